@@ -1,0 +1,116 @@
+# latwatt — realtime latency and power characterization for embedded Linux kernels
+#
+#   make                    build ./latwatt (objects under $(O)/obj)
+#   make O=build            out-of-tree build
+#   make V=1                show the commands
+#   make SANITIZE=1         AddressSanitizer + UndefinedBehaviorSanitizer build
+#   make CROSS_COMPILE=aarch64-linux-gnu-   cross build (pkg-config via PKG_CONFIG)
+#   make STATIC=1           static binary (for initramfs and boards)
+#   make check              unit and integration tests (tests/run)
+
+CROSS_COMPILE ?=
+CC            := $(CROSS_COMPILE)gcc
+AR            := $(CROSS_COMPILE)ar
+PKG_CONFIG    ?= pkg-config
+O             ?= .
+V             ?= 0
+SANITIZE      ?= 0
+STATIC        ?= 0
+PREFIX        ?= /usr/local
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+# Required libraries: pkg-config name and the Debian package that provides it.
+REQ_PKGS := libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev \
+            libtracecmd:libtracecmd-dev jansson:libjansson-dev \
+            yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev
+# Optional libraries: compiled in when present.
+OPT_PKGS := lttng-ust:liblttng-ust-dev libiio:libiio-dev
+
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+$(foreach p,$(REQ_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),,\
+  $(error missing library $(word 1,$(subst :, ,$(p))): install $(word 2,$(subst :, ,$(p))) (scripts/install-deps))))
+endif
+
+PKGS := $(foreach p,$(REQ_PKGS),$(word 1,$(subst :, ,$(p))))
+HAVE := $(foreach p,$(OPT_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),$(word 1,$(subst :, ,$(p)))))
+PKGS += $(HAVE)
+DEFS :=
+ifneq ($(filter lttng-ust,$(HAVE)),)
+DEFS += -DLW_HAVE_LTTNG=1
+endif
+ifneq ($(filter libiio,$(HAVE)),)
+DEFS += -DLW_HAVE_IIO=1
+endif
+ifneq ($(wildcard /usr/include/sensors/sensors.h),)
+DEFS += -DLW_HAVE_SENSORS=1
+SENSORS_LIBS := -lsensors
+endif
+
+PKG_STATIC := $(if $(filter 1,$(STATIC)),--static)
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 \
+            -D_GNU_SOURCE -pthread -I. $(DEFS) $(shell $(PKG_CONFIG) --cflags $(PKGS))
+LDLIBS   += $(shell $(PKG_CONFIG) $(PKG_STATIC) --libs $(PKGS)) $(SENSORS_LIBS) -lm -lpthread -ldl
+ifeq ($(SANITIZE),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=address,undefined
+endif
+ifeq ($(STATIC),1)
+LDFLAGS  += -static
+endif
+
+LIB_SRCS := $(sort $(wildcard lib/*.c probes/*.c workloads/*.c analysis/*.c reports/*.c boards/*.c))
+CMD_SRCS := $(sort $(filter-out cmd/latwatt.c,$(wildcard cmd/*.c)))
+LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS) $(CMD_SRCS))
+MAIN_OBJ := $(O)/obj/cmd/latwatt.o
+LIBLW    := $(O)/obj/liblatwatt.a
+BIN      := $(O)/latwatt
+
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRCS))
+
+all: $(BIN)
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBLW): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIBLW)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBLW) $(LDLIBS)
+
+$(O)/tests/%: tests/unit/%.c $(LIBLW)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) $(LDFLAGS) -o $@ $< $(LIBLW) \
+		$(shell $(PKG_CONFIG) --libs cmocka) $(LDLIBS)
+
+tests: $(TEST_BINS)
+
+check: $(BIN) $(TEST_BINS)
+	$(Q)LATWATT=$(abspath $(BIN)) TEST_BIN_DIR=$(abspath $(O)/tests) tests/run
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/latwatt
+	install -D -m 0644 doc/latwatt.1 $(DESTDIR)$(PREFIX)/share/man/man1/latwatt.1
+
+clean:
+	rm -rf $(O)/obj $(O)/tests $(BIN)
+
+help:
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+
+.PHONY: all tests check install clean help
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+static const char *progname = "latwatt";
+static int quiet;
+static char last[512];
+
+void lw_set_progname(const char *name) { progname = name; }
+const char *lw_progname(void) { return progname; }
+int lw_set_quiet(int q) { int old = quiet; quiet = q; return old; }
+const char *lw_last_error(void) { return last; }
+
+static void report(const char *prefix, const char *fmt, va_list ap, int err)
+{
+	size_t n = (size_t)vsnprintf(last, sizeof(last), fmt, ap);
+
+	if (err && n < sizeof(last))
+		snprintf(last + n, sizeof(last) - n, ": %s", strerror(err));
+	if (!quiet)
+		fprintf(stderr, "%s: %s%s\n", progname, prefix, last);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("error: ", fmt, ap, 0);
+	va_end(ap);
+	return -1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("error: ", fmt, ap, err);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	char save[sizeof(last)];
+
+	memcpy(save, last, sizeof(last));
+	va_start(ap, fmt);
+	report("warning: ", fmt, ap, 0);
+	va_end(ap);
+	memcpy(last, save, sizeof(last));
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Error reporting.  One family, in the manner of git's usage.c:
+ *
+ *	return error("cannot open %s", path);		(prints, returns -1)
+ *	return error_errno("cannot open %s", path);	(appends ": strerror(errno)")
+ *
+ * Library calls return 0 (or a count) on success and -1 on failure after
+ * having printed one lowercase line that names the failing thing first.
+ * Only commands exit; the exit codes below are the verdict of a command.
+ */
+#ifndef LW_ERROR_H
+#define LW_ERROR_H
+
+#include <stdarg.h>
+
+enum lw_exit {
+	LW_EXIT_OK          = 0,	/* passed / no regression */
+	LW_EXIT_FAIL        = 1,	/* a budget or threshold was broken */
+	LW_EXIT_ERROR       = 2,	/* bad input, or something failed */
+	LW_EXIT_INTERRUPTED = 130,	/* stopped by SIGINT / SIGTERM, data kept */
+};
+
+void lw_set_progname(const char *name);
+const char *lw_progname(void);
+
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Silence error()/warning() output (tests of bad input); returns previous. */
+int lw_set_quiet(int quiet);
+/* The last message error() printed (for tests). */
+const char *lw_last_error(void);
+
+#endif

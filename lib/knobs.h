@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel knobs changed by a run, saved before the first change and restored
+ * on every exit path, in reverse order.  One table, not one copy per knob.
+ */
+#ifndef LW_KNOBS_H
+#define LW_KNOBS_H
+
+#include <stddef.h>
+
+#define LW_MAX_KNOBS 64
+
+struct lw_knob {
+	char *path;
+	char *orig;	/* content before we first wrote it */
+};
+
+struct lw_knobs {
+	struct lw_knob knob[LW_MAX_KNOBS];
+	int n;
+};
+
+/* Write @value to @path, saving its content first (once per path). */
+int lw_knob_write(struct lw_knobs *k, const char *path, const char *value);
+/* Restore every knob (reverse order); returns the number that failed. */
+int lw_knobs_restore(struct lw_knobs *k);
+
+/* Read a small sysfs/procfs file, newline stripped; -1 if unreadable. */
+int lw_read_file(const char *path, char *buf, size_t len);
+/* Write a string to a sysfs/procfs file. */
+int lw_write_file(const char *path, const char *value);
+
+#endif

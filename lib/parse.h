@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Parsing of command-line values.  Pure functions: no output except error(). */
+#ifndef LW_PARSE_H
+#define LW_PARSE_H
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LW_NSEC_PER_USEC 1000ULL
+#define LW_NSEC_PER_MSEC 1000000ULL
+#define LW_NSEC_PER_SEC  1000000000ULL
+
+/*
+ * "500ms", "30s", "5m", "2h", "1500us", "100ns"; a bare number is seconds.
+ * Returns 0, or -1 with error() naming @what (e.g. "--duration").
+ */
+int lw_parse_duration(const char *what, const char *s, uint64_t *ns);
+/* A bare number in microseconds ("50"), or with a unit as above. */
+int lw_parse_usecs(const char *what, const char *s, uint64_t *ns);
+/* Unsigned integer in [min, max], decimal (or 0x hex). */
+int lw_parse_uint(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Sizes: "4096", "64k", "2M", "1G" (binary multiples). */
+int lw_parse_size(const char *what, const char *s, uint64_t *bytes);
+/* Floating point in [min, max]. */
+int lw_parse_double(const char *what, const char *s, double min, double max, double *out);
+
+/*
+ * CPU lists as the kernel writes them: "0-3,6,8-9".  "all" means @online.
+ * Every CPU must be in @online (pass NULL to skip the check).
+ */
+int lw_parse_cpulist(const char *what, const char *s, const cpu_set_t *online, cpu_set_t *out);
+/* Format a set as "0-3,6"; returns buf. */
+char *lw_format_cpulist(const cpu_set_t *set, char *buf, size_t len);
+/* The online CPUs (from sysfs; falls back to sched_getaffinity). */
+int lw_online_cpus(cpu_set_t *out);
+
+/* Format @ns as a short human duration ("2.67ms", "30s"). */
+char *lw_format_duration(uint64_t ns, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The run driver.  `latwatt run` builds a list of participants — trace
+ * recorder, power sampler, probes, workloads, in that order — and hands it
+ * to lw_run_execute(), which alone owns setup order, signals and cleanup:
+ *
+ *   1. SIGINT/SIGTERM/SIGHUP are blocked in every thread (the caller does it
+ *      with lw_run_block_signals() before creating any thread); the main
+ *      thread waits for them with sigtimedwait().  No async signal handler.
+ *   2. Participants start in list order; a failed start stops the ones
+ *      already started, in reverse order.
+ *   3. The main thread waits for the duration, a signal, or a stop request
+ *      (lw_run_request_stop(), callable from any thread: --break-on, a
+ *      workload that gives up), printing a progress line on a terminal.
+ *   4. Participants stop in reverse order, then finish (write their part of
+ *      the manifest) in list order; knobs are restored; the manifest is
+ *      saved as complete or incomplete with the reason.
+ *
+ * Probe samples go through the run's sample sink: each producer thread gets
+ * its own single-producer ring (lw_run_ring()) before it starts, and one
+ * non-realtime writer thread drains all rings into RUN/samples.  A full ring
+ * drops the sample and counts it; nothing blocks the producer.
+ */
+#ifndef LW_RUN_H
+#define LW_RUN_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/knobs.h"
+#include "lib/rundir.h"
+#include "lib/samples.h"
+
+struct lw_run;
+
+struct lw_part {
+	const char *name;
+	/* Prepare and start threads.  0 or -1 (after error()). */
+	int  (*start)(struct lw_run *run, struct lw_part *p);
+	/* Stop threads/children and join/reap them.  Called only if start
+	 * succeeded; must not fail. */
+	void (*stop)(struct lw_run *run, struct lw_part *p);
+	/* Record results into run->dir.manifest and write files.  Called after
+	 * every participant has stopped, also for interrupted runs. */
+	int  (*finish)(struct lw_run *run, struct lw_part *p);
+	/* Optional: a few characters for the progress line. */
+	void (*progress)(struct lw_run *run, struct lw_part *p, char *buf, size_t len);
+	/* Optional: release memory (always called last). */
+	void (*destroy)(struct lw_part *p);
+	void *priv;
+	int   started;
+};
+
+/* Single-producer, single-consumer ring of samples. */
+struct lw_ring {
+	struct lw_sample *buf;
+	size_t mask;			/* capacity - 1, a power of two */
+	_Atomic size_t head;		/* written by the producer */
+	_Atomic size_t tail;		/* written by the writer thread */
+	_Atomic uint64_t dropped;	/* samples lost because the ring was full */
+	_Atomic uint64_t pushed;
+};
+
+/* Push one sample; never blocks.  Returns -1 (and counts a drop) if full. */
+static inline int lw_ring_push(struct lw_ring *r, const struct lw_sample *s)
+{
+	size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+
+	if (head - tail > r->mask) {
+		atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+		return -1;
+	}
+	r->buf[head & r->mask] = *s;
+	atomic_store_explicit(&r->head, head + 1, memory_order_release);
+	atomic_fetch_add_explicit(&r->pushed, 1, memory_order_relaxed);
+	return 0;
+}
+
+#define LW_MAX_PARTS 32
+#define LW_MAX_RINGS 256
+
+enum lw_stop_reason {
+	LW_STOP_NONE = 0,
+	LW_STOP_DURATION,	/* ran for the requested duration: complete */
+	LW_STOP_SIGNAL,		/* SIGINT / SIGTERM / SIGHUP: incomplete */
+	LW_STOP_BREAK,		/* --break-on threshold reached: complete, ended early */
+	LW_STOP_ERROR,		/* a participant failed: incomplete */
+};
+
+struct lw_run {
+	struct lw_rundir dir;
+	uint64_t duration_ns;
+	uint64_t start_mono;		/* set by lw_run_execute before starting */
+	cpu_set_t cpus;			/* measured CPUs */
+	int progress;			/* print a progress line (stderr is a tty) */
+
+	_Atomic int stop;		/* set: every thread should stop */
+	_Atomic int stop_reason;	/* enum lw_stop_reason */
+	int signo;			/* the signal that stopped the run */
+	char stop_detail[256];		/* e.g. "cyclic: cpu 1 latency 812us" */
+
+	/* trace_marker of the trace instance (or top level); -1 if none.
+	 * The trace recorder may replace it in its start(). */
+	int marker_fd;
+
+	struct lw_part *part[LW_MAX_PARTS];
+	int nparts;
+
+	struct lw_knobs knobs;
+
+	/* sample sink */
+	struct lw_ring *ring[LW_MAX_RINGS];
+	_Atomic int nrings;
+	struct lw_samples_writer *samples;
+	pthread_t writer;
+	int writer_running;
+	uint64_t samples_written;
+	uint64_t samples_dropped;
+};
+
+/* Block the stop signals in the calling thread (and so in threads it
+ * creates later).  Child processes must unblock them before exec
+ * (lw_run_unblock_signals()). */
+void lw_run_block_signals(void);
+void lw_run_unblock_signals(void);
+
+/* Initialise @run for the directory @rd (ownership moves to @run). */
+void lw_run_init(struct lw_run *run, struct lw_rundir *rd);
+int lw_run_add(struct lw_run *run, struct lw_part *p);
+/* A new ring of @capacity samples (rounded up to a power of two), drained
+ * by the writer.  Call from start(), before the producer thread runs. */
+struct lw_ring *lw_run_ring(struct lw_run *run, size_t capacity);
+/* Request the run to end (any thread, async-signal-safe). */
+void lw_run_request_stop(struct lw_run *run, enum lw_stop_reason why, const char *detail);
+static inline int lw_run_stopping(struct lw_run *run)
+{
+	return atomic_load_explicit(&run->stop, memory_order_relaxed);
+}
+/* Run it all.  Returns an exit status: 0 complete, 2 error, 128+signo. */
+int lw_run_execute(struct lw_run *run);
+void lw_run_destroy(struct lw_run *run);
+
+/* Write a trace marker (no allocation, one write(2)); safe from RT threads. */
+void lw_run_mark(struct lw_run *run, const char *msg, size_t len);
+
+/* Tiny formatter for hot paths: appends "key=value " pairs to a buffer. */
+struct lw_fmt { char *p, *end; };
+void lw_fmt_str(struct lw_fmt *f, const char *s);
+void lw_fmt_u64(struct lw_fmt *f, uint64_t v);
+
+#endif

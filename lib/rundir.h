@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The run directory: one per run.
+ *
+ *   RUN/manifest.json   what ran, where, when, on which kernel; complete or not
+ *   RUN/samples         probe samples (lib/samples.h)
+ *   RUN/...             trace.dat, power, workload records, analysis.json
+ *
+ * manifest.json is written through jansson, atomically (temporary file and
+ * rename), first when the run starts (status "running") and again when it
+ * ends ("complete" or "incomplete" with a reason).  A run killed with
+ * SIGKILL therefore still says "running" and is treated as incomplete.
+ */
+#ifndef LW_RUNDIR_H
+#define LW_RUNDIR_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LW_MANIFEST_SCHEMA  "latwatt-manifest"
+#define LW_MANIFEST_VERSION 1
+#define LW_VERSION          "0.1.0"
+
+struct lw_rundir {
+	char   *path;
+	json_t *manifest;	/* owned */
+};
+
+/* Create @path (and parents).  An existing non-empty directory is refused
+ * unless @force, in which case the files latwatt writes are replaced. */
+int lw_rundir_create(struct lw_rundir *rd, const char *path, int force);
+/* Open an existing run directory and load and validate its manifest. */
+int lw_rundir_open(struct lw_rundir *rd, const char *path);
+/* "@path/@name" into @buf; returns @buf (truncation is an error()). */
+const char *lw_rundir_file(const struct lw_rundir *rd, const char *name, char *buf, size_t len);
+int lw_rundir_save(struct lw_rundir *rd);
+void lw_rundir_close(struct lw_rundir *rd);
+
+/* Manifest helpers. */
+int lw_manifest_set_status(json_t *m, const char *status, const char *reason);
+const char *lw_manifest_status(const json_t *m);	/* "complete", "incomplete", "running" */
+int lw_manifest_is_complete(const json_t *m);
+/* {"monotonic_ns":…, "realtime_ns":…, "utc":"2026-…Z"} for now. */
+json_t *lw_json_timestamp(uint64_t *mono_out);
+/* Get or create the object at @key in @parent. */
+json_t *lw_json_object_at(json_t *parent, const char *key);
+
+/* Write any JSON value to @path atomically (pretty, sorted keys off). */
+int lw_json_save(const json_t *v, const char *path);
+/* Load a JSON file; errors name the file, line and column. */
+json_t *lw_json_load(const char *path);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * RUN/samples: every probe wake-up, fixed-size little-endian records after a
+ * versioned header.
+ *
+ *   header (64 bytes):
+ *     char     magic[8]     "LWSAMPLE"
+ *     uint32   version      LW_SAMPLES_VERSION
+ *     uint32   record_size  sizeof(struct lw_sample)
+ *     uint64   start_mono   CLOCK_MONOTONIC ns at the start of the run
+ *     uint8    reserved[40]
+ *   records: struct lw_sample, until end of file
+ *
+ * A file whose length is not header + n * record_size is truncated: the
+ * reader says so and how many whole records it holds.
+ */
+#ifndef LW_SAMPLES_H
+#define LW_SAMPLES_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define LW_SAMPLES_MAGIC   "LWSAMPLE"
+#define LW_SAMPLES_VERSION 1
+#define LW_SAMPLES_HDR     64
+
+/* Probe identifiers, stable: they are stored in files. */
+enum lw_probe_id {
+	LW_PROBE_CYCLIC          = 1,	/* clock_nanosleep wake-up latency */
+	LW_PROBE_TIMERLAT_IRQ    = 2,	/* kernel timerlat: IRQ latency */
+	LW_PROBE_TIMERLAT_THREAD = 3,	/* kernel timerlat: thread latency */
+	LW_PROBE_NOISE           = 4,	/* busy-loop gap: start, length */
+	LW_PROBE_AUDIO           = 5,	/* audio period wake-up (interrupt to thread) */
+	LW_PROBE_VIDEO           = 6,	/* video frame capture-to-display */
+	LW_PROBE_MAX
+};
+
+const char *lw_probe_name(unsigned id);	/* "cyclic", ...; "unknown" */
+int lw_probe_by_name(const char *name);	/* -1 when unknown */
+
+enum lw_sample_flags {
+	LW_SAMPLE_OVER_THRESHOLD = 1 << 0,	/* a trace marker was written for it */
+};
+
+struct lw_sample {
+	uint64_t expected_ns;	/* CLOCK_MONOTONIC: when the wake-up was due */
+	uint64_t latency_ns;	/* how late it ran (noise: gap length) */
+	uint32_t missed;	/* whole periods skipped because of this lateness */
+	uint16_t cpu;
+	uint8_t  probe;		/* enum lw_probe_id */
+	uint8_t  flags;		/* enum lw_sample_flags */
+};
+_Static_assert(sizeof(struct lw_sample) == 24, "sample record is 24 bytes");
+
+/* Writer: buffered; lw_samples_close() flushes and fsyncs. */
+struct lw_samples_writer;
+struct lw_samples_writer *lw_samples_create(const char *path, uint64_t start_mono);
+int lw_samples_write(struct lw_samples_writer *w, const struct lw_sample *s, size_t n);
+int lw_samples_flush(struct lw_samples_writer *w);
+int lw_samples_close(struct lw_samples_writer *w);
+
+/* Reader: streams records; detects a bad magic, a wrong version, truncation. */
+struct lw_samples_reader;
+struct lw_samples_reader *lw_samples_open(const char *path);
+uint64_t lw_samples_start(const struct lw_samples_reader *r);
+uint64_t lw_samples_count(const struct lw_samples_reader *r);	/* whole records */
+int lw_samples_truncated(const struct lw_samples_reader *r);	/* partial tail record */
+/* 1 with *s filled, 0 at end, -1 on read error. */
+int lw_samples_next(struct lw_samples_reader *r, struct lw_sample *s);
+void lw_samples_close_reader(struct lw_samples_reader *r);
+
+#endif
