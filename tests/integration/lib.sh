@@ -2,7 +2,7 @@
 #   need_root / need_tracefs / need_cmd CMD   skip the whole script (exit 77) with a reason
 #   pass NAME / fail NAME WHY / skip NAME WHY   one result line each
 #   check NAME CMD...                            pass if CMD succeeds
-#   tmpdir                                       a directory removed at exit
+#   mk_tmp                                       sets TMP, a directory removed at exit
 set -u
 LATWATT=${LATWATT:-$TOP/latwatt}
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -22,10 +22,9 @@ need_tracefs() {
 		mount -t tracefs nodev "$TRACEFS" 2>/dev/null || skip_all "tracefs not available at $TRACEFS"
 	fi
 }
-tmpdir() {
-	_tmp=$(mktemp -d /tmp/latwatt-it.XXXXXX)
-	trap 'rm -rf "$_tmp"' EXIT
-	echo "$_tmp"
+mk_tmp() {
+	TMP=$(mktemp -d /tmp/latwatt-it.XXXXXX)
+	trap 'rm -rf "$TMP"' EXIT
 }
 # json FILE EXPR: a jq-like read through python3 (always on Debian) — e.g. json m.json '["status"]'
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval('d'+sys.argv[2]))" "$1" "$2"; }
