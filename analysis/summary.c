@@ -199,23 +199,8 @@ static int load_histograms(struct lw_summary *sum, const char *path)
 			s->hist = h;
 			s->missed = (uint64_t)json_integer_value(json_object_get(c, "missed_periods"));
 			lw_stats_from_hist(&s->stats, &s->hist);
-			/* merge into "all" */
-			if (all->hist.bucket_ns != h.bucket_ns || all->hist.nbuckets != h.nbuckets) {
-				lw_hist_free(&all->hist);
-				if (lw_hist_init(&all->hist, h.bucket_ns, h.nbuckets) < 0)
-					goto out;
-			}
-			for (size_t b = 0; b < h.nbuckets; b++)
-				all->hist.count[b] += h.count[b];
-			all->hist.total += h.total;
-			all->hist.sum += h.sum;
-			all->hist.overflow += h.overflow;
-			if (h.overflow_max > all->hist.overflow_max)
-				all->hist.overflow_max = h.overflow_max;
-			if (h.total && h.min < all->hist.min)
-				all->hist.min = h.min;
-			if (h.max > all->hist.max)
-				all->hist.max = h.max;
+			if (lw_hist_merge(&all->hist, &s->hist) < 0)
+				goto out;
 			all->missed += s->missed;
 		}
 	}

@@ -246,3 +246,33 @@ int lw_hist_from_json(struct lw_hist *h, const json_t *j)
 	h->sum = sum;
 	return 0;
 }
+
+int lw_hist_merge(struct lw_hist *dst, const struct lw_hist *src)
+{
+	if (dst->bucket_ns != src->bucket_ns)
+		return error("histogram: cannot merge %lluns buckets into %lluns buckets",
+			     (unsigned long long)src->bucket_ns, (unsigned long long)dst->bucket_ns);
+	if (src->nbuckets > dst->nbuckets) {
+		uint64_t *c = realloc(dst->count, src->nbuckets * sizeof(*c));
+
+		if (!c)
+			return error("out of memory");
+		memset(c + dst->nbuckets, 0, (src->nbuckets - dst->nbuckets) * sizeof(*c));
+		dst->count = c;
+		dst->nbuckets = src->nbuckets;
+	}
+	for (size_t b = 0; b < src->nbuckets; b++)
+		dst->count[b] += src->count[b];
+	if (src->overflow && !dst->overflow)
+		dst->overflow_first = src->overflow_first;
+	dst->overflow += src->overflow;
+	if (src->overflow_max > dst->overflow_max)
+		dst->overflow_max = src->overflow_max;
+	if (src->total && src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->total += src->total;
+	dst->sum += src->sum;
+	return 0;
+}

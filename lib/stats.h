@@ -52,6 +52,8 @@ void lw_hist_add(struct lw_hist *h, uint64_t v, uint64_t cycle);
 /* Percentile from the buckets: the upper edge of the bucket holding it, or
  * overflow_max when it falls in the overflow (*in_overflow set). */
 uint64_t lw_hist_percentile(const struct lw_hist *h, double q, int *in_overflow);
+/* Add @src into @dst (same bucket width; @dst grows to the wider of the two). */
+int lw_hist_merge(struct lw_hist *dst, const struct lw_hist *src);
 void lw_stats_from_hist(struct lw_stats *s, const struct lw_hist *h);
 
 /* {"count":…, "min_ns":…, "mean_ns":…, "p50_ns":…, …, "max_ns":…, "exact":…} */
