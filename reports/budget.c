@@ -144,7 +144,7 @@ static void judge(struct lw_check *c, const struct lw_rbudget *b, double measure
 	c->measured = measured;
 	c->limit = limit;
 	c->result = ok ? LW_PASS : LW_FAIL;
-	snprintf(c->message, sizeof(c->message), "measured %g %s, limit %s %g %s (%s)", measured,
+	snprintf(c->message, sizeof(c->message), "measured %.10g %s, limit %s %.10g %s (%s)", measured,
 		 c->unit, op_str(b), limit, c->unit, b->origin);
 }
 

@@ -61,7 +61,7 @@ int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name)
 			fprintf(f, ">\n      <%s message=\"", c->result == LW_FAIL ? "failure" : "skipped");
 			lw_xml_escape(f, c->message);
 			if (c->result == LW_FAIL) {
-				fprintf(f, "\" type=\"%s\">measured=%.17g %s\nlimit=%.17g %s\n</failure>\n",
+				fprintf(f, "\" type=\"%s\">measured=%.10g %s\nlimit=%.10g %s\n</failure>\n",
 					!strcmp(suites[s], "budgets") ? "budget" : "regression",
 					c->measured, c->unit, c->limit, c->unit);
 			} else {

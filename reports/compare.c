@@ -204,7 +204,7 @@ static char *resolve(const char *json_path, const char *p)
 	return out;
 }
 
-static void take_stats(struct lw_comparison *c, const char *file)
+static void take_stats(struct lw_comparison *c)
 {
 	const json_t *probes = json_object_get(c->doc, "probes"), *p;
 	const char *name;
@@ -243,7 +243,6 @@ static void take_stats(struct lw_comparison *c, const char *file)
 			}
 		}
 	}
-	(void)file;
 }
 
 int lw_comparison_from_json(struct lw_comparison *c, const char *path, double tolerance)
@@ -306,7 +305,16 @@ int lw_comparison_from_json(struct lw_comparison *c, const char *path, double to
 	}
 	if (load_runs(c, paths, n) < 0)
 		goto out;
-	take_stats(c, path);
+	json_array_foreach((json_t *)runs, i, e) {
+		const char *label = json_string_value(json_object_get(e, "label"));
+		char *l = label ? strdup(label) : NULL;
+
+		if (l) {
+			free(c->run[i].label);
+			c->run[i].label = l;
+		}
+	}
+	take_stats(c);
 	verdicts(c);
 	ret = 0;
 out:

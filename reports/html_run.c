@@ -418,8 +418,8 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 			"set xlabel \"us after the expected wake-up\"\n"
 			"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
 			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n"
-			"plot $e using 1:2:3:4:5 with boxxyerror lc variable notitle, "
-			"$e using 1:2:6 with labels font \",8\" notitle\n", lat, lat);
+			"plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
+			"$e using 1:2:5 with labels font \",8\" notitle\n", lat, lat);
 		snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); idle "
 			 "state, IRQs, softirqs and tasks between the expected expiry (dashed) and "
 			 "the wake-up.", i + 1, jnum(e, "cpu", -1), lat);
@@ -631,20 +631,27 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 		pg_textf(pg, "Recommended PM QoS: %g us. %s", rec, jstr(t, "reason", ""));
 	else
 		pg_text(pg, "No PM QoS value is recommended.");
-	pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS (us)</th><th>%s latency (us)"
+	pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS</th><th>%s latency (us)"
 	       "</th><th>power (mW)</th></tr>\n", jstr(t, "stat", "p99"));
 	f = script_open(&sc);
 	if (f)
 		fprintf(f, "$d << EOD\n");
 	json_array_foreach((json_t *)pts, i, e) {
-		pg_raw(pg, "<tr%s><td>%g</td>", jnum(e, "pm_qos_us", -2) == rec ?
-		       " class=\"recommended\"" : "", jnum(e, "pm_qos_us", -1));
+		double q = jnum(e, "pm_qos_us", -1);
+		char qs[32];
+
+		/* 2000000000 us is the kernel's "no constraint" */
+		if (q >= 2e9)
+			snprintf(qs, sizeof(qs), "none");
+		else
+			snprintf(qs, sizeof(qs), "%.0f us", q);
+		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
+		       " class=\"recommended\"" : "", q, qs);
 		pg_td_ns(pg, "", "latency_ns", jnum(e, "latency_ns", 0));
 		pg_raw(pg, "<td>%.1f</td></tr>\n", jnum(e, "power_mw", 0));
 		if (f)
-			fprintf(f, "%g %g \"%g us\" %d\n", jnum(e, "power_mw", 0),
-				jnum(e, "latency_ns", 0) / 1e3, jnum(e, "pm_qos_us", -1),
-				jnum(e, "pm_qos_us", -2) == rec);
+			fprintf(f, "%g %g \"%s\" %d\n", jnum(e, "power_mw", 0),
+				jnum(e, "latency_ns", 0) / 1e3, qs, q == rec);
 	}
 	pg_raw(pg, "</table>\n");
 	if (f)
@@ -652,7 +659,7 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 			"(us), log scale\"\nset logscale y\nset offsets graph 0.05, graph 0.1, graph 0.1, "
 			"graph 0.1\nplot $d using 1:2 with linespoints pt 7 lc rgb \"#4060a0\" title "
 			"\"PM QoS setting\", $d using 1:2:3 with labels offset 0,1 font \",9\" notitle, "
-			"$d using 1:($4 ? $2 : 1/0) with points pt 6 ps 3 lw 2 lc rgb \"#b00000\" title "
+			"$d using 1:($4 > 0 ? $2 : 1/0) with points pt 6 ps 3 lw 2 lc rgb \"#b00000\" title "
 			"\"recommended\"\n", jstr(t, "stat", "p99"));
 	snprintf(cap, sizeof(cap), "Latency against power for each PM QoS value; the recommended "
 		 "value circled.");
@@ -728,7 +735,12 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 			lw_gp_quote(f, name);
 			fprintf(f, " %zu", lane++);
 		}
-		fprintf(f, ")\nplot $d using 1:2 with impulses lw 2 lc rgb \"#b00000\" notitle, "
+		fprintf(f, ")\n");
+		if (jnum(r->manifest, "duration_ns", 0) > 0)
+			fprintf(f, "set xrange [0:%g]\n", jnum(r->manifest, "duration_ns", 0) / 1e9);
+		fprintf(f, "set offsets graph 0.02, graph 0.02, 0, 0\n"
+			"plot $d using 1:($2 - 0.3):(0):(0.6) with vectors nohead lw 2 "
+			"lc rgb \"#b00000\" notitle, "
 			"$d using 1:2:3 with labels rotate by 30 left offset 0.3,0.3 font \",8\" "
 			"notitle, $d using 1:2 with points pt 7 lc rgb \"#b00000\" notitle\n");
 	}
