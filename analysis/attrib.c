@@ -322,9 +322,7 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 		s->idle_budget_left = st >= 0 && a->cfg.exit_latency ?
 				      a->cfg.exit_latency(a->cfg.ctx, s->cpu, st) : 0;
 	}
-	if (overlaps_lost(a, s))
-		s->unattributable = "trace events were lost in this window";
-	else if (a->have_extent && s->expected_ns < a->first)
+	if (a->have_extent && s->expected_ns < a->first)
 		s->unattributable = "before the trace started";
 	else if (base->kind == CTX_UNKNOWN && c->depth == 1)
 		s->unattributable = "the CPU's state is unknown (no event on it yet)";
@@ -513,6 +511,10 @@ void lw_attrib_finish(struct lw_attrib *a)
 {
 	if (!a->started)
 		start(a);
+	/* lost windows may be learnt while reading: checked once, at the end */
+	for (size_t i = 0; i < a->n; i++)
+		if (overlaps_lost(a, &a->s[i]))
+			a->s[i].unattributable = "trace events were lost in this window";
 	/* windows past the end of the trace cannot be reconstructed */
 	for (size_t i = 0; i < a->n; i++) {
 		struct lw_spike *s = &a->s[i];

@@ -125,6 +125,8 @@ struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg);
 void lw_attrib_free(struct lw_attrib *a);
 /* Before the first event.  0 or -1 (out of memory, bad cpu). */
 int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s);
+/* Any time before lw_attrib_finish(): a window of @cpu (-1: every CPU) in
+ * which events may be missing. */
 int lw_attrib_add_lost(struct lw_attrib *a, int cpu, uint64_t from_ns, uint64_t to_ns);
 /* The trace's extent (first and last event), for windows outside it. */
 void lw_attrib_set_extent(struct lw_attrib *a, uint64_t first_ns, uint64_t last_ns);
