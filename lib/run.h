@@ -120,6 +120,7 @@ struct lw_run {
 	struct lw_samples_writer *samples;
 	pthread_t writer;
 	int writer_running;
+	_Atomic int writer_quit;
 	uint64_t samples_written;
 	uint64_t samples_dropped;
 };

@@ -59,12 +59,12 @@ int lw_samples_write(struct lw_samples_writer *w, const struct lw_sample *s, siz
 int lw_samples_flush(struct lw_samples_writer *w);
 int lw_samples_close(struct lw_samples_writer *w);
 
-/* Reader: streams records; detects a bad magic, a wrong version, truncation. */
+/* Reader: streams records; a bad magic, a wrong version or a truncated
+ * file (a partial record at the end) fail lw_samples_open() with error(). */
 struct lw_samples_reader;
 struct lw_samples_reader *lw_samples_open(const char *path);
 uint64_t lw_samples_start(const struct lw_samples_reader *r);
 uint64_t lw_samples_count(const struct lw_samples_reader *r);	/* whole records */
-int lw_samples_truncated(const struct lw_samples_reader *r);	/* partial tail record */
 /* 1 with *s filled, 0 at end, -1 on read error. */
 int lw_samples_next(struct lw_samples_reader *r, struct lw_sample *s);
 void lw_samples_close_reader(struct lw_samples_reader *r);

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The subcommands of latwatt, in the manner of git.c's commands[]: adding one
+ * is a file cmd/NAME.c defining cmd_NAME() and one line in this list.
+ */
+#ifndef LW_COMMANDS_H
+#define LW_COMMANDS_H
+
+#define LW_COMMANDS(X)								\
+	X(run,     "run probes and workloads, record into a run directory")	\
+	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
+	X(sysinfo, "show what a run would record about this system, with warnings") \
+	X(import,  "import results of other tools (cyclictest --json) as a run")
+
+#define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
+LW_COMMANDS(LW_DECLARE)
+#undef LW_DECLARE
+
+/* Shared by commands: print usage text for --help / on error. */
+int lw_usage(const char *text, int status);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* latwatt run: the driver wiring of options to participants. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/runopts.h"
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/pmqos.h"
+#include "lib/run.h"
+#include "lib/sysinfo.h"
+#include "probes/cyclic.h"
+
+static json_t *argv_json(int argc, char **argv)
+{
+	json_t *a = json_array();
+
+	json_array_append_new(a, json_string("latwatt"));
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	return a;
+}
+
+/* Markers go to the top-level trace_marker until a trace instance of the
+ * run's own replaces it. */
+static int open_marker(json_t *manifest)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[4096];
+	int fd = -1;
+
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/trace_marker", dir);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	json_object_set_new(manifest, "markers", fd >= 0 ?
+		json_pack("{s:s}", "file", path) :
+		json_pack("{s:n, s:s}", "file", "reason",
+			  dir ? strerror(errno) : "tracefs is not mounted"));
+	return fd;
+}
+
+static int add(struct lw_run *run, struct lw_part *p)
+{
+	if (!p)
+		return -1;
+	if (lw_run_add(run, p) < 0) {
+		p->destroy(p);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct lw_run_opts o;
+	struct lw_rundir rd;
+	struct lw_run run;
+	cpu_set_t online;
+	char cpus[256];
+	int ret;
+
+	if (lw_online_cpus(&online) < 0)
+		return LW_EXIT_ERROR;
+	lw_run_opts_default(&o, &online);
+	ret = lw_run_opts_parse(&o, argc, argv, &online);
+	if (ret)
+		return ret > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
+
+	lw_run_block_signals();
+	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+		return LW_EXIT_ERROR;
+	}
+	if (lw_rundir_create(&rd, o.output, o.force) < 0)
+		return LW_EXIT_ERROR;
+
+	lw_run_init(&run, &rd);
+	run.duration_ns = o.duration_ns;
+	run.cpus = o.cpus;
+	run.progress = o.progress < 0 ? isatty(STDERR_FILENO) : o.progress;
+	json_object_set_new(run.dir.manifest, "command", argv_json(argc, argv));
+	json_object_set_new(run.dir.manifest, "board", json_string(o.board));
+	json_object_set_new(run.dir.manifest, "cpus", json_string(lw_format_cpulist(&o.cpus, cpus,
+								    sizeof(cpus))));
+	json_object_set_new(run.dir.manifest, "realtime", json_boolean(!o.no_rt));
+	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
+	run.marker_fd = open_marker(run.dir.manifest);
+
+	struct lw_cyclic_opts co = {
+		.cpus = o.cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
+		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
+		.break_ns = o.break_ns,
+	};
+	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_cyclic_new(&co)) < 0) {
+		lw_run_destroy(&run);
+		return LW_EXIT_ERROR;
+	}
+	ret = lw_run_execute(&run);
+	if (ret == LW_EXIT_OK || ret >= 128)
+		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
+	lw_run_destroy(&run);
+	return ret;
+}

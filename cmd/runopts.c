@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/runopts.h"
+#include "lib/error.h"
+#include "lib/parse.h"
+
+const char lw_run_usage[] =
+"usage: latwatt run [OPTIONS] -o RUN\n"
+"\n"
+"Run latency probes (and workloads) and record every sample into the run\n"
+"directory RUN.  Stop early with Ctrl-C: what was measured is kept and the\n"
+"run is marked incomplete.\n"
+"\n"
+"  -o, --output RUN        run directory to create (must not exist or be empty)\n"
+"  -d, --duration TIME     how long to run: 500ms, 30s, 5m, 2h (default 10s)\n"
+"  -c, --cpus LIST         CPUs to measure, e.g. 0-3,6 or all (default all online)\n"
+"  -i, --interval US       cyclic probe period in microseconds (default 1000)\n"
+"      --distance US       add US to the interval of each next thread (default 0)\n"
+"  -p, --priority N        SCHED_FIFO priority of the probe threads (default 95)\n"
+"      --no-rt             run the probes SCHED_OTHER (no root needed; recorded)\n"
+"      --pm-qos US         hold /dev/cpu_dma_latency at US for the run\n"
+"                          (default: leave PM QoS as the system has it)\n"
+"      --threshold US      write a trace marker for every sample above US\n"
+"  -b, --break-on US       stop the run at the first sample above US\n"
+"      --board NAME        board the run is for (default local)\n"
+"  -f, --force             replace the run in an existing non-empty RUN\n"
+"  -q, --quiet             no progress line\n"
+"      --progress          progress line even when stderr is not a terminal\n"
+"  -h, --help              this text\n"
+"\n"
+"Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
+
+enum {
+	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
+};
+
+static const struct option long_opts[] = {
+	{ "output",    required_argument, NULL, 'o' },
+	{ "duration",  required_argument, NULL, 'd' },
+	{ "cpus",      required_argument, NULL, 'c' },
+	{ "interval",  required_argument, NULL, 'i' },
+	{ "distance",  required_argument, NULL, OPT_DISTANCE },
+	{ "priority",  required_argument, NULL, 'p' },
+	{ "no-rt",     no_argument,       NULL, OPT_NO_RT },
+	{ "pm-qos",    required_argument, NULL, OPT_PM_QOS },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "break-on",  required_argument, NULL, 'b' },
+	{ "board",     required_argument, NULL, OPT_BOARD },
+	{ "force",     no_argument,       NULL, 'f' },
+	{ "quiet",     no_argument,       NULL, 'q' },
+	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
+	{ "help",      no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
+{
+	memset(o, 0, sizeof(*o));
+	o->duration_ns = 10 * LW_NSEC_PER_SEC;
+	o->cpus = *online;
+	o->interval_ns = 1000 * LW_NSEC_PER_USEC;
+	o->priority = 95;
+	o->pm_qos_us = -1;
+	o->progress = -1;
+	o->board = "local";
+}
+
+int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
+{
+	uint64_t v;
+	int c;
+
+	optind = 0;	/* full re-initialisation: parsing may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'd':
+			if (lw_parse_duration("--duration", optarg, &o->duration_ns) < 0)
+				return -1;
+			if (o->duration_ns == 0)
+				return error("--duration: must be more than 0");
+			break;
+		case 'c':
+			if (lw_parse_cpulist("--cpus", optarg, online, &o->cpus) < 0)
+				return -1;
+			break;
+		case 'i':
+			if (lw_parse_usecs("--interval", optarg, &o->interval_ns) < 0)
+				return -1;
+			if (o->interval_ns < 10 * LW_NSEC_PER_USEC || o->interval_ns > 10 * LW_NSEC_PER_SEC)
+				return error("--interval: must be between 10us and 10s");
+			break;
+		case OPT_DISTANCE:
+			if (lw_parse_usecs("--distance", optarg, &o->distance_ns) < 0)
+				return -1;
+			break;
+		case 'p':
+			if (lw_parse_uint("--priority", optarg, 1, 99, &v) < 0)
+				return -1;
+			o->priority = (int)v;
+			break;
+		case OPT_NO_RT:
+			o->no_rt = 1;
+			break;
+		case OPT_PM_QOS:
+			if (lw_parse_uint("--pm-qos", optarg, 0, 2000000000, &v) < 0)
+				return -1;
+			o->pm_qos_us = (int64_t)v;
+			break;
+		case OPT_THRESHOLD:
+			if (lw_parse_usecs("--threshold", optarg, &o->threshold_ns) < 0)
+				return -1;
+			break;
+		case 'b':
+			if (lw_parse_usecs("--break-on", optarg, &o->break_ns) < 0)
+				return -1;
+			break;
+		case OPT_BOARD:
+			o->board = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'q':
+			o->progress = 0;
+			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
+			break;
+		case 'h':
+			fputs(lw_run_usage, stdout);
+			return 1;
+		case ':':
+			return error("option %s needs a value", argv[optind - 1]);
+		default:
+			return error("unknown option '%s' (see 'latwatt run --help')", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return error("unexpected argument '%s' (see 'latwatt run --help')", argv[optind]);
+	if (!o->output)
+		return error("no run directory: give -o RUN");
+	if (!CPU_COUNT(&o->cpus))
+		return error("--cpus: no CPU selected");
+	return 0;
+}

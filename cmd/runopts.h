@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * `latwatt run` options, parsed into a struct with no side effects so that
+ * every option form is unit-tested (tests/unit/test_runopts.c).
+ */
+#ifndef LW_RUNOPTS_H
+#define LW_RUNOPTS_H
+
+#include <sched.h>
+#include <stdint.h>
+
+struct lw_run_opts {
+	const char *output;		/* -o RUN */
+	uint64_t duration_ns;		/* -d, default 10s */
+	cpu_set_t cpus;			/* -c, default: every online CPU */
+	uint64_t interval_ns;		/* -i, default 1000us */
+	uint64_t distance_ns;		/* --distance, default 0 */
+	int priority;			/* -p, default 95 */
+	int no_rt;			/* --no-rt */
+	int64_t pm_qos_us;		/* --pm-qos, default -1: leave it */
+	uint64_t threshold_ns;		/* --threshold, default 0: no markers */
+	uint64_t break_ns;		/* --break-on, default 0 */
+	int force;			/* --force */
+	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
+	const char *board;		/* --board, default "local" */
+};
+
+extern const char lw_run_usage[];
+
+void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online);
+/* 0 ok, 1 --help was asked (usage printed), -1 bad option (error printed). */
+int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online);
+
+#endif

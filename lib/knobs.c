@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/knobs.h"
+
+int lw_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return (int)n;
+}
+
+int lw_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(value);
+	ssize_t n;
+
+	if (fd < 0)
+		return error_errno("cannot open %s", path);
+	n = write(fd, value, len);
+	if (n < 0 || (size_t)n != len) {
+		int ret = error_errno("cannot write '%s' to %s", value, path);
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	return 0;
+}
+
+int lw_knob_write(struct lw_knobs *k, const char *path, const char *value)
+{
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->knob[i].path, path))
+			break;
+	if (i == k->n) {
+		char buf[4096];
+
+		if (k->n == LW_MAX_KNOBS)
+			return error("too many kernel knobs changed (%d)", LW_MAX_KNOBS);
+		if (lw_read_file(path, buf, sizeof(buf)) < 0)
+			return error_errno("cannot read %s", path);
+		k->knob[i].path = strdup(path);
+		k->knob[i].orig = strdup(buf);
+		if (!k->knob[i].path || !k->knob[i].orig)
+			return error("out of memory");
+		k->n++;
+	}
+	return lw_write_file(path, value);
+}
+
+int lw_knobs_restore(struct lw_knobs *k)
+{
+	int failed = 0;
+
+	while (k->n > 0) {
+		struct lw_knob *kn = &k->knob[--k->n];
+
+		if (lw_write_file(kn->path, kn->orig) < 0)
+			failed++;
+		free(kn->path);
+		free(kn->orig);
+	}
+	return failed;
+}

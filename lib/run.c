@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/run.h"
+#include "lib/timeutil.h"
+
+#define WRITER_PERIOD_NS (20 * LW_NSEC_PER_MSEC)
+#define WAIT_SLICE_NS    (100 * LW_NSEC_PER_MSEC)
+
+static void stop_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+void lw_run_block_signals(void)
+{
+	sigset_t set;
+
+	stop_sigset(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+void lw_run_unblock_signals(void)
+{
+	sigset_t set;
+
+	stop_sigset(&set);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+void lw_run_init(struct lw_run *run, struct lw_rundir *rd)
+{
+	memset(run, 0, sizeof(*run));
+	run->dir = *rd;
+	memset(rd, 0, sizeof(*rd));
+	run->marker_fd = -1;
+	CPU_ZERO(&run->cpus);
+}
+
+int lw_run_add(struct lw_run *run, struct lw_part *p)
+{
+	if (run->nparts == LW_MAX_PARTS)
+		return error("too many run participants (%d)", LW_MAX_PARTS);
+	run->part[run->nparts++] = p;
+	return 0;
+}
+
+struct lw_ring *lw_run_ring(struct lw_run *run, size_t capacity)
+{
+	struct lw_ring *r;
+	size_t cap = 1;
+	int n = atomic_load(&run->nrings);
+
+	if (n == LW_MAX_RINGS) {
+		error("too many sample producers (%d)", LW_MAX_RINGS);
+		return NULL;
+	}
+	while (cap < capacity)
+		cap <<= 1;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->buf = calloc(cap, sizeof(*r->buf)))) {
+		free(r);
+		error("out of memory for a sample ring of %zu", cap);
+		return NULL;
+	}
+	r->mask = cap - 1;
+	run->ring[n] = r;
+	atomic_store_explicit(&run->nrings, n + 1, memory_order_release);
+	return r;
+}
+
+void lw_run_request_stop(struct lw_run *run, enum lw_stop_reason why, const char *detail)
+{
+	int expected = LW_STOP_NONE;
+
+	if (atomic_compare_exchange_strong(&run->stop_reason, &expected, (int)why) && detail) {
+		size_t n = strlen(detail);
+
+		if (n >= sizeof(run->stop_detail))
+			n = sizeof(run->stop_detail) - 1;
+		memcpy(run->stop_detail, detail, n);
+		run->stop_detail[n] = 0;
+	}
+	atomic_store(&run->stop, 1);
+}
+
+void lw_run_mark(struct lw_run *run, const char *msg, size_t len)
+{
+	int fd = run->marker_fd;
+
+	if (fd >= 0 && write(fd, msg, len) < 0) {
+		/* nothing to do from a realtime thread; the sample keeps its flag */
+	}
+}
+
+void lw_fmt_str(struct lw_fmt *f, const char *s)
+{
+	while (*s && f->p < f->end)
+		*f->p++ = *s++;
+}
+
+void lw_fmt_u64(struct lw_fmt *f, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && f->p < f->end)
+		*f->p++ = tmp[--n];
+}
+
+/* Drain every ring once; returns samples written or -1. */
+static long drain(struct lw_run *run)
+{
+	int n = atomic_load_explicit(&run->nrings, memory_order_acquire);
+	long total = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct lw_ring *r = run->ring[i];
+		size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+		size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+
+		while (tail != head) {
+			size_t idx = tail & r->mask;
+			size_t chunk = head - tail;
+
+			if (chunk > r->mask + 1 - idx)
+				chunk = r->mask + 1 - idx;
+			if (lw_samples_write(run->samples, &r->buf[idx], chunk) < 0)
+				return -1;
+			tail += chunk;
+			total += (long)chunk;
+			atomic_store_explicit(&r->tail, tail, memory_order_release);
+		}
+	}
+	return total;
+}
+
+static void *writer_main(void *arg)
+{
+	struct lw_run *run = arg;
+	struct timespec ts = lw_ns_to_ts(WRITER_PERIOD_NS);
+
+	pthread_setname_np(pthread_self(), "lw-writer");
+	while (!atomic_load(&run->writer_quit)) {
+		long n = drain(run);
+
+		if (n < 0) {
+			lw_run_request_stop(run, LW_STOP_ERROR, "cannot write the sample file");
+			break;
+		}
+		run->samples_written += (uint64_t)n;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static int writer_start(struct lw_run *run)
+{
+	char path[4096];
+
+	run->samples = lw_samples_create(lw_rundir_file(&run->dir, "samples", path, sizeof(path)),
+					 run->start_mono);
+	if (!run->samples)
+		return -1;
+	if (pthread_create(&run->writer, NULL, writer_main, run)) {
+		lw_samples_close(run->samples);
+		run->samples = NULL;
+		return error("cannot start the sample writer thread");
+	}
+	run->writer_running = 1;
+	return 0;
+}
+
+static int writer_stop(struct lw_run *run)
+{
+	long n;
+	int ret = 0;
+
+	if (run->writer_running) {
+		atomic_store(&run->writer_quit, 1);
+		pthread_join(run->writer, NULL);
+		run->writer_running = 0;
+	}
+	if (!run->samples)
+		return 0;
+	n = drain(run);	/* what the producers pushed after the last pass */
+	if (n < 0)
+		ret = -1;
+	else
+		run->samples_written += (uint64_t)n;
+	for (int i = 0; i < atomic_load(&run->nrings); i++)
+		run->samples_dropped += atomic_load(&run->ring[i]->dropped);
+	if (lw_samples_close(run->samples) < 0)
+		ret = -1;
+	run->samples = NULL;
+	return ret;
+}
+
+static void progress_line(struct lw_run *run, uint64_t now, int final)
+{
+	char buf[512], el[32], tot[32];
+	size_t n;
+
+	if (!run->progress)
+		return;
+	snprintf(el, sizeof(el), "%llus", (unsigned long long)((now - run->start_mono) / LW_NSEC_PER_SEC));
+	n = (size_t)snprintf(buf, sizeof(buf), "\r%s / %s ", el,
+			     lw_format_duration(run->duration_ns, tot, sizeof(tot)));
+	for (int i = 0; i < run->nparts && n < sizeof(buf) - 1; i++) {
+		struct lw_part *p = run->part[i];
+
+		if (p->progress && p->started) {
+			buf[n++] = ' ';
+			p->progress(run, p, buf + n, sizeof(buf) - n);
+			n += strlen(buf + n);
+		}
+	}
+	if (n > sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	fprintf(stderr, "%.*s\033[K%s", (int)n, buf, final ? "\n" : "");
+	fflush(stderr);
+}
+
+static const char *reason_text(struct lw_run *run, char *buf, size_t len)
+{
+	switch (atomic_load(&run->stop_reason)) {
+	case LW_STOP_SIGNAL:
+		snprintf(buf, len, "interrupted by SIG%s",
+			 sigabbrev_np(run->signo) ? sigabbrev_np(run->signo) : "?");
+		return buf;
+	case LW_STOP_BREAK:
+		snprintf(buf, len, "break: %s", run->stop_detail);
+		return buf;
+	case LW_STOP_ERROR:
+		snprintf(buf, len, "error: %s", run->stop_detail);
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+int lw_run_execute(struct lw_run *run)
+{
+	json_t *m = run->dir.manifest;
+	sigset_t set;
+	uint64_t end, last_progress = 0, now;
+	int i, ret = LW_EXIT_OK, started = 0;
+	char reason[320];
+	const char *why;
+
+	stop_sigset(&set);
+	json_object_set_new(m, "start", lw_json_timestamp(&run->start_mono));
+	json_object_set_new(m, "duration_ns", json_integer((json_int_t)run->duration_ns));
+	lw_manifest_set_status(m, "running", NULL);
+	if (lw_rundir_save(&run->dir) < 0)
+		return LW_EXIT_ERROR;
+
+	if (writer_start(run) < 0) {
+		ret = LW_EXIT_ERROR;
+		goto finish;
+	}
+	for (i = 0; i < run->nparts; i++) {
+		if (run->part[i]->start(run, run->part[i]) < 0) {
+			lw_run_request_stop(run, LW_STOP_ERROR, run->part[i]->name);
+			snprintf(run->stop_detail, sizeof(run->stop_detail), "%s: %s",
+				 run->part[i]->name, lw_last_error());
+			break;
+		}
+		run->part[i]->started = 1;
+		started++;
+	}
+
+	end = run->start_mono + run->duration_ns;
+	while (!lw_run_stopping(run)) {
+		siginfo_t si;
+		struct timespec ts;
+		uint64_t left;
+
+		now = lw_mono_ns();
+		if (now >= end) {
+			lw_run_request_stop(run, LW_STOP_DURATION, NULL);
+			break;
+		}
+		if (now - last_progress >= LW_NSEC_PER_SEC) {
+			progress_line(run, now, 0);
+			last_progress = now;
+		}
+		left = end - now;
+		ts = lw_ns_to_ts(left < WAIT_SLICE_NS ? left : WAIT_SLICE_NS);
+		if (sigtimedwait(&set, &si, &ts) > 0) {
+			run->signo = si.si_signo;
+			lw_run_request_stop(run, LW_STOP_SIGNAL, NULL);
+		}
+	}
+	progress_line(run, lw_mono_ns(), 1);
+
+	for (i = started - 1; i >= 0; i--)
+		run->part[i]->stop(run, run->part[i]);
+	if (writer_stop(run) < 0 && atomic_load(&run->stop_reason) != LW_STOP_ERROR)
+		lw_run_request_stop(run, LW_STOP_ERROR, "cannot write the sample file");
+
+finish:
+	json_object_set_new(m, "end", lw_json_timestamp(NULL));
+	json_object_set_new(m, "samples", json_pack("{s:s, s:i, s:I, s:I}",
+		"format", "latwatt-samples", "version", LW_SAMPLES_VERSION,
+		"written", (json_int_t)run->samples_written,
+		"dropped", (json_int_t)run->samples_dropped));
+	for (i = 0; i < run->nparts; i++)
+		if (run->part[i]->started && run->part[i]->finish &&
+		    run->part[i]->finish(run, run->part[i]) < 0 &&
+		    atomic_load(&run->stop_reason) != LW_STOP_ERROR) {
+			atomic_store(&run->stop_reason, LW_STOP_ERROR);
+			snprintf(run->stop_detail, sizeof(run->stop_detail), "%s: %s",
+				 run->part[i]->name, lw_last_error());
+		}
+	if (lw_knobs_restore(&run->knobs))
+		warning("some kernel settings could not be restored (see above)");
+
+	why = reason_text(run, reason, sizeof(reason));
+	switch (atomic_load(&run->stop_reason)) {
+	case LW_STOP_DURATION:
+	case LW_STOP_BREAK:
+		lw_manifest_set_status(m, ret ? "incomplete" : "complete", why);
+		break;
+	case LW_STOP_SIGNAL:
+		lw_manifest_set_status(m, "incomplete", why);
+		ret = 128 + run->signo;
+		break;
+	default:
+		lw_manifest_set_status(m, "incomplete", why ? why : "error");
+		ret = LW_EXIT_ERROR;
+		break;
+	}
+	if (lw_rundir_save(&run->dir) < 0)
+		ret = LW_EXIT_ERROR;
+	if (why && ret != LW_EXIT_OK)
+		note("run %s: %s", lw_manifest_status(m), why);
+	return ret;
+}
+
+void lw_run_destroy(struct lw_run *run)
+{
+	for (int i = 0; i < run->nparts; i++)
+		if (run->part[i]->destroy)
+			run->part[i]->destroy(run->part[i]);
+	for (int i = 0; i < atomic_load(&run->nrings); i++) {
+		free(run->ring[i]->buf);
+		free(run->ring[i]);
+	}
+	if (run->marker_fd >= 0)
+		close(run->marker_fd);
+	lw_rundir_close(&run->dir);
+}

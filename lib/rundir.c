@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/rundir.h"
+#include "lib/timeutil.h"
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(tmp))
+		return error("%s: path too long", path);
+	memcpy(tmp, path, len + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return error_errno("cannot create %s", tmp);
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return error_errno("cannot create %s", tmp);
+	return 0;
+}
+
+static int dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	closedir(d);
+	return empty;
+}
+
+int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
+{
+	struct stat st;
+
+	memset(rd, 0, sizeof(*rd));
+	if (!path || !*path)
+		return error("no run directory given (-o RUN)");
+	if (stat(path, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return error("%s exists and is not a directory", path);
+		if (!dir_is_empty(path) && !force)
+			return error("%s exists and is not empty (use --force to replace its run)",
+				     path);
+	} else if (errno != ENOENT) {
+		return error_errno("cannot stat %s", path);
+	}
+	if (mkdir_p(path) < 0)
+		return -1;
+	rd->path = strdup(path);
+	rd->manifest = json_object();
+	if (!rd->path || !rd->manifest)
+		return error("out of memory");
+	json_object_set_new(rd->manifest, "schema", json_string(LW_MANIFEST_SCHEMA));
+	json_object_set_new(rd->manifest, "version", json_integer(LW_MANIFEST_VERSION));
+	json_object_set_new(rd->manifest, "tool",
+			    json_pack("{s:s, s:s}", "name", "latwatt", "version", LW_VERSION));
+	json_object_set_new(rd->manifest, "clock", json_string("CLOCK_MONOTONIC"));
+	return 0;
+}
+
+json_t *lw_json_load(const char *path)
+{
+	json_error_t err;
+	json_t *v = json_load_file(path, 0, &err);
+
+	if (!v) {
+		if (err.line > 0)
+			error("%s:%d:%d: %s", path, err.line, err.column, err.text);
+		else
+			error("%s: %s", path, err.text);
+	}
+	return v;
+}
+
+int lw_rundir_open(struct lw_rundir *rd, const char *path)
+{
+	char file[PATH_MAX];
+	json_t *m;
+	const char *schema;
+	json_int_t version;
+
+	memset(rd, 0, sizeof(*rd));
+	if (snprintf(file, sizeof(file), "%s/manifest.json", path) >= (int)sizeof(file))
+		return error("%s: path too long", path);
+	if (access(path, F_OK) < 0)
+		return error_errno("cannot open run directory %s", path);
+	if (access(file, F_OK) < 0)
+		return error("%s is not a run directory (no manifest.json)", path);
+	m = lw_json_load(file);
+	if (!m)
+		return -1;
+	if (!json_is_object(m)) {
+		json_decref(m);
+		return error("%s: not a JSON object", file);
+	}
+	schema = json_string_value(json_object_get(m, "schema"));
+	if (!schema || strcmp(schema, LW_MANIFEST_SCHEMA)) {
+		json_decref(m);
+		return error("%s: not a latwatt manifest (schema is not \"%s\")", file,
+			     LW_MANIFEST_SCHEMA);
+	}
+	version = json_integer_value(json_object_get(m, "version"));
+	if (version < 1 || version > LW_MANIFEST_VERSION) {
+		json_decref(m);
+		return error("%s: manifest version %lld, this latwatt reads 1 to %d", file,
+			     (long long)version, LW_MANIFEST_VERSION);
+	}
+	rd->path = strdup(path);
+	rd->manifest = m;
+	return 0;
+}
+
+const char *lw_rundir_file(const struct lw_rundir *rd, const char *name, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", rd->path, name) >= len) {
+		error("%s/%s: path too long", rd->path, name);
+		buf[0] = 0;
+	}
+	return buf;
+}
+
+int lw_json_save(const json_t *v, const char *path)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return error("%s: path too long", path);
+	if (json_dump_file(v, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+		unlink(tmp);
+		return error_errno("cannot write %s", tmp);
+	}
+	fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	if (rename(tmp, path) < 0) {
+		unlink(tmp);
+		return error_errno("cannot rename %s to %s", tmp, path);
+	}
+	return 0;
+}
+
+int lw_rundir_save(struct lw_rundir *rd)
+{
+	char file[PATH_MAX];
+
+	return lw_json_save(rd->manifest, lw_rundir_file(rd, "manifest.json", file, sizeof(file)));
+}
+
+void lw_rundir_close(struct lw_rundir *rd)
+{
+	json_decref(rd->manifest);
+	free(rd->path);
+	rd->manifest = NULL;
+	rd->path = NULL;
+}
+
+int lw_manifest_set_status(json_t *m, const char *status, const char *reason)
+{
+	json_object_set_new(m, "status", json_string(status));
+	if (reason && *reason)
+		json_object_set_new(m, "status_reason", json_string(reason));
+	else
+		json_object_del(m, "status_reason");
+	return 0;
+}
+
+const char *lw_manifest_status(const json_t *m)
+{
+	const char *s = json_string_value(json_object_get(m, "status"));
+
+	return s ? s : "unknown";
+}
+
+int lw_manifest_is_complete(const json_t *m)
+{
+	return !strcmp(lw_manifest_status(m), "complete");
+}
+
+json_t *lw_json_timestamp(uint64_t *mono_out)
+{
+	uint64_t mono = lw_clock_ns(CLOCK_MONOTONIC);
+	struct timespec rt;
+	struct tm tm;
+	char iso[64];
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	gmtime_r(&rt.tv_sec, &tm);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (mono_out)
+		*mono_out = mono;
+	return json_pack("{s:I, s:I, s:s}", "monotonic_ns", (json_int_t)mono, "realtime_ns",
+			 (json_int_t)lw_ts_to_ns(&rt), "utc", iso);
+}
+
+json_t *lw_json_object_at(json_t *parent, const char *key)
+{
+	json_t *o = json_object_get(parent, key);
+
+	if (!json_is_object(o)) {
+		o = json_object();
+		json_object_set_new(parent, key, o);
+	}
+	return o;
+}

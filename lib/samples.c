@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/samples.h"
+
+#if __BYTE_ORDER != __LITTLE_ENDIAN
+#error "sample files are little-endian; add byte swapping for this target"
+#endif
+
+static const char *const probe_names[LW_PROBE_MAX] = {
+	[LW_PROBE_CYCLIC]          = "cyclic",
+	[LW_PROBE_TIMERLAT_IRQ]    = "timerlat-irq",
+	[LW_PROBE_TIMERLAT_THREAD] = "timerlat-thread",
+	[LW_PROBE_NOISE]           = "noise",
+	[LW_PROBE_AUDIO]           = "audio",
+	[LW_PROBE_VIDEO]           = "video",
+};
+
+const char *lw_probe_name(unsigned id)
+{
+	return id < LW_PROBE_MAX && probe_names[id] ? probe_names[id] : "unknown";
+}
+
+int lw_probe_by_name(const char *name)
+{
+	for (unsigned i = 0; i < LW_PROBE_MAX; i++)
+		if (probe_names[i] && !strcmp(probe_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+struct lw_samples_writer {
+	FILE *f;
+	char *path;
+};
+
+struct lw_samples_writer *lw_samples_create(const char *path, uint64_t start_mono)
+{
+	struct lw_samples_writer *w = calloc(1, sizeof(*w));
+	unsigned char hdr[LW_SAMPLES_HDR] = { 0 };
+	uint32_t v = LW_SAMPLES_VERSION, rs = sizeof(struct lw_sample);
+
+	if (!w)
+		return NULL;
+	w->path = strdup(path);
+	w->f = fopen(path, "wbe");
+	if (!w->f || !w->path) {
+		error_errno("cannot create %s", path);
+		free(w->path);
+		free(w);
+		return NULL;
+	}
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	memcpy(hdr, LW_SAMPLES_MAGIC, 8);
+	memcpy(hdr + 8, &v, 4);
+	memcpy(hdr + 12, &rs, 4);
+	memcpy(hdr + 16, &start_mono, 8);
+	if (fwrite(hdr, sizeof(hdr), 1, w->f) != 1) {
+		error_errno("cannot write %s", path);
+		fclose(w->f);
+		free(w->path);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int lw_samples_write(struct lw_samples_writer *w, const struct lw_sample *s, size_t n)
+{
+	if (n && fwrite(s, sizeof(*s), n, w->f) != n)
+		return error_errno("cannot write %s", w->path);
+	return 0;
+}
+
+int lw_samples_flush(struct lw_samples_writer *w)
+{
+	if (fflush(w->f))
+		return error_errno("cannot write %s", w->path);
+	return 0;
+}
+
+int lw_samples_close(struct lw_samples_writer *w)
+{
+	int ret = 0;
+
+	if (!w)
+		return 0;
+	if (fflush(w->f) || fsync(fileno(w->f)))
+		ret = error_errno("cannot write %s", w->path);
+	if (fclose(w->f) && !ret)
+		ret = error_errno("cannot close %s", w->path);
+	free(w->path);
+	free(w);
+	return ret;
+}
+
+struct lw_samples_reader {
+	FILE *f;
+	uint64_t start;
+	uint64_t count;
+	uint64_t read;
+	char *path;
+};
+
+struct lw_samples_reader *lw_samples_open(const char *path)
+{
+	struct lw_samples_reader *r = calloc(1, sizeof(*r));
+	unsigned char hdr[LW_SAMPLES_HDR];
+	uint32_t v, rs;
+	struct stat st;
+	uint64_t body;
+
+	if (!r)
+		return NULL;
+	r->f = fopen(path, "rbe");
+	if (!r->f) {
+		error_errno("cannot open %s", path);
+		goto fail;
+	}
+	if (fstat(fileno(r->f), &st) < 0) {
+		error_errno("cannot stat %s", path);
+		goto fail;
+	}
+	if (fread(hdr, sizeof(hdr), 1, r->f) != 1) {
+		error("%s: truncated header (%lld bytes, need %d)", path,
+		      (long long)st.st_size, LW_SAMPLES_HDR);
+		goto fail;
+	}
+	if (memcmp(hdr, LW_SAMPLES_MAGIC, 8)) {
+		error("%s: not a latwatt sample file (bad magic)", path);
+		goto fail;
+	}
+	memcpy(&v, hdr + 8, 4);
+	memcpy(&rs, hdr + 12, 4);
+	memcpy(&r->start, hdr + 16, 8);
+	if (v != LW_SAMPLES_VERSION) {
+		error("%s: sample file version %u, this latwatt reads version %d", path, v,
+		      LW_SAMPLES_VERSION);
+		goto fail;
+	}
+	if (rs != sizeof(struct lw_sample)) {
+		error("%s: record size %u, expected %zu", path, rs, sizeof(struct lw_sample));
+		goto fail;
+	}
+	body = (uint64_t)st.st_size - LW_SAMPLES_HDR;
+	r->count = body / rs;
+	if (body % rs) {
+		error("%s: truncated: %llu bytes after record %llu, a record is %u bytes", path,
+		      (unsigned long long)(body % rs), (unsigned long long)r->count, rs);
+		goto fail;
+	}
+	r->path = strdup(path);
+	setvbuf(r->f, NULL, _IOFBF, 1 << 20);
+	return r;
+fail:
+	if (r->f)
+		fclose(r->f);
+	free(r);
+	return NULL;
+}
+
+uint64_t lw_samples_start(const struct lw_samples_reader *r) { return r->start; }
+uint64_t lw_samples_count(const struct lw_samples_reader *r) { return r->count; }
+
+int lw_samples_next(struct lw_samples_reader *r, struct lw_sample *s)
+{
+	if (r->read == r->count)
+		return 0;
+	if (fread(s, sizeof(*s), 1, r->f) != 1) {
+		if (ferror(r->f))
+			return error_errno("cannot read %s", r->path);
+		return error("%s: truncated at record %llu", r->path,
+			     (unsigned long long)r->read);
+	}
+	r->read++;
+	return 1;
+}
+
+void lw_samples_close_reader(struct lw_samples_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "lib/knobs.h"
+#include "lib/pmqos.h"
+#include "lib/sysinfo.h"
+
+#define PM_QOS_DEFAULT_US 2000000000LL	/* PM_QOS_CPU_LATENCY_DEFAULT_VALUE */
+
+struct root {
+	const char *dir;
+};
+
+static int rread(const struct root *r, const char *path, char *buf, size_t len)
+{
+	char full[PATH_MAX];
+
+	snprintf(full, sizeof(full), "%s%s", r->dir, path);
+	return lw_read_file(full, buf, len);
+}
+
+static json_t *rd_str(const struct root *r, const char *path)
+{
+	char buf[4096];
+
+	if (rread(r, path, buf, sizeof(buf)) < 0)
+		return json_null();
+	return json_string(buf);
+}
+
+static json_t *rd_int(const struct root *r, const char *path)
+{
+	char buf[64], *end;
+	long long v;
+
+	if (rread(r, path, buf, sizeof(buf)) <= 0)
+		return json_null();
+	v = strtoll(buf, &end, 10);
+	return *end ? json_null() : json_integer(v);
+}
+
+static json_t *kernel_info(const struct root *r)
+{
+	struct utsname u;
+
+	if (!*r->dir && uname(&u) == 0)
+		return json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname, "release", u.release,
+				 "version", u.version, "machine", u.machine);
+	return json_pack("{s:o, s:o, s:o}", "sysname", rd_str(r, "/proc/sys/kernel/ostype"),
+			 "release", rd_str(r, "/proc/sys/kernel/osrelease"),
+			 "version", rd_str(r, "/proc/sys/kernel/version"));
+}
+
+/* "none voluntary (full) lazy" -> "full" */
+static json_t *dynamic_mode(const struct root *r)
+{
+	char buf[256], *a, *b;
+
+	if (rread(r, "/sys/kernel/debug/sched/preempt", buf, sizeof(buf)) < 0)
+		return json_null();
+	a = strchr(buf, '(');
+	b = a ? strchr(a, ')') : NULL;
+	if (!a || !b)
+		return json_null();
+	*b = 0;
+	return json_string(a + 1);
+}
+
+const char *lw_preempt_model(const char *version, int rt_sysfs)
+{
+	if (rt_sysfs || (version && strstr(version, "PREEMPT_RT")))
+		return "PREEMPT_RT";
+	if (!version)
+		return "unknown";
+	if (strstr(version, "PREEMPT_DYNAMIC"))
+		return "PREEMPT_DYNAMIC";
+	if (strstr(version, "PREEMPT_LAZY"))
+		return "PREEMPT_LAZY";
+	if (strstr(version, "PREEMPT"))
+		return "PREEMPT";
+	return "none";
+}
+
+static json_t *preempt_info(const struct root *r, const char *version)
+{
+	char buf[16];
+	int rt_sysfs = rread(r, "/sys/kernel/realtime", buf, sizeof(buf)) > 0 && buf[0] == '1';
+	int rt_ver = version && strstr(version, "PREEMPT_RT");
+	const char *model = lw_preempt_model(version, rt_sysfs);
+	json_t *mode = dynamic_mode(r);
+	return json_pack("{s:b, s:b, s:b, s:s, s:o}", "rt", rt_ver || rt_sysfs,
+			 "sys_kernel_realtime", rt_sysfs, "version_says_rt", !!rt_ver,
+			 "model", model, "dynamic_mode", mode);
+}
+
+static int cpu_dirs(const struct root *r, int *cpus, int max)
+{
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu", r->dir);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		char *end;
+		long c;
+
+		if (strncmp(e->d_name, "cpu", 3) || !e->d_name[3])
+			continue;
+		c = strtol(e->d_name + 3, &end, 10);
+		if (*end)
+			continue;
+		cpus[n++] = (int)c;
+	}
+	closedir(d);
+	/* insertion sort: a few CPUs */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && cpus[j - 1] > cpus[j]; j--) {
+			int t = cpus[j];
+
+			cpus[j] = cpus[j - 1];
+			cpus[j - 1] = t;
+		}
+	return n;
+}
+
+static json_t *idle_states(const struct root *r, int cpu)
+{
+	json_t *states = json_array();
+	char path[PATH_MAX];
+
+	for (int s = 0; s < 32; s++) {
+		char base[128], name[64];
+
+		snprintf(base, sizeof(base), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d", cpu, s);
+		snprintf(path, sizeof(path), "%s/name", base);
+		if (rread(r, path, name, sizeof(name)) < 0)
+			break;
+		json_t *st = json_pack("{s:i, s:s}", "index", s, "name", name);
+		static const char *const fields[][2] = {
+			{ "desc", "desc" }, { "latency", "exit_latency_us" },
+			{ "residency", "target_residency_us" }, { "disable", "disabled" },
+			{ "usage", "usage" }, { "time", "time_us" },
+		};
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", base, fields[i][0]);
+			json_object_set_new(st, fields[i][1],
+					    i == 0 ? rd_str(r, path) : rd_int(r, path));
+		}
+		json_array_append_new(states, st);
+	}
+	return states;
+}
+
+static json_t *cpu_info(const struct root *r)
+{
+	char buf[65536], model[256] = "";
+	json_t *o = json_object();
+	FILE *f;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", r->dir);
+	f = fopen(path, "r");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f)) {
+			char *colon = strchr(buf, ':');
+
+			if (!colon)
+				continue;
+			if (!strncmp(buf, "model name", 10) || !strncmp(buf, "Hardware", 8) ||
+			    (!model[0] && !strncmp(buf, "CPU part", 8))) {
+				snprintf(model, sizeof(model), "%s", colon + 2);
+				model[strcspn(model, "\n")] = 0;
+				if (!strncmp(buf, "model name", 10))
+					break;
+			}
+		}
+		fclose(f);
+	}
+	json_object_set_new(o, "model", model[0] ? json_string(model) : json_null());
+	json_object_set_new(o, "online", rd_str(r, "/sys/devices/system/cpu/online"));
+	json_object_set_new(o, "possible", rd_str(r, "/sys/devices/system/cpu/possible"));
+	if (!*r->dir)
+		json_object_set_new(o, "count", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	return o;
+}
+
+json_t *lw_sysinfo_collect(const char *rootdir)
+{
+	struct root r = { rootdir ? rootdir : "" };
+	json_t *sys = json_object(), *kernel, *idle = json_array(), *freq = json_array();
+	int cpus[1024], n = cpu_dirs(&r, cpus, 1024), online = 0;
+	char path[PATH_MAX], buf[256];
+
+	kernel = kernel_info(&r);
+	json_object_set_new(sys, "kernel", kernel);
+	json_object_set_new(sys, "cmdline", rd_str(&r, "/proc/cmdline"));
+	json_object_set_new(sys, "preempt",
+			    preempt_info(&r, json_string_value(json_object_get(kernel, "version"))));
+	json_object_set_new(sys, "nohz_full", rd_str(&r, "/sys/devices/system/cpu/nohz_full"));
+	json_object_set_new(sys, "isolated", rd_str(&r, "/sys/devices/system/cpu/isolated"));
+	json_object_set_new(sys, "clocksource", json_pack("{s:o, s:o}",
+		"current", rd_str(&r, "/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+		"available", rd_str(&r, "/sys/devices/system/clocksource/clocksource0/available_clocksource")));
+	for (int i = 0; i < n; i++) {
+		json_t *st;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpus[i]);
+		if (rread(&r, path, buf, sizeof(buf)) > 0 && buf[0] == '0')
+			continue;
+		online++;
+		st = idle_states(&r, cpus[i]);
+		if (json_array_size(st))
+			json_array_append_new(idle, json_pack("{s:i, s:o}", "cpu", cpus[i], "states", st));
+		else
+			json_decref(st);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 cpus[i]);
+		if (rread(&r, path, buf, sizeof(buf)) > 0) {
+			json_t *c = json_pack("{s:i, s:s}", "cpu", cpus[i], "governor", buf);
+			static const char *const f[][2] = {
+				{ "scaling_driver", "driver" }, { "scaling_cur_freq", "cur_khz" },
+				{ "scaling_min_freq", "min_khz" }, { "scaling_max_freq", "max_khz" },
+			};
+			for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+				snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/%s",
+					 cpus[i], f[k][0]);
+				json_object_set_new(c, f[k][1], k ? rd_int(&r, path) : rd_str(&r, path));
+			}
+			json_array_append_new(freq, c);
+		}
+	}
+	json_object_set_new(sys, "cpuidle", json_pack("{s:o, s:o, s:o}",
+		"driver", rd_str(&r, "/sys/devices/system/cpu/cpuidle/current_driver"),
+		"governor", rd_str(&r, "/sys/devices/system/cpu/cpuidle/current_governor"),
+		"cpus", idle));
+	json_object_set_new(sys, "cpufreq", freq);
+	json_t *cpu = cpu_info(&r);
+	if (!json_object_get(cpu, "count"))
+		json_object_set_new(cpu, "count", json_integer(online));
+	json_object_set_new(sys, "cpu", cpu);
+	if (!*r.dir) {
+		int64_t q = lw_pmqos_read(LW_PMQOS_DEV);
+
+		json_object_set_new(sys, "pm_qos_us", q >= 0 ? json_integer(q) : json_null());
+		json_object_set_new(sys, "timer_slack_ns", rd_int(&r, "/proc/self/timerslack_ns"));
+		json_object_set_new(sys, "hostname",
+				    gethostname(buf, sizeof(buf)) == 0 ? json_string(buf) : json_null());
+	} else {
+		json_object_set_new(sys, "pm_qos_us", json_null());
+		json_object_set_new(sys, "timer_slack_ns", json_null());
+	}
+	{
+		char tracers[1024];
+		int has = rread(&r, "/sys/kernel/tracing/available_tracers", tracers, sizeof(tracers)) >= 0;
+
+		json_object_set_new(sys, "tracers", has ? json_string(tracers) : json_null());
+		json_object_set_new(sys, "timerlat", json_boolean(has && strstr(tracers, "timerlat")));
+		json_object_set_new(sys, "osnoise", json_boolean(has && strstr(tracers, "osnoise")));
+	}
+	return sys;
+}
+
+int lw_sysinfo_is_rt(const json_t *sys)
+{
+	return json_is_true(json_object_get(json_object_get(sys, "preempt"), "rt"));
+}
+
+const char *lw_sysinfo_preempt_model(const json_t *sys)
+{
+	const char *m = json_string_value(json_object_get(json_object_get(sys, "preempt"), "model"));
+
+	return m ? m : "unknown";
+}
+
+static void warn(json_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(json_t *w, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(w, json_string(buf));
+}
+
+json_t *lw_sysinfo_warnings(const json_t *sys, uint64_t idle_budget_us)
+{
+	json_t *w = json_array(), *cpus, *c;
+	const char *s;
+	size_t i, j;
+	json_int_t v;
+
+	if (!lw_sysinfo_is_rt(sys))
+		warn(w, "kernel is not PREEMPT_RT (preemption model %s)", lw_sysinfo_preempt_model(sys));
+	else if ((s = json_string_value(json_object_get(json_object_get(sys, "preempt"),
+							"dynamic_mode"))) && strcmp(s, "full"))
+		warn(w, "preemption mode is '%s', not full", s);
+	s = json_string_value(json_object_get(sys, "isolated"));
+	if (!s || !*s)
+		warn(w, "no isolated CPUs (isolcpus= on the kernel command line)");
+	s = json_string_value(json_object_get(sys, "nohz_full"));
+	if (!s || !*s || !strcmp(s, "(null)"))
+		warn(w, "no nohz_full CPUs: the tick runs on every CPU");
+	s = json_string_value(json_object_get(json_object_get(sys, "clocksource"), "current"));
+	if (s && strcmp(s, "tsc") && strcmp(s, "arch_sys_counter") && strcmp(s, "kvm-clock") &&
+	    strcmp(s, "riscv_clocksource") && strcmp(s, "timer"))
+		warn(w, "clocksource is %s: reading the clock may be slow or coarse", s);
+	v = json_integer_value(json_object_get(sys, "pm_qos_us"));
+	if (json_is_integer(json_object_get(sys, "pm_qos_us")) && v >= PM_QOS_DEFAULT_US)
+		warn(w, "PM QoS (cpu_dma_latency) is unset: deep idle states are allowed "
+			"(measured as such; --pm-qos US holds a limit)");
+	v = json_integer_value(json_object_get(sys, "timer_slack_ns"));
+	if (v > 0)
+		warn(w, "timer slack is %lldns for SCHED_OTHER threads (probes use SCHED_FIFO, which "
+			"has none)", (long long)v);
+	cpus = json_object_get(json_object_get(sys, "cpuidle"), "cpus");
+	if (idle_budget_us) {
+		json_array_foreach(cpus, i, c) {
+			json_t *st;
+
+			json_array_foreach(json_object_get(c, "states"), j, st) {
+				json_int_t lat = json_integer_value(json_object_get(st, "exit_latency_us"));
+
+				if (!json_integer_value(json_object_get(st, "disabled")) &&
+				    (uint64_t)lat > idle_budget_us)
+					warn(w, "cpu %lld: idle state %s is enabled with exit latency %lldus, "
+						"above the %lluus budget",
+					     (long long)json_integer_value(json_object_get(c, "cpu")),
+					     json_string_value(json_object_get(st, "name")),
+					     (long long)lat, (unsigned long long)idle_budget_us);
+			}
+		}
+	}
+	return w;
+}

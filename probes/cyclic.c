@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/run.h"
+#include "lib/timeutil.h"
+#include "probes/cyclic.h"
+
+#define RING_SAMPLES   (1u << 16)
+#define PREFAULT_STACK (64 * 1024)
+
+struct cyclic_thread {
+	struct cyclic *c;
+	struct lw_run *run;
+	struct lw_ring *ring;
+	pthread_t tid;
+	int cpu;
+	uint64_t interval_ns;
+	int created;
+	/* results, written by the thread, read after join (max also live) */
+	_Atomic uint64_t max_ns;
+	uint64_t count, missed, over, min_ns;
+	int err;		/* errno of a failed clock_nanosleep */
+};
+
+struct cyclic {
+	struct lw_part part;
+	struct lw_cyclic_opts o;
+	struct cyclic_thread *t;
+	int nthreads;
+};
+
+static void prefault_stack(void)
+{
+	volatile unsigned char buf[PREFAULT_STACK];
+
+	for (size_t i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
+}
+
+static void mark_spike(struct lw_run *run, int cpu, uint64_t expected, uint64_t lat)
+{
+	char buf[128];
+	struct lw_fmt f = { buf, buf + sizeof(buf) };
+
+	lw_fmt_str(&f, "latwatt spike probe=cyclic cpu=");
+	lw_fmt_u64(&f, (uint64_t)cpu);
+	lw_fmt_str(&f, " latency_ns=");
+	lw_fmt_u64(&f, lat);
+	lw_fmt_str(&f, " expected_ns=");
+	lw_fmt_u64(&f, expected);
+	lw_fmt_str(&f, "\n");
+	lw_run_mark(run, buf, (size_t)(f.p - buf));
+}
+
+/* The measurement loop: sleep, read the clock, store, repeat. */
+static void *cyclic_main(void *arg)
+{
+	struct cyclic_thread *t = arg;
+	struct lw_run *run = t->run;
+	const struct lw_cyclic_opts *o = &t->c->o;
+	const uint64_t interval = t->interval_ns;
+	struct lw_sample s = { .cpu = (uint16_t)t->cpu, .probe = LW_PROBE_CYCLIC };
+	uint64_t next, now, lat, max = 0, min = UINT64_MAX;
+	struct timespec ts;
+	char name[16];
+
+	snprintf(name, sizeof(name), "lw-cyclic/%d", t->cpu);
+	pthread_setname_np(pthread_self(), name);
+	prefault_stack();
+
+	next = lw_mono_ns() + interval;
+	while (!lw_run_stopping(run)) {
+		int ret;
+
+		ts = lw_ns_to_ts(next);
+		ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		if (ret == EINTR)
+			continue;
+		if (ret) {
+			t->err = ret;
+			lw_run_request_stop(run, LW_STOP_ERROR, "cyclic: clock_nanosleep failed");
+			break;
+		}
+		now = lw_mono_ns();
+		lat = now > next ? now - next : 0;
+
+		s.expected_ns = next;
+		s.latency_ns = lat;
+		s.missed = (uint32_t)(lat / interval);
+		s.flags = 0;
+		if (o->threshold_ns && lat > o->threshold_ns) {
+			s.flags = LW_SAMPLE_OVER_THRESHOLD;
+			mark_spike(run, t->cpu, next, lat);
+			t->over++;
+		}
+		lw_ring_push(t->ring, &s);
+		t->count++;
+		t->missed += s.missed;
+		if (lat > max) {
+			max = lat;
+			atomic_store_explicit(&t->max_ns, max, memory_order_relaxed);
+		}
+		if (lat < min)
+			min = lat;
+		if (o->break_ns && lat > o->break_ns) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "cyclic: cpu %d latency %lluns above %lluns",
+				 t->cpu, (unsigned long long)lat, (unsigned long long)o->break_ns);
+			lw_run_request_stop(run, LW_STOP_BREAK, why);
+		}
+		/* Periods that passed while we were late are counted, not replayed. */
+		next += interval * (1 + (uint64_t)s.missed);
+	}
+	t->min_ns = min;
+	return NULL;
+}
+
+static void cyclic_stop(struct lw_run *run, struct lw_part *p)
+{
+	struct cyclic *c = p->priv;
+
+	for (int i = 0; i < c->nthreads; i++)
+		if (c->t[i].created) {
+			pthread_join(c->t[i].tid, NULL);
+			c->t[i].created = 0;
+		}
+}
+
+static int cyclic_start(struct lw_run *run, struct lw_part *p)
+{
+	struct cyclic *c = p->priv;
+	int n = 0;
+
+	c->nthreads = CPU_COUNT(&c->o.cpus);
+	c->t = calloc((size_t)c->nthreads, sizeof(*c->t));
+	if (!c->t)
+		return error("out of memory");
+	for (int cpu = 0; cpu < CPU_SETSIZE && n < c->nthreads; cpu++) {
+		struct cyclic_thread *t;
+		pthread_attr_t attr;
+		struct sched_param sp = { .sched_priority = c->o.no_rt ? 0 : c->o.priority };
+		cpu_set_t one;
+		int ret;
+
+		if (!CPU_ISSET(cpu, &c->o.cpus))
+			continue;
+		t = &c->t[n];
+		t->c = c;
+		t->run = run;
+		t->cpu = cpu;
+		t->interval_ns = c->o.interval_ns + (uint64_t)n * c->o.distance_ns;
+		t->ring = lw_run_ring(run, RING_SAMPLES);
+		if (!t->ring)
+			goto fail;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 256 * 1024);	/* locked by mlockall: keep it small */
+		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, c->o.no_rt ? SCHED_OTHER : SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+		ret = pthread_create(&t->tid, &attr, cyclic_main, t);
+		pthread_attr_destroy(&attr);
+		if (ret == EPERM) {
+			error("cannot start a SCHED_FIFO thread at priority %d on cpu %d: %s "
+			      "(run as root or with CAP_SYS_NICE, or use --no-rt)",
+			      c->o.priority, cpu, strerror(ret));
+			goto fail;
+		} else if (ret) {
+			error("cannot start the cyclic thread on cpu %d: %s", cpu, strerror(ret));
+			goto fail;
+		}
+		t->created = 1;
+		n++;
+	}
+	return 0;
+fail:
+	lw_run_request_stop(run, LW_STOP_ERROR, "cyclic: start failed");
+	cyclic_stop(run, p);
+	return -1;
+}
+
+static int cyclic_finish(struct lw_run *run, struct lw_part *p)
+{
+	struct cyclic *c = p->priv;
+	json_t *probes = lw_json_object_at(run->dir.manifest, "probes");
+	json_t *threads = json_array();
+	char cpus[256];
+
+	for (int i = 0; i < c->nthreads; i++) {
+		struct cyclic_thread *t = &c->t[i];
+
+		json_array_append_new(threads, json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"cpu", t->cpu, "interval_ns", (json_int_t)t->interval_ns,
+			"samples", (json_int_t)t->count,
+			"dropped", (json_int_t)atomic_load(&t->ring->dropped),
+			"missed_periods", (json_int_t)t->missed,
+			"over_threshold", (json_int_t)t->over,
+			"min_ns", (json_int_t)(t->count ? t->min_ns : 0),
+			"max_ns", (json_int_t)atomic_load(&t->max_ns)));
+		if (t->err)
+			json_object_set_new(json_array_get(threads, json_array_size(threads) - 1),
+					    "error", json_string(strerror(t->err)));
+	}
+	json_object_set_new(probes, "cyclic", json_pack("{s:i, s:s, s:I, s:I, s:s, s:i, s:I, s:I, s:o}",
+		"probe_id", LW_PROBE_CYCLIC,
+		"cpus", lw_format_cpulist(&c->o.cpus, cpus, sizeof(cpus)),
+		"interval_ns", (json_int_t)c->o.interval_ns,
+		"distance_ns", (json_int_t)c->o.distance_ns,
+		"policy", c->o.no_rt ? "SCHED_OTHER" : "SCHED_FIFO",
+		"priority", c->o.no_rt ? 0 : c->o.priority,
+		"threshold_ns", (json_int_t)c->o.threshold_ns,
+		"break_ns", (json_int_t)c->o.break_ns,
+		"threads", threads));
+	return 0;
+}
+
+static void cyclic_progress(struct lw_run *run, struct lw_part *p, char *buf, size_t len)
+{
+	struct cyclic *c = p->priv;
+	size_t n = 0;
+
+	for (int i = 0; i < c->nthreads && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%scpu%d max %.1fus", i ? " " : "",
+				      c->t[i].cpu,
+				      (double)atomic_load(&c->t[i].max_ns) / 1e3);
+}
+
+static void cyclic_destroy(struct lw_part *p)
+{
+	struct cyclic *c = p->priv;
+
+	free(c->t);
+	free(c);
+}
+
+struct lw_part *lw_cyclic_new(const struct lw_cyclic_opts *o)
+{
+	struct cyclic *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		error("out of memory");
+		return NULL;
+	}
+	c->o = *o;
+	c->part = (struct lw_part){
+		.name = "cyclic",
+		.start = cyclic_start,
+		.stop = cyclic_stop,
+		.finish = cyclic_finish,
+		.progress = cyclic_progress,
+		.destroy = cyclic_destroy,
+		.priv = c,
+	};
+	return &c->part;
+}

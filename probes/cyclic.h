@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The cyclic probe, the cyclictest method: one thread per CPU, pinned,
+ * SCHED_FIFO, sleeping to absolute deadlines with clock_nanosleep() on
+ * CLOCK_MONOTONIC and measuring how late it wakes, in nanoseconds.
+ */
+#ifndef LW_PROBE_CYCLIC_H
+#define LW_PROBE_CYCLIC_H
+
+#include <sched.h>
+#include <stdint.h>
+
+struct lw_part;
+
+struct lw_cyclic_opts {
+	cpu_set_t cpus;
+	uint64_t interval_ns;	/* period of the first thread */
+	uint64_t distance_ns;	/* added to the interval for each next thread */
+	int priority;		/* SCHED_FIFO priority; ignored with no_rt */
+	int no_rt;		/* SCHED_OTHER */
+	uint64_t threshold_ns;	/* a sample above it writes a trace marker; 0: never */
+	uint64_t break_ns;	/* a sample above it stops the run (--break-on); 0: never */
+};
+
+struct lw_part *lw_cyclic_new(const struct lw_cyclic_opts *o);
+
+#endif
