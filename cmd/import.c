@@ -104,7 +104,7 @@ static json_t *thread_hist(const char *file, const char *tid, const json_t *t)
 
 static int import_cyclictest(const char *file, const char *output, int force)
 {
-	json_t *doc = lw_json_load(file), *threads, *t, *cpus = json_array(), *sys;
+	json_t *doc = lw_json_load(file), *threads, *t, *cpus = json_array(), *sys, *hist;
 	struct lw_rundir rd;
 	const char *tid, *model;
 	char path[PATH_MAX];
@@ -144,11 +144,12 @@ static int import_cyclictest(const char *file, const char *output, int force)
 		"machine", json_object_get(sys, "machine"),
 		"preempt", "rt", !strcmp(model, "PREEMPT_RT"), "model", model));
 	json_object_set_new(rd.manifest, "board", json_string("local"));
-	if (lw_json_save(json_pack("{s:s, s:i, s:{s:{s:o}}}", "schema", "latwatt-histogram",
-				   "version", 1, "probes", "cyclic", "cpus", json_incref(cpus)),
-			 lw_rundir_file(&rd, "histogram.json", path, sizeof(path))) == 0 &&
+	hist = json_pack("{s:s, s:i, s:{s:{s:O}}}", "schema", "latwatt-histogram", "version", 1,
+			 "probes", "cyclic", "cpus", cpus);
+	if (lw_json_save(hist, lw_rundir_file(&rd, "histogram.json", path, sizeof(path))) == 0 &&
 	    lw_rundir_save(&rd) == 0)
 		ret = 0;
+	json_decref(hist);
 	lw_rundir_close(&rd);
 out:
 	json_decref(cpus);
