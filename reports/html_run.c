@@ -171,6 +171,16 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 	pg_raw(pg, "</table>\n");
 }
 
+/* A spike's probe: a name, or the probe id the attribution engine writes. */
+static const char *spike_probe(const json_t *e)
+{
+	const json_t *p = json_object_get(e, "probe");
+
+	if (json_is_integer(p))
+		return lw_probe_name((unsigned)json_integer_value(p));
+	return json_is_string(p) ? json_string_value(p) : "?";
+}
+
 static void latency_sections(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *probes = lw_rrun_probes(r), *p;
@@ -262,7 +272,7 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 					fprintf(f, "$s << EOD\n");
 					if (json_array_size(spk)) {
 						json_array_foreach((json_t *)spk, j, e)
-							if (!strcmp(jstr(e, "probe", name), name))
+							if (!strcmp(spike_probe(e), name))
 								fprintf(f, "%.6f %.3f \"%zu\"\n",
 									(jnum(e, "expected_ns", 0) -
 									 (double)t0) / 1e9,
@@ -316,12 +326,60 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 	pg_section_end(pg);
 }
 
+/* Lanes of a spike timeline, from an event or component kind. */
+static const char *const lanes[] = { "idle", "irq", "softirq", "timer", "task", "other" };
+
+static int lane_of(const char *kind)
+{
+	static const struct { const char *kind; int lane; } map[] = {
+		{ "idle", 0 }, { "idle-exit", 0 }, { "irq", 1 }, { "irqs-off", 1 },
+		{ "softirq", 2 }, { "timer", 3 }, { "task", 4 }, { "preempt", 4 },
+		{ "non-preemptible", 4 }, { "probe", 4 },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(kind, map[i].kind))
+			return map[i].lane;
+	return 5;
+}
+
+static void spike_row(FILE *f, double a, double b, const char *kind, const char *name)
+{
+	int lane = lane_of(kind);
+
+	fprintf(f, "%g %d %g 0.3 ", (a + b) / 2, lane, fmax((b - a) / 2, 0.05));
+	lw_gp_quote(f, name && *name ? name : kind);
+	fprintf(f, " %d\n", lane + 1);
+}
+
+/* The components of a spike as "irq:eth0 12.0us, softirq:NET_RX 3.1us". */
+static void components_text(const json_t *e, char *buf, size_t len)
+{
+	const json_t *comp = json_object_get(e, "components"), *c;
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	if (json_is_string(json_object_get(e, "detail")))
+		snprintf(buf, len, "%s", jstr(e, "detail", ""));
+	else if (json_is_string(json_object_get(e, "unattributable")))
+		snprintf(buf, len, "unattributable: %s", jstr(e, "unattributable", ""));
+	else
+		json_array_foreach((json_t *)comp, i, c) {
+			n = strlen(buf);
+			if (n + 1 >= len)
+				break;
+			snprintf(buf + n, len - n, "%s%s %.1fus", i ? ", " : "", jstr(c, "cause", "?"),
+				 jnum(c, "ns", 0) / 1e3);
+		}
+}
+
 static void spikes_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *sp = json_object_get(r->analysis, "spikes"), *e, *causes, *top;
 	struct script sc;
 	FILE *f;
 	size_t i;
+	int have_ns;
 
 	pg_section(pg, "spikes", "Spikes and their causes", sp != NULL);
 	if (!sp) {
@@ -332,35 +390,48 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	causes = json_object_get(sp, "causes");
 	top = json_object_get(sp, "top");
 	pg_raw(pg, "<p>");
-	pg_textf(pg, "%.0f spikes above %.1f us.", jnum(sp, "count", 0),
-		 jnum(sp, "threshold_ns", 0) / 1e3);
-	pg_raw(pg, "</p>\n");
+	pg_textf(pg, "%.0f spikes", jnum(sp, "spikes_total", jnum(sp, "count", 0)));
+	if (jnum(sp, "threshold_ns", jnum(r->analysis, "threshold_ns", 0)) > 0)
+		pg_textf(pg, " above %.1f us", jnum(sp, "threshold_ns",
+						     jnum(r->analysis, "threshold_ns", 0)) / 1e3);
+	if (json_is_number(json_object_get(sp, "attributed")))
+		pg_textf(pg, ": %.0f attributed, %.0f unattributable (lost trace events, or "
+			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
+	pg_raw(pg, ".</p>\n");
 	if (json_array_size(causes)) {
-		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes</th>"
-		       "<th>share</th></tr>\n");
+		have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
+		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
+		       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
 		json_array_foreach((json_t *)causes, i, e) {
 			pg_raw(pg, "<tr data-cause=\"");
 			pg_text(pg, jstr(e, "cause", "?"));
 			pg_raw(pg, "\"><td class=\"l\">");
 			pg_text(pg, jstr(e, "cause", "?"));
-			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td><td>%.1f %%</td></tr>\n",
-			       jnum(e, "count", 0), jnum(e, "count", 0), jnum(e, "share", 0) * 100);
+			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", jnum(e, "count", 0),
+			       jnum(e, "count", 0));
+			if (have_ns)
+				pg_td_ns(pg, "", "ns", jnum(e, "ns", 0));
+			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+			       jnum(e, "share", 0), jnum(e, "share", 0) * 100);
 		}
 		pg_raw(pg, "</table>\n");
 		f = script_open(&sc);
 		if (f) {
 			fprintf(f, "$d << EOD\n");
 			json_array_foreach((json_t *)causes, i, e) {
+				if (i >= 16)
+					break;
 				lw_gp_quote(f, jstr(e, "cause", "?"));
 				fprintf(f, " %g\n", jnum(e, "share", 0) * 100);
 			}
 			fprintf(f, "EOD\nset style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:*]\n"
-				"set grid ytics\nset ylabel \"share of spikes (%%)\"\n"
+				"set grid ytics\nset ylabel \"share (%%)\"\n"
 				"set xtics rotate by -30\nplot $d using 0:2:xtic(1) with boxes "
 				"lc rgb \"#4060a0\" notitle\n");
 		}
-		pg_figure(pg, "causes", script_close(&sc), 800, 340,
-			  "Share of spikes by cause over the whole run.");
+		pg_figure(pg, "causes", script_close(&sc), 800, 340, have_ns ?
+			  "Share of all spike time charged to each cause (the 16 largest)." :
+			  "Share of spikes by cause.");
 	} else {
 		pg_missing(pg, "Cause breakdown", "spikes.causes");
 	}
@@ -372,58 +443,77 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	pg_raw(pg, "<table class=\"top\">\n<tr><th>#</th><th class=\"l\">probe</th><th>CPU</th>"
 	       "<th>latency (us)</th><th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
 	json_array_foreach((json_t *)top, i, e) {
+		char detail[512];
+
+		components_text(e, detail, sizeof(detail));
 		pg_raw(pg, "<tr><td>%zu</td><td class=\"l\">", i + 1);
-		pg_text(pg, jstr(e, "probe", "?"));
+		pg_text(pg, spike_probe(e));
 		pg_raw(pg, "</td><td>%.0f</td>", jnum(e, "cpu", -1));
 		pg_td_ns(pg, "data-spike=\"1\"", "latency_ns", jnum(e, "latency_ns", 0));
 		pg_raw(pg, "<td class=\"l\">");
 		pg_text(pg, jstr(e, "cause", "unknown"));
 		pg_raw(pg, "</td><td class=\"l\">");
-		pg_text(pg, jstr(e, "detail", ""));
+		pg_text(pg, detail);
 		pg_raw(pg, "</td></tr>\n");
 	}
 	pg_raw(pg, "</table>\n");
 	/* a timeline per top spike: what the CPU did between expiry and wake-up */
 	json_array_foreach((json_t *)top, i, e) {
-		const json_t *tlv = json_object_get(e, "timeline"), *ev;
-		static const char *const lanes[] = { "idle", "irq", "softirq", "task", "other" };
-		double x0 = jnum(e, "expected_ns", 0), lat = jnum(e, "latency_ns", 0) / 1e3;
-		char id[32], cap[256];
+		const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
+		double x0 = jnum(e, "expected_ns", 0), lat = jnum(e, "latency_ns", 0) / 1e3, at = 0;
+		char id[32], cap[384];
 		size_t j;
+		int exact = json_array_size(tlv) > 0;
 
 		if (i >= 5)
 			break;
-		if (!json_array_size(tlv))
+		comp = json_object_get(e, "components");
+		if (!exact && !json_array_size(comp))
 			continue;
 		snprintf(id, sizeof(id), "spike-%zu", i + 1);
 		f = script_open(&sc);
 		if (!f)
 			continue;
 		fprintf(f, "$e << EOD\n");
-		json_array_foreach((json_t *)tlv, j, ev) {
-			const char *kind = jstr(ev, "kind", "other");
-			double a = (jnum(ev, "start_ns", x0) - x0) / 1e3;
-			double b = (jnum(ev, "end_ns", x0) - x0) / 1e3;
-			int lane = 4;
+		if (exact) {
+			json_array_foreach((json_t *)tlv, j, ev)
+				spike_row(f, (jnum(ev, "start_ns", x0) - x0) / 1e3,
+					  (jnum(ev, "end_ns", x0) - x0) / 1e3, jstr(ev, "kind", "other"),
+					  jstr(ev, "name", ""));
+		} else {
+			/* components in the order they were first charged; each lasts
+			 * what was charged to it, so the bar ends at the wake-up */
+			if (json_is_integer(json_object_get(e, "idle_since_ns")))
+				spike_row(f, (jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0, "idle",
+					  " ");
+			json_array_foreach((json_t *)comp, j, ev) {
+				double d = jnum(ev, "ns", 0) / 1e3;
 
-			for (int l = 0; l < 4; l++)
-				if (!strcmp(kind, lanes[l]))
-					lane = l;
-			fprintf(f, "%g %d %g 0.3 ", (a + b) / 2, lane, fmax((b - a) / 2, 0.05));
-			lw_gp_quote(f, jstr(ev, "name", kind));
-			fprintf(f, " %d\n", lane + 1);
+				spike_row(f, at, at + d, jstr(ev, "kind", "other"), jstr(ev, "cause", ""));
+				at += d;
+			}
 		}
-		fprintf(f, "EOD\nset ytics (\"idle\" 0, \"irq\" 1, \"softirq\" 2, \"task\" 3, "
-			"\"other\" 4)\nset yrange [-0.6:4.6]\nset grid xtics\nset style fill solid 0.5\n"
-			"set xlabel \"us after the expected wake-up\"\n"
+		fprintf(f, "EOD\nset ytics (");
+		for (int l = 0; l < 6; l++)
+			fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
+		fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
+			"set xlabel \"us after the expected wake-up\"\nset offsets graph 0.02, graph 0.02, 0, 0\n"
 			"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
-			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n"
-			"plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
-			"$e using 1:2:5 with labels font \",8\" notitle\n", lat, lat);
-		snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); idle "
-			 "state, IRQs, softirqs and tasks between the expected expiry (dashed) and "
-			 "the wake-up.", i + 1, jnum(e, "cpu", -1), lat);
-		pg_figure(pg, id, script_close(&sc), 960, 260, cap);
+			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
+			lat);
+		if (json_is_integer(json_object_get(e, "woken_ns")))
+			fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#2060c0\" "
+				"dt 3\nset label \"woken\" at %g, graph 0.96 left offset 0.3,0 tc rgb "
+				"\"#2060c0\"\n", (jnum(e, "woken_ns", 0) - x0) / 1e3,
+				(jnum(e, "woken_ns", 0) - x0) / 1e3, (jnum(e, "woken_ns", 0) - x0) / 1e3);
+		fprintf(f, "plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
+			"$e using 1:2:5 with labels font \",8\" notitle\n");
+		snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); %s "
+			 "between the expected expiry (dashed) and the wake-up%s.", i + 1,
+			 jnum(e, "cpu", -1), lat, "idle state, IRQs, softirqs, timers and tasks",
+			 exact ? "" : " (each cause lasts the time charged to it, in the order first "
+			 "charged)");
+		pg_figure(pg, id, script_close(&sc), 960, 280, cap);
 	}
 	pg_section_end(pg);
 }

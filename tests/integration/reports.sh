@@ -168,11 +168,13 @@ doc = ET.parse(sys.argv[1]).getroot()
 state = {s.get("data-section"): s.get("data-state") for s in doc.iter("{http://www.w3.org/1999/xhtml}section")}
 assert all(v == "recorded" for v in state.values()), state
 plots = sorted(s.get("data-plot") for s in doc.iter("{http://www.w3.org/2000/svg}svg") if s.get("class") == "plot")
-assert plots == sorted(["hist-cyclic", "time-cyclic", "cdf-cyclic", "causes", "spike-1", "idle-latency",
+assert plots == sorted(["hist-cyclic", "time-cyclic", "cdf-cyclic", "causes", "spike-1", "spike-2", "idle-latency",
                         "residency", "power", "tradeoff", "workloads"]), plots
 assert doc.find(".//*[@id='recommended']").get("data-value") == "20"
 text = "".join(doc.itertext())
-for want in ("(measured)", "estimated", "virtio0-input", "NET_RX", "2 xruns"):
+for want in ("(measured)", "estimated", "virtio0-input", "NET_RX", "2 xruns", "kworker/1:1 & <co>",
+             "52 attributed, 2 unattributable", "unattributable: trace events lost in the window",
+             "irq:virtio0-input 480.0us"):
     assert want in text or want in ET.tostring(doc, encoding="unicode"), want
 x = ET.parse(sys.argv[2]).getroot()
 res = {c.get("name"): c for c in x.iter("testcase")}

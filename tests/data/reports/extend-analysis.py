@@ -10,15 +10,29 @@ m = json.load(open(run + "/manifest.json"))
 a = json.load(open(run + "/analysis.json"))
 t0 = m["start"]["monotonic_ns"]
 S = 1_000_000_000
-a["spikes"] = {"threshold_ns": 100000, "count": 54,
-  "causes": [{"cause": "irq", "count": 30, "share": 30/54}, {"cause": "softirq", "count": 14, "share": 14/54},
-             {"cause": "idle exit", "count": 6, "share": 6/54}, {"cause": "task <preempt> & co", "count": 4, "share": 4/54}],
-  "top": [{"probe": "cyclic", "cpu": 1, "expected_ns": t0 + S//2, "latency_ns": 812000, "cause": "irq", "detail": "irq 24 virtio0-input",
-           "timeline": [{"kind": "idle", "name": "C1", "start_ns": t0 + S//2 - 50000, "end_ns": t0 + S//2 + 20000},
-                        {"kind": "irq", "name": "virtio0-input", "start_ns": t0 + S//2 + 20000, "end_ns": t0 + S//2 + 500000},
-                        {"kind": "softirq", "name": "NET_RX", "start_ns": t0 + S//2 + 500000, "end_ns": t0 + S//2 + 790000},
-                        {"kind": "task", "name": "latwatt-cyclic", "start_ns": t0 + S//2 + 790000, "end_ns": t0 + S//2 + 812000}]},
-          {"probe": "cyclic", "cpu": 0, "expected_ns": t0 + S, "latency_ns": 400000, "cause": "softirq", "detail": "TIMER", "timeline": []}]}
+# spikes: the shape of analysis/attrib.c's lw_attrib_json(); the second
+# top spike carries an explicit "timeline" of events instead
+E1 = t0 + S // 2
+a["spikes"] = {"spikes_total": 54, "attributed": 52, "unattributable": 2, "total_latency_ns": 13000000,
+  "causes": [{"cause": "irq:virtio0-input", "kind": "irq", "name": "virtio0-input", "count": 30, "ns": 6000000, "share": 6 / 13},
+             {"cause": "softirq:NET_RX", "kind": "softirq", "name": "NET_RX", "count": 14, "ns": 4000000, "share": 4 / 13},
+             {"cause": "idle-exit:C1", "kind": "idle-exit", "name": "C1", "count": 6, "ns": 1500000, "share": 1.5 / 13},
+             {"cause": "preempt:kworker/1:1 & <co>", "kind": "preempt", "name": "kworker/1:1 & <co>", "count": 2, "ns": 1000000, "share": 1 / 13},
+             {"cause": "unattributable", "kind": "unattributable", "name": "", "count": 2, "ns": 500000, "share": 0.5 / 13}],
+  "top": [{"cpu": 1, "probe": 1, "expected_ns": E1, "latency_ns": 812000, "sample": 400,
+           "cause": "irq:virtio0-input", "cause_share": 0.59,
+           "components": [{"cause": "idle-exit:C1", "kind": "idle-exit", "name": "C1", "ns": 20000, "share": 0.025},
+                          {"cause": "irq:virtio0-input", "kind": "irq", "name": "virtio0-input", "ns": 480000, "share": 0.59},
+                          {"cause": "softirq:NET_RX", "kind": "softirq", "name": "NET_RX", "ns": 290000, "share": 0.357},
+                          {"cause": "probe", "kind": "probe", "name": "", "ns": 22000, "share": 0.027}],
+           "idle_state": 1, "idle_since_ns": E1 - 50000, "woken_ns": E1 + 790000, "switched_in_ns": E1 + 800000,
+           "tick_stopped": True, "freq_changes": 0, "migrations": 0},
+          {"probe": "cyclic", "cpu": 0, "expected_ns": t0 + S, "latency_ns": 400000, "cause": "softirq:TIMER", "detail": "TIMER softirq",
+           "timeline": [{"kind": "task", "name": "stress", "start_ns": t0 + S - 10000, "end_ns": t0 + S + 5000},
+                        {"kind": "softirq", "name": "TIMER", "start_ns": t0 + S + 5000, "end_ns": t0 + S + 380000},
+                        {"kind": "task", "name": "latwatt-cyclic", "start_ns": t0 + S + 380000, "end_ns": t0 + S + 400000}]},
+          {"cpu": 0, "probe": 1, "expected_ns": t0 + S + S // 4, "latency_ns": 300000, "cause": "unattributable",
+           "unattributable": "trace events lost in the window", "components": []}]}
 a["idle"] = {"by_state": [{"probe": "cyclic", "state": "POLL", "count": 1000, "p50_ns": 20000, "p99_ns": 90000, "max_ns": 300000},
                           {"probe": "cyclic", "state": "C1", "count": 1979, "p50_ns": 35000, "p99_ns": 250000, "max_ns": 3113000}],
              "residency": [{"cpu": 0, "states": [{"state": "POLL", "time_ns": 1, "share": 0.1}, {"state": "C1", "time_ns": 1, "share": 0.7}]},
