@@ -18,6 +18,7 @@
 #include "lib/error.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
+#include "lib/rundir.h"
 
 #ifndef LW_PREFIX
 #define LW_PREFIX "/usr/local"
@@ -752,7 +753,7 @@ struct lw_board *lw_board_load(const char *path)
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	dot = strstr(base, ".yaml");
-	if (dot && (strlen(b->name) != (size_t)(dot - base) ||
+	if (dot && strcmp(base, "board.yaml") && (strlen(b->name) != (size_t)(dot - base) ||
 		    strncmp(base, b->name, (size_t)(dot - base)))) {
 		error("%s: name: '%s' does not match the file name (expected '%.*s')", path, b->name,
 		      (int)(dot - base), base);
@@ -1214,4 +1215,72 @@ json_t *lw_board_to_json(const struct lw_board *b)
 	}
 	json_object_set_new(o, "budgets", a);
 	return o;
+}
+
+/* ---- boards and runs ---------------------------------------------------- */
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "r"), *out;
+	char buf[8192];
+	size_t n;
+	int ret = 0;
+
+	if (!in)
+		return error_errno("cannot open %s", from);
+	out = fopen(to, "w");
+	if (!out) {
+		fclose(in);
+		return error_errno("cannot create %s", to);
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			ret = error_errno("cannot write %s", to);
+			break;
+		}
+	if (ferror(in))
+		ret = error_errno("cannot read %s", from);
+	fclose(in);
+	if (fclose(out) != 0 && !ret)
+		ret = error_errno("cannot write %s", to);
+	return ret;
+}
+
+int lw_board_record(const struct lw_board *b, const char *rundir)
+{
+	char path[PATH_MAX];
+	json_t *j = lw_board_to_json(b);
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/board.json", rundir);
+	ret = lw_json_save(j, path);
+	json_decref(j);
+	if (ret < 0)
+		return -1;
+	if (b->path) {
+		snprintf(path, sizeof(path), "%s/board.yaml", rundir);
+		return copy_file(b->path, path);
+	}
+	return 0;
+}
+
+struct lw_board *lw_board_for_run(const char *rundir, const char *name)
+{
+	char path[PATH_MAX];
+	json_t *m;
+	struct lw_board *b;
+
+	if (name && *name)
+		return lw_board_find(name, NULL);
+	snprintf(path, sizeof(path), "%s/board.yaml", rundir);
+	if (access(path, R_OK) == 0)
+		return lw_board_load(path);
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	m = lw_json_load(path);
+	if (!m)
+		return NULL;
+	name = json_string_value(json_object_get(m, "board"));
+	b = lw_board_find(name ? name : "local", NULL);
+	json_decref(m);
+	return b;
 }

@@ -140,6 +140,14 @@ uint64_t lw_board_nominal_khz(const struct lw_board *b);
 /* 1 when the board can estimate power (OPP power or idle power given). */
 int lw_board_has_model(const struct lw_board *b);
 
+/* Keep the board with a run: RUN/board.yaml (a copy of the file, when
+ * there is one) and RUN/board.json (the board as resolved, discovery
+ * included). */
+int lw_board_record(const struct lw_board *b, const char *rundir);
+/* The board of a run: @name when given, else RUN/board.yaml, else the
+ * name in the manifest ("local" when none). */
+struct lw_board *lw_board_for_run(const char *rundir, const char *name);
+
 /* Differences between what the board expects and a sysinfo
  * (lw_sysinfo_collect()), as an array of
  * {"what", "expected", "found", "message"}; empty when all agree. */
