@@ -412,14 +412,21 @@ json_t *lw_power_summarize(const struct lw_power_data *d)
 {
 	json_t *rails = json_array();
 	double tot_w = 0, tot_e = 0, tot_d = 0;
-	int ntotal = 0, estimated = 0, measured = 0, total_ok = 1;
+	int ntotal = 0, estimated = 0, measured = 0, total_ok = 1, meter = 0;
 
+	/* a board-level meter, when there is one, is the total on its own */
+	for (int i = 0; i < d->nrail; i++)
+		if ((d->rail[i].flags & LW_RAIL_TOTAL) && !strcmp(d->rail[i].source, "meter"))
+			meter = 1;
 	for (int i = 0; i < d->nrail; i++) {
 		double avg, e, dur;
 		json_t *j = rail_summary(&d->rail[i], &avg, &e, &dur);
+		int in_total = (d->rail[i].flags & LW_RAIL_TOTAL) &&
+			       (!meter || !strcmp(d->rail[i].source, "meter"));
 
+		json_object_set_new(j, "total", json_boolean(in_total));
 		json_array_append_new(rails, j);
-		if (!(d->rail[i].flags & LW_RAIL_TOTAL))
+		if (!in_total)
 			continue;
 		ntotal++;
 		if (d->rail[i].flags & LW_RAIL_ESTIMATED)
