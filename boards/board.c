@@ -245,7 +245,7 @@ static int parse_expect(struct ctx *c, struct lw_board *b, const struct lw_ynode
 			const char *where)
 {
 	static const char *const known[] = { "preempt_rt", "cmdline", "expect", "nohz_full",
-		"isolated", "isolcpus", "rcu_nocbs", "tracers", "notes", NULL };
+		"isolated", "isolcpus", "rcu_nocbs", "tracers", "tracers_rt", "notes", NULL };
 	char key[128];
 
 	if (want_type(c, m, where, LW_Y_MAP) < 0 || known_keys(c, m, where, known) < 0)
@@ -274,6 +274,12 @@ static int parse_expect(struct ctx *c, struct lw_board *b, const struct lw_ynode
 			free(b->kernel.tracers);
 			b->kernel.tracers = NULL;
 			ret = get_strlist(c, v, key, &b->kernel.tracers, &b->kernel.ntracers);
+		} else if (!strcmp(k, "tracers_rt")) {
+			for (int j = 0; j < b->kernel.ntracers_rt; j++)
+				free(b->kernel.tracers_rt[j]);
+			free(b->kernel.tracers_rt);
+			b->kernel.tracers_rt = NULL;
+			ret = get_strlist(c, v, key, &b->kernel.tracers_rt, &b->kernel.ntracers_rt);
 		}
 		if (ret < 0)
 			return -1;
@@ -778,6 +784,9 @@ void lw_board_free(struct lw_board *b)
 	for (int i = 0; i < b->kernel.ntracers; i++)
 		free(b->kernel.tracers[i]);
 	free(b->kernel.tracers);
+	for (int i = 0; i < b->kernel.ntracers_rt; i++)
+		free(b->kernel.tracers_rt[i]);
+	free(b->kernel.tracers_rt);
 	for (int i = 0; i < b->nidle; i++) {
 		free(b->idle[i].name);
 		free(b->idle[i].desc);

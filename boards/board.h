@@ -85,6 +85,8 @@ struct lw_board {
 		int has_nohz_full, has_isolated, has_rcu_nocbs;
 		char **tracers;
 		int ntracers;
+		char **tracers_rt;	/* expected only when the kernel is PREEMPT_RT */
+		int ntracers_rt;
 	} kernel;
 
 	struct lw_idle_state *idle;

@@ -25,6 +25,11 @@ static void diff(json_t *out, const char *what, json_t *expected, json_t *found,
 		"message", msg));
 }
 
+static int lw_sysinfo_rt(const json_t *sys)
+{
+	return json_is_true(json_object_get(json_object_get(sys, "preempt"), "rt"));
+}
+
 static int sysfs_cpus(const char *s, cpu_set_t *out)
 {
 	CPU_ZERO(out);
@@ -173,6 +178,12 @@ json_t *lw_board_check(const struct lw_board *b, const json_t *sys)
 		if (!s || !strstr(s, b->kernel.tracers[i]))
 			diff(out, "tracers", json_string(b->kernel.tracers[i]), s ? json_string(s) : NULL,
 			     "tracer %s is not available", b->kernel.tracers[i]);
+	}
+	for (int i = 0; i < b->kernel.ntracers_rt && lw_sysinfo_rt(sys); i++) {
+		s = json_string_value(json_object_get(sys, "tracers"));
+		if (!s || !strstr(s, b->kernel.tracers_rt[i]))
+			diff(out, "tracers", json_string(b->kernel.tracers_rt[i]), s ? json_string(s) : NULL,
+			     "tracer %s is not available on this PREEMPT_RT kernel", b->kernel.tracers_rt[i]);
 	}
 	check_idle(out, b, sys);
 	/* power sources: what lw_power_discover_json() put in sysinfo */
