@@ -915,7 +915,7 @@ void lw_board_discover(struct lw_board *b, const char *root)
 const char *const *lw_board_dirs(void)
 {
 	static char *dirs[16];
-	static char store[8][PATH_MAX];
+	static char store[10][PATH_MAX];
 	static int done;
 	int n = 0, s = 0;
 
@@ -952,6 +952,8 @@ const char *const *lw_board_dirs(void)
 			}
 		}
 	}
+	snprintf(store[s], sizeof(store[s]), "/etc/latwatt/boards");
+	dirs[n++] = store[s++];
 	snprintf(store[s], sizeof(store[s]), "%s/share/latwatt/boards", LW_PREFIX);
 	dirs[n++] = store[s++];
 	dirs[n] = NULL;
