@@ -150,7 +150,10 @@ int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin
 	if (lw_power_close(w, o.end_ns) < 0)
 		ret = -1;
 	/* the traced idle accounting joins the counters' */
+	int q = lw_set_quiet(1);
+
 	idle = lw_idle_summary(rundir);
+	lw_set_quiet(q);
 	if (!idle) {
 		idle = json_pack("{s:s, s:i, s:I}", "format", LW_IDLE_FORMAT, "version", LW_IDLE_VERSION,
 				 "duration_ns", (json_int_t)(o.end_ns - o.start_ns));
