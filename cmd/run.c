@@ -105,8 +105,10 @@ int cmd_run(int argc, char **argv)
 	if (!board)
 		return LW_EXIT_ERROR;
 	lw_run_block_signals();
-	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
+	if (!o.no_rt && check_rt_allowed(o.priority) < 0) {
+		lw_board_free(board);
 		return LW_EXIT_ERROR;
+	}
 	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
 		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
 		lw_board_free(board);

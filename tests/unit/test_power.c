@@ -270,11 +270,13 @@ static void test_file_roundtrip(void **st)
 	lw_power_data_free(d);
 
 	/* malformed files name the line */
-	lw_test_write(path, "latwatt-power\t1\ns\t0\t1\t1\t-\t-\t-\n", 32);
+	const char *bad1 = "latwatt-power\t1\ns\t0\t1\t1\t-\t-\t-\n";
+
+	lw_test_write(path, bad1, strlen(bad1));
 	assert_error(lw_power_read(path) == NULL, ":2: sample for rail 0, which was not declared");
-	lw_test_write(path, "latwatt-power\t9\n", 16);
+	lw_test_write(path, "latwatt-power\t9\n", strlen("latwatt-power\t9\n"));
 	assert_error(lw_power_read(path) == NULL, ":1: power file version 9");
-	lw_test_write(path, "hello\n", 6);
+	lw_test_write(path, "hello\n", strlen("hello\n"));
 	assert_error(lw_power_read(path) == NULL, ":1: not a latwatt power file");
 	lw_test_rmdir(dir);
 }
@@ -349,11 +351,11 @@ static void test_import_csv(void **st)
 	struct lw_import_opts far = { .offset_s = 1000 };
 
 	assert_error(lw_power_import_csv(run, csv, &far) < 0, "no row falls within the run");
-	lw_test_write(csv, "t,P_w\n0,1\n1,x\n", 14);
+	lw_test_write(csv, "t,P_w\n0,1\n1,x\n", strlen("t,P_w\n0,1\n1,x\n"));
 	struct lw_import_opts z = { .offset_s = 0 };
 
 	assert_error(lw_power_import_csv(run, csv, &z) < 0, "meter.csv:3: P_w 'x' is not a number");
-	lw_test_write(csv, "t,volts\n0,1\n", 12);
+	lw_test_write(csv, "t,volts\n0,1\n", strlen("t,volts\n0,1\n"));
 	assert_error(lw_power_import_csv(run, csv, &z) < 0, "no power column found");
 	lw_test_rmdir(dir);
 }
