@@ -35,6 +35,8 @@ static const char usage[] =
 "                          or with ns ms s), missed dropped over xruns dropped_frames\n"
 "                          deadline_misses (counts), power (mW, or W);\n"
 "                          e.g. --budget 'p99<100us' --budget 'cyclic.max<=1ms'\n"
+"      --board NAME        check the budgets of board NAME (default: each run's own\n"
+"                          board, boards/NAME.yaml or RUN/board.yaml)\n"
 "      --tolerance PCT     comparison: a run significantly worse than the baseline\n"
 "                          by more than PCT % fails (default 10)\n"
 "      --points N          time buckets of the latency-over-time plot (default 1000)\n"
@@ -94,7 +96,7 @@ static int is_file(const char *path)
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_JUNIT = 256, OPT_MARKDOWN, OPT_LAVA, OPT_COMPARE, OPT_BUDGET, OPT_TOLERANCE,
-	       OPT_POINTS, OPT_NO_PLOTS };
+	       OPT_POINTS, OPT_NO_PLOTS, OPT_BOARD };
 	static const struct option opts[] = {
 		{ "output",    required_argument, NULL, 'o' },
 		{ "junit",     required_argument, NULL, OPT_JUNIT },
@@ -105,10 +107,11 @@ int cmd_report(int argc, char **argv)
 		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ "points",    required_argument, NULL, OPT_POINTS },
 		{ "no-plots",  no_argument,       NULL, OPT_NO_PLOTS },
+		{ "board",     required_argument, NULL, OPT_BOARD },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *html = NULL, *junit = NULL, *markdown = NULL;
+	const char *html = NULL, *junit = NULL, *markdown = NULL, *board = NULL;
 	int lava = 0, compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR, ok = 1;
 	static struct lw_rbudget budgets[MAX_BUDGETS];
 	size_t nbudgets = 0;
@@ -157,6 +160,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_NO_PLOTS:
 			no_plots = 1;
 			break;
+		case OPT_BOARD:
+			board = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return LW_EXIT_OK;
@@ -200,6 +206,8 @@ int cmd_report(int argc, char **argv)
 		if (lw_rrun_load(&run, argv[optind]) < 0)
 			goto out;
 		have_run = 1;
+		if (lw_board_checks(&run, board, NULL, &checks) < 0)
+			goto out;
 		for (size_t i = 0; i < nbudgets; i++)
 			if (lw_rbudget_eval(&budgets[i], &run, &checks) < 0)
 				goto out;
@@ -213,7 +221,9 @@ int cmd_report(int argc, char **argv)
 		if (lw_comparison_checks(&cmp, &checks) < 0)
 			goto out;
 		/* budgets hold for every run compared */
-		for (size_t ri = 0; ri < cmp.nrun; ri++)
+		for (size_t ri = 0; ri < cmp.nrun; ri++) {
+			if (lw_board_checks(&cmp.run[ri], board, cmp.run[ri].label, &checks) < 0)
+				goto out;
 			for (size_t i = 0; i < nbudgets; i++) {
 				size_t first = checks.n;
 
@@ -226,6 +236,7 @@ int cmd_report(int argc, char **argv)
 						 cmp.run[ri].label);
 				}
 			}
+		}
 	}
 
 	if (html) {

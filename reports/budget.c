@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boards/board.h"
+#include "boards/budgets.h"
 #include "lib/error.h"
 #include "reports/report.h"
 
@@ -104,6 +106,17 @@ int lw_rbudget_parse(struct lw_rbudget *b, const char *spec)
 
 int lw_checks_add(struct lw_checks *cs, const struct lw_check *c)
 {
+	struct lw_check u = *c;
+	int dup = 1;
+
+	/* test case names stay unique: a second budget.cyclic.p99 (board and
+	 * --budget) becomes budget.cyclic.p99-2 */
+	for (size_t i = 0; i < cs->n; i++)
+		if (!strcmp(cs->c[i].suite, c->suite) && !strcmp(cs->c[i].name, u.name)) {
+			snprintf(u.name, sizeof(u.name), "%.80s-%d", c->name, ++dup);
+			i = (size_t)-1;		/* and that one too */
+		}
+	c = &u;
 	if (cs->n == cs->cap) {
 		size_t cap = cs->cap ? cs->cap * 2 : 16;
 		struct lw_check *nc = realloc(cs->c, cap * sizeof(*nc));
@@ -148,6 +161,17 @@ static void judge(struct lw_check *c, const struct lw_rbudget *b, double measure
 		 c->unit, op_str(b), limit, c->unit, b->origin);
 }
 
+/* A workload's misses: "xruns" (audio), "dropped_frames" (video) or "misses". */
+static double jcount(const json_t *w)
+{
+	static const char *const keys[] = { "xruns", "dropped_frames", "misses" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (json_is_number(json_object_get(w, keys[i])))
+			return json_number_value(json_object_get(w, keys[i]));
+	return 0;
+}
+
 /* Sum of one count over every workload of @type (NULL: every workload);
  * -1 when the run has no such workload. */
 static double workload_misses(const json_t *an, const char *type)
@@ -163,7 +187,7 @@ static double workload_misses(const json_t *an, const char *type)
 			t = name;
 		if (type && strcmp(t, type))
 			continue;
-		sum = (sum < 0 ? 0 : sum) + (double)json_integer_value(json_object_get(w, "misses"));
+		sum = (sum < 0 ? 0 : sum) + jcount(w);
 	}
 	return sum;
 }
@@ -176,6 +200,8 @@ static double run_power(const json_t *an)
 	double sum = -1;
 	size_t i;
 
+	if (json_is_number(json_object_get(json_object_get(p, "total"), "average_w")))
+		return json_number_value(json_object_get(json_object_get(p, "total"), "average_w")) * 1e3;
 	if (json_is_number(json_object_get(p, "total_mw")))
 		return json_number_value(json_object_get(p, "total_mw"));
 	json_array_foreach(json_object_get(p, "rails"), i, rail)
@@ -274,4 +300,60 @@ int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct 
 		judge(&c, b, m, b->limit);
 	}
 	return lw_checks_add(out, &c);
+}
+
+/* "latency cyclic p99" -> "budget.cyclic.p99", "audio xruns" -> "budget.audio_xruns" */
+static void board_check_name(const char *name, const char *suffix, char *out, size_t len)
+{
+	int lat = !strncmp(name, "latency ", 8);
+	size_t n;
+
+	snprintf(out, len, "budget.%s", lat ? name + 8 : name);
+	for (char *p = out + 7; *p; p++)
+		if (*p == ' ')
+			*p = lat ? '.' : '_';
+	n = strlen(out);
+	if (suffix)
+		snprintf(out + n, len - n, ".%s", suffix);
+}
+
+int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suffix,
+		    struct lw_checks *out)
+{
+	struct lw_board *b = lw_board_for_run(r->path, board);
+	json_t *results = NULL, *e;
+	size_t i;
+	int ret = 0;
+
+	if (!b)
+		return -1;
+	lw_budgets_check(b, r->analysis, &results);
+	json_array_foreach(results, i, e) {
+		struct lw_check c = { .suite = "budgets" };
+		const json_t *pass = json_object_get(e, "pass");
+
+		board_check_name(json_string_value(json_object_get(e, "name")) ?: "budget", suffix,
+				 c.name, sizeof(c.name));
+		snprintf(c.unit, sizeof(c.unit), "%s",
+			 json_string_value(json_object_get(e, "unit")) ?: "");
+		c.limit = json_number_value(json_object_get(e, "limit"));
+		c.measured = json_number_value(json_object_get(e, "measured"));
+		if (!json_is_boolean(pass)) {
+			c.result = LW_SKIP;
+			snprintf(c.message, sizeof(c.message), "%s not recorded in this run (board %s)",
+				 json_string_value(json_object_get(e, "metric")) ?: "it", b->name);
+		} else {
+			c.result = json_is_true(pass) ? LW_PASS : LW_FAIL;
+			snprintf(c.message, sizeof(c.message), "measured %.10g %s, limit <= %.10g %s "
+				 "(board %s%s%s)", c.measured, c.unit, c.limit, c.unit, b->name,
+				 b->path ? ", " : "", b->path ? b->path : "");
+		}
+		if (lw_checks_add(out, &c) < 0) {
+			ret = -1;
+			break;
+		}
+	}
+	json_decref(results);
+	lw_board_free(b);
+	return ret;
 }

@@ -281,9 +281,8 @@ static void power_section(struct page *pg, const struct lw_comparison *c)
 				if (!strcmp(jstr(e, "name", "?"), names[k]))
 					hit = e;
 			if (hit)
-				pg_raw(pg, "<td>%.1f <small>(%s)</small></td>", jnum(hit, "mean_mw", 0),
-				       !strcmp(jstr(hit, "source", ""), "measured") ? "measured" :
-				       "estimated");
+				pg_raw(pg, "<td>%.1f <small>(%s)</small></td>",
+				       rail_mw(hit, "average_w", "mean_mw"), rail_kind(hit));
 			else
 				pg_raw(pg, "<td>-</td>");
 		}

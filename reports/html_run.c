@@ -5,11 +5,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
+#include "power/power.h"
 #include "reports/page.h"
 
 static const char *verdict_class(enum lw_verdict v)
@@ -518,15 +520,57 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	pg_section_end(pg);
 }
 
+/*
+ * Residency per CPU as [{"cpu", "states": [{"state", "share"}]}]: from
+ * idle.residency as is, else from RUN/idle.json's shape (power/idle.h) that
+ * analyze copies into analysis.json: the traced part when there is one,
+ * else the cpuidle counters.  A new reference, or NULL.
+ */
+static json_t *idle_residency(const json_t *idle, const char **src)
+{
+	const json_t *part, *c, *st;
+	json_t *out;
+	size_t i, j;
+
+	*src = "";
+	if (json_array_size(json_object_get(idle, "residency")))
+		return json_incref(json_object_get(idle, "residency"));
+	part = json_object_get(idle, "trace");
+	*src = "traced cpu_idle events";
+	if (!json_array_size(json_object_get(part, "cpus"))) {
+		part = json_object_get(idle, "sysfs");
+		*src = "cpuidle counters read at the start and the end";
+	}
+	if (!json_array_size(json_object_get(part, "cpus")))
+		return NULL;
+	out = json_array();
+	json_array_foreach(json_object_get(part, "cpus"), i, c) {
+		json_t *states = json_array();
+
+		json_array_foreach(json_object_get(c, "states"), j, st)
+			json_array_append_new(states, json_pack("{s:s, s:f}", "state",
+				jstr(st, "name", "?"), "share", jnum(st, "residency", 0)));
+		if (json_is_number(json_object_get(c, "active")))
+			json_array_append_new(states, json_pack("{s:s, s:f}", "state", "running",
+				"share", jnum(c, "active", 0)));
+		json_array_append_new(out, json_pack("{s:O, s:o}", "cpu", json_object_get(c, "cpu"),
+						     "states", states));
+	}
+	return out;
+}
+
 static void idle_section(struct page *pg, const struct lw_rrun *r)
 {
-	const json_t *idle = json_object_get(r->analysis, "idle"), *by, *res, *e, *st;
+	const json_t *idle = json_object_get(r->analysis, "idle"), *by, *e, *st;
+	json_t *res;
+	const char *res_src;
+	char cap[256];
 	struct script sc;
 	FILE *f;
 	size_t i, j;
 
 	by = json_object_get(idle, "by_state");
-	res = json_object_get(idle, "residency");
+	res = idle_residency(idle, &res_src);
 	pg_section(pg, "idle", "Idle states", json_array_size(by) || json_array_size(res));
 	pg_raw(pg, "<h3>Latency by idle state woken from</h3>\n");
 	if (json_array_size(by)) {
@@ -621,59 +665,142 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 			}
 			fprintf(f, "\n");
 		}
-		pg_figure(pg, "residency", script_close(&sc), 800, 340,
-			  "Share of the run each CPU spent in each idle state (the rest running).");
+		snprintf(cap, sizeof(cap), "Share of the run each CPU spent in each idle state%s%s%s.",
+			 *res_src ? " (from " : "", res_src, *res_src ? ")" : "");
+		pg_figure(pg, "residency", script_close(&sc), 800, 340, cap);
 	} else {
-		pg_missing(pg, "Idle residency (needs the kernel trace)", "idle.residency");
+		pg_missing(pg, "Idle residency", "idle.sysfs or idle.trace");
 	}
+	json_decref(res);
 	pg_section_end(pg);
+}
+
+static void power_cell(struct page *pg, double v)
+{
+	if (isnan(v))
+		pg_raw(pg, "<td>-</td>");
+	else
+		pg_raw(pg, "<td data-value=\"%.17g\">%.1f</td>", v, v);
+}
+
+/* Power over time from RUN/power: per rail, at most @points points (the
+ * mean of each time bucket). */
+static int power_series(FILE *f, const struct lw_rrun *r, size_t points, uint64_t t0)
+{
+	char path[PATH_MAX];
+	struct lw_power_data *d;
+	int nplot = 0, q;
+
+	snprintf(path, sizeof(path), "%s/power", r->path);
+	if (access(path, F_OK) < 0)
+		return 0;
+	q = lw_set_quiet(1);
+	d = lw_power_read(path);
+	lw_set_quiet(q);
+	if (!d)
+		return -1;
+	for (int i = 0; i < d->nrail; i++) {
+		const struct lw_power_rail *rl = &d->rail[i];
+		size_t per = rl->n > points ? (rl->n + points - 1) / points : 1;
+
+		fprintf(f, "$p%d << EOD\n", i);
+		for (size_t k = 0; k < rl->n; k += per) {
+			double sum = 0, ts = 0;
+			size_t m = 0;
+
+			for (size_t j = k; j < k + per && j < rl->n; j++)
+				if (!isnan(rl->pt[j].w)) {
+					sum += rl->pt[j].w;
+					ts += (double)rl->pt[j].ts;
+					m++;
+				}
+			if (rl->pt[k].after_gap)
+				fprintf(f, "\n");	/* a gap: break the line */
+			if (m)
+				fprintf(f, "%.6f %g\n", (ts / (double)m - (double)t0) / 1e9,
+					sum / (double)m * 1e3);
+		}
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "set grid\nset key outside right top\nset xlabel \"time since the start of the run "
+		"(s)\"\nset ylabel \"power (mW)\"\nplot ");
+	for (int i = 0; i < d->nrail; i++) {
+		const struct lw_power_rail *rl = &d->rail[i];
+		char t[256];
+		int est = rl->flags & LW_RAIL_ESTIMATED;
+
+		if (!rl->n)
+			continue;
+		snprintf(t, sizeof(t), "%s (%s)", rl->name, est ? "estimated" : "measured");
+		fprintf(f, "%s$p%d using 1:2 with lines lw 1.5 %s title ", nplot ? ", " : "", i,
+			est ? "dt 2" : "");
+		lw_gp_quote(f, t);
+		nplot++;
+	}
+	fprintf(f, "\n");
+	lw_power_data_free(d);
+	return nplot;
 }
 
 static void power_section(struct page *pg, const struct lw_rrun *r)
 {
-	const json_t *pw = json_object_get(r->analysis, "power"), *rails, *e, *pt;
+	const json_t *pw = json_object_get(r->analysis, "power"), *rails, *e, *pt, *tot;
 	struct script sc;
 	FILE *f;
 	size_t i, j;
-	int series = 0;
+	int series = 0, n;
 
 	rails = json_object_get(pw, "rails");
+	tot = json_object_get(pw, "total");
 	pg_section(pg, "power", "Power", json_array_size(rails) > 0);
 	if (!json_array_size(rails)) {
-		pg_missing(pg, "Power (no sensor and no energy model)", "power.rails");
+		pg_missing(pg, "Power (no sensor, and no trace for the energy model)", "power.rails");
 		pg_section_end(pg);
 		return;
 	}
-	pg_raw(pg, "<table class=\"rails\">\n<tr><th class=\"l\">rail</th><th class=\"l\">source"
-	       "</th><th>mean (mW)</th><th>max (mW)</th><th>energy (mJ)</th></tr>\n");
+	if (json_is_number(json_object_get(tot, "average_w")))
+		pg_raw(pg, "<p id=\"power-total\" data-value=\"%.17g\">Board total: %.1f mW average, "
+		       "%.3f J over %.1f s (%s).</p>\n", jnum(tot, "average_w", 0) * 1e3,
+		       jnum(tot, "average_w", 0) * 1e3, jnum(tot, "energy_j", 0),
+		       jnum(tot, "duration_s", 0), json_is_true(json_object_get(pw, "estimated")) ?
+		       "estimated" : "measured");
+	pg_raw(pg, "<table class=\"rails\">\n<tr><th class=\"l\">rail</th><th class=\"l\">measured or "
+	       "estimated</th><th class=\"l\">source</th><th>mean (mW)</th><th>min (mW)</th>"
+	       "<th>max (mW)</th><th>energy (mJ)</th></tr>\n");
 	json_array_foreach((json_t *)rails, i, e) {
+		double mj = json_is_number(json_object_get(e, "energy_j")) ? jnum(e, "energy_j", 0) * 1e3
+			: json_is_number(json_object_get(e, "energy_mj")) ? jnum(e, "energy_mj", 0) : NAN;
+
 		pg_raw(pg, "<tr data-rail=\"");
 		pg_text(pg, jstr(e, "name", "?"));
-		pg_raw(pg, "\"><td class=\"l\">");
+		pg_raw(pg, "\" data-kind=\"%s\"><td class=\"l\">", rail_kind(e));
 		pg_text(pg, jstr(e, "name", "?"));
-		pg_raw(pg, "</td><td class=\"l\">");
-		pg_text(pg, jstr(e, "source", "unlabelled"));
-		pg_raw(pg, "</td><td data-value=\"%.17g\">%.1f</td>", jnum(e, "mean_mw", 0),
-		       jnum(e, "mean_mw", 0));
-		if (json_is_number(json_object_get(e, "max_mw")))
-			pg_raw(pg, "<td>%.1f</td>", jnum(e, "max_mw", 0));
-		else
-			pg_raw(pg, "<td>-</td>");
-		if (json_is_number(json_object_get(e, "energy_mj")))
-			pg_raw(pg, "<td>%.1f</td>", jnum(e, "energy_mj", 0));
-		else
-			pg_raw(pg, "<td>-</td>");
+		pg_raw(pg, "</td><td class=\"l\">%s</td><td class=\"l\">", rail_kind(e));
+		pg_text(pg, json_object_get(e, "kind") ? jstr(e, "source", "") : "");
+		pg_raw(pg, "</td>");
+		power_cell(pg, rail_mw(e, "average_w", "mean_mw"));
+		power_cell(pg, rail_mw(e, "min_w", "min_mw"));
+		power_cell(pg, rail_mw(e, "max_w", "max_mw"));
+		power_cell(pg, mj);
 		pg_raw(pg, "</tr>\n");
 		series |= json_array_size(json_object_get(e, "series")) > 0;
 	}
 	pg_raw(pg, "</table>\n");
-	if (!series) {
-		pg_missing(pg, "Power over time", "power.rails[].series");
+	f = script_open(&sc);
+	if (!f) {
 		pg_section_end(pg);
 		return;
 	}
-	f = script_open(&sc);
-	if (f) {
+	n = power_series(f, r, pg->o->points, r->start_ns);
+	if (n <= 0 && series) {		/* series given inline in analysis.json */
+		fclose(f);
+		free(sc.buf);
+		f = script_open(&sc);
+		if (!f) {
+			pg_section_end(pg);
+			return;
+		}
+		n = 0;
 		json_array_foreach((json_t *)rails, i, e) {
 			fprintf(f, "$p%zu << EOD\n", i);
 			json_array_foreach(json_object_get(e, "series"), j, pt)
@@ -685,15 +812,23 @@ static void power_section(struct page *pg, const struct lw_rrun *r)
 		fprintf(f, "set grid\nset key outside right top\nset xlabel \"time since the start of "
 			"the run (s)\"\nset ylabel \"power (mW)\"\nplot ");
 		json_array_foreach((json_t *)rails, i, e) {
-			char t[128];
+			char t[256];
 
-			snprintf(t, sizeof(t), "%s (%s)", jstr(e, "name", "?"),
-				 jstr(e, "source", "unlabelled"));
+			snprintf(t, sizeof(t), "%s (%s)", jstr(e, "name", "?"), rail_kind(e));
 			fprintf(f, "%s$p%zu using 1:2 with lines lw 1.5 %s title ", i ? ", " : "", i,
-				strcmp(jstr(e, "source", ""), "measured") ? "dt 2" : "");
+				strcmp(rail_kind(e), "measured") ? "dt 2" : "");
 			lw_gp_quote(f, t);
+			n++;
 		}
 		fprintf(f, "\n");
+	}
+	if (n <= 0) {
+		fclose(f);
+		free(sc.buf);
+		pg_missing(pg, n < 0 ? "Power over time (RUN/power could not be read)" :
+			   "Power over time (no RUN/power)", NULL);
+		pg_section_end(pg);
+		return;
 	}
 	pg_figure(pg, "power", script_close(&sc), 960, 360,
 		  "Power over time per rail: measured rails solid, estimated (energy model) dashed.");
@@ -780,9 +915,18 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 		pg_text(pg, name);
 		pg_raw(pg, "</td><td class=\"l\">");
 		pg_text(pg, jstr(w, "type", name));
-		pg_raw(pg, "</td><td>%.0f</td><td data-value=\"%.17g\">%.0f %s</td></tr>\n",
-		       jnum(w, "total", 0), jnum(w, "misses", 0), jnum(w, "misses", 0),
-		       jstr(w, "miss_name", "misses"));
+		{
+			/* the keys boards/budgets.c reads: audio periods and xruns, video
+			 * frames and dropped_frames; else total and misses */
+			double total = jnum(w, "periods", jnum(w, "frames", jnum(w, "total", 0)));
+			const char *mk = json_is_number(json_object_get(w, "xruns")) ? "xruns" :
+				json_is_number(json_object_get(w, "dropped_frames")) ? "dropped_frames" :
+				"misses";
+
+			pg_raw(pg, "</td><td>%.0f</td><td data-value=\"%.17g\">%.0f %s</td></tr>\n",
+			       total, jnum(w, mk, 0), jnum(w, mk, 0),
+			       !strcmp(mk, "dropped_frames") ? "dropped frames" : mk);
+		}
 		nev += json_array_size(json_object_get(w, "events"));
 	}
 	pg_raw(pg, "</table>\n");

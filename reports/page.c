@@ -172,6 +172,26 @@ const char *jstr(const json_t *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* A rail's figure in mW: "average_w" etc. (power/power.h's summary), or
+ * "mean_mw" etc.; NAN when absent. */
+double rail_mw(const json_t *rail, const char *w_key, const char *mw_key)
+{
+	if (json_is_number(json_object_get(rail, w_key)))
+		return jnum(rail, w_key, 0) * 1e3;
+	if (json_is_number(json_object_get(rail, mw_key)))
+		return jnum(rail, mw_key, 0);
+	return NAN;
+}
+
+const char *rail_kind(const json_t *rail)
+{
+	const char *k = jstr(rail, "kind", NULL);
+
+	if (!k)
+		k = jstr(rail, "source", "unlabelled");
+	return strcmp(k, "measured") && strcmp(k, "estimated") ? "unlabelled" : k;
+}
+
 FILE *script_open(struct script *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -47,6 +47,12 @@ void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const c
 double jnum(const json_t *o, const char *key, double dflt);
 const char *jstr(const json_t *o, const char *key, const char *dflt);
 
+/* A power rail of analysis.json: a figure in mW from "average_w" (etc.,
+ * watts, as power/power.h summarizes) or "mean_mw"; NAN when absent.  And
+ * whether it was "measured" or "estimated" ("unlabelled" otherwise). */
+double rail_mw(const json_t *rail, const char *w_key, const char *mw_key);
+const char *rail_kind(const json_t *rail);
+
 /* A gnuplot script in memory. */
 struct script {
 	char *buf;

@@ -128,6 +128,13 @@ size_t lw_checks_count(const struct lw_checks *cs, enum lw_verdict v);
  * when the run holds no data for it). */
 int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct lw_checks *out);
 
+/* The budgets of a board (boards/NAME.yaml; @board NULL: the run's own
+ * board, see lw_board_for_run()) checked against the run by
+ * lw_budgets_check(), one check each; "not measured" ones skipped.  @suffix
+ * (or NULL) is appended to the names.  -1 after error() (unknown board). */
+int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suffix,
+		    struct lw_checks *out);
+
 /* ---- comparison ----------------------------------------------------- */
 
 /* Percentile with a distribution-free confidence interval (order

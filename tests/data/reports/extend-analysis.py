@@ -33,18 +33,37 @@ a["spikes"] = {"spikes_total": 54, "attributed": 52, "unattributable": 2, "total
                         {"kind": "task", "name": "latwatt-cyclic", "start_ns": t0 + S + 380000, "end_ns": t0 + S + 400000}]},
           {"cpu": 0, "probe": 1, "expected_ns": t0 + S + S // 4, "latency_ns": 300000, "cause": "unattributable",
            "unattributable": "trace events lost in the window", "components": []}]}
+# idle: by_state has no producer yet; residency in RUN/idle.json's shape
 a["idle"] = {"by_state": [{"probe": "cyclic", "state": "POLL", "count": 1000, "p50_ns": 20000, "p99_ns": 90000, "max_ns": 300000},
                           {"probe": "cyclic", "state": "C1", "count": 1979, "p50_ns": 35000, "p99_ns": 250000, "max_ns": 3113000}],
-             "residency": [{"cpu": 0, "states": [{"state": "POLL", "time_ns": 1, "share": 0.1}, {"state": "C1", "time_ns": 1, "share": 0.7}]},
-                           {"cpu": 1, "states": [{"state": "POLL", "time_ns": 1, "share": 0.2}, {"state": "C1", "time_ns": 1, "share": 0.5}]}]}
-a["power"] = {"rails": [{"name": "soc", "source": "measured", "mean_mw": 1500.5, "max_mw": 2100, "energy_mj": 2250,
-                          "series": [[t0 + i * S // 10, 1400 + (i % 3) * 100] for i in range(16)]},
-                         {"name": "cpu", "source": "estimated", "mean_mw": 700, "series": [[t0 + i * S // 10, 650 + (i % 4) * 30] for i in range(16)]}]}
+             "format": "latwatt-idle", "version": 1, "duration_ns": 1500000000,
+             "sysfs": {"cpus": [{"cpu": 0, "active": 0.2, "states": [{"index": 0, "name": "POLL", "residency": 0.1}, {"index": 1, "name": "C1", "residency": 0.7}]},
+                                {"cpu": 1, "active": 0.3, "states": [{"index": 0, "name": "POLL", "residency": 0.2}, {"index": 1, "name": "C1", "residency": 0.5}]}]}}
+# power: the summary power/power.h's lw_power_summarize() writes, and the
+# samples behind it in RUN/power (its text format)
+a["power"] = {"format": "latwatt-power", "version": 1, "kind": "measured", "estimated": False,
+              "total": {"average_w": 1.5005, "energy_j": 2.25, "duration_s": 1.5, "rails": 1},
+              "rails": [{"name": "soc", "source": "hwmon", "kind": "measured", "total": True, "samples": 16,
+                         "gaps": 1, "average_w": 1.5005, "min_w": 1.4, "max_w": 2.1, "energy_j": 2.25, "duration_s": 1.5},
+                        {"name": "cpu", "source": "model", "kind": "estimated", "total": False, "samples": 16,
+                         "gaps": 0, "average_w": 0.7, "min_w": 0.65, "max_w": 0.74, "energy_j": 1.05, "duration_s": 1.5}]}
+with open(run + "/power", "w") as f:
+    f.write("latwatt-power\t1\nstart_ns\t%d\n" % t0)
+    f.write("rail\t0\tsoc\thwmon\tmeasured\ttotal\tina219 on the 5 V input\n")
+    f.write("rail\t1\tcpu\tmodel\testimated\t-\tboard energy model\n")
+    for i in range(16):
+        ts = t0 + i * S // 10
+        if i == 8:
+            f.write("gap\t0\t%d\tread failed\n" % ts)
+        else:
+            f.write("s\t0\t%d\t%.3f\t-\t5.0\t-\n" % (ts, 1.4 + (i % 3) * 0.1))
+        f.write("s\t1\t%d\t%.3f\t-\t-\t-\n" % (ts, 0.65 + (i % 4) * 0.03))
+    f.write("end_ns\t%d\n" % (t0 + 16 * S // 10))
 a["tradeoff"] = {"probe": "cyclic", "stat": "p99", "recommended_pm_qos_us": 20, "reason": "lowest power with p99 under 100 us",
                  "points": [{"pm_qos_us": 0, "latency_ns": 40000, "power_mw": 2600}, {"pm_qos_us": 20, "latency_ns": 70000, "power_mw": 1900},
                             {"pm_qos_us": 100, "latency_ns": 160000, "power_mw": 1500}, {"pm_qos_us": 2000000000, "latency_ns": 240000, "power_mw": 1400}]}
-a["workloads"] = {"audio": {"type": "audio", "total": 750, "misses": 2, "miss_name": "xruns",
+a["workloads"] = {"audio": {"type": "audio", "periods": 750, "period_ns": 2000000, "xruns": 2,
                             "events": [{"t_ns": t0 + S//2, "cause": "irq", "detail": "virtio0-input 480us"}, {"t_ns": t0 + S + S//5, "cause": "softirq", "detail": "NET_RX"}]},
-                  "video": {"type": "video", "total": 90, "misses": 1, "miss_name": "dropped frames",
+                  "video": {"type": "video", "frames": 90, "dropped_frames": 1,
                             "events": [{"t_ns": t0 + S, "cause": "idle exit", "detail": "C1 exit"}]}}
 json.dump(a, open(run + "/analysis.json", "w"), indent=1)
