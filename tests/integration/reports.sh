@@ -105,6 +105,24 @@ else
 	fail "markdown-short-with-verdict" "$lines lines: $(cat "$TMP/a.md")"
 fi
 
+# -- the board's budgets (boards/qemu-x86_64.yaml: p99 and max latency, no deadline misses)
+"$LATWATT" report "$A" --board qemu-x86_64 --budget 'p99<100us' --junit "$TMP/b.xml" >"$TMP/out" 2>&1; rc=$?
+python3 - "$TMP/b.xml" "$A/analysis.json" "$TOP/boards/qemu-x86_64.yaml" <<'PY' && [ "$rc" -eq 1 ] && pass "board-budgets" || fail "board-budgets" "exit $rc: $(cat "$TMP/out")"
+import json, sys, yaml, xml.etree.ElementTree as ET
+x = ET.parse(sys.argv[1]).getroot()
+a = json.load(open(sys.argv[2]))["probes"]["cyclic"]["all"]
+b = yaml.safe_load(open(sys.argv[3]))["budgets"]
+res = {c.get("name"): ("fail" if c.find("failure") is not None else "skip" if c.find("skipped") is not None else "pass")
+       for c in x.iter("testcase")}
+want = {"budget.cyclic.%s" % k: ("pass" if a[k + "_ns"] / 1e3 <= v else "fail") for k, v in b["latency_us"].items()}
+want["budget.deadline_misses"] = "skip"       # no workloads in this run
+want["budget.cyclic.p99-2"] = "fail" if a["p99_ns"] >= 100000 else "pass"
+assert res == want, (res, want)
+PY
+"$LATWATT" report "$A" --board no-such-board --lava >"$TMP/out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "board 'no-such-board' not found" "$TMP/out" && pass "unknown-board" ||
+	fail "unknown-board" "exit $rc: $(cat "$TMP/out")"
+
 # -- LAVA: lines on stdout, or the helper when it is on PATH
 "$LATWATT" report "$A" --lava --budget 'p99<100us' --budget 'xruns<1' >"$TMP/lava" 2>&1
 if grep -Eq '^lava-test-case budget\.cyclic\.p99 --result fail --measurement [0-9.]+ --units us$' "$TMP/lava" &&
