@@ -126,6 +126,8 @@ int lw_wspec_set(struct lw_wspec *s, const char *key, const char *value, const c
 int lw_wspec_check(const struct lw_wspec *s, const char *where);
 /* Every parameter with its value ({"streams":2, "load":0.3, "cpu":"1", ...}). */
 json_t *lw_wspec_json(const struct lw_wspec *s);
+/* The same for a workload's config struct (what a workload's finish() records). */
+json_t *lw_wconfig_json(const struct lw_workload *w, const void *config);
 /* "audio:streams=2,load=0.3,..." with every parameter (for logs); @buf. */
 char *lw_wspec_format(const struct lw_wspec *s, char *buf, size_t len);
 /* The run participant; the spec may be freed afterwards. */
