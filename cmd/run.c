@@ -17,6 +17,7 @@
 #include "lib/run.h"
 #include "lib/sysinfo.h"
 #include "probes/cyclic.h"
+#include "workloads/workload.h"
 
 static json_t *argv_json(int argc, char **argv)
 {
@@ -129,6 +130,11 @@ int cmd_run(int argc, char **argv)
 		lw_run_destroy(&run);
 		return LW_EXIT_ERROR;
 	}
+	for (int i = 0; i < o.nworkloads; i++)
+		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0) {
+			lw_run_destroy(&run);
+			return LW_EXIT_ERROR;
+		}
 	ret = lw_run_execute(&run);
 	if (ret == LW_EXIT_OK || ret >= 128)
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));

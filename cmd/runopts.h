@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <stdint.h>
 
+#define LW_MAX_WORKLOAD_OPTS 16
+
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
 	uint64_t duration_ns;		/* -d, default 10s */
@@ -23,6 +25,8 @@ struct lw_run_opts {
 	int force;			/* --force */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */
+	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
+	int nworkloads;
 };
 
 extern const char lw_run_usage[];

@@ -335,6 +335,7 @@ static void *irq_main(void *arg)
 		k++;
 	}
 	a->irq_count = k;
+	a->stop_ns = lw_mono_ns();
 	return NULL;
 }
 
@@ -362,7 +363,8 @@ static void audio_stop(struct lw_run *run, struct lw_part *p)
 			pthread_join(a->s[i].tid, NULL);
 			a->s[i].created = 0;
 		}
-	a->stop_ns = lw_mono_ns();
+	if (!a->stop_ns)
+		a->stop_ns = lw_mono_ns();
 	close_records(a);
 }
 

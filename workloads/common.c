@@ -34,6 +34,8 @@ int wl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct w
 	int ret;
 
 	pthread_attr_init(&attr);
+	/* Under mlockall(MCL_FUTURE) a default 8 MB stack is faulted in whole. */
+	pthread_attr_setstacksize(&attr, WL_STACK_SIZE);
 	if (s->cpu >= 0) {
 		CPU_ZERO(&one);
 		CPU_SET(s->cpu, &one);

@@ -12,6 +12,9 @@
 
 struct lw_run;
 
+/* Stack of workload threads: room for 64k receive buffers and prefaulting. */
+#define WL_STACK_SIZE (512 * 1024)
+
 /* How a workload thread is scheduled. */
 struct wl_sched {
 	int policy;		/* SCHED_FIFO, SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */

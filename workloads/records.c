@@ -146,7 +146,13 @@ static void *writer_main(void *arg)
 
 int lw_records_start(struct lw_records *w)
 {
-	int ret = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_attr_t attr;
+	int ret;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);	/* not 8 MB locked by mlockall */
+	ret = pthread_create(&w->thread, &attr, writer_main, w);
+	pthread_attr_destroy(&attr);
 
 	if (ret)
 		return error("%s: cannot start the record writer: %s", w->path, strerror(ret));

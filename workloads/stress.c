@@ -67,7 +67,7 @@ struct stress_conf {
 static const struct lw_wparam stress_params[] = {
 	{ "kind",      LW_WP_ENUM,   P(kind),      "cpu",   0, 0, kinds,
 	  "what to stress" },
-	{ "intensity", LW_WP_DOUBLE, P(intensity), "1",     0.01, 1, NULL,
+	{ "intensity", LW_WP_DOUBLE, P(intensity), "0.5",   0.01, 1, NULL,
 	  "fraction of each window a worker works (duty cycle)" },
 	{ "cpus",      LW_WP_CPUS,   P(cpus),      "all",   0, 0, NULL,
 	  "CPUs the workers are pinned to" },

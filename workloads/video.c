@@ -178,6 +178,7 @@ static void *dma_main(void *arg)
 		k++;
 	}
 	v->captured = k;
+	v->stop_ns = lw_mono_ns();
 	return NULL;
 }
 
@@ -292,7 +293,8 @@ static void video_stop(struct lw_run *run, struct lw_part *p)
 		pthread_join(v->proc, NULL);
 		v->proc_created = 0;
 	}
-	v->stop_ns = lw_mono_ns();
+	if (!v->stop_ns)
+		v->stop_ns = lw_mono_ns();
 	if (v->rec && lw_records_close(v->rec, &v->rec_written, &v->rec_dropped) < 0) {
 		v->rec_err = 1;
 		snprintf(v->rec_errmsg, sizeof(v->rec_errmsg), "%s", lw_last_error());

@@ -7,6 +7,7 @@
 
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "lib/run.h"
 #include "workloads/workload.h"
 
 #define LW_WORKLOAD_ENTRY(n) &lw_workload_##n,
@@ -383,12 +384,51 @@ struct lw_part *lw_wspec_create(const struct lw_wspec *s, const struct lw_worklo
 	return s->w->create(s->config, env);
 }
 
+struct lw_part *lw_workload_part(struct lw_run *run, const struct lw_wspec *s, int no_rt)
+{
+	struct lw_workload_env env = { .no_rt = no_rt, .rundir = run->dir.path };
+
+	for (int i = 0; i < run->nparts; i++)
+		if (!strcmp(run->part[i]->name, s->w->name))
+			env.instance++;
+	return lw_wspec_create(s, &env);
+}
+
+struct lw_part *lw_workload_new(struct lw_run *run, const char *spec, int no_rt)
+{
+	struct lw_wspec *s = lw_wspec_parse(spec, "--workload");
+	struct lw_part *p;
+
+	if (!s)
+		return NULL;
+	p = lw_workload_part(run, s, no_rt);
+	lw_wspec_free(s);
+	return p;
+}
+
 void lw_wspec_free(struct lw_wspec *s)
 {
 	if (!s)
 		return;
 	free(s->config);
 	free(s);
+}
+
+static char *size_text(double v, char *buf, size_t len)
+{
+	static const char sfx[] = "kMGT";
+	uint64_t u = (uint64_t)v;
+	int i = -1;
+
+	while (u && u % 1024 == 0 && i < 3) {
+		u /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)u);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)u, sfx[i]);
+	return buf;
 }
 
 static void range_text(const struct lw_wparam *p, char *buf, size_t len)
@@ -407,7 +447,8 @@ static void range_text(const struct lw_wparam *p, char *buf, size_t len)
 			 lw_format_duration((uint64_t)p->max, b, sizeof(b)));
 		break;
 	case LW_WP_SIZE:
-		snprintf(buf, len, "%.0f..%.0f bytes", p->min, p->max);
+		snprintf(buf, len, "%s..%s", size_text(p->min, a, sizeof(a)),
+			 size_text(p->max, b, sizeof(b)));
 		break;
 	case LW_WP_ENUM:
 		choices_of(p, buf, len);
@@ -434,14 +475,18 @@ void lw_workloads_print(FILE *out, const char *only)
 		if (only && strcmp(only, w->name))
 			continue;
 		fprintf(out, "%s%s — %s\n", i && !only ? "\n" : "", w->name, w->help);
-		fprintf(out, "  %-11s %-7s %-12s %-24s %s\n", "parameter", "type", "default",
-			"range", "");
+		fprintf(out, "  %-11s %-7s %-12s %-20s %s\n", "parameter", "type", "default",
+			"range", "meaning");
 		for (const struct lw_wparam *p = w->params; p->name; p++) {
 			char r[128];
 
 			range_text(p, r, sizeof(r));
-			fprintf(out, "  %-11s %-7s %-12s %-24s %s\n", p->name, type_names[p->type],
-				p->def, r, p->help);
+			if (strlen(r) > 20)	/* long lists of choices get a line of their own */
+				fprintf(out, "  %-11s %-7s %-12s %s\n  %33s%-20s %s\n", p->name,
+					type_names[p->type], p->def, r, "", "", p->help);
+			else
+				fprintf(out, "  %-11s %-7s %-12s %-20s %s\n", p->name,
+					type_names[p->type], p->def, r, p->help);
 		}
 	}
 }

@@ -132,6 +132,16 @@ json_t *lw_wconfig_json(const struct lw_workload *w, const void *config);
 char *lw_wspec_format(const struct lw_wspec *s, char *buf, size_t len);
 /* The run participant; the spec may be freed afterwards. */
 struct lw_part *lw_wspec_create(const struct lw_wspec *s, const struct lw_workload_env *env);
+
+struct lw_run;
+/*
+ * The participant for @s in @run (not added: cmd/run.c adds it after the
+ * probes), numbered after the workloads of the same kind already in @run
+ * ("audio", then "audio-1"...).  lw_workload_new() parses @spec first
+ * (errors say "--workload").  NULL after error().
+ */
+struct lw_part *lw_workload_part(struct lw_run *run, const struct lw_wspec *s, int no_rt);
+struct lw_part *lw_workload_new(struct lw_run *run, const char *spec, int no_rt);
 void lw_wspec_free(struct lw_wspec *s);
 
 /* `latwatt workloads`: every workload and its parameters with defaults. */
