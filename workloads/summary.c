@@ -341,10 +341,12 @@ void lw_workload_summaries_print(FILE *out, const json_t *summaries)
 			dist_line(out, "capture (DMA)", json_object_get(s, "capture_ns"));
 			dist_line(out, "processing", json_object_get(s, "proc_ns"));
 		} else {
-			fprintf(out, "  %s: %s %s, %.4g %s/s\n", key, kind,
+			fprintf(out, "  %s: %s %s, %.4g %s/s, intensity %g, cpus %s\n", key, kind,
 				json_string_value(json_object_get(s, "stressor")) ?: "",
 				json_real_value(json_object_get(s, "ops_per_s")),
-				json_string_value(json_object_get(s, "unit")) ?: "ops");
+				json_string_value(json_object_get(s, "unit")) ?: "ops",
+				json_real_value(json_object_get(s, "intensity")),
+				json_string_value(json_object_get(s, "cpus")) ?: "?");
 		}
 	}
 }
