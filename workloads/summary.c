@@ -237,22 +237,25 @@ json_t *lw_workload_summaries(const char *rundir)
 	}
 	for (int i = 0; i < n; i++) {
 		char instance[256];
-		json_t *s;
+		json_t *s = NULL;
+		int bad = 0;
 
-		if (!ends_with(names[i]->d_name, ".records"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", rundir, names[i]->d_name);
-		s = summarize_file(path, names[i]->d_name, instance, sizeof(instance));
-		if (!s) {
-			for (; i < n; i++)
+		if (ends_with(names[i]->d_name, ".records")) {
+			snprintf(path, sizeof(path), "%s/%s", rundir, names[i]->d_name);
+			s = summarize_file(path, names[i]->d_name, instance, sizeof(instance));
+			if (s)
+				json_object_set_new(out, instance, s);
+			else
+				bad = 1;
+		}
+		free(names[i]);
+		if (bad) {
+			while (++i < n)
 				free(names[i]);
 			free(names);
 			goto fail;
 		}
-		json_object_set_new(out, instance, s);
 	}
-	for (int i = 0; i < n; i++)
-		free(names[i]);
 	free(names);
 
 	/* What only the run knew: parameters, calibration, stress throughput. */
