@@ -131,8 +131,10 @@ struct audio {
 
 static inline uint64_t boundary(const struct audio *a, uint64_t k)
 {
-	/* exact: no drift over hours (k * frames * 1e9 fits 64 bits for years) */
-	return a->t0 + k * a->period_num / a->period_den;
+	/* exact, no drift: k * num / den without overflowing 64 bits
+	 * ((k % den) * num < 384000 * 16384e9 < 2^63) */
+	return a->t0 + (k / a->period_den) * a->period_num +
+	       (k % a->period_den) * a->period_num / a->period_den;
 }
 
 static inline int quitting(struct audio *a)

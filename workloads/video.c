@@ -119,7 +119,8 @@ struct video {
 
 static inline uint64_t vsync(const struct video *v, uint64_t k)
 {
-	return v->t0 + k * v->iv_num / v->iv_den;
+	/* exact, no drift, no overflow: (k % den) * num < 240000 * 1e12 < 2^63 */
+	return v->t0 + (k / v->iv_den) * v->iv_num + (k % v->iv_den) * v->iv_num / v->iv_den;
 }
 
 static inline int quitting(struct video *v)
