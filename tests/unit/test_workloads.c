@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "cmd/runopts.h"
 #include "lib/parse.h"
 #include "workloads/records.h"
 #include "workloads/workload.h"
@@ -321,6 +322,29 @@ static void test_summaries(void **state)
 	lw_test_rmdir(dir);
 }
 
+static void test_run_option(void **state)
+{
+	char *ok[] = { "run", "-o", "R", "-w", "audio", "--workload=video:fps=30,width=640,height=480",
+		       "-w", "stress:kind=cpu,cpus=0", NULL };
+	char *bad[] = { "run", "-o", "R", "-w", "audio:load=9", NULL };
+	char *none[] = { "run", "-o", "R", "-w", NULL };
+	struct lw_run_opts o;
+	cpu_set_t online;
+
+	lw_online_cpus(&online);
+	lw_run_opts_default(&o, &online);
+	assert_int_equal(lw_run_opts_parse(&o, 8, ok, &online), 0);
+	assert_int_equal(o.nworkloads, 3);
+	assert_string_equal(o.workload[0], "audio");
+	assert_string_equal(o.workload[1], "video:fps=30,width=640,height=480");
+	assert_string_equal(o.workload[2], "stress:kind=cpu,cpus=0");
+	lw_run_opts_default(&o, &online);
+	assert_error(lw_run_opts_parse(&o, 5, bad, &online) < 0,
+		     "--workload: workload audio: load: 9 is out of range [0, 4]");
+	lw_run_opts_default(&o, &online);
+	assert_error(lw_run_opts_parse(&o, 4, none, &online) < 0, "option -w needs a value");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_format_round_trip),
 		cmocka_unit_test(test_records_round_trip),
 		cmocka_unit_test(test_summaries),
+		cmocka_unit_test(test_run_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
