@@ -161,17 +161,6 @@ static void judge(struct lw_check *c, const struct lw_rbudget *b, double measure
 		 c->unit, op_str(b), limit, c->unit, b->origin);
 }
 
-/* A workload's misses: "xruns" (audio), "dropped_frames" (video) or "misses". */
-static double jcount(const json_t *w)
-{
-	static const char *const keys[] = { "xruns", "dropped_frames", "misses" };
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (json_is_number(json_object_get(w, keys[i])))
-			return json_number_value(json_object_get(w, keys[i]));
-	return 0;
-}
-
 /* Sum of one count over every workload of @type (NULL: every workload);
  * -1 when the run has no such workload. */
 static double workload_misses(const json_t *an, const char *type)
@@ -181,13 +170,12 @@ static double workload_misses(const json_t *an, const char *type)
 	double sum = -1;
 
 	json_object_foreach((json_t *)wl, name, w) {
-		const char *t = json_string_value(json_object_get(w, "type"));
+		const char *t = lw_workload_kind(w, name);
+		double m = lw_workload_misses(w);
 
-		if (!t)
-			t = name;
-		if (type && strcmp(t, type))
+		if ((type && strcmp(t, type)) || m < 0)
 			continue;
-		sum = (sum < 0 ? 0 : sum) + jcount(w);
+		sum = (sum < 0 ? 0 : sum) + m;
 	}
 	return sum;
 }

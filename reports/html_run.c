@@ -892,83 +892,169 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 	pg_section_end(pg);
 }
 
+/* A deadline miss: when, on which CPU, how late, and what caused it. */
+struct miss {
+	const char *workload;
+	double t_ns, late_ns;
+	int cpu;
+	char cause[160], detail[160];
+};
+
+/* The cause of a miss: its own "cause", else the top spike on its CPU whose
+ * window [expected, expected + latency] overlaps the miss's [t, t + late]. */
+static void match_cause(struct miss *m, const json_t *ev, const json_t *spikes)
+{
+	const json_t *e;
+	size_t i;
+
+	if (json_is_string(json_object_get(ev, "cause"))) {
+		snprintf(m->cause, sizeof(m->cause), "%s", jstr(ev, "cause", ""));
+		return;
+	}
+	json_array_foreach((json_t *)spikes, i, e) {
+		double a = jnum(e, "expected_ns", -1), b = a + jnum(e, "latency_ns", 0);
+
+		if (m->cpu >= 0 && jnum(e, "cpu", -2) != m->cpu)
+			continue;
+		if (a <= m->t_ns + fmax(m->late_ns, 0) && b >= m->t_ns) {
+			snprintf(m->cause, sizeof(m->cause), "%s (spike %zu)",
+				 jstr(e, "cause", "unknown"), i + 1);
+			return;
+		}
+	}
+	snprintf(m->cause, sizeof(m->cause), "%s", json_array_size(spikes) ?
+		 "no top spike at that moment" : "not attributed (no spike attribution)");
+}
+
+/* Every listed miss of a workload: "events" [{t_ns, cause, detail}], or
+ * workloads/summary.c's "xrun_list" / "dropped_list". */
+static size_t collect_misses(const char *name, const json_t *w, const json_t *spikes,
+			     struct miss *out, size_t max)
+{
+	const json_t *list = json_object_get(w, "events"), *ev;
+	size_t i, n = 0;
+	int kind = 0;
+
+	if (!list) {
+		list = json_object_get(w, "xrun_list");
+		kind = 1;
+	}
+	if (!list) {
+		list = json_object_get(w, "dropped_list");
+		kind = 2;
+	}
+	json_array_foreach((json_t *)list, i, ev) {
+		struct miss *m = &out[n];
+
+		if (n == max)
+			break;
+		memset(m, 0, sizeof(*m));
+		m->workload = name;
+		m->cpu = (int)jnum(ev, "cpu", -1);
+		m->late_ns = jnum(ev, "lateness_ns", 0);
+		if (kind == 0) {
+			m->t_ns = jnum(ev, "t_ns", 0);
+			snprintf(m->detail, sizeof(m->detail), "%s", jstr(ev, "detail", ""));
+		} else if (kind == 1) {
+			m->t_ns = jnum(ev, "boundary_ns", 0);
+			snprintf(m->detail, sizeof(m->detail), "period %.0f, stream %.0f, CPU %d, %.1f us "
+				 "late%s", jnum(ev, "period", 0), jnum(ev, "stream", 0), m->cpu,
+				 m->late_ns / 1e3, json_is_true(json_object_get(ev, "skipped")) ?
+				 ", skipped" : "");
+		} else {
+			m->t_ns = jnum(ev, "vsync_ns", 0);
+			snprintf(m->detail, sizeof(m->detail), "frame %.0f, CPU %d, %.1f us late%s",
+				 jnum(ev, "frame", 0), m->cpu, m->late_ns / 1e3,
+				 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
+		}
+		match_cause(m, ev, spikes);
+		n++;
+	}
+	return n;
+}
+
+#define MAX_MISSES 200
+
 static void workloads_section(struct page *pg, const struct lw_rrun *r)
 {
-	const json_t *wl = json_object_get(r->analysis, "workloads"), *w, *ev;
+	const json_t *wl = json_object_get(r->analysis, "workloads"), *w;
+	const json_t *spikes = json_object_get(json_object_get(r->analysis, "spikes"), "top");
+	struct miss *ms = calloc(MAX_MISSES, sizeof(*ms));
 	struct script sc;
 	const char *name;
 	FILE *f;
-	size_t i, lane = 0, nev = 0;
+	size_t nm = 0, lane = 0, nlanes = 0;
 
 	pg_section(pg, "workloads", "Workloads", json_object_size(wl) > 0);
-	if (!json_object_size(wl)) {
+	if (!json_object_size(wl) || !ms) {
 		pg_missing(pg, "Workloads (audio xruns, video drops)", "workloads");
 		pg_section_end(pg);
+		free(ms);
 		return;
 	}
 	pg_raw(pg, "<table class=\"workloads\">\n<tr><th class=\"l\">workload</th><th class=\"l\">"
-	       "type</th><th>periods or frames</th><th>misses</th></tr>\n");
+	       "kind</th><th>periods or frames</th><th>deadline misses</th></tr>\n");
 	json_object_foreach((json_t *)wl, name, w) {
+		double miss = lw_workload_misses(w), total = lw_workload_total(w);
+		const char *kind = lw_workload_kind(w, name);
+
 		pg_raw(pg, "<tr data-workload=\"");
 		pg_text(pg, name);
 		pg_raw(pg, "\"><td class=\"l\">");
 		pg_text(pg, name);
 		pg_raw(pg, "</td><td class=\"l\">");
-		pg_text(pg, jstr(w, "type", name));
-		{
-			/* the keys boards/budgets.c reads: audio periods and xruns, video
-			 * frames and dropped_frames; else total and misses */
-			double total = jnum(w, "periods", jnum(w, "frames", jnum(w, "total", 0)));
-			const char *mk = json_is_number(json_object_get(w, "xruns")) ? "xruns" :
-				json_is_number(json_object_get(w, "dropped_frames")) ? "dropped_frames" :
-				"misses";
-
-			pg_raw(pg, "</td><td>%.0f</td><td data-value=\"%.17g\">%.0f %s</td></tr>\n",
-			       total, jnum(w, mk, 0), jnum(w, mk, 0),
-			       !strcmp(mk, "dropped_frames") ? "dropped frames" : mk);
-		}
-		nev += json_array_size(json_object_get(w, "events"));
+		pg_text(pg, kind);
+		if (total >= 0)
+			pg_raw(pg, "</td><td>%.0f</td>", total);
+		else
+			pg_raw(pg, "</td><td>-</td>");
+		if (miss >= 0)
+			pg_raw(pg, "<td data-value=\"%.17g\">%.0f %s</td></tr>\n", miss, miss,
+			       !strcmp(kind, "audio") ? "xruns" : !strcmp(kind, "video") ?
+			       "dropped frames" : "misses");
+		else
+			pg_raw(pg, "<td>-</td></tr>\n");
+		nm += collect_misses(name, w, spikes, ms + nm, MAX_MISSES - nm);
 	}
 	pg_raw(pg, "</table>\n");
-	if (!nev) {
-		pg_raw(pg, "<p>No xrun or dropped frame in this run.</p>\n");
+	if (!nm) {
+		pg_raw(pg, "<p>No xrun or dropped frame listed in this run.</p>\n");
 		pg_section_end(pg);
+		free(ms);
 		return;
 	}
 	pg_raw(pg, "<table class=\"misses\">\n<tr><th class=\"l\">workload</th><th>time (s)</th>"
 	       "<th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
-	f = script_open(&sc);
-	if (f)
-		fprintf(f, "$d << EOD\n");
-	json_object_foreach((json_t *)wl, name, w) {
-		json_array_foreach(json_object_get(w, "events"), i, ev) {
-			double t = (jnum(ev, "t_ns", 0) - (double)r->start_ns) / 1e9;
-
-			pg_raw(pg, "<tr><td class=\"l\">");
-			pg_text(pg, name);
-			pg_raw(pg, "</td><td>%.3f</td><td class=\"l\">", t);
-			pg_text(pg, jstr(ev, "cause", "unknown"));
-			pg_raw(pg, "</td><td class=\"l\">");
-			pg_text(pg, jstr(ev, "detail", ""));
-			pg_raw(pg, "</td></tr>\n");
-			if (f) {
-				fprintf(f, "%.6f %zu ", t, lane);
-				lw_gp_quote(f, jstr(ev, "cause", "unknown"));
-				fprintf(f, "\n");
-			}
-		}
-		lane++;
+	for (size_t i = 0; i < nm; i++) {
+		pg_raw(pg, "<tr><td class=\"l\">");
+		pg_text(pg, ms[i].workload);
+		pg_raw(pg, "</td><td>%.3f</td><td class=\"l\">", (ms[i].t_ns - (double)r->start_ns) / 1e9);
+		pg_text(pg, ms[i].cause);
+		pg_raw(pg, "</td><td class=\"l\">");
+		pg_text(pg, ms[i].detail);
+		pg_raw(pg, "</td></tr>\n");
 	}
 	pg_raw(pg, "</table>\n");
+	f = script_open(&sc);
 	if (f) {
-		fprintf(f, "EOD\nset grid\nset xlabel \"time since the start of the run (s)\"\n"
-			"set yrange [-0.7:%zu.7]\nset ytics (", lane - 1);
-		lane = 0;
-		json_object_foreach((json_t *)wl, name, w) {
-			fprintf(f, "%s", lane ? ", " : "");
-			lw_gp_quote(f, name);
-			fprintf(f, " %zu", lane++);
+		fprintf(f, "$d << EOD\n");
+		for (size_t i = 0; i < nm; i++) {
+			if (i && strcmp(ms[i].workload, ms[i - 1].workload))
+				lane++;
+			fprintf(f, "%.6f %zu ", (ms[i].t_ns - (double)r->start_ns) / 1e9, lane);
+			lw_gp_quote(f, ms[i].cause);
+			fprintf(f, "\n");
 		}
+		nlanes = lane + 1;
+		fprintf(f, "EOD\nset grid\nset xlabel \"time since the start of the run (s)\"\n"
+			"set yrange [-0.7:%zu.95]\nset ytics (", nlanes - 1);
+		lane = 0;
+		for (size_t i = 0; i < nm; i++)
+			if (!i || strcmp(ms[i].workload, ms[i - 1].workload)) {
+				fprintf(f, "%s", lane ? ", " : "");
+				lw_gp_quote(f, ms[i].workload);
+				fprintf(f, " %zu", lane++);
+			}
 		fprintf(f, ")\n");
 		if (jnum(r->manifest, "duration_ns", 0) > 0)
 			fprintf(f, "set xrange [0:%g]\n", jnum(r->manifest, "duration_ns", 0) / 1e9);
@@ -978,8 +1064,10 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 			"$d using 1:2:3 with labels rotate by 30 left offset 0.3,0.3 font \",8\" "
 			"notitle, $d using 1:2 with points pt 7 lc rgb \"#b00000\" notitle\n");
 	}
-	pg_figure(pg, "workloads", script_close(&sc), 960, 100 + 60 * (int)lane,
-		  "Audio xruns and dropped video frames over time, each labelled with its cause.");
+	pg_figure(pg, "workloads", script_close(&sc), 960, 100 + 60 * (int)nlanes,
+		  "Audio xruns and dropped video frames over time, each labelled with its cause "
+		  "(the top spike on the same CPU at that moment, when the run was attributed).");
+	free(ms);
 	pg_section_end(pg);
 }
 

@@ -238,6 +238,37 @@ const char *lw_rrun_pmqos(const struct lw_rrun *r, char *buf, size_t len)
 	return buf;
 }
 
+const char *lw_workload_kind(const json_t *w, const char *name)
+{
+	const char *k = json_string_value(json_object_get(w, "type"));
+
+	if (!k)
+		k = json_string_value(json_object_get(w, "kind"));
+	return k ? k : name;
+}
+
+static double first_number(const json_t *w, const char *const *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (json_is_number(json_object_get(w, keys[i])))
+			return json_number_value(json_object_get(w, keys[i]));
+	return -1;
+}
+
+double lw_workload_misses(const json_t *w)
+{
+	static const char *const keys[] = { "xruns", "dropped", "dropped_frames", "misses" };
+
+	return first_number(w, keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+double lw_workload_total(const json_t *w)
+{
+	static const char *const keys[] = { "periods", "frames", "records", "total" };
+
+	return first_number(w, keys, sizeof(keys) / sizeof(keys[0]));
+}
+
 /* ---- latency over time ---------------------------------------------- */
 
 void lw_timeline_free(struct lw_timeline *tl)

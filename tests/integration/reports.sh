@@ -190,7 +190,8 @@ assert plots == sorted(["hist-cyclic", "time-cyclic", "cdf-cyclic", "causes", "s
                         "residency", "power", "tradeoff", "workloads"]), plots
 assert doc.find(".//*[@id='recommended']").get("data-value") == "20"
 text = "".join(doc.itertext())
-for want in ("(measured)", "estimated", "virtio0-input", "NET_RX", "2 xruns", "kworker/1:1 & <co>",
+for want in ("(measured)", "estimated", "virtio0-input", "NET_RX", "2 xruns", "1 dropped frames", "kworker/1:1 & <co>",
+             "irq:virtio0-input (spike 1)", "no top spike at that moment", "period 187, stream 0, CPU 1, 300.0 us late",
              "52 attributed, 2 unattributable", "unattributable: trace events lost in the window",
              "irq:virtio0-input 480.0us"):
     assert want in text or want in ET.tostring(doc, encoding="unicode"), want

@@ -62,8 +62,12 @@ with open(run + "/power", "w") as f:
 a["tradeoff"] = {"probe": "cyclic", "stat": "p99", "recommended_pm_qos_us": 20, "reason": "lowest power with p99 under 100 us",
                  "points": [{"pm_qos_us": 0, "latency_ns": 40000, "power_mw": 2600}, {"pm_qos_us": 20, "latency_ns": 70000, "power_mw": 1900},
                             {"pm_qos_us": 100, "latency_ns": 160000, "power_mw": 1500}, {"pm_qos_us": 2000000000, "latency_ns": 240000, "power_mw": 1400}]}
-a["workloads"] = {"audio": {"type": "audio", "periods": 750, "period_ns": 2000000, "xruns": 2,
-                            "events": [{"t_ns": t0 + S//2, "cause": "irq", "detail": "virtio0-input 480us"}, {"t_ns": t0 + S + S//5, "cause": "softirq", "detail": "NET_RX"}]},
-                  "video": {"type": "video", "frames": 90, "dropped_frames": 1,
-                            "events": [{"t_ns": t0 + S, "cause": "idle exit", "detail": "C1 exit"}]}}
+# workloads: workloads/summary.c's shape; the xrun on CPU 1 at E1 falls in
+# top spike 1, the dropped frame on CPU 0 in no top spike
+a["workloads"] = {"audio": {"kind": "audio", "records": 750, "periods": 750, "xruns": 2, "skipped": 0,
+                            "xrun_list": [{"boundary_ns": E1 + 100000, "period": 187, "stream": 0, "cpu": 1, "lateness_ns": 300000, "skipped": False},
+                                          {"boundary_ns": t0 + S + S // 5, "period": 450, "stream": 0, "cpu": 1, "lateness_ns": 90000, "skipped": True}]},
+                  "video": {"kind": "video", "records": 90, "frames": 90, "dropped": 1, "skipped": 0,
+                            "dropped_list": [{"vsync_ns": t0 + S // 4, "frame": 22, "cpu": 0, "lateness_ns": 2000000, "skipped": False}]},
+                  "stress-cpu": {"kind": "cpu", "stressor": "cpu", "ops_per_s": 12345.0}}
 json.dump(a, open(run + "/analysis.json", "w"), indent=1)
