@@ -29,6 +29,9 @@ static const char usage[] =
 "      --markdown FILE     write a Markdown summary ('-': stdout)\n"
 "      --lava              print lava-test-case lines, or call lava-test-case\n"
 "                          when it is on PATH\n"
+"      --lava-metrics      the same for the run's key figures (latency statistics,\n"
+"                          samples, missed periods, workload misses, power): one\n"
+"                          passing test case each, with its measurement\n"
 "      --compare           compare runs, or read a comparison JSON\n"
 "      --budget SPEC       a budget to check, repeatable: [PROBE.]STAT<VALUE or <=,\n"
 "                          STAT one of min mean p50 p90 p99 p99.9 p99.99 max (us,\n"
@@ -96,7 +99,7 @@ static int is_file(const char *path)
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_JUNIT = 256, OPT_MARKDOWN, OPT_LAVA, OPT_COMPARE, OPT_BUDGET, OPT_TOLERANCE,
-	       OPT_POINTS, OPT_NO_PLOTS, OPT_BOARD };
+	       OPT_POINTS, OPT_NO_PLOTS, OPT_BOARD, OPT_LAVA_METRICS };
 	static const struct option opts[] = {
 		{ "output",    required_argument, NULL, 'o' },
 		{ "junit",     required_argument, NULL, OPT_JUNIT },
@@ -108,11 +111,12 @@ int cmd_report(int argc, char **argv)
 		{ "points",    required_argument, NULL, OPT_POINTS },
 		{ "no-plots",  no_argument,       NULL, OPT_NO_PLOTS },
 		{ "board",     required_argument, NULL, OPT_BOARD },
+		{ "lava-metrics", no_argument,    NULL, OPT_LAVA_METRICS },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *html = NULL, *junit = NULL, *markdown = NULL, *board = NULL;
-	int lava = 0, compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR, ok = 1;
+	int lava = 0, lava_metrics = 0, compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR, ok = 1;
 	static struct lw_rbudget budgets[MAX_BUDGETS];
 	size_t nbudgets = 0;
 	double tolerance = 10;
@@ -163,6 +167,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_BOARD:
 			board = optarg;
 			break;
+		case OPT_LAVA_METRICS:
+			lava_metrics = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return LW_EXIT_OK;
@@ -174,8 +181,9 @@ int cmd_report(int argc, char **argv)
 			return LW_EXIT_ERROR;
 		}
 	}
-	if (!html && !junit && !markdown && !lava) {
-		error("nothing to write: give -o FILE, --junit FILE, --markdown FILE or --lava");
+	if (!html && !junit && !markdown && !lava && !lava_metrics) {
+		error("nothing to write: give -o FILE, --junit FILE, --markdown FILE, --lava or "
+		      "--lava-metrics");
 		return LW_EXIT_ERROR;
 	}
 	if (html && markdown && !strcmp(html, "-") && !strcmp(markdown, "-")) {
@@ -185,6 +193,10 @@ int cmd_report(int argc, char **argv)
 	if (!compare && optind != argc - 1) {
 		error(optind == argc ? "no run directory given (see 'latwatt report --help')" :
 		      "one run directory at a time, or --compare (see 'latwatt report --help')");
+		return LW_EXIT_ERROR;
+	}
+	if (compare && lava_metrics) {
+		error("--lava-metrics reports one run, not a comparison");
 		return LW_EXIT_ERROR;
 	}
 	if (compare && argc - optind < 1) {
@@ -265,6 +277,14 @@ int cmd_report(int argc, char **argv)
 	}
 	if (lava && lw_report_lava(stdout, &checks, 1) < 0)
 		goto out;
+	if (lava_metrics) {
+		struct lw_checks m = { 0 };
+
+		ok = lw_run_metrics(&run, &m) == 0 && lw_report_lava(stdout, &m, 1) == 0;
+		lw_checks_free(&m);
+		if (!ok)
+			goto out;
+	}
 	ret = lw_checks_count(&checks, LW_FAIL) ? LW_EXIT_FAIL : LW_EXIT_OK;
 out:
 	if (have_run)

@@ -345,3 +345,8 @@ int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suff
 	lw_board_free(b);
 	return ret;
 }
+
+double lw_rrun_power_mw(const struct lw_rrun *r)
+{
+	return run_power(r->analysis);
+}

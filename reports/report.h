@@ -144,6 +144,15 @@ int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct 
 int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suffix,
 		    struct lw_checks *out);
 
+/* Average power of the run in mW (the power analysis' total, else the sum
+ * of its rails); -1 when not recorded. */
+double lw_rrun_power_mw(const struct lw_rrun *r);
+/* The run's key figures as passing checks of suite "metrics", each with its
+ * measurement: per probe mean, p50, p99, p99.9, max (us) and samples,
+ * missed, dropped, over (counts); per workload its misses; average power
+ * (mW).  Only what the run recorded.  -1 after error(). */
+int lw_run_metrics(const struct lw_rrun *r, struct lw_checks *out);
+
 /* ---- comparison ----------------------------------------------------- */
 
 /* Percentile with a distribution-free confidence interval (order

@@ -1,0 +1,258 @@
+#!/bin/sh
+# latwatt-lava.sh — run latwatt on the device under test and report to LAVA.
+#
+# The run steps of boards/lava/latwatt.yaml call this; it is plain POSIX sh
+# (busybox ash is the shell on small boards).  Inside a LAVA test shell the
+# results go through LAVA's helpers (lava-test-set, lava-test-case,
+# lava-test-reference); anywhere else the same lines are printed, so the
+# script also runs by hand on a board or a workstation.
+#
+# Test sets and cases:
+#   latwatt   run                       latwatt run exited 0 (fail: see the log)
+#             analyze                   latwatt analyze read the run
+#             run-dir                   the run directory was uploaded (--upload)
+#   budgets   budget.PROBE.STAT ...     every budget: the board's and the
+#                                       thresholds given here, pass|fail|skip
+#                                       with the measurement and its units
+#   metrics   PROBE.p99, PROBE.max ...  the run's key figures, with units
+#
+# Exit status: 0 every budget met, 1 a budget broken or the run failed,
+# 2 bad usage or no latwatt.  Inside LAVA always 0: LAVA runs the steps
+# with 'sh -e', so a non-zero status would end the test run before LAVA
+# hears that it ended; the verdict is in the test cases (an error is the
+# failing case 'latwatt').
+
+prog=latwatt-lava
+
+usage() {
+	cat <<EOF
+usage: $prog [OPTIONS]
+
+Run latwatt on this machine and report the run's budgets and key figures as
+LAVA test cases (through lava-test-case when it is on PATH, else printed).
+
+  -d, --duration TIME   latwatt run -d (default 60s)
+  -s, --scenario LIST   workloads beside the probes: latwatt run -w specs,
+                        separated by spaces (default: none, probes only)
+  -b, --board NAME      board file the run is for and whose budgets are
+                        checked (default local)
+  -i, --interval US     cyclic probe period (default 1000)
+      --p99 US          a budget on every probe's p99, in microseconds
+      --max US          a budget on every probe's maximum, in microseconds
+      --budget SPEC     another budget, as latwatt report --budget
+                        (repeatable; several in one word, space-separated)
+  -o, --run-dir DIR     run directory (default /tmp/latwatt-run; replaced)
+      --run-args ARGS   more latwatt run arguments (split on spaces)
+      --from RUN        report an existing run directory; do not run
+      --upload WHERE    send the run directory off the device as a tar.gz:
+                        an http(s) URL (PUT with curl, else POST with
+                        wget; a URL ending in / gets the file name added),
+                        'console' (base64 between marker lines on stdout,
+                        for scripts/lava-extract-run), or 'none' (default)
+      --latwatt BIN     latwatt binary (default: latwatt on PATH, else the
+                        repository's ./latwatt, built by 'make' when missing)
+  -h, --help            this text
+EOF
+}
+
+# LAVA's helpers are on PATH inside a LAVA test shell.
+if command -v lava-test-case >/dev/null 2>&1; then
+	in_lava=1
+else
+	in_lava=0
+fi
+
+say() { echo "$prog: $*"; }
+die() {
+	echo "$prog: error: $*" >&2
+	[ $in_lava = 0 ] || { lava-test-case latwatt --result fail; exit 0; }
+	exit 2
+}
+# finish STATUS
+finish() {
+	[ $in_lava = 0 ] || exit 0
+	exit "$1"
+}
+
+duration=60s scenario='' board=local interval=1000 p99='' max='' budgets=''
+run_dir=/tmp/latwatt-run run_args='' from='' upload=none latwatt=''
+
+need() { [ $# -ge 2 ] || die "option $1 needs a value (try --help)"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	-d|--duration) need "$@"; duration=$2; shift ;;
+	-s|--scenario) need "$@"; scenario=$2; shift ;;
+	-b|--board) need "$@"; board=$2; shift ;;
+	-i|--interval) need "$@"; interval=$2; shift ;;
+	--p99) need "$@"; p99=$2; shift ;;
+	--max) need "$@"; max=$2; shift ;;
+	--budget) need "$@"; budgets="$budgets $2"; shift ;;
+	-o|--run-dir) need "$@"; run_dir=$2; shift ;;
+	--run-args) need "$@"; run_args=$2; shift ;;
+	--from) need "$@"; from=$2; shift ;;
+	--upload) need "$@"; upload=$2; shift ;;
+	--latwatt) need "$@"; latwatt=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) die "unknown option '$1' (try --help)" ;;
+	esac
+	shift
+done
+
+# Parameters left empty in a job mean "not set"; numbers are checked here so
+# that a typo in a job is one clear line, not a confusing latwatt error.
+is_number() {
+	case $1 in ''|*[!0-9.]*|*.*.*|.) return 1 ;; esac
+	return 0
+}
+[ -z "$p99" ] || is_number "$p99" || die "--p99: '$p99' is not a number of microseconds"
+[ -z "$max" ] || is_number "$max" || die "--max: '$max' is not a number of microseconds"
+case $upload in
+none|console|http://*|https://*) ;;
+*) die "--upload: '$upload' is not none, console or an http(s) URL" ;;
+esac
+
+# ---------------------------------------------------------------- helpers
+
+# LAVA's helpers when they are on PATH; the same lines printed otherwise.
+test_set() {	# start NAME | stop
+	if [ $in_lava = 1 ]; then lava-test-set "$@"; else echo "lava-test-set $*"; fi
+}
+
+test_case() {	# NAME --result R [--measurement V --units U]
+	if [ $in_lava = 1 ]; then lava-test-case "$@"; else echo "lava-test-case $*"; fi
+}
+
+test_reference() {	# NAME --result R --reference URL
+	if [ $in_lava = 1 ] && command -v lava-test-reference >/dev/null 2>&1; then
+		lava-test-reference "$@"
+	else
+		echo "lava-test-reference $*"
+	fi
+}
+
+find_latwatt() {
+	if [ -n "$latwatt" ]; then
+		[ -x "$latwatt" ] || die "--latwatt $latwatt is not an executable"
+		return 0
+	fi
+	if command -v latwatt >/dev/null 2>&1; then
+		latwatt=$(command -v latwatt)
+	elif [ -x ./latwatt ]; then
+		latwatt=./latwatt
+	elif [ -f Makefile ] && [ -d cmd ]; then
+		# The test definition was cloned from the repository: build it.
+		say "no latwatt on PATH: building it from $(pwd)"
+		make -j"$(nproc 2>/dev/null || echo 2)" >&2 || die "cannot build latwatt (scripts/install-deps first?)"
+		latwatt=./latwatt
+	else
+		die "no latwatt: not on PATH, no ./latwatt, and $(pwd) is not its source tree"
+	fi
+}
+
+# upload_run DIR: the run directory as NAME.tar.gz, off the device.
+upload_run() {
+	dir=$1 name=$(basename "$1") tarball=${TMPDIR:-/tmp}/$(basename "$1").tar.gz
+	if ! tar -C "$(dirname "$dir")" -czf "$tarball" "$name"; then
+		test_case run-dir --result fail
+		return 1
+	fi
+	case $upload in
+	console)
+		# base64 lines between two markers; the size lets the reader
+		# check that nothing was lost on the way.
+		echo "latwatt-upload-begin $name.tar.gz $(wc -c <"$tarball" | tr -d ' ')"
+		base64 "$tarball"
+		echo "latwatt-upload-end $name.tar.gz"
+		test_case run-dir --result pass
+		;;
+	*)
+		url=$upload
+		case $url in */) url=$url$name.tar.gz ;; esac
+		if command -v curl >/dev/null 2>&1; then
+			curl -fsS -T "$tarball" "$url" >/dev/null
+		else
+			wget -q -O /dev/null --post-file="$tarball" "$url"
+		fi
+		if [ $? = 0 ]; then
+			say "uploaded $tarball to $url"
+			test_reference run-dir --result pass --reference "$url"
+		else
+			say "cannot upload $tarball to $url"
+			test_case run-dir --result fail
+		fi
+		;;
+	esac
+	rm -f "$tarball"
+}
+
+# ------------------------------------------------------------------- run
+
+find_latwatt
+status=0
+
+test_set start latwatt
+if [ -n "$from" ]; then
+	[ -d "$from" ] || die "--from $from is not a run directory"
+	run_dir=$from
+else
+	if [ "$(id -u)" = 0 ] && [ ! -e /sys/kernel/tracing/trace_marker ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	fi
+	"$latwatt" sysinfo --board "$board" || true
+	rm -rf "$run_dir"
+	set -- run -d "$duration" -i "$interval" --board "$board" -q -o "$run_dir"
+	for w in $scenario; do
+		set -- "$@" -w "$w"
+	done
+	# shellcheck disable=SC2086  # split on purpose
+	set -- "$@" $run_args
+	say "$latwatt $*"
+	if "$latwatt" "$@"; then
+		test_case run --result pass
+	else
+		test_case run --result fail
+		status=1
+	fi
+fi
+if [ ! -f "$run_dir/manifest.json" ]; then
+	say "no run directory at $run_dir: nothing to report"
+	test_case analyze --result fail
+	test_set stop
+	finish 1
+fi
+# analyze exits 1 when a board budget is broken: that is for the budgets
+# set below; here only an error (2) fails.
+# (an existing run is read, not written to)
+no_write=
+[ -z "$from" ] || no_write=-n
+"$latwatt" analyze $no_write --board "$board" "$run_dir"
+case $? in
+0|1) test_case analyze --result pass ;;
+*) test_case analyze --result fail; status=1 ;;
+esac
+[ "$upload" = none ] || upload_run "$run_dir"
+test_set stop
+
+# The budgets: the board's, then the ones given here.
+set -- report "$run_dir" --lava --board "$board"
+[ -z "$p99" ] || set -- "$@" --budget "p99<=${p99}us"
+[ -z "$max" ] || set -- "$@" --budget "max<=${max}us"
+for b in $budgets; do
+	set -- "$@" --budget "$b"
+done
+test_set start budgets
+"$latwatt" "$@"
+rc=$?
+test_set stop
+case $rc in
+0) ;;
+1) status=1 ;;
+*) say "latwatt report failed (status $rc)"; status=2 ;;
+esac
+
+test_set start metrics
+"$latwatt" report "$run_dir" --lava-metrics --board "$board"
+# 1 is a broken budget, already reported
+[ $? -le 1 ] || { say "latwatt report --lava-metrics failed"; status=2; }
+test_set stop
+finish $status
