@@ -45,8 +45,8 @@ LAVA test cases (through lava-test-case when it is on PATH, else printed).
       --run-args ARGS   more latwatt run arguments (split on spaces)
       --from RUN        report an existing run directory; do not run
       --upload WHERE    send the run directory off the device as a tar.gz:
-                        an http(s) URL (PUT with curl, else POST with
-                        wget; a URL ending in / gets the file name added),
+                        an http(s) URL (PUT with curl, else with nc for
+                        http; a URL ending in / gets the file name added),
                         'console' (base64 between marker lines on stdout,
                         for scripts/lava-extract-run), or 'none' (default)
       --latwatt BIN     latwatt binary (default: latwatt on PATH, else the
@@ -149,6 +149,31 @@ find_latwatt() {
 	fi
 }
 
+# http_put FILE URL: PUT FILE to an http:// URL with nc, where there is no
+# curl (busybox: its wget posts text only, cutting a file at its first NUL
+# byte).  Succeeds on a 2xx answer.
+http_put() {
+	case $2 in
+	http://*) ;;
+	*) say "no curl for $2 (busybox nc speaks plain http only)"; return 1 ;;
+	esac
+	command -v nc >/dev/null 2>&1 || { say "neither curl nor nc to upload with"; return 1; }
+	hp_rest=${2#http://}
+	hp_host=${hp_rest%%/*}
+	case $hp_rest in */*) hp_path=/${hp_rest#*/} ;; *) hp_path=/ ;; esac
+	hp_port=80
+	case $hp_host in *:*) hp_port=${hp_host##*:}; hp_host=${hp_host%:*} ;; esac
+	hp_answer=$({
+		printf 'PUT %s HTTP/1.0\r\nHost: %s\r\nContent-Type: application/gzip\r\nContent-Length: %s\r\n\r\n' \
+			"$hp_path" "$hp_host" "$(wc -c <"$1" | tr -d ' ')"
+		cat "$1"
+	} | nc "$hp_host" "$hp_port" | head -n1)
+	case $hp_answer in
+	"HTTP/"*" 2"[0-9][0-9]*) return 0 ;;
+	*) say "the server answered: ${hp_answer:-nothing}"; return 1 ;;
+	esac
+}
+
 # upload_run DIR: the run directory as NAME.tar.gz, off the device.
 upload_run() {
 	dir=$1 name=$(basename "$1") tarball=${TMPDIR:-/tmp}/$(basename "$1").tar.gz
@@ -171,7 +196,7 @@ upload_run() {
 		if command -v curl >/dev/null 2>&1; then
 			curl -fsS -T "$tarball" "$url" >/dev/null
 		else
-			wget -q -O /dev/null --post-file="$tarball" "$url"
+			http_put "$tarball" "$url"
 		fi
 		if [ $? = 0 ]; then
 			say "uploaded $tarball to $url"
