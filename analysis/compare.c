@@ -285,10 +285,19 @@ static int block_maxima(const struct lw_cprobe *cp, uint64_t block_ns, struct pc
 	return 0;
 }
 
-static int rcache_fill(struct rcache *rc, const struct lw_crun *r, const struct lw_cmp_opts *o)
+/* Bootstrap streams are keyed by the run's identity (so a run gets the same
+ * intervals whatever it is compared with); a run named twice gets a second
+ * stream, or its two copies would be resampled in lockstep. */
+static int rcache_fill(struct rcache *rc, const struct lw_crun *r, const struct lw_cmp_opts *o,
+		       const struct rcache *before, size_t nbefore)
 {
 	rc->r = r;
 	rc->ident = lw_crun_ident(r);
+	for (size_t i = 0; i < nbefore; i++)
+		if (before[i].ident == rc->ident) {
+			rc->ident += 0x9e3779b97f4a7c15ULL;
+			i = (size_t)-1;		/* again, against every earlier one */
+		}
 	rc->p = calloc(r->np ? r->np : 1, sizeof(*rc->p));
 	if (!rc->p)
 		return error("out of memory");
@@ -521,7 +530,7 @@ static json_t *run_json(const struct rcache *rc, size_t index, const struct lw_c
 	json_t *j, *probes = json_object();
 	char id[32];
 
-	snprintf(id, sizeof(id), "%016" PRIx64, rc->ident);
+	snprintf(id, sizeof(id), "%016" PRIx64, lw_crun_ident(r));
 	j = json_pack("{s:I, s:s, s:s, s:o, s:o, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?,"
 		      " s:o, s:O?, s:O?, s:O?, s:O?, s:O?}",
 		"index", (json_int_t)index, "label", r->label,
@@ -590,6 +599,9 @@ static json_t *metric(const char *probe, const char *name, const char *kind, con
 	return m;
 }
 
+/* @v: the verdict should the difference prove significant (better, worse,
+ * or no significant difference when it is too small to matter), or n/a;
+ * holm() decides significance over every metric of the comparison. */
 static void set_verdict(json_t *m, const char *test, double p, const char *v, const char *note)
 {
 	json_object_set_new(m, "test", json_string(test));
@@ -597,6 +609,58 @@ static void set_verdict(json_t *m, const char *test, double p, const char *v, co
 	json_object_set_new(m, "verdict", json_string(v));
 	if (note)
 		json_object_set_new(m, "note", json_string(note));
+}
+
+struct tested {
+	json_t *m;
+	double p;
+};
+
+static int cmp_tested(const void *a, const void *b)
+{
+	double x = ((const struct tested *)a)->p, y = ((const struct tested *)b)->p;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Holm's step-down adjustment over the tested metrics of one comparison, so
+ * that the chance of any verdict at all between two runs of one system stays
+ * below alpha (a comparison tests a dozen metrics or more).  Adds "p_adjusted"
+ * and turns verdicts whose adjusted p is not below alpha into "no
+ * significant difference".
+ */
+static int holm(json_t *ms, double alpha)
+{
+	size_t n = json_array_size(ms), k = 0, i;
+	struct tested *t = malloc((n ? n : 1) * sizeof(*t));
+	double run_max = 0;
+	json_t *m;
+
+	if (!t)
+		return error("out of memory");
+	json_array_foreach(ms, i, m) {
+		json_t *p = json_object_get(m, "p");
+
+		if (!strcmp(json_string_value(json_object_get(m, "verdict")), LW_NA) || !json_is_number(p))
+			continue;
+		t[k].m = m;
+		t[k++].p = json_number_value(p);
+	}
+	qsort(t, k, sizeof(*t), cmp_tested);
+	for (i = 0; i < k; i++) {
+		double adj = (double)(k - i) * t[i].p;
+
+		if (adj > 1)
+			adj = 1;
+		if (adj > run_max)
+			run_max = adj;
+		json_object_set_new(t[i].m, "p_adjusted", json_real(run_max));
+		if (!(run_max < alpha))
+			json_object_set_new(t[i].m, "verdict", json_string(LW_NSD));
+	}
+	free(t);
+	return 0;
 }
 
 static json_t *na_metric(json_t *m, const char *note)
@@ -635,7 +699,7 @@ static void add_rate(json_t *ms, const char *probe, const char *name, uint64_t x
 	json_object_set_new(m, "baseline_rate", jnum(ra));
 	json_object_set_new(m, "rate", jnum(rb));
 	json_object_set_new(m, "rate_rel", jnum(rel));
-	set_verdict(m, "rate", p, verdict(p < o->alpha, rel, o->practical, 1), NULL);
+	set_verdict(m, "rate", p, verdict(1, rel, o->practical, 1), NULL);
 	json_array_append_new(ms, m);
 }
 
@@ -667,7 +731,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 			set_verdict(m, "bootstrap", p, LW_NA, note);
 		} else {
 			set_verdict(m, "bootstrap", p,
-				    verdict(p < o->alpha, rel_change(va, vb), o->practical, 1), NULL);
+				    verdict(1, rel_change(va, vb), o->practical, 1), NULL);
 		}
 		json_array_append_new(ms, m);
 	}
@@ -677,7 +741,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 		double p = lw_welch_p(lw_dist_mean(da), lw_dist_var(da), da->n, lw_dist_mean(db),
 				      lw_dist_var(db), db->n);
 
-		set_verdict(m, "welch", p, verdict(p < o->alpha, rel_change(lw_dist_mean(da),
+		set_verdict(m, "welch", p, verdict(1, rel_change(lw_dist_mean(da),
 				lw_dist_mean(db)), o->practical, 1), NULL);
 	}
 	json_array_append_new(ms, m);
@@ -694,7 +758,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 	} else {
 		lw_mwu(&a->bmd, &b->bmd, &u);
 		json_object_set_new(m, "cliffs_delta", jnum(u.cliffs_delta));
-		set_verdict(m, "mann-whitney", u.p, verdict(u.p < o->alpha, rel_change(
+		set_verdict(m, "mann-whitney", u.p, verdict(1, rel_change(
 			median_of(&a->bmd), median_of(&b->bmd)), o->practical, 1), NULL);
 	}
 	json_array_append_new(ms, m);
@@ -712,7 +776,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 		boot_rel(a->evt.boot, b->evt.boot, o->resamples < a->evt.nboot ? o->resamples :
 			 a->evt.nboot, o->conf, &lo, &hi, &p);
 		json_object_set_new(m, "ci_rel", jpair(lo, hi));
-		set_verdict(m, "bootstrap", p, verdict(p < o->alpha, rel_change(a->evt.level,
+		set_verdict(m, "bootstrap", p, verdict(1, rel_change(a->evt.level,
 			    b->evt.level), o->practical, 1), "an estimate from extreme-value fits");
 	}
 	json_array_append_new(ms, m);
@@ -723,7 +787,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 	json_object_set_new(m, "z", jnum(u.z));
 	json_object_set_new(m, "cliffs_delta", jnum(u.cliffs_delta));
 	json_object_set_new(m, "prob_superiority", jnum(u.ps));
-	set_verdict(m, "mann-whitney", u.p, u.p < o->alpha && fabs(u.cliffs_delta) >= o->min_effect ?
+	set_verdict(m, "mann-whitney", u.p, fabs(u.cliffs_delta) >= o->min_effect ?
 		    (u.cliffs_delta > 0 ? LW_WORSE : LW_BETTER) : LW_NSD, NULL);
 	json_array_append_new(ms, m);
 
@@ -799,7 +863,7 @@ static void power_metric(json_t *ms, const json_t *ra, const json_t *rb, const s
 		double p = lw_welch_p(va, sa * sa, (uint64_t)json_integer_value(json_object_get(pa, "samples")),
 				      vb, sb * sb, (uint64_t)json_integer_value(json_object_get(pb, "samples")));
 
-		set_verdict(m, "welch", p, verdict(p < o->alpha, rel_change(va, vb), o->practical, 1), NULL);
+		set_verdict(m, "welch", p, verdict(1, rel_change(va, vb), o->practical, 1), NULL);
 	} else {
 		na_metric(m, "no spread recorded: not tested");
 	}
@@ -853,6 +917,10 @@ static json_t *comparison_json(const struct rcache *base, const struct rcache *r
 	power_metric(ms, rbase, rrun, o);
 	share_metrics(ms, rbase, rrun, "idle", "idle");
 	share_metrics(ms, rbase, rrun, "causes", "cause");
+	if (holm(ms, o->alpha) < 0) {
+		json_decref(ms);
+		return NULL;
+	}
 	return json_pack("{s:I, s:I, s:o}", "run", (json_int_t)ir, "baseline", (json_int_t)ib,
 			 "metrics", ms);
 }
@@ -873,16 +941,26 @@ json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		if (rcache_fill(&rc[i], &runs[i], o) < 0)
+		if (rcache_fill(&rc[i], &runs[i], o, rc, i) < 0)
 			goto out;
 	rj = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(rj, run_json(&rc[i], i, o));
 	cj = json_array();
-	for (i = 0; i < n; i++)
-		if (i != baseline)
-			json_array_append_new(cj, comparison_json(&rc[baseline], &rc[i],
-				json_array_get(rj, baseline), json_array_get(rj, i), baseline, i, o));
+	for (i = 0; i < n; i++) {
+		json_t *one;
+
+		if (i == baseline)
+			continue;
+		one = comparison_json(&rc[baseline], &rc[i], json_array_get(rj, baseline),
+				      json_array_get(rj, i), baseline, i, o);
+		if (!one) {
+			json_decref(rj);
+			json_decref(cj);
+			goto out;
+		}
+		json_array_append_new(cj, one);
+	}
 	thr = json_array();
 	for (i = 0; i < o->nthr; i++)
 		json_array_append_new(thr, jint(o->thr[i]));
