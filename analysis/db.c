@@ -169,11 +169,15 @@ struct lw_db *lw_db_open_version(const char *path, int version)
 		return NULL;
 	}
 	if (!path) {
-		if (lw_db_default_path(def, sizeof(def)) < 0 || mkdir_parents(def) < 0) {
+		if (lw_db_default_path(def, sizeof(def)) < 0) {
 			free(db);
 			return NULL;
 		}
 		path = def;
+	}
+	if (mkdir_parents(path) < 0) {
+		free(db);
+		return NULL;
 	}
 	db->path = strdup(path);
 	if (!db->path) {
