@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,8 @@ int lw_evt_estimate(const double *x, size_t n, enum lw_evt_model model, double m
 		    unsigned resamples, double conf, unsigned min_blocks, struct lw_rng *rng,
 		    struct lw_evt_est *est)
 {
-	double *rs, *tmp;
+	double *rs, *tmp, *sorted;
+	uint32_t *cnt;
 	size_t ok = 0;
 	int q;
 
@@ -205,30 +207,43 @@ int lw_evt_estimate(const double *x, size_t n, enum lw_evt_model model, double m
 		return 0;
 	}
 	est->level = lw_evt_return_level(&est->fit, m);
+	/* Resamples are drawn as counts over the sorted maxima and laid out in
+	 * order: O(n) a resample, no sort (the PWM fit wants them sorted). */
 	rs = malloc(n * sizeof(*rs));
+	sorted = malloc(n * sizeof(*sorted));
+	cnt = malloc(n * sizeof(*cnt));
 	tmp = malloc((resamples ? resamples : 1) * sizeof(*tmp));
 	est->boot = malloc((resamples ? resamples : 1) * sizeof(*est->boot));
-	if (!rs || !tmp || !est->boot) {
+	if (!rs || !sorted || !cnt || !tmp || !est->boot) {
 		lw_set_quiet(q);
 		free(rs);
+		free(sorted);
+		free(cnt);
 		free(tmp);
 		lw_evt_est_free(est);
 		return error("out of memory");
 	}
+	memcpy(sorted, x, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	for (unsigned b = 0; b < resamples; b++) {
 		struct lw_evt_fit bf;
+		size_t k = 0;
+		int ret;
 
+		memset(cnt, 0, n * sizeof(*cnt));
 		for (size_t i = 0; i < n; i++)
-			rs[i] = x[(size_t)(lw_rng_uniform(rng) * (double)n)];
-		/* a resample that cannot be fitted (all equal) counts as the
-		 * point estimate would: it says nothing about spread */
-		if (lw_evt_fit(model, rs, n, &bf) < 0)
-			est->boot[b] = NAN;
-		else
-			est->boot[b] = lw_evt_return_level(&bf, m);
+			cnt[(size_t)(lw_rng_uniform(rng) * (double)n)]++;
+		for (size_t i = 0; i < n; i++)
+			for (uint32_t c = 0; c < cnt[i]; c++)
+				rs[k++] = sorted[i];
+		ret = model == LW_EVT_GEV ? gev_pwm_sorted(rs, n, &bf) : lw_evt_fit_gumbel_ml(rs, n, &bf);
+		/* a resample that cannot be fitted (all equal) is left out */
+		est->boot[b] = ret < 0 ? NAN : lw_evt_return_level(&bf, m);
 		if (isfinite(est->boot[b]))
 			tmp[ok++] = est->boot[b];
 	}
+	free(sorted);
+	free(cnt);
 	lw_set_quiet(q);
 	est->nboot = resamples;
 	free(rs);

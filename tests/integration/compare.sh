@@ -66,6 +66,27 @@ assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
 assert d["result"] == "pass"
 PY
 
+# -- where Debian's scipy is installed, it agrees: U, p, percentiles
+if /usr/bin/python3 -c 'import scipy.stats, numpy' 2>/dev/null; then
+	/usr/bin/python3 - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "agrees-with-scipy" || fail "agrees-with-scipy"
+import json, sys, numpy as np
+from scipy.stats import mannwhitneyu
+REC = np.dtype([("e", "<u8"), ("lat", "<u8"), ("m", "<u4"), ("c", "<u2"), ("p", "u1"), ("f", "u1")])
+d = json.load(open(sys.argv[1]))
+a, b = (np.fromfile(r + "/samples", dtype=REC, offset=64)["lat"].astype(np.int64) for r in sys.argv[2:4])
+u = mannwhitneyu(b, a, method="asymptotic")
+m = [x for x in d["comparisons"][0]["metrics"] if x["name"] == "cyclic.distribution"][0]
+assert m["u_b"] == u.statistic, (m["u_b"], u.statistic)
+assert abs(m["p"] - u.pvalue) <= 1e-9 + 1e-6 * u.pvalue, (m["p"], u.pvalue)
+for v, run in zip((a, b), d["runs"]):
+    s = np.sort(v)
+    for q, k in ((50, "p50"), (99, "p99")):
+        assert run["probes"]["cyclic"]["percentiles"][k]["value_ns"] == s[-(-q * s.size // 100) - 1]
+PY
+else
+	skip "agrees-with-scipy" "python3-scipy is not installed (optional)"
+fi
+
 # -- a rule that fails: exit 1
 "$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms --fail-on 'p50>0' --json >"$TMP/fail.json" 2>"$TMP/err"; rc=$?
 [ "$rc" -eq 1 ] && [ "$(json "$TMP/fail.json" '["result"]')" = regression ] &&
