@@ -72,6 +72,7 @@ LDFLAGS  += -static
 endif
 
 LIB_SRCS := $(sort $(wildcard lib/*.c probes/*.c workloads/*.c analysis/*.c reports/*.c boards/*.c))
+LIB_SRCS += $(sort $(wildcard power/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/latwatt.c,$(wildcard cmd/*.c)))
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS) $(CMD_SRCS))
 MAIN_OBJ := $(O)/obj/cmd/latwatt.o
@@ -118,4 +119,5 @@ help:
 	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 .PHONY: all tests check install clean help
+include boards/qemu.mk
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

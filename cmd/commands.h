@@ -11,6 +11,8 @@
 	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
 	X(sysinfo, "show what a run would record about this system, with warnings") \
 	X(import,  "import results of other tools (cyclictest --json) as a run") \
+	X(boards,  "list, show and check board files (boards/NAME.yaml)") \
+	X(power,   "power sources, estimates from traces, meter logs, summaries") \
 	X(compare, "compare runs against a baseline: statistics, verdicts, CI rules") \
 	X(db,      "results store: keep runs and named baselines in an SQLite file")
 
