@@ -12,6 +12,8 @@
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
+#include "power/idle.h"
+#include "power/power.h"
 
 /* ---- runs ------------------------------------------------------------- */
 
@@ -125,6 +127,40 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 	return 0;
 }
 
+/* Power and idle residency when analysis.json does not have them (the run
+ * was not analyzed): from RUN/power and the manifest's cpuidle counters, as
+ * `analyze` would. */
+static int derive_extras(struct lw_crun *r, const struct lw_rundir *rd)
+{
+	char file[PATH_MAX];
+	json_t *idle;
+	int q;
+
+	if (!r->analysis && !(r->analysis = json_object()))
+		return error("out of memory");
+	lw_rundir_file(rd, "power", file, sizeof(file));
+	if (!json_object_get(r->analysis, "power") && access(file, F_OK) == 0) {
+		struct lw_power_data *d = lw_power_read(file);
+
+		if (!d)
+			return -1;
+		json_object_set_new(r->analysis, "power", lw_power_summarize(d));
+		lw_power_data_free(d);
+	}
+	if (!json_object_get(r->analysis, "idle")) {
+		q = lw_set_quiet(1);	/* a run without cpuidle counters has no idle section */
+		idle = lw_idle_summary(rd->path);
+		lw_set_quiet(q);
+		if (idle)
+			json_object_set_new(r->analysis, "idle", idle);
+	}
+	if (!json_object_size(r->analysis)) {
+		json_decref(r->analysis);
+		r->analysis = NULL;
+	}
+	return 0;
+}
+
 int lw_crun_load_dir(struct lw_crun *r, const char *path)
 {
 	struct lw_rundir rd;
@@ -168,6 +204,8 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 		goto out;
 	lw_rundir_file(&rd, "analysis.json", file, sizeof(file));
 	if (access(file, F_OK) == 0 && !(r->analysis = lw_json_load(file)))
+		goto out;
+	if (derive_extras(r, &rd) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -423,11 +461,20 @@ static json_t *workloads_json(const struct lw_crun *r)
 		"frames", hf ? jint(frames) : json_null());
 }
 
+/* analysis.json "power": {"kind", "total": {"average_w", "energy_j", ...}}
+ * as `analyze` writes it; a plain {"mean_w", "stddev_w", "samples"} too. */
 static json_t *power_json(const struct lw_crun *r)
 {
 	const json_t *p = json_object_get(r->analysis, "power");
-	json_t *m = json_object_get(p, "mean_w");
+	const json_t *tot = json_object_get(p, "total");
+	json_t *m = json_object_get(tot, "average_w");
 
+	if (json_is_number(m))
+		return json_pack("{s:O, s:O?, s:O?, s:O?}", "mean_w", m,
+			"energy_j", json_object_get(tot, "energy_j"),
+			"duration_s", json_object_get(tot, "duration_s"),
+			"source", json_object_get(p, "kind"));
+	m = json_object_get(p, "mean_w");
 	if (!json_is_number(m))
 		return json_null();
 	return json_pack("{s:O, s:O?, s:O?, s:O?}", "mean_w", m,
@@ -435,31 +482,79 @@ static json_t *power_json(const struct lw_crun *r)
 		"source", json_object_get(p, "source"));
 }
 
-/* An object of name -> number from the first of two places that has one. */
-static json_t *shares_json(const json_t *a, const json_t *b)
+/* name -> fraction, from an object of numbers or an array of objects with
+ * @key (the name) and @val (the fraction). */
+static json_t *shares_json(const json_t *src, const char *key, const char *val)
 {
-	const json_t *src = json_is_object(a) ? a : b;
 	const char *k;
 	json_t *v, *o;
+	size_t i;
 
-	if (!json_is_object(src))
+	if (json_is_object(src)) {
+		o = json_object();
+		json_object_foreach((json_t *)src, k, v)
+			if (json_is_number(v))
+				json_object_set_new(o, k, json_real(json_number_value(v)));
+		return o;
+	}
+	if (!json_is_array(src))
 		return json_null();
 	o = json_object();
-	json_object_foreach((json_t *)src, k, v)
-		if (json_is_number(v))
-			json_object_set_new(o, k, json_real(json_number_value(v)));
+	json_array_foreach(src, i, v) {
+		json_t *name = json_object_get(v, key), *x = json_object_get(v, val);
+
+		if (json_is_string(name) && json_is_number(x))
+			json_object_set_new(o, json_string_value(name), json_real(json_number_value(x)));
+	}
 	return o;
 }
 
+/* Idle residency per state, averaged over the CPUs: analysis.json "idle":
+ * {"trace"|"sysfs": {"cpus": [{"states": [{"name", "residency"}], "active"}]}}
+ * as `analyze` writes it (the traced residency preferred: it is exact), or
+ * a plain {"residency": {STATE: fraction}}. */
 static json_t *idle_json(const struct lw_crun *r)
 {
-	return shares_json(json_object_get(json_object_get(r->analysis, "idle"), "residency"), NULL);
+	const json_t *idle = json_object_get(r->analysis, "idle"), *cpus;
+
+	cpus = json_object_get(json_object_get(idle, "trace"), "cpus");
+	if (!json_array_size(cpus))
+		cpus = json_object_get(json_object_get(idle, "sysfs"), "cpus");
+	if (!json_array_size(cpus))
+		cpus = json_object_get(idle, "cpus");
+	json_t *c, *st, *o;
+	size_t i, j, n;
+	double active = 0;
+
+	n = json_array_size(cpus);
+	if (!n)
+		return shares_json(json_object_get(idle, "residency"), NULL, NULL);
+	o = json_object();
+	json_array_foreach(cpus, i, c) {
+		active += json_number_value(json_object_get(c, "active"));
+		json_array_foreach(json_object_get(c, "states"), j, st) {
+			const char *name = json_string_value(json_object_get(st, "name"));
+			double x = json_number_value(json_object_get(st, "residency"));
+
+			if (!name)
+				continue;
+			json_object_set_new(o, name, json_real(json_number_value(json_object_get(o, name)) +
+							       x / (double)n));
+		}
+	}
+	json_object_set_new(o, "active", json_real(active / (double)n));
+	return o;
 }
 
+/* Spike causes: analysis.json "spikes": {"causes": [{"cause", "share"}]} as
+ * the attribution writes it (or an object of cause -> share; or top-level). */
 static json_t *causes_json(const struct lw_crun *r)
 {
-	return shares_json(json_object_get(json_object_get(r->analysis, "spikes"), "causes"),
-			   json_object_get(r->analysis, "causes"));
+	const json_t *c = json_object_get(json_object_get(r->analysis, "spikes"), "causes");
+
+	if (!c)
+		c = json_object_get(r->analysis, "causes");
+	return shares_json(c, "cause", "share");
 }
 
 /* ---- the run objects -------------------------------------------------- */
@@ -865,7 +960,7 @@ static void power_metric(json_t *ms, const json_t *ra, const json_t *rb, const s
 
 		set_verdict(m, "welch", p, verdict(1, rel_change(va, vb), o->practical, 1), NULL);
 	} else {
-		na_metric(m, "no spread recorded: not tested");
+		na_metric(m, "one average per run, no spread: not tested (rules can still judge it)");
 	}
 	json_array_append_new(ms, m);
 }

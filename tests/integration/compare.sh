@@ -48,7 +48,10 @@ for i, r in enumerate(d["runs"]):
     else:
         assert wc["reason"]
 assert d["runs"][1]["pm_qos"]["mode"] == "held"
-assert d["runs"][0]["workloads"] is None and d["runs"][0]["power"] is None
+assert d["runs"][0]["workloads"] is None
+for r in d["runs"]:	# power and idle residency where the run recorded them
+    assert r["power"] is None or r["power"]["mean_w"] > 0
+    assert r["idle"] is None or 0 <= r["idle"]["active"] <= 1
 names = [m["name"] for m in d["comparisons"][0]["metrics"]]
 for n in ("cyclic.p50", "cyclic.p99", "cyclic.p99.99", "cyclic.mean", "cyclic.max", "cyclic.blockmax",
           "cyclic.worst", "cyclic.distribution", "cyclic.over:50us", "cyclic.over:100us",

@@ -196,9 +196,36 @@ static void test_document(void **st)
 	json_object_set_new(runs[1].manifest, "workloads",
 			    json_pack("{s:{s:s, s:i, s:i}}", "audio", "kind", "audio", "xruns", 3,
 				      "periods", 1000));
+	/* power, idle and causes as analyze and the attribution write them */
+	for (i = 0; i < 2; i++)
+		runs[i].analysis = json_pack("{s:{s:s, s:{s:f, s:f}}, s:{s:[{s:[{s:s, s:f}, {s:s, s:f}],"
+			" s:f}, {s:[{s:s, s:f}], s:f}]}, s:{s:[{s:s, s:f}, {s:s, s:f}]}}",
+			"power", "kind", "measured", "total", "average_w", i ? 2.5 : 2.0, "energy_j", 20.0,
+			"idle", "cpus", "states", "name", "POLL", "residency", 0.1, "name", "C1",
+			"residency", 0.5, "active", 0.4, "states", "name", "C1", "residency", 0.7,
+			"active", 0.3,
+			"spikes", "causes", "cause", "irq:eth0", "share", i ? 0.5 : 0.25,
+			"cause", "softirq:TIMER", "share", 0.75);
 	doc = lw_compare(runs, 3, 0, &o);
 	assert_non_null(doc);
 	assert_string_equal(json_string_value(json_object_get(doc, "schema")), "latwatt-comparison");
+	{
+		json_t *r0 = json_array_get(json_object_get(doc, "runs"), 0);
+
+		assert_float_equal(json_number_value(json_object_get(json_object_get(r0, "power"), "mean_w")),
+				   2.0, 1e-12);
+		assert_float_equal(json_number_value(json_object_get(json_object_get(r0, "idle"), "C1")),
+				   0.6, 1e-12);
+		assert_float_equal(json_number_value(json_object_get(json_object_get(r0, "idle"), "POLL")),
+				   0.05, 1e-12);
+		assert_float_equal(json_number_value(json_object_get(json_object_get(r0, "idle"), "active")),
+				   0.35, 1e-12);
+		assert_float_equal(json_number_value(json_object_get(json_object_get(r0, "causes"),
+				   "irq:eth0")), 0.25, 1e-12);
+		/* the third run has none of them */
+		assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "runs"), 2),
+							 "power")));
+	}
 	assert_int_equal(json_integer_value(json_object_get(doc, "version")), 1);
 	assert_int_equal(json_array_size(json_object_get(doc, "runs")), 3);
 	assert_int_equal(json_array_size(json_object_get(doc, "comparisons")), 2);
@@ -210,7 +237,28 @@ static void test_document(void **st)
 	assert_string_equal(verdict_of(doc, "cyclic.p99"), LW_WORSE);
 	assert_string_equal(verdict_of(doc, "cyclic.distribution"), LW_WORSE);
 	assert_string_equal(verdict_of(doc, "xruns"), LW_NA);
-	assert_string_equal(verdict_of(doc, "power"), LW_NA);
+	assert_string_equal(verdict_of(doc, "power"), LW_NA);	/* one average: not tested */
+	assert_string_equal(verdict_of(doc, "idle:C1"), LW_NA);
+	assert_string_equal(verdict_of(doc, "cause:irq:eth0"), LW_NA);
+	{
+		const json_t *ms = json_object_get(json_array_get(json_object_get(doc, "comparisons"), 0),
+						   "metrics"), *mm;
+		size_t k;
+		int seen = 0;
+
+		json_array_foreach(ms, k, mm) {
+			const char *nm = json_string_value(json_object_get(mm, "name"));
+
+			if (!strcmp(nm, "power")) {
+				assert_float_equal(json_number_value(json_object_get(mm, "rel")), 0.25, 1e-12);
+				seen++;
+			} else if (!strcmp(nm, "cause:irq:eth0")) {
+				assert_float_equal(json_number_value(json_object_get(mm, "value")), 0.5, 1e-12);
+				seen++;
+			}
+		}
+		assert_int_equal(seen, 2);
+	}
 	c = json_array_get(json_object_get(doc, "comparisons"), 1);
 	assert_int_equal(json_integer_value(json_object_get(c, "run")), 2);
 	json_array_foreach(json_object_get(c, "metrics"), i, m)
