@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/db.h"
 #include "lib/error.h"
@@ -126,6 +127,37 @@ fail:
 	return -1;
 }
 
+/*
+ * WAL mode is kept in the file, so only whoever creates it switches.  Two
+ * processes creating one file at once race for the switch, and SQLite
+ * answers the loser "database is locked" at once, without its busy handler:
+ * retry for as long as the busy timeout.
+ */
+static int set_wal(struct lw_db *db)
+{
+	for (int waited = 0;; waited += 10) {
+		sqlite3_stmt *st;
+		const char *mode;
+		int rc = sqlite3_prepare_v2(db->h, "PRAGMA journal_mode=WAL", -1, &st, NULL);
+
+		if (rc == SQLITE_OK) {
+			rc = sqlite3_step(st);
+			mode = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+			if (mode && !strcmp(mode, "wal")) {
+				sqlite3_finalize(st);
+				return 0;
+			}
+			sqlite3_finalize(st);
+		}
+		if ((rc & 0xff) == SQLITE_NOTADB)
+			return error("%s: not an SQLite database", db->path);
+		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED &&
+		     rc != SQLITE_ROW) || waited >= LW_DB_BUSY_MS)
+			return dberr(db, "cannot set WAL mode");
+		usleep(10000);
+	}
+}
+
 static int mkdir_parents(const char *file)
 {
 	char buf[PATH_MAX];
@@ -192,7 +224,7 @@ struct lw_db *lw_db_open_version(const char *path, int version)
 	sqlite3_busy_timeout(db->h, LW_DB_BUSY_MS);
 	sqlite3_extended_result_codes(db->h, 1);
 	/* A file that is not a database fails here, on its first read. */
-	if (exec(db, "PRAGMA journal_mode=WAL", "not a results database (or cannot set WAL mode)") < 0 ||
+	if (set_wal(db) < 0 ||
 	    exec(db, "PRAGMA foreign_keys=ON", "cannot enable foreign keys") < 0 ||
 	    exec(db, "PRAGMA synchronous=NORMAL", "cannot set synchronous") < 0 ||
 	    migrate(db, version) < 0)
