@@ -304,15 +304,10 @@ unsigned char *lw_db_pack_samples(const struct lw_dist *d, size_t *len)
 {
 	struct buf b = { 0 };
 	uint64_t prev = 0, done = 0;
-	int bad = put_varint(&b, 0) < 0;	/* room for the header */
+	/* the magic goes in as three one-byte varints: 'L', 'S', '1' < 0x80 */
+	int bad = put_varint(&b, 'L') < 0 || put_varint(&b, 'S') < 0 || put_varint(&b, '1') < 0 ||
+		  put_varint(&b, d->n) < 0;
 
-	b.n = 0;
-	bad |= !b.b;
-	if (!bad) {
-		memcpy(b.b, "LS1", 3);
-		b.n = 3;
-	}
-	bad = bad || put_varint(&b, d->n) < 0;
 	for (size_t i = 0; i < d->k && !bad; i++) {
 		bad = put_varint(&b, d->v[i] - prev) < 0;
 		for (done++; done < d->cum[i] && !bad; done++)
