@@ -255,6 +255,15 @@ static double num(const json_t *m, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+static const char *rule_unit(const struct lw_rule *r, const json_t *m)
+{
+	if (r->kind == LW_RULE_VERDICT)
+		return "";
+	if (r->kind == LW_RULE_REL)
+		return "%";
+	return json_string_value(json_object_get(m, "unit")) ?: "";
+}
+
 int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 {
 	json_t *out = json_array(), *c, *runs = json_object_get(doc, "runs");
@@ -331,6 +340,16 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 			e = json_pack("{s:s, s:I, s:s, s:s, s:s}", "rule", r->text, "run", ir,
 				      "metric", full, "result", result, "detail", detail);
 			json_object_set_new(e, "value", isfinite(x) ? json_real(x) : json_null());
+			/* the same in the words of the report's checks */
+			json_object_set_new(e, "name", json_string(r->text));
+			{	/* relative rules in percent there */
+				double sc = r->kind == LW_RULE_REL ? 100 : 1;
+
+				json_object_set_new(e, "measured", isfinite(x) ? json_real(x * sc) : json_null());
+				json_object_set_new(e, "limit", json_real(r->bound * sc));
+			}
+			json_object_set_new(e, "unit", json_string(rule_unit(r, m)));
+			json_object_set_new(e, "message", json_string(detail));
 			json_array_append_new(out, e);
 		}
 	}

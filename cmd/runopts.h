@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <stdint.h>
 
+#define LW_MAX_WORKLOAD_OPTS 16
+
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
 	uint64_t duration_ns;		/* -d, default 10s */
@@ -29,6 +31,8 @@ struct lw_run_opts {
 	int power_auto;
 	const char *sysfs_root;		/* --sysfs-root, default "" (this machine) */
 	const char *iio_uri;		/* --iio-uri */
+	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
+	int nworkloads;
 };
 
 extern const char lw_run_usage[];

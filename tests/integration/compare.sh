@@ -66,6 +66,10 @@ for m in d["comparisons"][0]["metrics"]:
     if m["name"] == "cyclic.distribution":
         assert -1 <= m["cliffs_delta"] <= 1 and 0 <= m["prob_superiority"] <= 1
 assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
+assert d["rules"][0]["name"] == "p99>+100000%" and d["rules"][0]["unit"] == "%" and d["rules"][0]["limit"] == 100000
+st = d["probes"]["cyclic"]["stats"]
+assert [e["verdict"] for e in st["p99"]][0] == "baseline" and len(st["max"]) == 2
+assert st["p99"][1]["verdict"] in ("better", "worse", "same", "inconclusive")
 assert d["result"] == "pass"
 PY
 
@@ -89,6 +93,11 @@ PY
 else
 	skip "agrees-with-scipy" "python3-scipy is not installed (optional)"
 fi
+
+# -- the HTML/Markdown report reads the comparison JSON
+"$LATWATT" report --compare "$TMP/c.json" -o "$TMP/c.html" --markdown - >"$TMP/md" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && grep -q "p99>+100000%" "$TMP/md" && [ -s "$TMP/c.html" ] &&
+	pass "report-reads-comparison" || fail "report-reads-comparison" "exit $rc: $(head -5 "$TMP/md")"
 
 # -- a rule that fails: exit 1
 "$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms --fail-on 'p50>0' --json >"$TMP/fail.json" 2>"$TMP/err"; rc=$?
