@@ -10,7 +10,9 @@
 	X(run,     "run probes and workloads, record into a run directory")	\
 	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
 	X(sysinfo, "show what a run would record about this system, with warnings") \
-	X(import,  "import results of other tools (cyclictest --json) as a run")
+	X(import,  "import results of other tools (cyclictest --json) as a run") \
+	X(tracedump, "print a run's kernel trace (RUN/trace.dat) through latwatt's reader") \
+	X(cleanup, "remove trace instances left behind by killed runs")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 LW_COMMANDS(LW_DECLARE)

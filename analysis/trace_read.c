@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include "analysis/trace_read.h"
+#include "lib/error.h"
+#include "lib/rundir.h"
+#include "lib/tracedat.h"
+
+#define FIELD_CACHE 16
+
+struct field_slot {
+	const char *name;		/* the caller's pointer */
+	struct tep_format_field *f;	/* NULL: the event has no such field */
+};
+
+struct ev_cache {
+	struct tep_event *event;
+	int looked;
+	int nf;
+	struct field_slot f[FIELD_CACHE];
+};
+
+struct lw_trace {
+	char *path;
+	struct tracecmd_input *h;
+	struct tep_handle *tep;
+	int cpus;
+	char clock[32];
+
+	/* merged iteration: a min-heap of CPUs by their pending record */
+	struct tep_record **pending;	/* per CPU */
+	int *heap, nheap;
+	int primed;
+	struct tep_record *last;	/* returned last; freed on the next call */
+
+	struct ev_cache *cache;		/* by event id */
+	int ncache;
+
+	struct lw_trace_window **win;	/* per CPU */
+	size_t *nwin;
+};
+
+static void tracecmd_quiet_once(void)
+{
+	static int done;
+
+	if (!done) {
+		tracecmd_set_loglevel(TEP_LOG_ERROR);
+		done = 1;
+	}
+}
+
+struct lw_trace *lw_trace_open(const char *path, int flags)
+{
+	struct lw_tracedat_info info;
+	struct lw_trace *t;
+
+	if (lw_tracedat_check_info(path, &info) < 0)
+		return NULL;
+	tracecmd_quiet_once();
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->path = strdup(path))) {
+		free(t);
+		error("out of memory");
+		return NULL;
+	}
+	t->h = tracecmd_open(path, (flags & LW_TRACE_PLUGINS) ? 0 : TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!t->h) {
+		error("%s: libtracecmd cannot read this trace file", path);
+		free(t->path);
+		free(t);
+		return NULL;
+	}
+	t->tep = tracecmd_get_tep(t->h);
+	t->cpus = tep_get_cpus(t->tep);
+	if (info.cpus > t->cpus)
+		t->cpus = info.cpus;
+	snprintf(t->clock, sizeof(t->clock), "%s", info.clock);
+	t->pending = calloc((size_t)t->cpus + 1, sizeof(*t->pending));
+	t->heap = calloc((size_t)t->cpus + 1, sizeof(*t->heap));
+	t->win = calloc((size_t)t->cpus + 1, sizeof(*t->win));
+	t->nwin = calloc((size_t)t->cpus + 1, sizeof(*t->nwin));
+	if (!t->pending || !t->heap || !t->win || !t->nwin) {
+		lw_trace_close(t);
+		error("out of memory");
+		return NULL;
+	}
+	return t;
+}
+
+struct lw_trace *lw_trace_open_run(const char *rundir, int flags)
+{
+	struct lw_rundir rd;
+	struct lw_trace *t;
+	json_t *tr;
+	char path[4096];
+
+	if (lw_rundir_open(&rd, rundir) < 0)
+		return NULL;
+	tr = json_object_get(rd.manifest, "trace");
+	if (!json_is_object(tr) || !json_is_string(json_object_get(tr, "file"))) {
+		const char *why = json_string_value(json_object_get(tr, "reason"));
+
+		error("%s: the run has no kernel trace%s%s%s", rundir, why ? " (" : "",
+		      why ? why : "", why ? ")" : "");
+		lw_rundir_close(&rd);
+		return NULL;
+	}
+	if (!lw_rundir_file(&rd, json_string_value(json_object_get(tr, "file")), path,
+			    sizeof(path))) {
+		lw_rundir_close(&rd);
+		return NULL;
+	}
+	t = lw_trace_open(path, flags);
+	if (t && lw_trace_load_windows(t, tr) < 0) {
+		lw_trace_close(t);
+		t = NULL;
+	}
+	lw_rundir_close(&rd);
+	return t;
+}
+
+void lw_trace_close(struct lw_trace *t)
+{
+	if (!t)
+		return;
+	if (t->last)
+		tracecmd_free_record(t->last);
+	for (int i = 0; t->pending && i < t->cpus; i++)
+		if (t->pending[i])
+			tracecmd_free_record(t->pending[i]);
+	for (int i = 0; t->win && i < t->cpus; i++)
+		free(t->win[i]);
+	free(t->win);
+	free(t->nwin);
+	free(t->pending);
+	free(t->heap);
+	free(t->cache);
+	if (t->h)
+		tracecmd_close(t->h);
+	free(t->path);
+	free(t);
+}
+
+int lw_trace_cpus(const struct lw_trace *t) { return t->cpus; }
+const char *lw_trace_clock(const struct lw_trace *t) { return t->clock; }
+struct tep_handle *lw_trace_tep(struct lw_trace *t) { return t->tep; }
+
+/* ---- event types ---- */
+
+static struct ev_cache *cache_for(struct lw_trace *t, int id)
+{
+	struct ev_cache *c;
+
+	if (id < 0 || id > 1 << 20)
+		return NULL;
+	if (id >= t->ncache) {
+		int n = t->ncache ? t->ncache : 256;
+		struct ev_cache *nc;
+
+		while (n <= id)
+			n *= 2;
+		nc = realloc(t->cache, (size_t)n * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		memset(nc + t->ncache, 0, (size_t)(n - t->ncache) * sizeof(*nc));
+		t->cache = nc;
+		t->ncache = n;
+	}
+	c = &t->cache[id];
+	if (!c->looked) {
+		c->event = tep_find_event(t->tep, id);
+		c->looked = 1;
+	}
+	return c;
+}
+
+int lw_trace_event_id(struct lw_trace *t, const char *system, const char *name)
+{
+	struct tep_event *e = tep_find_event_by_name(t->tep, system, name);
+
+	return e ? e->id : -1;
+}
+
+static void fill(struct lw_trace *t, struct tep_record *r, struct lw_trace_event *ev)
+{
+	struct ev_cache *c;
+
+	ev->record = r;
+	ev->ts_ns = r->ts;
+	ev->cpu = r->cpu;
+	ev->missed = r->missed_events;
+	ev->id = tep_data_type(t->tep, r);
+	ev->pid = tep_data_pid(t->tep, r);
+	c = cache_for(t, ev->id);
+	ev->event = c ? c->event : NULL;
+	ev->system = ev->event ? ev->event->system : "?";
+	ev->name = ev->event ? ev->event->name : "?";
+}
+
+/* ---- iteration ---- */
+
+static int before(struct lw_trace *t, int a, int b)
+{
+	unsigned long long ta = t->pending[a]->ts, tb = t->pending[b]->ts;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(struct lw_trace *t, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i, tmp;
+
+		if (l < t->nheap && before(t, t->heap[l], t->heap[m]))
+			m = l;
+		if (r < t->nheap && before(t, t->heap[r], t->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		tmp = t->heap[i];
+		t->heap[i] = t->heap[m];
+		t->heap[m] = tmp;
+		i = m;
+	}
+}
+
+static void release_last(struct lw_trace *t)
+{
+	if (t->last) {
+		tracecmd_free_record(t->last);
+		t->last = NULL;
+	}
+}
+
+int lw_trace_next(struct lw_trace *t, struct lw_trace_event *ev)
+{
+	struct tep_record *r;
+	int cpu;
+
+	release_last(t);
+	if (!t->primed) {
+		t->nheap = 0;
+		for (int i = 0; i < t->cpus; i++) {
+			if (!t->pending[i])
+				t->pending[i] = tracecmd_read_data(t->h, i);
+			if (t->pending[i])
+				t->heap[t->nheap++] = i;
+		}
+		for (int i = t->nheap / 2 - 1; i >= 0; i--)
+			sift_down(t, i);
+		t->primed = 1;
+	}
+	if (!t->nheap)
+		return 0;
+	cpu = t->heap[0];
+	r = t->pending[cpu];
+	t->pending[cpu] = tracecmd_read_data(t->h, cpu);
+	if (!t->pending[cpu])
+		t->heap[0] = t->heap[--t->nheap];
+	sift_down(t, 0);
+	t->last = r;
+	fill(t, r, ev);
+	return 1;
+}
+
+int lw_trace_next_cpu(struct lw_trace *t, int cpu, struct lw_trace_event *ev)
+{
+	struct tep_record *r;
+
+	if (cpu < 0 || cpu >= t->cpus) {
+		error("%s: no cpu %d (the trace has %d)", t->path, cpu, t->cpus);
+		return -1;
+	}
+	release_last(t);
+	t->primed = 0;	/* a merged walk after this rebuilds its heap */
+	r = t->pending[cpu];
+	t->pending[cpu] = NULL;
+	if (!r)
+		r = tracecmd_read_data(t->h, cpu);
+	if (!r)
+		return 0;
+	t->last = r;
+	fill(t, r, ev);
+	return 1;
+}
+
+void lw_trace_rewind(struct lw_trace *t)
+{
+	release_last(t);
+	for (int i = 0; i < t->cpus; i++) {
+		if (t->pending[i])
+			tracecmd_free_record(t->pending[i]);
+		/* the first record, read again: it becomes the pending one */
+		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
+	}
+	t->primed = 0;
+	t->nheap = 0;
+}
+
+/* ---- fields ---- */
+
+struct tep_format_field *lw_trace_field(struct lw_trace *t, const struct lw_trace_event *ev,
+					const char *name)
+{
+	struct ev_cache *c = cache_for(t, ev->id);
+	struct tep_format_field *f;
+
+	if (!c || !c->event)
+		return NULL;
+	for (int i = 0; i < c->nf; i++)
+		if (c->f[i].name == name)
+			return c->f[i].f;
+	for (int i = 0; i < c->nf; i++)
+		if (!strcmp(c->f[i].name, name))
+			return c->f[i].f;
+	f = tep_find_any_field(c->event, name);
+	if (c->nf < FIELD_CACHE)
+		c->f[c->nf++] = (struct field_slot){ name, f };
+	return f;
+}
+
+int lw_trace_u64(struct lw_trace *t, const struct lw_trace_event *ev, const char *name,
+		 uint64_t *v)
+{
+	struct tep_format_field *f = lw_trace_field(t, ev, name);
+	unsigned long long val;
+
+	if (!f || (unsigned)f->offset + (unsigned)f->size > (unsigned)ev->record->size ||
+	    tep_read_number_field(f, ev->record->data, &val) < 0)
+		return -1;
+	*v = val;
+	return 0;
+}
+
+int lw_trace_s64(struct lw_trace *t, const struct lw_trace_event *ev, const char *name,
+		 int64_t *v)
+{
+	struct tep_format_field *f = lw_trace_field(t, ev, name);
+	uint64_t u;
+
+	if (!f || lw_trace_u64(t, ev, name, &u) < 0)
+		return -1;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
+		int shift = 64 - 8 * f->size;
+
+		*v = (int64_t)(u << shift) >> shift;
+	} else {
+		*v = (int64_t)u;
+	}
+	return 0;
+}
+
+const char *lw_trace_str(struct lw_trace *t, const struct lw_trace_event *ev, const char *name,
+			 size_t *len)
+{
+	struct tep_format_field *f = lw_trace_field(t, ev, name);
+	const char *data = ev->record->data;
+	unsigned size = (unsigned)ev->record->size, off, n;
+
+	if (!f || (unsigned)f->offset > size)
+		return NULL;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if ((unsigned)f->offset + 4 > size)
+			return NULL;
+		memcpy(&loc, data + f->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (unsigned)f->offset + 4;
+	} else {
+		off = (unsigned)f->offset;
+		/* a flexible array ("char buf[]", size 0) runs to the record's end */
+		n = f->size ? (unsigned)f->size : size - off;
+	}
+	if (off > size || n > size - off)
+		return NULL;
+	n = (unsigned)strnlen(data + off, n);
+	while (n && data[off + n - 1] == '\n')
+		n--;
+	if (len)
+		*len = n;
+	return data + off;
+}
+
+const char *lw_trace_comm(struct lw_trace *t, int pid)
+{
+	return tep_data_comm_from_pid(t->tep, pid);
+}
+
+/* ---- loss windows ---- */
+
+int lw_trace_load_windows(struct lw_trace *t, const json_t *trace)
+{
+	json_t *cpus = json_object_get(trace, "cpus"), *c;
+	size_t i;
+
+	if (!cpus)
+		return 0;
+	if (!json_is_array(cpus))
+		return error("%s: manifest \"trace\".\"cpus\" is not a list", t->path);
+	json_array_foreach(cpus, i, c) {
+		json_t *cpu = json_object_get(c, "cpu"), *inc = json_object_get(c, "incomplete"), *w;
+		json_int_t n;
+		size_t j;
+
+		if (!json_is_integer(cpu) || (inc && !json_is_array(inc)))
+			return error("%s: manifest \"trace\".\"cpus\"[%zu] is malformed", t->path, i);
+		n = json_integer_value(cpu);
+		if (n < 0 || n >= t->cpus || !inc || !json_array_size(inc))
+			continue;
+		free(t->win[n]);
+		t->win[n] = calloc(json_array_size(inc), sizeof(**t->win));
+		t->nwin[n] = 0;
+		if (!t->win[n])
+			return error("out of memory");
+		json_array_foreach(inc, j, w) {
+			json_t *a = json_array_get(w, 0), *b = json_array_get(w, 1);
+
+			if (!json_is_integer(a) || !json_is_integer(b) ||
+			    json_integer_value(b) < json_integer_value(a))
+				return error("%s: manifest \"trace\".\"cpus\"[%zu].\"incomplete\"[%zu] "
+					     "is not [from_ns, to_ns]", t->path, i, j);
+			t->win[n][t->nwin[n]++] = (struct lw_trace_window){
+				(uint64_t)json_integer_value(a), (uint64_t)json_integer_value(b) };
+		}
+	}
+	return 0;
+}
+
+size_t lw_trace_windows(const struct lw_trace *t, int cpu, const struct lw_trace_window **w)
+{
+	if (cpu < 0 || cpu >= t->cpus) {
+		*w = NULL;
+		return 0;
+	}
+	*w = t->win[cpu];
+	return t->nwin[cpu];
+}
+
+int lw_trace_complete(const struct lw_trace *t, int cpu, uint64_t from_ns, uint64_t to_ns)
+{
+	for (int c = cpu < 0 ? 0 : cpu; c < (cpu < 0 ? t->cpus : cpu + 1) && c < t->cpus; c++)
+		for (size_t i = 0; i < t->nwin[c]; i++)
+			if (t->win[c][i].from_ns <= to_ns && t->win[c][i].to_ns >= from_ns)
+				return 0;
+	return 1;
+}
