@@ -289,7 +289,9 @@ int lw_run_execute(struct lw_run *run)
 		started++;
 	}
 
-	end = run->start_mono + run->duration_ns;
+	/* the duration is measured from when every participant runs: setting
+	 * up the trace instance takes tens of milliseconds */
+	end = lw_mono_ns() + run->duration_ns;
 	while (!lw_run_stopping(run)) {
 		siginfo_t si;
 		struct timespec ts;
