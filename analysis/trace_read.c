@@ -30,6 +30,7 @@ struct ev_cache {
 struct lw_trace {
 	char *path;
 	struct tracecmd_input *h;
+	struct tracecmd_input *top;	/* when h is a buffer instance of it */
 	struct tep_handle *tep;
 	int cpus;
 	char clock[32];
@@ -55,6 +56,28 @@ static void tracecmd_quiet_once(void)
 		tracecmd_set_loglevel(TEP_LOG_ERROR);
 		done = 1;
 	}
+}
+
+static int use_instance(struct lw_trace *t, int index)
+{
+	struct tracecmd_input *b = tracecmd_buffer_instance_handle(t->h, index);
+	int cpus;
+
+	if (!b)
+		return error("%s: cannot read buffer instance %s", t->path,
+			     tracecmd_buffer_instance_name(t->h, index));
+	t->top = t->h;
+	t->h = b;
+	t->tep = tracecmd_get_tep(b);
+	cpus = tep_get_cpus(t->tep);
+	if (cpus > t->cpus) {
+		error("%s: buffer instance %s has more CPUs (%d) than the file (%d)", t->path,
+		      tracecmd_buffer_instance_name(t->top, index), cpus, t->cpus);
+		return -1;
+	}
+	for (int i = 0; i < t->cpus; i++)
+		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
+	return 0;
 }
 
 struct lw_trace *lw_trace_open(const char *path, int flags)
@@ -91,6 +114,17 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		lw_trace_close(t);
 		error("out of memory");
 		return NULL;
+	}
+	/* first records (they stay pending); a trace-cmd file whose top buffer
+	 * is empty is read from its first buffer instance instead */
+	for (int i = 0, empty = 1; i < t->cpus; i++) {
+		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
+		empty &= !t->pending[i];
+		if (i == t->cpus - 1 && empty && tracecmd_buffer_instances(t->h) > 0 &&
+		    use_instance(t, 0) < 0) {
+			lw_trace_close(t);
+			return NULL;
+		}
 	}
 	return t;
 }
@@ -145,6 +179,8 @@ void lw_trace_close(struct lw_trace *t)
 	free(t->cache);
 	if (t->h)
 		tracecmd_close(t->h);
+	if (t->top)
+		tracecmd_close(t->top);
 	free(t->path);
 	free(t);
 }

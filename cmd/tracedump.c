@@ -197,6 +197,8 @@ int cmd_tracedump(int argc, char **argv)
 		trace_seq_reset(&s);
 		tep_print_event(lw_trace_tep(t), &s, ev.record, "%s", TEP_PRINT_INFO);
 		trace_seq_terminate(&s);
+		while (s.len && s.buffer[s.len - 1] == '\n')
+			s.buffer[--s.len] = 0;
 		printf("%llu %d %d %s %s:%s%s: %s\n", (unsigned long long)ev.ts_ns, ev.cpu, ev.pid,
 		       lw_trace_comm(t, ev.pid), ev.system, ev.name,
 		       ev.missed ? " [after lost events]" : "", s.buffer);

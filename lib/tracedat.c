@@ -593,6 +593,175 @@ int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info)
 	return ret;
 }
 
+static int rd_blob(struct rd *r, struct lw_blob *b, int size_bytes, const char *what)
+{
+	uint64_t n;
+
+	if (rd_le(r, size_bytes, &n, what) < 0)
+		return -1;
+	if (n > r->size - r->off)
+		return error("%s: truncated at byte %llu (%s needs %llu bytes)", r->path,
+			     (unsigned long long)r->off, what, (unsigned long long)n);
+	b->data = malloc(n + 1);
+	if (!b->data)
+		return error("out of memory");
+	b->len = n;
+	b->data[n] = 0;
+	return rd_bytes(r, b->data, n, what);
+}
+
+static int rd_blob_n(struct rd *r, struct lw_blob *b, uint64_t n, const char *what)
+{
+	if (n > r->size - r->off)
+		return error("%s: truncated at byte %llu (%s needs %llu bytes)", r->path,
+			     (unsigned long long)r->off, what, (unsigned long long)n);
+	b->data = malloc(n + 1);
+	if (!b->data)
+		return error("out of memory");
+	b->len = n;
+	b->data[n] = 0;
+	return rd_bytes(r, b->data, n, what);
+}
+
+/* An option's string payload: without its NUL. */
+static void strip_nul(struct lw_blob *b)
+{
+	while (b->len && !b->data[b->len - 1])
+		b->len--;
+}
+
+static int read_v6(struct rd *r, struct lw_tracedat *d, uint64_t **off, uint64_t **size)
+{
+	uint64_t v, count, id, n;
+	char name[256];
+	int cpustats = 0;
+
+	if (rd_le(r, 4, &v, "page size") < 0)
+		return -1;
+	d->page_size = (uint32_t)v;
+	if (rd_expect(r, "header_page", 12) < 0 || rd_blob(r, &d->header_page, 8, "header_page") < 0 ||
+	    rd_expect(r, "header_event", 13) < 0 || rd_blob(r, &d->header_event, 8, "header_event") < 0 ||
+	    rd_le(r, 4, &count, "ftrace format count") < 0)
+		return -1;
+	if (count > 4096)
+		return error("%s: implausible ftrace format count", r->path);
+	d->ftrace = calloc(count + 1, sizeof(*d->ftrace));
+	if (!d->ftrace)
+		return error("out of memory");
+	for (uint64_t i = 0; i < count; i++, d->nftrace++)
+		if (rd_blob(r, &d->ftrace[i], 8, "ftrace format") < 0)
+			return -1;
+	if (rd_le(r, 4, &count, "system count") < 0)
+		return -1;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t events;
+
+		if (rd_string(r, name, sizeof(name), "system name") < 0 ||
+		    rd_le(r, 4, &events, "event count") < 0)
+			return -1;
+		for (uint64_t j = 0; j < events; j++) {
+			struct lw_blob fmt = { 0 };
+
+			if (rd_blob(r, &fmt, 8, "event format") < 0 ||
+			    lw_tracedat_add_format(d, name, &fmt) < 0) {
+				lw_blob_free(&fmt);
+				return -1;
+			}
+		}
+	}
+	if (rd_blob(r, &d->kallsyms, 4, "kallsyms") < 0 || rd_blob(r, &d->printk, 4, "printk") < 0 ||
+	    rd_blob(r, &d->cmdlines, 8, "cmdlines") < 0 || rd_le(r, 4, &v, "cpu count") < 0)
+		return -1;
+	if (v < 1 || v > 8192)
+		return error("%s: implausible cpu count %llu", r->path, (unsigned long long)v);
+	d->cpus = (int)v;
+	d->cpustat = calloc(v, sizeof(*d->cpustat));
+	*off = calloc(v, sizeof(**off));
+	*size = calloc(v, sizeof(**size));
+	if (!d->cpustat || !*off || !*size)
+		return error("out of memory");
+	if (rd_expect(r, "options  ", 10) < 0)
+		return -1;
+	for (;;) {
+		struct lw_blob b = { 0 };
+
+		if (rd_le(r, 2, &id, "option id") < 0)
+			return -1;
+		if (id == LW_TDOPT_DONE)
+			break;
+		if (rd_le(r, 4, &n, "option size") < 0 || rd_blob_n(r, &b, n, "option") < 0) {
+			lw_blob_free(&b);
+			return -1;
+		}
+		strip_nul(&b);
+		switch (id) {
+		case LW_TDOPT_TRACECLOCK:
+			lw_blob_free(&d->clock);
+			d->clock = b;
+			break;
+		case LW_TDOPT_UNAME:
+			lw_blob_free(&d->uname);
+			d->uname = b;
+			break;
+		case LW_TDOPT_VERSION:
+			lw_blob_free(&d->version);
+			d->version = b;
+			break;
+		case LW_TDOPT_CPUSTAT:
+			if (cpustats < d->cpus) {
+				d->cpustat[cpustats++] = b;
+				break;
+			}
+			/* fall through */
+		default:
+			lw_blob_free(&b);
+			break;
+		}
+	}
+	if (rd_expect(r, "flyrecord", 10) < 0)
+		return -1;
+	for (int c = 0; c < d->cpus; c++) {
+		if (rd_le(r, 8, &(*off)[c], "cpu data offset") < 0 ||
+		    rd_le(r, 8, &(*size)[c], "cpu data size") < 0)
+			return -1;
+		if ((*off)[c] > r->size || (*size)[c] > r->size - (*off)[c])
+			return error("%s: data of cpu %d lies beyond the end of the file", r->path, c);
+	}
+	lw_blob_free(&d->clock);
+	return rd_blob(r, &d->clock, 8, "trace clock");
+}
+
+int lw_tracedat_read(const char *path, struct lw_tracedat *d, uint64_t **off, uint64_t **size)
+{
+	struct lw_tracedat_info info;
+	struct rd r = { .path = path, .info = &info };
+	struct stat st;
+	char head[16];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	*off = *size = NULL;
+	if (lw_tracedat_check_info(path, &info) < 0)
+		return -1;
+	if (info.version != 6)
+		return error("%s: only version 6 files can be read back (this is %d)", path,
+			     info.version);
+	r.f = fopen(path, "rb");
+	if (!r.f)
+		return error_errno("cannot open %s", path);
+	fstat(fileno(r.f), &st);
+	r.size = (uint64_t)st.st_size;
+	ret = rd_bytes(&r, head, 14, "initial format") < 0 ? -1 : read_v6(&r, d, off, size);
+	fclose(r.f);
+	if (ret < 0) {
+		lw_tracedat_free(d);
+		free(*off);
+		free(*size);
+		*off = *size = NULL;
+	}
+	return ret;
+}
+
 /* ---- page scan ---- */
 
 int lw_header_page_long_size(const char *hp)

@@ -101,6 +101,13 @@ struct lw_tracedat_info {
 int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info);
 
 /*
+ * Read a version 6 file's header back into @d (as lw_tracedat_write()
+ * wrote it), with each CPU's data range in @off[] and @size[] (malloc'ed,
+ * d->cpus entries).  0, or -1 after error().
+ */
+int lw_tracedat_read(const char *path, struct lw_tracedat *d, uint64_t **off, uint64_t **size);
+
+/*
  * Scan of raw sub-buffers (a CPU's data, @len bytes at @data, @page_size
  * each) without decoding any event: per page, its timestamp, whether the
  * kernel flagged events lost before it, and the last event's timestamp.
