@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
+#include <kbuffer.h>
 #include <trace-cmd.h>
 
 #include "analysis/trace_read.h"
@@ -14,6 +17,29 @@
 #include "lib/tracedat.h"
 
 #define FIELD_CACHE 16
+#define CHUNK_PAGES 16	/* raw reads: pages per pread() */
+
+/*
+ * Raw reading (trace.dat version 6, what latwatt writes): each CPU's pages
+ * are read in chunks into one of two buffers and walked with kbuffer; the
+ * record handed out stays valid while the next one is read because a new
+ * chunk always goes into the other buffer, and records alternate between
+ * two slots.  Memory: two chunks per CPU, whatever the trace's length.
+ * Other versions are read through libtracecmd's own record reading.
+ */
+struct cursor {
+	uint64_t start, end, off;	/* this CPU's data in the file; next chunk */
+	char *buf[2];
+	size_t len[2];
+	int cur;			/* buffer of the current page */
+	int hold;			/* buffer of the last record handed out, or -1 */
+	size_t page;			/* its offset in buf[cur] */
+	int loaded, first;		/* a page is in the kbuffer; nothing read from it */
+	long long missed;		/* of the loaded page, for its first record */
+	struct kbuffer *kb;
+	struct tep_record rec[2];
+	int slot;
+};
 
 struct field_slot {
 	const char *name;		/* the caller's pointer */
@@ -34,12 +60,16 @@ struct lw_trace {
 	struct tep_handle *tep;
 	int cpus;
 	char clock[32];
+	int fd;				/* raw reading: the file, else -1 */
+	uint32_t page_size;
+	struct cursor *cur;		/* raw reading: per CPU */
 
 	/* merged iteration: a min-heap of CPUs by their pending record */
 	struct tep_record **pending;	/* per CPU */
 	int *heap, nheap;
 	int primed;
 	struct tep_record *last;	/* returned last; freed on the next call */
+	int err;			/* a read failed: -1 */
 
 	struct ev_cache *cache;		/* by event id */
 	int ncache;
@@ -56,6 +86,152 @@ static void tracecmd_quiet_once(void)
 		tracecmd_set_loglevel(TEP_LOG_ERROR);
 		done = 1;
 	}
+}
+
+static int raw_init(struct lw_trace *t, const struct lw_tracedat_info *info)
+{
+	int ls = tep_get_header_page_size(t->tep);
+	enum kbuffer_long_size lsize = ls == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8;
+	enum kbuffer_endian end = tep_is_file_bigendian(t->tep) ? KBUFFER_ENDIAN_BIG :
+								   KBUFFER_ENDIAN_LITTLE;
+
+	t->page_size = info->page_size;
+	t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0)
+		return error_errno("cannot open %s", t->path);
+	posix_fadvise(t->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	t->cur = calloc((size_t)t->cpus, sizeof(*t->cur));
+	if (!t->cur)
+		return error("out of memory");
+	for (int i = 0; i < t->cpus; i++) {
+		struct cursor *c = &t->cur[i];
+
+		c->start = c->off = info->cpu_off[i];
+		c->hold = -1;
+		c->end = info->cpu_off[i] + info->cpu_size[i] / t->page_size * t->page_size;
+		c->kb = kbuffer_alloc(lsize, end);
+		c->buf[0] = malloc((size_t)CHUNK_PAGES * t->page_size);
+		c->buf[1] = malloc((size_t)CHUNK_PAGES * t->page_size);
+		if (!c->kb || !c->buf[0] || !c->buf[1])
+			return error("out of memory");
+	}
+	return 0;
+}
+
+static void raw_reset(struct lw_trace *t, int cpu)
+{
+	struct cursor *c = &t->cur[cpu];
+
+	c->off = c->start;
+	c->len[0] = c->len[1] = 0;
+	c->cur = 0;
+	c->hold = -1;
+	c->page = 0;
+	c->loaded = 0;
+}
+
+/* The next record of @cpu, or NULL at its end (*err set on a bad page). */
+static struct tep_record *raw_next(struct lw_trace *t, int cpu, int *err)
+{
+	struct cursor *c = &t->cur[cpu];
+	size_t hdr = 8 + (size_t)tep_get_header_page_size(t->tep);
+
+	for (;;) {
+		unsigned long long ts;
+		struct tep_record *r;
+		char *page;
+		void *ev;
+
+		if (c->loaded) {
+			ev = c->first ? kbuffer_read_event(c->kb, &ts) : kbuffer_next_event(c->kb, &ts);
+			if (ev) {
+				page = c->buf[c->cur] + c->page;
+				r = &c->rec[c->slot];
+				c->slot ^= 1;
+				memset(r, 0, sizeof(*r));
+				r->ts = ts;
+				r->cpu = cpu;
+				r->data = ev;
+				r->size = kbuffer_event_size(c->kb);
+				r->record_size = kbuffer_curr_size(c->kb);
+				r->offset = c->off - c->len[c->cur] + c->page +
+					    (unsigned long long)kbuffer_curr_offset(c->kb);
+				r->missed_events = c->first ? c->missed : 0;
+				c->first = 0;
+				c->hold = c->cur;
+				if (r->size < 0 || (char *)ev < page ||
+				    (size_t)((char *)ev - page) + (size_t)r->size > t->page_size) {
+					*err = error("%s: cpu %d: corrupt event at byte %llu", t->path,
+						     cpu, r->offset);
+					return NULL;
+				}
+				return r;
+			}
+			c->loaded = 0;
+			c->page += t->page_size;
+		}
+		if (c->page + t->page_size > c->len[c->cur]) {
+			/* never over the record still in use (empty pages can make
+			 * several chunks go by before the next record) */
+			int nb = c->hold < 0 ? c->cur : c->hold ^ 1;
+			uint64_t want = (uint64_t)CHUNK_PAGES * t->page_size;
+			ssize_t n;
+
+			if (c->off >= c->end)
+				return NULL;
+			if (want > c->end - c->off)
+				want = c->end - c->off;
+			n = pread(t->fd, c->buf[nb], want, (off_t)c->off);
+			if (n < (ssize_t)t->page_size) {
+				*err = n < 0 ? error_errno("cannot read %s", t->path) :
+					error("%s: cpu %d: data ends early at byte %llu", t->path, cpu,
+					      (unsigned long long)c->off);
+				return NULL;
+			}
+			n -= n % t->page_size;
+			c->off += (uint64_t)n;
+			c->cur = nb;
+			c->len[nb] = (size_t)n;
+			c->page = 0;
+		}
+		page = c->buf[c->cur] + c->page;
+		{
+			uint64_t commit = 0;
+			int ls = tep_get_header_page_size(t->tep);
+
+			memcpy(&commit, page + 8, ls == 4 ? 4 : 8);
+			if ((commit & ((1u << 27) - 1)) > t->page_size - hdr ||
+			    kbuffer_load_subbuffer(c->kb, page) < 0) {
+				*err = error("%s: cpu %d: corrupt page at byte %llu", t->path, cpu,
+					     (unsigned long long)(c->off - c->len[c->cur] + c->page));
+				return NULL;
+			}
+		}
+		c->missed = kbuffer_missed_events(c->kb);
+		c->loaded = 1;
+		c->first = 1;
+	}
+}
+
+/* Backends: the next record of @cpu (NULL at the end, or on error with
+ * t->err set), and giving a record back. */
+static struct tep_record *next_record(struct lw_trace *t, int cpu)
+{
+	int err = 0;
+	struct tep_record *r;
+
+	if (!t->cur)
+		return tracecmd_read_data(t->h, cpu);
+	r = raw_next(t, cpu, &err);
+	if (err)
+		t->err = -1;
+	return r;
+}
+
+static void put_record(struct lw_trace *t, struct tep_record *r)
+{
+	if (r && !t->cur)
+		tracecmd_free_record(r);
 }
 
 static int use_instance(struct lw_trace *t, int index)
@@ -82,7 +258,7 @@ static int use_instance(struct lw_trace *t, int index)
 
 struct lw_trace *lw_trace_open(const char *path, int flags)
 {
-	struct lw_tracedat_info info;
+	struct lw_tracedat_info info = { .want_ranges = 1 };
 	struct lw_trace *t;
 
 	if (lw_tracedat_check_info(path, &info) < 0)
@@ -91,12 +267,17 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->path = strdup(path))) {
 		free(t);
+		free(info.cpu_off);
+		free(info.cpu_size);
 		error("out of memory");
 		return NULL;
 	}
+	t->fd = -1;
 	t->h = tracecmd_open(path, (flags & LW_TRACE_PLUGINS) ? 0 : TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!t->h) {
 		error("%s: libtracecmd cannot read this trace file", path);
+		free(info.cpu_off);
+		free(info.cpu_size);
 		free(t->path);
 		free(t);
 		return NULL;
@@ -112,8 +293,21 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 	t->nwin = calloc((size_t)t->cpus + 1, sizeof(*t->nwin));
 	if (!t->pending || !t->heap || !t->win || !t->nwin) {
 		lw_trace_close(t);
+		free(info.cpu_off);
+		free(info.cpu_size);
 		error("out of memory");
 		return NULL;
+	}
+	if (info.version == 6) {
+		int ret = raw_init(t, &info);
+
+		free(info.cpu_off);
+		free(info.cpu_size);
+		if (ret < 0) {
+			lw_trace_close(t);
+			return NULL;
+		}
+		return t;
 	}
 	/* first records (they stay pending); a trace-cmd file whose top buffer
 	 * is empty is read from its first buffer instance instead */
@@ -165,11 +359,17 @@ void lw_trace_close(struct lw_trace *t)
 {
 	if (!t)
 		return;
-	if (t->last)
-		tracecmd_free_record(t->last);
+	put_record(t, t->last);
 	for (int i = 0; t->pending && i < t->cpus; i++)
-		if (t->pending[i])
-			tracecmd_free_record(t->pending[i]);
+		put_record(t, t->pending[i]);
+	for (int i = 0; t->cur && i < t->cpus; i++) {
+		kbuffer_free(t->cur[i].kb);
+		free(t->cur[i].buf[0]);
+		free(t->cur[i].buf[1]);
+	}
+	free(t->cur);
+	if (t->fd >= 0)
+		close(t->fd);
 	for (int i = 0; t->win && i < t->cpus; i++)
 		free(t->win[i]);
 	free(t->win);
@@ -270,10 +470,8 @@ static void sift_down(struct lw_trace *t, int i)
 
 static void release_last(struct lw_trace *t)
 {
-	if (t->last) {
-		tracecmd_free_record(t->last);
-		t->last = NULL;
-	}
+	put_record(t, t->last);
+	t->last = NULL;
 }
 
 int lw_trace_next(struct lw_trace *t, struct lw_trace_event *ev)
@@ -286,7 +484,7 @@ int lw_trace_next(struct lw_trace *t, struct lw_trace_event *ev)
 		t->nheap = 0;
 		for (int i = 0; i < t->cpus; i++) {
 			if (!t->pending[i])
-				t->pending[i] = tracecmd_read_data(t->h, i);
+				t->pending[i] = next_record(t, i);
 			if (t->pending[i])
 				t->heap[t->nheap++] = i;
 		}
@@ -295,10 +493,10 @@ int lw_trace_next(struct lw_trace *t, struct lw_trace_event *ev)
 		t->primed = 1;
 	}
 	if (!t->nheap)
-		return 0;
+		return t->err;
 	cpu = t->heap[0];
 	r = t->pending[cpu];
-	t->pending[cpu] = tracecmd_read_data(t->h, cpu);
+	t->pending[cpu] = next_record(t, cpu);
 	if (!t->pending[cpu])
 		t->heap[0] = t->heap[--t->nheap];
 	sift_down(t, 0);
@@ -320,9 +518,9 @@ int lw_trace_next_cpu(struct lw_trace *t, int cpu, struct lw_trace_event *ev)
 	r = t->pending[cpu];
 	t->pending[cpu] = NULL;
 	if (!r)
-		r = tracecmd_read_data(t->h, cpu);
+		r = next_record(t, cpu);
 	if (!r)
-		return 0;
+		return t->err;
 	t->last = r;
 	fill(t, r, ev);
 	return 1;
@@ -331,11 +529,16 @@ int lw_trace_next_cpu(struct lw_trace *t, int cpu, struct lw_trace_event *ev)
 void lw_trace_rewind(struct lw_trace *t)
 {
 	release_last(t);
+	t->err = 0;
 	for (int i = 0; i < t->cpus; i++) {
-		if (t->pending[i])
-			tracecmd_free_record(t->pending[i]);
+		put_record(t, t->pending[i]);
 		/* the first record, read again: it becomes the pending one */
-		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
+		if (t->cur) {
+			raw_reset(t, i);
+			t->pending[i] = next_record(t, i);
+		} else {
+			t->pending[i] = tracecmd_read_cpu_first(t->h, i);
+		}
 	}
 	t->primed = 0;
 	t->nheap = 0;

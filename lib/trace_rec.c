@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -371,20 +372,32 @@ static void unlink_temp(struct trace_rec *tr)
 			unlink(tr->c[i].path);
 }
 
-/* Usable tracefs?  NULL, or why not. */
+/* Usable tracefs?  NULL, or why not.  The mount table is read first, and
+ * libtracefs asked only when tracefs is usable: libtracefs 1.6 leaks a copy
+ * of the tracing path at calls where it cannot validate the one it cached
+ * (as when not root). */
 static const char *tracefs_unusable(struct trace_rec *tr, char *buf, size_t len)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX] = "";
+	struct mntent *me;
+	FILE *f = setmntent("/proc/mounts", "r");
 
-	tr->tdir = tracefs_tracing_dir();
-	if (!tr->tdir)
+	while (f && (me = getmntent(f)))
+		if (!strcmp(me->mnt_type, "tracefs")) {
+			snprintf(path, sizeof(path), "%s/instances", me->mnt_dir);
+			if (access(path, F_OK) == 0)
+				break;
+		}
+	if (f)
+		endmntent(f);
+	if (!path[0])
 		return "tracefs is not mounted";
-	snprintf(path, sizeof(path), "%s/instances", tr->tdir);
 	if (access(path, W_OK) < 0) {
 		snprintf(buf, len, "cannot create trace instances in %s: %s", path, strerror(errno));
 		return buf;
 	}
-	return NULL;
+	tr->tdir = tracefs_tracing_dir();
+	return tr->tdir ? NULL : "tracefs is not mounted";
 }
 
 static int setup(struct lw_run *run, struct trace_rec *tr)

@@ -510,11 +510,21 @@ static int check_v6(struct rd *r, int long_bytes)
 	if (memcmp(name, "flyrecord", 10))
 		return error("%s: byte %llu: expected \"flyrecord\"", r->path,
 			     (unsigned long long)(r->off - 10));
+	if (r->info->want_ranges) {
+		r->info->cpu_off = calloc(cpus + 1, sizeof(uint64_t));
+		r->info->cpu_size = calloc(cpus + 1, sizeof(uint64_t));
+		if (!r->info->cpu_off || !r->info->cpu_size)
+			return error("out of memory");
+	}
 	for (uint64_t c = 0; c < cpus; c++) {
 		uint64_t o, s;
 
 		if (rd_le(r, 8, &o, "cpu data offset") < 0 || rd_le(r, 8, &s, "cpu data size") < 0)
 			return -1;
+		if (r->info->want_ranges) {
+			r->info->cpu_off[c] = o;
+			r->info->cpu_size[c] = s;
+		}
 		if (o > r->size || s > r->size - o)
 			return error("%s: data of cpu %llu (%llu bytes at %llu) lies beyond the end "
 				     "of the file (%llu bytes)", r->path, (unsigned long long)c,
@@ -545,7 +555,7 @@ static int check_v6(struct rd *r, int long_bytes)
 
 int lw_tracedat_check(const char *path)
 {
-	struct lw_tracedat_info info;
+	struct lw_tracedat_info info = { 0 };
 
 	return lw_tracedat_check_info(path, &info);
 }
@@ -556,7 +566,11 @@ int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info)
 	struct stat st;
 	char magic[10], ver[16];
 	unsigned char el[2];
-	int ret;
+	int ret, want = info->want_ranges;
+
+	memset(info, 0, sizeof(*info));
+	info->want_ranges = want;
+	info->cpus = -1;
 
 	r.f = fopen(path, "rb");
 	if (!r.f)
@@ -581,15 +595,18 @@ int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info)
 		char *end;
 		long v = strtol(ver, &end, 10);
 
-		memset(info, 0, sizeof(*info));
 		info->version = (int)v;
-		info->cpus = -1;
 		if (*end || v < 6 || v > 7)
 			ret = error("%s: unsupported trace.dat version '%s'", path, ver);
 		else if (v == 6)
 			ret = check_v6(&r, el[1]);
 	}
 	fclose(r.f);
+	if (ret < 0) {
+		free(info->cpu_off);
+		free(info->cpu_size);
+		info->cpu_off = info->cpu_size = NULL;
+	}
 	return ret;
 }
 
@@ -733,7 +750,7 @@ static int read_v6(struct rd *r, struct lw_tracedat *d, uint64_t **off, uint64_t
 
 int lw_tracedat_read(const char *path, struct lw_tracedat *d, uint64_t **off, uint64_t **size)
 {
-	struct lw_tracedat_info info;
+	struct lw_tracedat_info info = { 0 };
 	struct rd r = { .path = path, .info = &info };
 	struct stat st;
 	char head[16];

@@ -97,6 +97,10 @@ struct lw_tracedat_info {
 	int cpus;		/* -1 when not known (version 7) */
 	uint32_t page_size;
 	char clock[32];		/* the selected trace clock; "" when not known */
+	/* version 6, when the caller sets want_ranges: each CPU's data
+	 * (malloc'ed, cpus entries; the caller frees them) */
+	int want_ranges;
+	uint64_t *cpu_off, *cpu_size;
 };
 int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info);
 
