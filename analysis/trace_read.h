@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reading a run's kernel trace (RUN/trace.dat, or any trace-cmd file) event
- * by event, in timestamp order, merged over the CPUs or for one CPU, through
- * libtracecmd and libtraceevent.  Streaming: memory does not grow with the
- * length of the trace (one pending record per CPU, the library maps pages).
+ * by event, in timestamp order, merged over the CPUs or for one CPU.  The
+ * header (formats, kallsyms, command lines) is parsed by libtracecmd; the
+ * events of a version 6 file (what latwatt writes) are read page by page
+ * with pread() and libtraceevent's kbuffer — two 64 KiB chunks per CPU,
+ * whatever the length of the trace, no allocation per event — and those of
+ * other versions (trace-cmd's v7) through libtracecmd's record reader.
  *
  *	struct lw_trace *t = lw_trace_open_run("RUN");
  *	struct lw_trace_event ev;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -27,7 +28,10 @@
 #include "lib/tracedat.h"
 
 /* The reader thread sleeps until the ring is this full (instance knob). */
-#define BUFFER_PERCENT "25"
+#define BUFFER_PERCENT "10"
+/* Reader threads are not realtime, but favoured over a load's tasks so that
+ * a busy system does not starve them into losing events. */
+#define READER_NICE    (-10)
 #define IDLE_RETRY_NS  (10 * LW_NSEC_PER_MSEC)
 
 const char *const lw_trace_default_events[] = {
@@ -313,6 +317,9 @@ static void *reader_main(void *arg)
 
 	snprintf(name, sizeof(name), "lw-trace/%d", c->cpu);
 	pthread_setname_np(pthread_self(), name);
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), READER_NICE) < 0) {
+		/* not allowed (no CAP_SYS_NICE): nice 0 */
+	}
 	for (;;) {
 		int n = tracefs_cpu_write(c->tcpu, c->fd, false);
 
@@ -440,6 +447,10 @@ static int setup(struct lw_run *run, struct trace_rec *tr)
 		return -1;
 	if (!tr->nenabled)
 		warning("trace: none of the requested events exists; only markers are recorded");
+	/* markers (trace_marker) are always recorded: ftrace events need no enabling */
+	if (event_exists(tr, "ftrace", "print") && push_str(&tr->enabled, &tr->nenabled,
+							    "ftrace:print") < 0)
+		return error("out of memory");
 
 	/* what trace.dat's header needs, read now that the events are known */
 	snprintf(path, sizeof(path), "%s/events/header_page", tr->tdir);

@@ -9,7 +9,7 @@
  *  - Streaming (the default): one non-realtime reader thread per CPU,
  *    pinned away from the measured CPUs when some CPU is left, splices
  *    whole sub-buffers from per_cpu/cpuN/trace_pipe_raw into RUN/.trace-cpuN
- *    (tracefs_cpu_write()); it sleeps until the ring is a quarter full.
+ *    (tracefs_cpu_write()); it sleeps until the ring is a tenth full, at nice -10.
  *    Nothing is parsed while recording.
  *  - Flight recorder (with --break-on): nothing is read during the run; the
  *    ring (overwrite mode) keeps the last --trace-buffer per CPU, tracing is

@@ -15,7 +15,9 @@
 
 #include "tests/unit/lw_test.h"
 #include "analysis/trace_read.h"
+#include "cmd/runopts.h"
 #include "lib/samples.h"
+#include "lib/trace_rec.h"
 #include "lib/tracedat.h"
 
 #define RUN  "tests/data/trace-run"
@@ -407,6 +409,61 @@ static void test_malformed(void **st)
 	assert_error(lw_trace_open_run("/nonexistent", 0) == NULL, "/nonexistent");
 }
 
+static int parse_run(struct lw_run_opts *o, const char *args)
+{
+	static char buf[512];	/* the options point into it */
+	char *argv[32], *save = NULL;
+	int argc = 0;
+	cpu_set_t online;
+
+	CPU_ZERO(&online);
+	CPU_SET(0, &online);
+	CPU_SET(1, &online);
+	snprintf(buf, sizeof(buf), "run -o R %s", args);
+	for (char *t = strtok_r(buf, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	lw_run_opts_default(o, &online);
+	return lw_run_opts_parse(o, argc, argv, &online);
+}
+
+/* --trace, --trace-buffer, --no-kallsyms, and the event list syntax. */
+static void test_options(void **st)
+{
+	struct lw_run_opts o;
+
+	assert_int_equal(parse_run(&o, ""), 0);
+	assert_null(o.trace);
+	assert_int_equal(o.trace_buffer, 0);
+	assert_false(o.no_kallsyms);
+	assert_int_equal(parse_run(&o, "--trace off"), 0);
+	assert_string_equal(o.trace, "off");
+	assert_int_equal(parse_run(&o, "--trace default"), 0);
+	assert_string_equal(o.trace, "default");
+	assert_int_equal(parse_run(&o, "--trace default,block:*,sched:sched_switch,irq_vectors:x.y-z"), 0);
+	assert_int_equal(parse_run(&o, "--trace-buffer 8M --no-kallsyms"), 0);
+	assert_int_equal(o.trace_buffer, 8ULL << 20);
+	assert_true(o.no_kallsyms);
+	assert_int_equal(parse_run(&o, "--trace-buffer 16k"), 0);
+
+	assert_error(parse_run(&o, "--trace sched") < 0, "--trace: 'sched' is not an event");
+	assert_error(parse_run(&o, "--trace sched:") < 0, "'sched:' is not an event");
+	assert_error(parse_run(&o, "--trace :x") < 0, "':x' is not an event");
+	assert_error(parse_run(&o, "--trace a:b,") < 0, "list ends with a comma");
+	assert_error(parse_run(&o, "--trace a:b,,c:d") < 0, "'' is not an event");
+	assert_error(parse_run(&o, "--trace off,sched:*") < 0, "'off' is not an event");
+	assert_error(parse_run(&o, "--trace a/b:c") < 0, "'a/b:c' is not an event");
+	assert_error(parse_run(&o, "--trace a:b*") < 0, "'a:b*' is not an event");
+	assert_error(parse_run(&o, "--trace") < 0, "needs a value");
+	assert_error(parse_run(&o, "--trace-buffer 1") < 0, "--trace-buffer: must be between");
+	assert_error(parse_run(&o, "--trace-buffer 8G") < 0, "--trace-buffer: must be between");
+	assert_error(parse_run(&o, "--trace-buffer lots") < 0, "--trace-buffer");
+	assert_error(lw_trace_check_list("--x", "") < 0, "--x: empty event list");
+	/* the default set is well formed */
+	for (int i = 0; lw_trace_default_events[i]; i++)
+		assert_int_equal(lw_trace_check_list("default", lw_trace_default_events[i]), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_write_round_trip),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_options),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
