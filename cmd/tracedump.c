@@ -18,7 +18,8 @@ static const char usage[] =
 "usage: latwatt tracedump [OPTIONS] RUN|FILE.dat\n"
 "\n"
 "Print the kernel trace of a run (RUN/trace.dat) event by event, in\n"
-"timestamp order, with CLOCK_MONOTONIC nanosecond timestamps.\n"
+"timestamp order, with CLOCK_MONOTONIC nanosecond timestamps, one a line:\n"
+"  TIMESTAMP_NS CPU PID SYSTEM:EVENT COMMAND: FIELDS\n"
 "\n"
 "  -c, --cpu N       only the events of CPU N\n"
 "  -e, --event S:E   only events S:E (repeatable, up to 16)\n"
@@ -199,9 +200,10 @@ int cmd_tracedump(int argc, char **argv)
 		trace_seq_terminate(&s);
 		while (s.len && s.buffer[s.len - 1] == '\n')
 			s.buffer[--s.len] = 0;
-		printf("%llu %d %d %s %s:%s%s: %s\n", (unsigned long long)ev.ts_ns, ev.cpu, ev.pid,
-		       lw_trace_comm(t, ev.pid), ev.system, ev.name,
-		       ev.missed ? " [after lost events]" : "", s.buffer);
+		/* the command name last before the fields: it may hold spaces */
+		printf("%llu %d %d %s:%s%s %s: %s\n", (unsigned long long)ev.ts_ns, ev.cpu, ev.pid,
+		       ev.system, ev.name, ev.missed ? " [after-lost-events]" : "",
+		       lw_trace_comm(t, ev.pid), s.buffer);
 	}
 	trace_seq_destroy(&s);
 	if (count)

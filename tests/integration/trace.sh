@@ -51,7 +51,7 @@ n_switch=$(grep -c ' sched_switch: ' "$TMP/report")
 	fail "sched-switch-present" "$n_switch sched_switch events"
 # what trace-cmd reads and what latwatt's reader reads agree: the same events
 # (timestamp in ns, CPU, name) in the same order, as many as the manifest says
-"$LATWATT" tracedump "$TMP/r" | awk '{split($5, a, ":"); print $1, $2, a[2]}' >"$TMP/ours"
+"$LATWATT" tracedump "$TMP/r" | awk '{split($4, a, ":"); print $1, $2, a[2]}' >"$TMP/ours"
 sed -E -n 's/.*\[([0-9]+)\] +([0-9]+)\.([0-9]+): ([a-z_0-9]+):.*/\2\3 \1 \4/p' "$TMP/report" |
 	awk '{print $1, $2 + 0, $3}' >"$TMP/theirs"
 n_ours=$(wc -l <"$TMP/ours")
