@@ -18,6 +18,9 @@
 #include "lib/sysinfo.h"
 #include "lib/trace_rec.h"
 #include "probes/cyclic.h"
+#include "boards/board.h"
+#include "power/sampler.h"
+#include "workloads/workload.h"
 
 static json_t *argv_json(int argc, char **argv)
 {
@@ -88,6 +91,7 @@ int cmd_run(int argc, char **argv)
 	struct lw_run_opts o;
 	struct lw_rundir rd;
 	struct lw_run run;
+	struct lw_board *board = NULL;
 	cpu_set_t online;
 	char cpus[256];
 	int ret;
@@ -99,15 +103,23 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
 
-	lw_run_block_signals();
-	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
+	board = lw_board_find(o.board, o.sysfs_root);
+	if (!board)
 		return LW_EXIT_ERROR;
-	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
-		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+	lw_run_block_signals();
+	if (!o.no_rt && check_rt_allowed(o.priority) < 0) {
+		lw_board_free(board);
 		return LW_EXIT_ERROR;
 	}
-	if (lw_rundir_create(&rd, o.output, o.force) < 0)
+	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+		lw_board_free(board);
 		return LW_EXIT_ERROR;
+	}
+	if (lw_rundir_create(&rd, o.output, o.force) < 0) {
+		lw_board_free(board);
+		return LW_EXIT_ERROR;
+	}
 
 	lw_run_init(&run, &rd);
 	run.duration_ns = o.duration_ns;
@@ -132,14 +144,36 @@ int cmd_run(int argc, char **argv)
 		.buffer_bytes = o.trace_buffer, .flight = o.break_ns != 0,
 		.no_kallsyms = o.no_kallsyms,
 	};
-	if (add(&run, lw_trace_new(&to)) < 0 ||
-	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_cyclic_new(&co)) < 0) {
+	cpu_set_t hk;
+
+	CPU_AND(&hk, &board->housekeeping, &online);
+	struct lw_power_sampler_opts po = {
+		.root = o.sysfs_root, .mask = o.power_mask, .is_auto = o.power_auto,
+		.iio_uri = o.iio_uri, .rate_hz = o.power_rate_hz, .board = board,
+		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
+	};
+	if (lw_board_record(board, run.dir.path) < 0) {
 		lw_run_destroy(&run);
+		lw_board_free(board);
 		return LW_EXIT_ERROR;
 	}
+	if (add(&run, lw_trace_new(&to)) < 0 ||
+	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
+	    add(&run, lw_cyclic_new(&co)) < 0) {
+		lw_run_destroy(&run);
+		lw_board_free(board);
+		return LW_EXIT_ERROR;
+	}
+	for (int i = 0; i < o.nworkloads; i++)
+		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0) {
+			lw_run_destroy(&run);
+			lw_board_free(board);
+			return LW_EXIT_ERROR;
+		}
 	ret = lw_run_execute(&run);
 	if (ret == LW_EXIT_OK || ret >= 128)
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
 	lw_run_destroy(&run);
+	lw_board_free(board);
 	return ret;
 }

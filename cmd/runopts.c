@@ -7,6 +7,8 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/trace_rec.h"
+#include "power/sources.h"
+#include "workloads/workload.h"
 
 const char lw_run_usage[] =
 "usage: latwatt run [OPTIONS] -o RUN\n"
@@ -36,6 +38,16 @@ const char lw_run_usage[] =
 "      --trace-buffer SIZE trace ring per CPU, e.g. 4M (default 4M); with\n"
 "                          --break-on it is what the flight recorder keeps\n"
 "      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
+"      --power-rate HZ     power sampling rate (default 10)\n"
+"      --power SOURCES     auto (default: sensors found, else the board's energy\n"
+"                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
+"      --sysfs-root DIR    read power sensors and cpuidle under DIR (a copy)\n"
+"      --iio-uri URI       read IIO power monitors through libiio (ip:HOST, usb:)\n"
+"  -w, --workload SPEC     run a workload beside the probes (repeatable), e.g.\n"
+"                          audio, audio:streams=2,load=0.5,cpu=1,\n"
+"                          video:fps=30,width=1280,height=720,\n"
+"                          stress:kind=io,intensity=0.5,cpus=0\n"
+"                          ('latwatt workloads' lists them and their parameters)\n"
 "  -h, --help              this text\n"
 "\n"
 "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
@@ -43,6 +55,7 @@ const char lw_run_usage[] =
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
 	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
+	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 };
 
 static const struct option long_opts[] = {
@@ -60,10 +73,15 @@ static const struct option long_opts[] = {
 	{ "force",     no_argument,       NULL, 'f' },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
+	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
+	{ "power",     required_argument, NULL, OPT_POWER },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "iio-uri",   required_argument, NULL, OPT_IIO_URI },
 	{ "help",      no_argument,       NULL, 'h' },
 	{ "trace",        required_argument, NULL, OPT_TRACE },
 	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
 	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
+	{ "workload",  required_argument, NULL, 'w' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -77,6 +95,11 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->pm_qos_us = -1;
 	o->progress = -1;
 	o->board = "local";
+	o->power_rate_hz = 10;
+	o->power = "auto";
+	o->power_mask = LW_SRC_SENSORS;
+	o->power_auto = 1;
+	o->sysfs_root = "";
 }
 
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
@@ -86,7 +109,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 
 	optind = 0;	/* full re-initialisation: parsing may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -158,9 +181,39 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case OPT_NO_KALLSYMS:
 			o->no_kallsyms = 1;
 			break;
+		case OPT_POWER_RATE:
+			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)
+				return -1;
+			break;
+		case OPT_POWER:
+			if (lw_power_parse_sources("--power", optarg, &o->power_mask, &o->power_auto) < 0)
+				return -1;
+			o->power = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			if (!*optarg)
+				return error("--sysfs-root: empty directory name");
+			o->sysfs_root = optarg;
+			break;
+		case OPT_IIO_URI:
+			if (!*optarg)
+				return error("--iio-uri: empty URI");
+			o->iio_uri = optarg;
+			break;
 		case 'h':
 			fputs(lw_run_usage, stdout);
 			return 1;
+		case 'w': {
+			struct lw_wspec *ws = lw_wspec_parse(optarg, "--workload");
+
+			if (!ws)
+				return -1;
+			lw_wspec_free(ws);
+			if (o->nworkloads == LW_MAX_WORKLOAD_OPTS)
+				return error("--workload: at most %d workloads", LW_MAX_WORKLOAD_OPTS);
+			o->workload[o->nworkloads++] = optarg;
+			break;
+		}
 		case ':':
 			return error("option %s needs a value", argv[optind - 1]);
 		default:

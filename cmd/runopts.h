@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <stdint.h>
 
+#define LW_MAX_WORKLOAD_OPTS 16
+
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
 	uint64_t duration_ns;		/* -d, default 10s */
@@ -26,6 +28,14 @@ struct lw_run_opts {
 	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */
 	uint64_t trace_buffer;		/* --trace-buffer, per CPU; 0: the recorder's default */
 	int no_kallsyms;		/* --no-kallsyms */
+	double power_rate_hz;		/* --power-rate, default 10 */
+	const char *power;		/* --power, default "auto" */
+	unsigned power_mask;		/* parsed --power (power/sources.h) */
+	int power_auto;
+	const char *sysfs_root;		/* --sysfs-root, default "" (this machine) */
+	const char *iio_uri;		/* --iio-uri */
+	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
+	int nworkloads;
 };
 
 extern const char lw_run_usage[];
