@@ -301,9 +301,7 @@ int lw_run_execute(struct lw_run *run)
 		started++;
 	}
 
-	/* the duration is measured from when every participant runs: setting
-	 * up the trace instance takes tens of milliseconds */
-	end = lw_mono_ns() + run->duration_ns;
+	end = run->start_mono + run->duration_ns;
 	while (!lw_run_stopping(run)) {
 		siginfo_t si;
 		struct timespec ts;

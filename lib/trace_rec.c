@@ -65,6 +65,7 @@ struct tcpu_ctx {
 struct trace_rec {
 	struct lw_part part;
 	struct lw_trace_opts o;
+	int prepared;			/* the instance is set up (lw_trace_new) */
 	int active;			/* tracing in this run */
 	char off_reason[PATH_MAX + 256];
 	const char *tdir;		/* the tracing directory */
@@ -407,11 +408,13 @@ static const char *tracefs_unusable(struct trace_rec *tr, char *buf, size_t len)
 	return tr->tdir ? NULL : "tracefs is not mounted";
 }
 
-static int setup(struct lw_run *run, struct trace_rec *tr)
+/* The instance, configured: done when the participant is made, before the
+ * run's clock starts (setting the trace clock and the ring size takes tens of
+ * milliseconds, which would otherwise be taken from the probes' duration). */
+static int setup_instance(struct trace_rec *tr)
 {
 	char path[PATH_MAX + 64], kb[32];
 	struct utsname un;
-	int page_size = 0;
 
 	snprintf(tr->name, sizeof(tr->name), LW_TRACE_INSTANCE_PREFIX "%d", (int)getpid());
 	snprintf(tr->idir, sizeof(tr->idir), "%s/instances/%s", tr->tdir, tr->name);
@@ -471,8 +474,15 @@ static int setup(struct lw_run *run, struct trace_rec *tr)
 		lw_blob_set(&tr->hdr.uname, path);
 	}
 	lw_blob_set(&tr->hdr.version, "latwatt " LW_VERSION);
+	return 0;
+}
 
-	/* per-CPU rings and their files */
+/* Per-CPU rings and their files, markers: at start(). */
+static int setup_files(struct lw_run *run, struct trace_rec *tr)
+{
+	char path[PATH_MAX + 64];
+	int page_size = 0;
+
 	tr->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (tr->ncpu < 1)
 		tr->ncpu = 1;
@@ -540,23 +550,11 @@ static void teardown(struct lw_run *run, struct trace_rec *tr)
 static int trace_start(struct lw_run *run, struct lw_part *p)
 {
 	struct trace_rec *tr = p->priv;
-	char why[PATH_MAX + 64];
-	const char *unusable;
 	cpu_set_t online, readers;
 
-	if (tr->o.mode == LW_TRACE_OFF) {
-		snprintf(tr->off_reason, sizeof(tr->off_reason), "--trace off");
-		return 0;
-	}
-	unusable = tracefs_unusable(tr, why, sizeof(why));
-	if (unusable) {
-		if (tr->o.mode == LW_TRACE_ON)
-			return error("cannot trace: %s", unusable);
-		snprintf(tr->off_reason, sizeof(tr->off_reason), "%s", unusable);
-		note("no kernel trace for this run: %s", unusable);
-		return 0;
-	}
-	if (setup(run, tr) < 0) {
+	if (!tr->prepared)
+		return 0;	/* --trace off, or no usable tracefs (off_reason says) */
+	if (setup_files(run, tr) < 0) {
 		teardown(run, tr);
 		unlink_temp(tr);
 		return -1;
@@ -943,6 +941,31 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 	if (!tr->o.buffer_bytes)
 		tr->o.buffer_bytes = LW_TRACE_DEFAULT_BUFFER;
 	tr->marker_fd = tr->off_fd = tr->saved_marker_fd = -1;
+	if (tr->o.mode == LW_TRACE_OFF) {
+		snprintf(tr->off_reason, sizeof(tr->off_reason), "--trace off");
+	} else {
+		char why[PATH_MAX + 64];
+		const char *unusable = tracefs_unusable(tr, why, sizeof(why));
+
+		if (unusable && tr->o.mode == LW_TRACE_ON) {
+			error("cannot trace: %s", unusable);
+			free(tr);
+			return NULL;
+		}
+		if (unusable) {
+			snprintf(tr->off_reason, sizeof(tr->off_reason), "%s", unusable);
+			note("no kernel trace for this run: %s", unusable);
+		} else if (setup_instance(tr) < 0) {
+			remove_instance(tr);
+			lw_tracedat_free(&tr->hdr);
+			free_strv(tr->enabled, tr->nenabled);
+			free_strv(tr->missing, tr->nmissing);
+			free(tr);
+			return NULL;
+		} else {
+			tr->prepared = 1;
+		}
+	}
 	tr->part = (struct lw_part){
 		.name = "trace",
 		.start = trace_start,
