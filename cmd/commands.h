@@ -15,7 +15,8 @@
 	X(cleanup, "remove trace instances left behind by killed runs") \
 	X(boards,  "list, show and check board files (boards/NAME.yaml)") \
 	X(power,   "power sources, estimates from traces, meter logs, summaries") \
-	X(workloads, "list the workloads of 'run -w' and their parameters")
+	X(workloads, "list the workloads of 'run -w' and their parameters") \
+	X(report,  "HTML report with plots, JUnit, LAVA and Markdown of a run or comparison")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 LW_COMMANDS(LW_DECLARE)
