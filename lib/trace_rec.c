@@ -590,6 +590,7 @@ static int trace_start(struct lw_run *run, struct lw_part *p)
 		if (!c->tcpu)
 			continue;
 		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
 		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
 		if (CPU_COUNT(&readers))
