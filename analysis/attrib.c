@@ -481,12 +481,23 @@ static void task_seen(struct lw_attrib *a, int pid, int prio, const char *comm)
 
 	if (pid <= 0)
 		return;
+	if (t->pid != pid)
+		t->comm = NULL;
 	t->pid = pid;
 	t->prio = prio;
-	if (comm && *comm)
+	/* names rarely change: skip the hashing when it is the one known */
+	if (comm && *comm && (!t->comm || strcmp(t->comm, comm)))
 		t->comm = intern(a, comm);
-	else if (!t->comm || t->pid != pid)
-		t->comm = NULL;
+}
+
+/* The interned name of @pid, from the table when it matches. */
+static const char *task_comm(struct lw_attrib *a, int pid, const char *comm)
+{
+	const struct task *t = task_slot(a, pid);
+
+	if (t->pid == pid && t->comm && comm && !strcmp(t->comm, comm))
+		return t->comm;
+	return intern(a, comm);
 }
 
 /* The event was recorded while @pid was current: make it the base if the
@@ -537,7 +548,8 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		if (ev->pid == 0) {
 			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state };
 		} else {
-			c->stack[0] = (struct ctx){ CTX_TASK, intern(a, ev->name), ev->pid, ev->prio, -1 };
+			c->stack[0] = (struct ctx){ CTX_TASK, task_comm(a, ev->pid, ev->name), ev->pid,
+						    ev->prio, -1 };
 		}
 		for (int i = 0; i < c->nopen; i++) {
 			struct lw_spike *s = &a->s[c->open[i]];
