@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <stdint.h>
 
+#include "probes/plan.h"
+
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
 	uint64_t duration_ns;		/* -d, default 10s */
@@ -23,6 +25,7 @@ struct lw_run_opts {
 	int force;			/* --force */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */
+	struct lw_probe_opts probes;	/* --probes, --timerlat-period, --noise-* */
 };
 
 extern const char lw_run_usage[];
