@@ -110,8 +110,10 @@ struct timerlat {
 	struct tl_cpu_stat *stat;	/* [ncpus] */
 	_Atomic uint64_t max_live;
 	uint64_t other_context, unplaced, read_errors;
-	uint64_t lost;			/* events the kernel dropped (known count) */
-	uint64_t lost_unknown;		/* drops of unknown size */
+	uint64_t lost;			/* events lost as the reader saw them */
+	uint64_t lost_unknown;		/* losses of unknown size */
+	uint64_t overrun, dropped;	/* the kernel's count (per_cpu/cpuN/stats) */
+	size_t buffer_kb;
 	int kthreads_set, kthreads_found;
 };
 
@@ -178,6 +180,36 @@ static void drain(struct timerlat *tl)
 {
 	if (tracefs_iterate_raw_events(tl->tep, tl->inst, NULL, 0, on_event, tl) < 0)
 		tl->read_errors++;
+}
+
+/* Events the kernel could not keep for the reader: overwritten (overrun)
+ * or refused (dropped events), from per_cpu/cpuN/stats. */
+static void read_losses(struct timerlat *tl)
+{
+	for (int c = 0; c < tl->ncpus; c++) {
+		char file[64], *buf, *p;
+
+		if (!CPU_ISSET(c, &tl->o.cpus))
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		buf = tracefs_instance_file_read(tl->inst, file, NULL);
+		if (!buf)
+			continue;
+		if ((p = strstr(buf, "\noverrun:")))
+			tl->overrun += strtoull(p + 9, NULL, 10);
+		if ((p = strstr(buf, "dropped events:")))
+			tl->dropped += strtoull(p + 15, NULL, 10);
+		free(buf);
+	}
+}
+
+/* Room for a second of events (two per period, ~48 bytes each), 256 KiB to
+ * 4 MiB per CPU: the reader takes them every READ_PERIOD_NS. */
+static size_t buffer_kb(uint64_t period_ns)
+{
+	uint64_t kb = 2 * 48 * (LW_NSEC_PER_SEC / period_ns) / 1024;
+
+	return kb < 256 ? 256 : kb > 4096 ? 4096 : (size_t)kb;
 }
 
 static void *reader_main(void *arg)
@@ -298,10 +330,43 @@ static void teardown(struct timerlat *tl)
 	}
 }
 
+/* A tep handle with the ring buffer's page header and the one event we read:
+ * tracefs_local_events*() would also parse /proc/kallsyms, which takes
+ * seconds on a slow board. */
+static struct tep_handle *load_tep(void)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *hdr = NULL, *fmt = NULL;
+	int len = 0, ok = 0;
+
+	if (!tep) {
+		error("out of memory");
+		return NULL;
+	}
+	hdr = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	if (!hdr || tep_parse_header_page(tep, hdr, len, sizeof(long)) < 0)
+		error_errno("timerlat: cannot read events/header_page");
+	else if (!(fmt = tracefs_instance_file_read(NULL, "events/ftrace/timerlat/format", &len)))
+		error_errno("timerlat: cannot read events/ftrace/timerlat/format");
+	else if (tep_parse_event(tep, fmt, (unsigned long)len, "ftrace"))
+		error("timerlat: cannot parse events/ftrace/timerlat/format");
+	else
+		ok = 1;
+	free(hdr);
+	free(fmt);
+	if (!ok) {
+		tep_free(tep);
+		return NULL;
+	}
+	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_page_size(tep, getpagesize());
+	return tep;
+}
+
 static int setup(struct lw_run *run, struct timerlat *tl)
 {
 	const char *tdir = tracefs_tracing_dir();
-	const char *systems[] = { "ftrace", NULL };
 	char cpus[256], period[32], path[4096], opts[1024];
 	const struct { const char *file; const char *value; int optional; } knobs[] = {
 		{ "osnoise/cpus",                  cpus,   0 },
@@ -343,11 +408,13 @@ static int setup(struct lw_run *run, struct timerlat *tl)
 		return error_errno("timerlat: cannot stop tracing in %s", tl->name);
 	if (tracefs_instance_file_write(tl->inst, "trace_clock", "mono") < 0)
 		return error_errno("timerlat: cannot set the trace clock of %s to mono", tl->name);
+	tl->buffer_kb = buffer_kb(tl->o.period_ns);
+	if (tracefs_instance_set_buffer_size(tl->inst, tl->buffer_kb, -1) < 0)
+		return error_errno("timerlat: cannot set the buffer of %s to %zu KiB", tl->name,
+				   tl->buffer_kb);
 
-	tl->tep = tracefs_local_events_system(NULL, systems);
-	if (!tl->tep)
-		return error_errno("timerlat: cannot read the ftrace event formats");
-	if (lw_timerlat_format(tl->tep, &tl->fmt) < 0)
+	tl->tep = load_tep();
+	if (!tl->tep || lw_timerlat_format(tl->tep, &tl->fmt) < 0)
 		return -1;
 	tracefs_follow_missed_events(tl->inst, on_missed, tl);
 
@@ -425,6 +492,7 @@ static void timerlat_stop(struct lw_run *run, struct lw_part *p)
 		tl->reader_running = 0;
 	}
 	drain(tl);	/* what the reader had not taken yet */
+	read_losses(tl);
 	teardown(tl);
 }
 
@@ -468,17 +536,21 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 		"threshold_ns", (json_int_t)tl->o.threshold_ns,
 		"break_ns", (json_int_t)tl->o.break_ns,
 		"lost_events_unknown", tl->lost_unknown > 0,
-		"lost_events", (json_int_t)tl->lost,
+		"lost_events", (json_int_t)(tl->overrun + tl->dropped > tl->lost ?
+					    tl->overrun + tl->dropped : tl->lost),
 		"dropped", (json_int_t)atomic_load(&tl->ring->dropped),
 		"other_context_events", (json_int_t)tl->other_context,
 		"read_errors", (json_int_t)(tl->read_errors + tl->unplaced),
 		"per_cpu", cpus));
+	json_object_set_new(json_object_get(probes, "timerlat"), "buffer_kb_per_cpu",
+			    json_integer((json_int_t)tl->buffer_kb));
 	json_object_set_new(json_object_get(probes, "timerlat"), "expected_ns",
 		json_string("event timestamp (mono trace clock) minus timer_latency; the thread "
 			    "sample takes the value of the IRQ sample of the same activation"));
-	if (tl->lost || tl->lost_unknown)
-		warning("timerlat: the kernel dropped %llu%s events of %s (the reader fell behind)",
-			(unsigned long long)tl->lost, tl->lost_unknown ? "+" : "", tl->name);
+	if (tl->lost || tl->lost_unknown || tl->overrun || tl->dropped)
+		warning("timerlat: %llu events lost in %s (the reader fell behind)",
+			(unsigned long long)(tl->overrun + tl->dropped > tl->lost ?
+					     tl->overrun + tl->dropped : tl->lost), tl->name);
 	return 0;
 }
 

@@ -31,6 +31,25 @@ static const char timerlat_format[] =
 	"print fmt: \"seq:%u\\tcontext:%d\\ttimer_latency:%llu\\n\", REC->seqnum, "
 	"REC->context, REC->timer_latency\n";
 
+/* Debian's 6.1 PREEMPT_RT kernel (linux-image-6.1.0-54-rt-amd64): one more
+ * common field, and the event's own fields elsewhere. */
+static const char timerlat_format_rt[] =
+	"name: timerlat\n"
+	"ID: 17\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned char common_preempt_lazy_count;\toffset:8;\tsize:1;\tsigned:0;\n"
+	"\n"
+	"\tfield:unsigned int seqnum;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:int context;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 timer_latency;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"seq:%u\\tcontext:%d\\ttimer_latency:%llu\\n\", REC->seqnum, "
+	"REC->context, REC->timer_latency\n";
+
 /* An older layout with the fields elsewhere: decoding goes by name. */
 static const char timerlat_format_moved[] =
 	"name: timerlat\n"
@@ -96,6 +115,29 @@ static void test_decode_current_layout(void **state)
 	assert_int_equal(e.seqnum, 4242);
 	assert_int_equal(e.context, LW_TL_THREAD);
 	assert_int_equal(e.latency_ns, 11700);
+	tep_free(tep);
+}
+
+static void test_decode_rt_layout(void **state)
+{
+	struct tep_handle *tep = tep_with(timerlat_format_rt);
+	struct lw_tl_format f;
+	struct lw_tl_event e;
+	unsigned char data[32] = { 0 };
+	struct tep_record rec = { .ts = 12667070123ULL, .cpu = 1, .data = data, .size = 32 };
+
+	assert_int_equal(lw_timerlat_format(tep, &f), 0);
+	assert_int_equal(f.id, 17);
+	put(data, 0, 17, 2);
+	put(data, 8, 1, 1);		/* preempt_lazy_count */
+	put(data, 12, 0xfffffffe, 4);	/* seqnum wraps as an unsigned int */
+	put(data, 16, 0, 4);
+	put(data, 24, 932, 8);
+	assert_int_equal(lw_timerlat_decode(&f, &rec, &e), 0);
+	assert_int_equal(e.seqnum, 0xfffffffe);
+	assert_int_equal(e.context, LW_TL_IRQ);
+	assert_int_equal(e.latency_ns, 932);
+	assert_int_equal(e.cpu, 1);
 	tep_free(tep);
 }
 
@@ -217,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_current_layout),
+		cmocka_unit_test(test_decode_rt_layout),
 		cmocka_unit_test(test_decode_by_field_name),
 		cmocka_unit_test(test_format_without_latency_is_refused),
 		cmocka_unit_test(test_format_absent_is_refused),
