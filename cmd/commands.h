@@ -10,7 +10,9 @@
 	X(run,     "run probes and workloads, record into a run directory")	\
 	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
 	X(sysinfo, "show what a run would record about this system, with warnings") \
-	X(import,  "import results of other tools (cyclictest --json) as a run")
+	X(import,  "import results of other tools (cyclictest --json) as a run") \
+	X(boards,  "list, show and check board files (boards/NAME.yaml)") \
+	X(power,   "power sources, estimates from traces, meter logs, summaries")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 LW_COMMANDS(LW_DECLARE)

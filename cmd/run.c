@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt run: the driver wiring of options to participants. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,8 @@
 #include "probes/noise.h"
 #include "probes/plan.h"
 #include "probes/timerlat.h"
+#include "boards/board.h"
+#include "power/sampler.h"
 
 static json_t *argv_json(int argc, char **argv)
 {
@@ -49,6 +52,30 @@ static int open_marker(json_t *manifest)
 	return fd;
 }
 
+static void *noop(void *arg) { return arg; }
+
+/* Can this process create SCHED_FIFO threads at @prio?  Asked before the run
+ * directory is created, so a refusal leaves nothing behind. */
+static int check_rt_allowed(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	ret = pthread_create(&t, &attr, noop, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		return error("cannot run SCHED_FIFO threads at priority %d: %s (run as root or with "
+			     "CAP_SYS_NICE, or use --no-rt)", prio, strerror(ret));
+	pthread_join(t, NULL);
+	return 0;
+}
+
 static int add(struct lw_run *run, struct lw_part *p)
 {
 	if (!p)
@@ -67,6 +94,7 @@ int cmd_run(int argc, char **argv)
 	struct lw_probe_plan plan;
 	struct lw_rundir rd;
 	struct lw_run run;
+	struct lw_board *board = NULL;
 	cpu_set_t online;
 	char cpus[256];
 	int ret;
@@ -81,13 +109,23 @@ int cmd_run(int argc, char **argv)
 	    lw_probe_plan(&plan, &o.probes, &o.cpus, o.interval_ns, &env) < 0)
 		return LW_EXIT_ERROR;
 
+	board = lw_board_find(o.board, o.sysfs_root);
+	if (!board)
+		return LW_EXIT_ERROR;
 	lw_run_block_signals();
-	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
-		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+	if (!o.no_rt && check_rt_allowed(o.priority) < 0) {
+		lw_board_free(board);
 		return LW_EXIT_ERROR;
 	}
-	if (lw_rundir_create(&rd, o.output, o.force) < 0)
+	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+		lw_board_free(board);
 		return LW_EXIT_ERROR;
+	}
+	if (lw_rundir_create(&rd, o.output, o.force) < 0) {
+		lw_board_free(board);
+		return LW_EXIT_ERROR;
+	}
 
 	lw_run_init(&run, &rd);
 	run.duration_ns = o.duration_ns;
@@ -117,16 +155,31 @@ int cmd_run(int argc, char **argv)
 		.gap_threshold_ns = plan.noise_threshold_ns, .priority = o.priority,
 		.no_rt = o.no_rt, .threshold_ns = o.threshold_ns, .break_ns = o.break_ns,
 	};
-	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 ||
+	cpu_set_t hk;
+
+	CPU_AND(&hk, &board->housekeeping, &online);
+	struct lw_power_sampler_opts po = {
+		.root = o.sysfs_root, .mask = o.power_mask, .is_auto = o.power_auto,
+		.iio_uri = o.iio_uri, .rate_hz = o.power_rate_hz, .board = board,
+		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
+	};
+	if (lw_board_record(board, run.dir.path) < 0) {
+		lw_run_destroy(&run);
+		lw_board_free(board);
+		return LW_EXIT_ERROR;
+	}
+	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
 	    (plan.cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
 	    (plan.timerlat && add(&run, lw_timerlat_new(&to)) < 0) ||
 	    (plan.noise && add(&run, lw_noise_new(&no)) < 0)) {
 		lw_run_destroy(&run);
+		lw_board_free(board);
 		return LW_EXIT_ERROR;
 	}
 	ret = lw_run_execute(&run);
 	if (ret == LW_EXIT_OK || ret >= 128)
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
 	lw_run_destroy(&run);
+	lw_board_free(board);
 	return ret;
 }
