@@ -69,7 +69,12 @@ check "threshold flag matches latency > --threshold" [ "$flags_ok" = 0 ]
 run2=$TMP/noise-int
 "$LATWATT" run -o "$run2" -d 60s -q --probes noise --noise-cpus 1 >"$TMP/out2" 2>&1 &
 pid=$!
-sleep 1.5
+# wait until the run is under way (the manifest says "running"), then a bit
+for _ in $(seq 100); do
+	[ -f "$run2/manifest.json" ] && grep -q '"running"' "$run2/manifest.json" && break
+	sleep 0.1
+done
+sleep 1
 kill -INT $pid
 wait $pid
 rc=$?

@@ -52,7 +52,8 @@ python3 "$TOP/tests/integration/timerlat_check.py" "$m" "$TMP/samples.txt" "$cpu
 # Interrupted: instance gone and knobs restored as well.
 "$LATWATT" run -o "$TMP/tl2" -d 60s -q --probes timerlat >"$TMP/out2" 2>&1 &
 pid=$!
-sleep 2
+for _ in $(seq 100); do [ -d "$TRACEFS/instances/latwatt-timerlat-$pid" ] && break; sleep 0.1; done
+sleep 1
 check "instance exists while running" [ -d "$TRACEFS/instances/latwatt-timerlat-$pid" ]
 kill -INT $pid
 wait $pid
