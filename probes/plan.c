@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracefs.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/knobs.h"
@@ -123,8 +125,13 @@ int lw_probe_env_read(struct lw_probe_env *env, const char *sysroot)
 	if (*root) {
 		snprintf(path, sizeof(path), "%s/sys/kernel/tracing", root);
 		tdir = path;
+	} else if (access("/sys/kernel/tracing/available_tracers", F_OK) == 0 || errno == EACCES) {
+		/* The usual place (also when unreadable: not root).  Asking
+		 * tracefs_tracing_dir() again where it cannot look leaks its
+		 * path in libtracefs 1.6. */
+		tdir = "/sys/kernel/tracing";
 	} else {
-		tdir = tracefs_tracing_dir();
+		tdir = tracefs_tracing_dir();	/* elsewhere, or mounts it */
 	}
 	if (!tdir) {
 		snprintf(env->no_timerlat, sizeof(env->no_timerlat), "tracefs is not mounted");
@@ -138,7 +145,7 @@ int lw_probe_env_read(struct lw_probe_env *env, const char *sysroot)
 
 		if (lw_read_file(buf, list, sizeof(list)) < 0) {
 			snprintf(env->no_timerlat, sizeof(env->no_timerlat),
-				 "cannot read %.100s", buf);
+				 "cannot read %.100s: %s", buf, strerror(errno));
 			return 0;
 		}
 		for (tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
