@@ -16,6 +16,41 @@ static double num_at(const json_t *root, const char *const *keys)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* Sum of @key over every workload instance of @kind in analysis.json's
+ * "workloads" object (instances are named audio, audio-1, ...; each says its
+ * kind); NAN when the run has none of that kind. */
+static double workload_sum(const json_t *analysis, const char *kind, const char *key)
+{
+	const json_t *wl = json_object_get(analysis, "workloads"), *v;
+	const char *name;
+	double sum = NAN;
+
+	json_object_foreach((json_t *)wl, name, v) {
+		const char *k = json_string_value(json_object_get(v, "kind"));
+		const json_t *x = json_object_get(v, key);
+
+		if (!k || strcmp(k, kind) || !json_is_number(x))
+			continue;
+		sum = (isnan(sum) ? 0 : sum) + json_number_value(x);
+	}
+	return sum;
+}
+
+/* The audio period of the first audio instance, ns (NAN: none). */
+static double audio_period_ns(const json_t *analysis)
+{
+	const json_t *wl = json_object_get(analysis, "workloads"), *v;
+	const char *name;
+
+	json_object_foreach((json_t *)wl, name, v) {
+		const char *k = json_string_value(json_object_get(v, "kind"));
+
+		if (k && !strcmp(k, "audio") && json_is_number(json_object_get(v, "interval_ns")))
+			return json_number_value(json_object_get(v, "interval_ns"));
+	}
+	return NAN;
+}
+
 static void result(json_t *out, const char *name, const char *metric, double measured,
 		   double limit, const char *unit, int *broken)
 {
@@ -66,13 +101,9 @@ static void latency(const struct lw_budget *bu, const json_t *analysis, json_t *
 
 int lw_budgets_check(const struct lw_board *b, const json_t *analysis, json_t **results)
 {
-	static const char *const k_xruns[] = { "workloads", "audio", "xruns", NULL };
-	static const char *const k_drops[] = { "workloads", "video", "dropped_frames", NULL };
 	static const char *const k_misses[] = { "deadline_misses", NULL };
 	static const char *const k_avg[] = { "power", "total", "average_w", NULL };
 	static const char *const k_energy[] = { "power", "total", "energy_j", NULL };
-	static const char *const k_periods[] = { "workloads", "audio", "periods", NULL };
-	static const char *const k_period_ns[] = { "workloads", "audio", "period_ns", NULL };
 	json_t *out = json_array();
 	int broken = 0;
 
@@ -85,18 +116,18 @@ int lw_budgets_check(const struct lw_board *b, const json_t *analysis, json_t **
 			latency(bu, analysis, out, &broken);
 			break;
 		case LW_BUDGET_XRUNS:
-			result(out, "audio xruns", "workloads.audio.xruns", num_at(analysis, k_xruns),
-			       bu->limit, "count", &broken);
+			result(out, "audio xruns", "workloads[kind=audio].xruns",
+			       workload_sum(analysis, "audio", "xruns"), bu->limit, "count", &broken);
 			break;
 		case LW_BUDGET_DROPPED_FRAMES:
-			result(out, "dropped frames", "workloads.video.dropped_frames",
-			       num_at(analysis, k_drops), bu->limit, "count", &broken);
+			result(out, "dropped frames", "workloads[kind=video].dropped",
+			       workload_sum(analysis, "video", "dropped"), bu->limit, "count", &broken);
 			break;
 		case LW_BUDGET_DEADLINE_MISSES:
 			v = num_at(analysis, k_misses);
 			if (isnan(v)) {
-				x = num_at(analysis, k_xruns);
-				d = num_at(analysis, k_drops);
+				x = workload_sum(analysis, "audio", "xruns");
+				d = workload_sum(analysis, "video", "dropped");
 				v = isnan(x) && isnan(d) ? NAN : (isnan(x) ? 0 : x) + (isnan(d) ? 0 : d);
 			}
 			result(out, "deadline misses", "deadline_misses (xruns + dropped frames)", v,
@@ -108,16 +139,16 @@ int lw_budgets_check(const struct lw_board *b, const json_t *analysis, json_t **
 			       bu->limit, "mW", &broken);
 			break;
 		case LW_BUDGET_ENERGY_PER_PERIOD:
-			x = num_at(analysis, k_periods);
+			x = workload_sum(analysis, "audio", "periods");
 			v = num_at(analysis, k_energy);
 			if (!isnan(v) && x > 0) {
 				v = v / x * 1e6;
 			} else {
 				v = num_at(analysis, k_avg);
-				d = num_at(analysis, k_period_ns);
+				d = audio_period_ns(analysis);
 				v = isnan(v) || isnan(d) ? NAN : v * d / 1e3;
 			}
-			result(out, "energy per audio period", "power.total.energy_j / workloads.audio.periods",
+			result(out, "energy per audio period", "power.total.energy_j / workloads[kind=audio].periods",
 			       v, bu->limit, "uJ", &broken);
 			break;
 		}

@@ -6,13 +6,13 @@
  *   latency          probes.<probe>.all.<stat>_ns (p99 -> p99_ns, p99.9 ->
  *                    p99.9_ns, mean -> mean_ns ...); a budget without a
  *                    probe applies to every probe in the analysis
- *   audio_xruns      workloads.audio.xruns
- *   dropped_frames   workloads.video.dropped_frames
+ *   audio_xruns      xruns, summed over workloads.* of kind audio
+ *   dropped_frames   dropped, summed over workloads.* of kind video
  *   deadline_misses  deadline_misses, else the sum of the two above
  *   average_power    power.total.average_w (lw_power_summarize())
  *   energy_per_audio_period
- *                    power.total.energy_j / workloads.audio.periods, else
- *                    power.total.average_w * workloads.audio.period_ns
+ *                    power.total.energy_j / the audio instances' periods,
+ *                    else power.total.average_w * the first one's interval_ns
  *
  * A budget whose metric the run did not measure is reported with pass null
  * ("not measured") and is not counted as broken.

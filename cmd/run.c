@@ -22,6 +22,7 @@
 #include "probes/timerlat.h"
 #include "boards/board.h"
 #include "power/sampler.h"
+#include "workloads/workload.h"
 
 static json_t *argv_json(int argc, char **argv)
 {
@@ -176,6 +177,12 @@ int cmd_run(int argc, char **argv)
 		lw_board_free(board);
 		return LW_EXIT_ERROR;
 	}
+	for (int i = 0; i < o.nworkloads; i++)
+		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0) {
+			lw_run_destroy(&run);
+			lw_board_free(board);
+			return LW_EXIT_ERROR;
+		}
 	ret = lw_run_execute(&run);
 	if (ret == LW_EXIT_OK || ret >= 128)
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));

@@ -7,6 +7,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "power/sources.h"
+#include "workloads/workload.h"
 
 const char lw_run_usage[] =
 "usage: latwatt run [OPTIONS] -o RUN\n"
@@ -35,6 +36,11 @@ const char lw_run_usage[] =
 "                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
 "      --sysfs-root DIR    read power sensors and cpuidle under DIR (a copy)\n"
 "      --iio-uri URI       read IIO power monitors through libiio (ip:HOST, usb:)\n"
+"  -w, --workload SPEC     run a workload beside the probes (repeatable), e.g.\n"
+"                          audio, audio:streams=2,load=0.5,cpu=1,\n"
+"                          video:fps=30,width=1280,height=720,\n"
+"                          stress:kind=io,intensity=0.5,cpus=0\n"
+"                          ('latwatt workloads' lists them and their parameters)\n"
 "  -h, --help              this text\n"
 "\n"
 "Probes:\n"
@@ -74,6 +80,7 @@ static const struct option long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "iio-uri",   required_argument, NULL, OPT_IIO_URI },
 	{ "help",      no_argument,       NULL, 'h' },
+	{ "workload",  required_argument, NULL, 'w' },
 	{ "probes",          required_argument, NULL, OPT_PROBES },
 	{ "timerlat-period", required_argument, NULL, OPT_TIMERLAT_PERIOD },
 	{ "noise-cpus",      required_argument, NULL, OPT_NOISE_CPUS },
@@ -106,7 +113,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 
 	optind = 0;	/* full re-initialisation: parsing may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -186,6 +193,17 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case 'h':
 			fputs(lw_run_usage, stdout);
 			return 1;
+		case 'w': {
+			struct lw_wspec *ws = lw_wspec_parse(optarg, "--workload");
+
+			if (!ws)
+				return -1;
+			lw_wspec_free(ws);
+			if (o->nworkloads == LW_MAX_WORKLOAD_OPTS)
+				return error("--workload: at most %d workloads", LW_MAX_WORKLOAD_OPTS);
+			o->workload[o->nworkloads++] = optarg;
+			break;
+		}
 		case OPT_PROBES:
 			if (lw_parse_probes("--probes", optarg, &o->probes.probes) < 0)
 				return -1;

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdint.h>
 
+#define LW_MAX_WORKLOAD_OPTS 16
 #include "probes/plan.h"
 
 struct lw_run_opts {
@@ -31,6 +32,8 @@ struct lw_run_opts {
 	int power_auto;
 	const char *sysfs_root;		/* --sysfs-root, default "" (this machine) */
 	const char *iio_uri;		/* --iio-uri */
+	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
+	int nworkloads;
 	struct lw_probe_opts probes;	/* --probes, --timerlat-period, --noise-* */
 };
 

@@ -143,6 +143,7 @@ static int sampler_start(struct lw_run *run, struct lw_part *p)
 	if (lw_power_flush(s->w) < 0)
 		return -1;
 	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
 	if (s->o.has_affinity)
 		pthread_attr_setaffinity_np(&attr, sizeof(s->o.affinity), &s->o.affinity);
 	ret = pthread_create(&s->tid, &attr, sampler_main, s);
