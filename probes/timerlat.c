@@ -117,17 +117,6 @@ struct timerlat {
 	int kthreads_set, kthreads_found;
 };
 
-static int on_missed(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
-{
-	struct timerlat *tl = ctx;
-
-	if (rec->missed_events > 0)
-		tl->lost += (uint64_t)rec->missed_events;
-	else
-		tl->lost_unknown++;
-	return 0;
-}
-
 static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
 {
 	struct timerlat *tl = ctx;
@@ -136,6 +125,14 @@ static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void 
 	struct lw_sample s;
 	int k;
 
+	/* Losses as the reader sees them (when the library reports them); the
+	 * kernel's own count comes from per_cpu/cpuN/stats at the end.
+	 * (tracefs_follow_missed_events() is not used: libtracefs 1.6 never
+	 * frees what it registers.) */
+	if (rec->missed_events > 0)
+		tl->lost += (uint64_t)rec->missed_events;
+	else if (rec->missed_events < 0)
+		tl->lost_unknown++;
 	if (ev->id != tl->fmt.id)
 		return 0;
 	if (lw_timerlat_decode(&tl->fmt, rec, &e) < 0) {
@@ -416,7 +413,6 @@ static int setup(struct lw_run *run, struct timerlat *tl)
 	tl->tep = load_tep();
 	if (!tl->tep || lw_timerlat_format(tl->tep, &tl->fmt) < 0)
 		return -1;
-	tracefs_follow_missed_events(tl->inst, on_missed, tl);
 
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &tl->o.cpus))
