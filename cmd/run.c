@@ -16,6 +16,7 @@
 #include "lib/pmqos.h"
 #include "lib/run.h"
 #include "lib/sysinfo.h"
+#include "lib/trace_rec.h"
 #include "probes/cyclic.h"
 #include "probes/noise.h"
 #include "probes/plan.h"
@@ -146,7 +147,7 @@ int cmd_run(int argc, char **argv)
 		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
 		.break_ns = o.break_ns,
 	};
-	struct lw_timerlat_opts to = {
+	struct lw_timerlat_opts tlo = {
 		.cpus = plan.timerlat_cpus, .period_ns = plan.timerlat_period_ns,
 		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
 		.break_ns = o.break_ns, .optional = plan.timerlat_optional,
@@ -155,6 +156,12 @@ int cmd_run(int argc, char **argv)
 		.cpus = plan.noise_cpus, .isolated = env.isolated,
 		.gap_threshold_ns = plan.noise_threshold_ns, .priority = o.priority,
 		.no_rt = o.no_rt, .threshold_ns = o.threshold_ns, .break_ns = o.break_ns,
+	};
+	struct lw_trace_opts to = {
+		.mode = !o.trace ? LW_TRACE_AUTO : strcmp(o.trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.events = o.trace && strcmp(o.trace, "off") ? o.trace : "default",
+		.buffer_bytes = o.trace_buffer, .flight = o.break_ns != 0,
+		.no_kallsyms = o.no_kallsyms,
 	};
 	cpu_set_t hk;
 
@@ -169,9 +176,10 @@ int cmd_run(int argc, char **argv)
 		lw_board_free(board);
 		return LW_EXIT_ERROR;
 	}
-	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
+	if (add(&run, lw_trace_new(&to)) < 0 ||
+	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
 	    (plan.cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
-	    (plan.timerlat && add(&run, lw_timerlat_new(&to)) < 0) ||
+	    (plan.timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
 	    (plan.noise && add(&run, lw_noise_new(&no)) < 0)) {
 		lw_run_destroy(&run);
 		lw_board_free(board);
