@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #define LW_MAX_WORKLOAD_OPTS 16
+#include "probes/plan.h"
 
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
@@ -36,6 +37,7 @@ struct lw_run_opts {
 	const char *iio_uri;		/* --iio-uri */
 	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
 	int nworkloads;
+	struct lw_probe_opts probes;	/* --probes, --timerlat-period, --noise-* */
 };
 
 extern const char lw_run_usage[];
