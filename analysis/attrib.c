@@ -23,9 +23,17 @@ struct cpu {
 	uint64_t idle_since;
 	int *open;		/* indices of open spike windows */
 	int nopen, capopen;
+	/* a task woken onto this CPU while it idled: the one it will run once
+	 * the interrupt returns (highest priority if several) */
+	struct ctx wakee;
+	int has_wakee;
 };
 
 struct lost { int cpu; uint64_t from, to; };
+
+/* What the trace said of a task: its priority and name. */
+struct task { int pid; int prio; const char *comm; };
+#define TASKS 8192	/* open addressing; old entries are overwritten */
 
 struct lw_attrib {
 	struct lw_attrib_cfg cfg;
@@ -38,6 +46,7 @@ struct lw_attrib {
 	size_t nlost, caplost;
 	uint64_t first, last;
 	int have_extent, started;
+	struct task *tasks;
 	/* interned strings: a small open-addressing table */
 	char **str;
 	size_t nstr, capstr;
@@ -46,7 +55,7 @@ struct lw_attrib {
 static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_IDLE_EXIT] = "idle-exit", [LW_C_IRQ] = "irq", [LW_C_SOFTIRQ] = "softirq",
 	[LW_C_TIMER] = "timer", [LW_C_PREEMPT] = "preempt", [LW_C_NONPREEMPT] = "non-preemptible",
-	[LW_C_IRQS_OFF] = "irqs-off", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
+	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -109,6 +118,13 @@ struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg)
 		return NULL;
 	}
 	a->cfg = *cfg;
+	a->tasks = calloc(TASKS, sizeof(*a->tasks));
+	if (!a->tasks) {
+		free(a->cpu);
+		free(a);
+		error("out of memory for spike attribution");
+		return NULL;
+	}
 	for (int c = 0; c < cfg->ncpus; c++) {
 		a->cpu[c].depth = 1;
 		a->cpu[c].stack[0].kind = CTX_UNKNOWN;
@@ -127,6 +143,7 @@ void lw_attrib_free(struct lw_attrib *a)
 	for (size_t i = 0; i < a->capstr; i++)
 		free(a->str[i]);
 	free(a->str);
+	free(a->tasks);
 	free(a->cpu);
 	free(a->s);
 	free(a->by_end);
@@ -151,6 +168,8 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	}
 	a->s[a->n] = *s;
 	a->s[a->n].ncomp = 0;
+	a->s[a->n].nseg = 0;
+	a->s[a->n].seg_truncated = 0;
 	a->s[a->n].dominant = -1;
 	a->s[a->n].unattributable = NULL;
 	a->s[a->n].open = a->s[a->n].done = 0;
@@ -214,6 +233,22 @@ static void start(struct lw_attrib *a)
 	sort_ctx = NULL;
 }
 
+static void segment(struct lw_spike *s, enum lw_comp_kind k, const char *name, uint64_t from,
+		    uint64_t to)
+{
+	struct lw_segment *g = s->nseg ? &s->seg[s->nseg - 1] : NULL;
+
+	if (g && g->kind == k && g->name == name && g->to_ns == from) {
+		g->to_ns = to;
+		return;
+	}
+	if (s->nseg == LW_ATTRIB_MAX_SEG) {
+		s->seg_truncated = 1;
+		return;
+	}
+	s->seg[s->nseg++] = (struct lw_segment){ from, to, k, name };
+}
+
 static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k, const char *name,
 		   uint64_t ns)
 {
@@ -221,6 +256,7 @@ static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
 
 	if (!ns)
 		return;
+	segment(s, k, name, s->last - ns, s->last);
 	for (i = 0; i < s->ncomp; i++)
 		if (s->comp[i].kind == k && s->comp[i].name == name)
 			break;
@@ -256,15 +292,18 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	if (to <= s->last)
 		return;
 	ns = to - s->last;
-	s->last = to;
+	/* charge() places each piece at [last - ns, last): advance as it goes */
 	switch (x->kind) {
 	case CTX_IRQ:
+		s->last = to;
 		charge(a, s, LW_C_IRQ, x->name, ns);
 		break;
 	case CTX_SOFTIRQ:
+		s->last = to;
 		charge(a, s, LW_C_SOFTIRQ, x->name, ns);
 		break;
 	case CTX_TIMER:
+		s->last = to;
 		/* the probe's own timer callback wakes it: part of its path */
 		charge(a, s, !strcmp(x->name, "hrtimer_wakeup") ? LW_C_PROBE : LW_C_TIMER,
 		       x->name, ns);
@@ -273,22 +312,26 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		uint64_t in = ns < s->idle_budget_left ? ns : s->idle_budget_left;
 		const char *st = x->state >= 0 ? state_name(a, s->cpu, x->state) : intern(a, "idle");
 
+		s->last += in;
 		charge(a, s, LW_C_IDLE_EXIT, st, in);
 		s->idle_budget_left -= in;
+		s->last = to;
 		charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns - in);
 		break;
 	}
 	case CTX_TASK:
+		s->last = to;
 		if (s->tid >= 0 && x->pid == s->tid)
 			charge(a, s, LW_C_PROBE, x->name, ns);
 		else if (s->tid >= 0 && !s->woken_ns)
-			charge(a, s, LW_C_IRQS_OFF, x->name, ns);
+			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
 		else if (s->kprio >= 0 && x->prio < s->kprio)
 			charge(a, s, LW_C_PREEMPT, x->name, ns);
 		else
 			charge(a, s, LW_C_NONPREEMPT, x->name, ns);
 		break;
 	default:
+		s->last = to;
 		charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns);
 		break;
 	}
@@ -400,14 +443,85 @@ static void push(struct cpu *c, enum ctx_kind k, const char *name, int pid, int 
 	c->stack[c->depth - 1] = (struct ctx){ k, name, pid, prio, state };
 }
 
+static int base_idle(const struct cpu *c)
+{
+	return c->stack[0].kind == CTX_IDLE || (c->stack[0].kind == CTX_TASK && c->stack[0].pid == 0);
+}
+
+/* Back in the idle loop with a task woken onto this CPU: it runs now, even
+ * where the kernel did not trace the switch. */
+static void run_wakee(struct cpu *c)
+{
+	if (c->has_wakee && c->depth == 1 && base_idle(c)) {
+		c->stack[0] = c->wakee;
+		c->has_wakee = 0;
+		c->idle_state = -1;
+	}
+}
+
 static void pop(struct cpu *c, enum ctx_kind k)
 {
 	/* pop down to the matching context; a lost entry leaves nothing stale */
 	for (int d = c->depth - 1; d >= 1; d--)
 		if (c->stack[d].kind == k) {
 			c->depth = d;
+			run_wakee(c);
 			return;
 		}
+}
+
+static struct task *task_slot(struct lw_attrib *a, int pid)
+{
+	return &a->tasks[(unsigned)pid * 2654435761u % TASKS];
+}
+
+static void task_seen(struct lw_attrib *a, int pid, int prio, const char *comm)
+{
+	struct task *t = task_slot(a, pid);
+
+	if (pid <= 0)
+		return;
+	if (t->pid != pid)
+		t->comm = NULL;
+	t->pid = pid;
+	t->prio = prio;
+	/* names rarely change: skip the hashing when it is the one known */
+	if (comm && *comm && (!t->comm || strcmp(t->comm, comm)))
+		t->comm = intern(a, comm);
+}
+
+/* The interned name of @pid, from the table when it matches. */
+static const char *task_comm(struct lw_attrib *a, int pid, const char *comm)
+{
+	const struct task *t = task_slot(a, pid);
+
+	if (t->pid == pid && t->comm && comm && !strcmp(t->comm, comm))
+		return t->comm;
+	return intern(a, comm);
+}
+
+/* The event was recorded while @pid was current: make it the base if the
+ * engine thought otherwise (an untraced switch). */
+static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
+{
+	struct ctx *base = &c->stack[0];
+	const struct task *t;
+	char buf[24];
+
+	if (pid == 0) {
+		if (base->kind == CTX_TASK && base->pid != 0)
+			*base = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+		return;
+	}
+	if (base->kind == CTX_TASK && base->pid == pid)
+		return;
+	t = task_slot(a, pid);
+	if (t->pid == pid && t->comm) {
+		*base = (struct ctx){ CTX_TASK, t->comm, pid, t->prio, -1 };
+	} else {
+		snprintf(buf, sizeof(buf), "pid %d", pid);
+		*base = (struct ctx){ CTX_TASK, intern(a, buf), pid, t->pid == pid ? t->prio : 120, -1 };
+	}
 }
 
 void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
@@ -423,14 +537,19 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	/* charge the time up to this event to the context before it */
 	for (int i = 0; i < c->nopen; i++)
 		account(a, c, &a->s[c->open[i]], ev->ts);
+	if (ev->has_cur && ev->kind != LW_TEV_SWITCH && ev->kind != LW_TEV_IDLE)
+		correct_base(a, c, ev->cur_pid);
 
 	switch (ev->kind) {
 	case LW_TEV_SWITCH:
+		task_seen(a, ev->pid, ev->prio, ev->name);
+		c->has_wakee = 0;
 		c->depth = 1;	/* a switch happens in task context */
 		if (ev->pid == 0) {
 			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state };
 		} else {
-			c->stack[0] = (struct ctx){ CTX_TASK, intern(a, ev->name), ev->pid, ev->prio, -1 };
+			c->stack[0] = (struct ctx){ CTX_TASK, task_comm(a, ev->pid, ev->name), ev->pid,
+						    ev->prio, -1 };
 		}
 		for (int i = 0; i < c->nopen; i++) {
 			struct lw_spike *s = &a->s[c->open[i]];
@@ -439,7 +558,22 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 				s->switched_in_ns = ev->ts;
 		}
 		break;
-	case LW_TEV_WAKEUP:
+	case LW_TEV_WAKEUP: {
+		int target = ev->arg >= 0 && ev->arg < a->cfg.ncpus ? (int)ev->arg : ev->cpu;
+		struct cpu *tc = &a->cpu[target];
+
+		task_seen(a, ev->pid, ev->prio, ev->name);
+		if (ev->pid > 0 && base_idle(tc) &&
+		    (!tc->has_wakee || ev->prio < tc->wakee.prio)) {
+			const struct task *t = task_slot(a, ev->pid);
+
+			tc->wakee = (struct ctx){ CTX_TASK, t->pid == ev->pid && t->comm ? t->comm :
+						  intern(a, ev->name), ev->pid, ev->prio, -1 };
+			tc->has_wakee = 1;
+			if (tc == c)
+				run_wakee(c);	/* woken from task context: no interrupt to end */
+		}
+	}
 		for (int k = 0; k < a->cfg.ncpus; k++) {	/* a wake-up may come from another CPU */
 			struct cpu *o = &a->cpu[k];
 
@@ -475,6 +609,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		if (ev->arg >= 0) {
 			c->idle_state = (int)ev->arg;
 			c->idle_since = ev->ts;
+			c->has_wakee = 0;
 			c->depth = 1;
 			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, (int)ev->arg };
 			for (int i = 0; i < c->nopen; i++) {
@@ -489,6 +624,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 			/* back in the idle loop's task context (swapper) */
 			if (c->stack[0].kind == CTX_IDLE)
 				c->stack[0] = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+			run_wakee(c);
 		}
 		break;
 	case LW_TEV_TICK_STOP:
@@ -569,18 +705,34 @@ static int cmp_cause(const void *x, const void *y)
 	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : 0;
 }
 
+static int cmp_comp(const void *x, const void *y)
+{
+	const struct lw_component *p = x, *q = y;
+
+	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : 0;
+}
+
 static json_t *spike_json(const struct lw_spike *s)
 {
+	struct lw_component sorted[LW_ATTRIB_MAX_COMP];
 	json_t *comp = json_array();
 	char label[160];
 	json_t *o;
 
+	memcpy(sorted, s->comp, (size_t)s->ncomp * sizeof(*sorted));
+	qsort(sorted, (size_t)s->ncomp, sizeof(*sorted), cmp_comp);	/* largest first */
 	for (int i = 0; i < s->ncomp; i++)
 		json_array_append_new(comp, json_pack("{s:s, s:s, s:s, s:I, s:f}",
-			"cause", lw_component_label(&s->comp[i], label, sizeof(label)),
-			"kind", lw_comp_kind_name(s->comp[i].kind), "name", s->comp[i].name,
-			"ns", (json_int_t)s->comp[i].ns,
-			"share", s->latency_ns ? (double)s->comp[i].ns / (double)s->latency_ns : 0.0));
+			"cause", lw_component_label(&sorted[i], label, sizeof(label)),
+			"kind", lw_comp_kind_name(sorted[i].kind), "name", sorted[i].name,
+			"ns", (json_int_t)sorted[i].ns,
+			"share", s->latency_ns ? (double)sorted[i].ns / (double)s->latency_ns : 0.0));
+	json_t *tl = json_array();
+
+	for (int i = 0; i < s->nseg; i++)
+		json_array_append_new(tl, json_pack("{s:I, s:I, s:s, s:s}",
+			"start_ns", (json_int_t)s->seg[i].from_ns, "end_ns", (json_int_t)s->seg[i].to_ns,
+			"kind", lw_comp_kind_name(s->seg[i].kind), "name", s->seg[i].name));
 	o = json_pack("{s:i, s:i, s:I, s:I, s:I, s:o}", "cpu", s->cpu, "probe", (int)s->probe,
 		      "expected_ns", (json_int_t)s->expected_ns, "latency_ns", (json_int_t)s->latency_ns,
 		      "sample", (json_int_t)s->index, "components", comp);
@@ -601,6 +753,9 @@ static json_t *spike_json(const struct lw_spike *s)
 			    json_integer((json_int_t)s->switched_in_ns) : json_null());
 	json_object_set_new(o, "tick_stopped", s->tick_stopped < 0 ? json_null() :
 			    json_boolean(s->tick_stopped));
+	json_object_set_new(o, "timeline", tl);
+	if (s->seg_truncated)
+		json_object_set_new(o, "timeline_truncated", json_true());
 	json_object_set_new(o, "freq_changes", json_integer(s->freq_changes));
 	json_object_set_new(o, "migrations", json_integer(s->migrations));
 	return o;

@@ -14,12 +14,20 @@
  *   idle (state S)          idle-exit S, up to S's exit latency; the rest is
  *                           unexplained (hardware, firmware, SMI, hypervisor)
  *   the probe's own thread  probe (its wake-up path)
- *   another task, before    irqs-off: the timer's interrupt was held off while
- *     the probe was woken   that task ran (interrupts disabled, or hardware)
+ *   another task, before    timer-late: the timer's interrupt came late while
+ *     the probe was woken   that task ran (interrupts disabled in it, or the
+ *                           hardware or a hypervisor held the CPU: the trace
+ *                           cannot tell which without the irqsoff tracer)
  *   another task of higher  preempt: it ran because it outranks the probe
  *     priority, after
  *   another task of lower   non-preemptible: the probe was runnable but that
  *     or equal priority     task did not yield (a preempt-disabled section)
+ *
+ * The kernel does not trace every switch (a switch out of the idle task can
+ * go unrecorded while RCU is not watching), so the task an event was recorded
+ * in (common_pid) also sets the base: a task seen running is running, with
+ * the priority and name its last wake-up or switch gave; and a task woken
+ * onto an idle CPU runs there once the waking interrupt returns.
  *
  * Input is a stream of normalized events (struct lw_tev) in timestamp order,
  * from any trace reader; spikes and lost-event windows are given first.  A
@@ -37,7 +45,7 @@
 
 enum lw_tev_kind {
 	LW_TEV_SWITCH,		/* pid/prio/name: the next task; prev_pid */
-	LW_TEV_WAKEUP,		/* pid: the task woken (sched_waking or sched_wakeup) */
+	LW_TEV_WAKEUP,		/* pid/prio/name: the task woken; arg: its target CPU or -1 */
 	LW_TEV_IRQ_ENTRY,	/* name: the handler (irq_handler_entry, irq_vectors *_entry) */
 	LW_TEV_IRQ_EXIT,
 	LW_TEV_SOFTIRQ_ENTRY,	/* name: the vector (TIMER, NET_RX, RCU, ...) */
@@ -60,6 +68,11 @@ struct lw_tev {
 	int prev_pid;
 	int64_t arg;
 	const char *name;	/* only valid during lw_attrib_event() */
+	/* the task current on the CPU when the event was recorded (the trace's
+	 * common_pid), if known: it corrects the engine's view where the
+	 * kernel did not trace a switch */
+	int has_cur;
+	int cur_pid;
 };
 
 enum lw_comp_kind {
@@ -69,7 +82,7 @@ enum lw_comp_kind {
 	LW_C_TIMER,
 	LW_C_PREEMPT,
 	LW_C_NONPREEMPT,
-	LW_C_IRQS_OFF,
+	LW_C_TIMER_LATE,
 	LW_C_PROBE,
 	LW_C_UNEXPLAINED,
 	LW_C_MAX
@@ -77,6 +90,14 @@ enum lw_comp_kind {
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
 
 #define LW_ATTRIB_MAX_COMP 12
+#define LW_ATTRIB_MAX_SEG  24
+
+/* What ran when: a piece of the window, in time order. */
+struct lw_segment {
+	uint64_t from_ns, to_ns;	/* CLOCK_MONOTONIC */
+	enum lw_comp_kind kind;
+	const char *name;
+};
 
 struct lw_component {
 	enum lw_comp_kind kind;
@@ -98,6 +119,9 @@ struct lw_spike {
 	struct lw_component comp[LW_ATTRIB_MAX_COMP];
 	int ncomp;
 	int dominant;		/* index in comp, -1 if none */
+	struct lw_segment seg[LW_ATTRIB_MAX_SEG];	/* the first ones, merged */
+	int nseg;
+	int seg_truncated;	/* more segments than kept */
 	int idle_state;		/* idle state at expected time, -1 if busy */
 	uint64_t idle_since_ns;
 	uint64_t woken_ns;	/* 0: no wake-up seen in the window */
@@ -138,8 +162,10 @@ void lw_attrib_finish(struct lw_attrib *a);
 size_t lw_attrib_count(const struct lw_attrib *a);
 const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);	/* by E order */
 
-/* {"spikes":[top N by latency…], "causes":[{cause, kind, name, count, ns,
- * share}…], "attributed":N, "unattributable":N, "total_latency_ns":…} */
+/* {"top":[the N largest spikes, each with its components (largest first)
+ * and its "timeline" of {start_ns, end_ns, kind, name} pieces in time
+ * order], "causes":[{cause, kind, name, count (as dominant), ns, share}…],
+ * "spikes_total":N, "attributed":N, "unattributable":N, "total_latency_ns":…} */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
 /* "irq:eth0" etc. into buf. */
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);

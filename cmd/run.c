@@ -16,7 +16,11 @@
 #include "lib/pmqos.h"
 #include "lib/run.h"
 #include "lib/sysinfo.h"
+#include "lib/trace_rec.h"
 #include "probes/cyclic.h"
+#include "probes/noise.h"
+#include "probes/plan.h"
+#include "probes/timerlat.h"
 #include "boards/board.h"
 #include "power/sampler.h"
 #include "workloads/workload.h"
@@ -88,6 +92,8 @@ static int add(struct lw_run *run, struct lw_part *p)
 int cmd_run(int argc, char **argv)
 {
 	struct lw_run_opts o;
+	struct lw_probe_env env;
+	struct lw_probe_plan plan;
 	struct lw_rundir rd;
 	struct lw_run run;
 	struct lw_board *board = NULL;
@@ -101,6 +107,9 @@ int cmd_run(int argc, char **argv)
 	ret = lw_run_opts_parse(&o, argc, argv, &online);
 	if (ret)
 		return ret > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
+	if (lw_probe_env_read(&env, "") < 0 ||
+	    lw_probe_plan(&plan, &o.probes, &o.cpus, o.interval_ns, &env) < 0)
+		return LW_EXIT_ERROR;
 
 	board = lw_board_find(o.board, o.sysfs_root);
 	if (!board)
@@ -131,11 +140,28 @@ int cmd_run(int argc, char **argv)
 	json_object_set_new(run.dir.manifest, "realtime", json_boolean(!o.no_rt));
 	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
 	run.marker_fd = open_marker(run.dir.manifest);
+	lw_probe_plan_report(&plan, run.dir.manifest);
 
 	struct lw_cyclic_opts co = {
-		.cpus = o.cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
+		.cpus = plan.cyclic_cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
 		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
 		.break_ns = o.break_ns,
+	};
+	struct lw_timerlat_opts tlo = {
+		.cpus = plan.timerlat_cpus, .period_ns = plan.timerlat_period_ns,
+		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
+		.break_ns = o.break_ns, .optional = plan.timerlat_optional,
+	};
+	struct lw_noise_opts no = {
+		.cpus = plan.noise_cpus, .isolated = env.isolated,
+		.gap_threshold_ns = plan.noise_threshold_ns, .priority = o.priority,
+		.no_rt = o.no_rt, .threshold_ns = o.threshold_ns, .break_ns = o.break_ns,
+	};
+	struct lw_trace_opts to = {
+		.mode = !o.trace ? LW_TRACE_AUTO : strcmp(o.trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.events = o.trace && strcmp(o.trace, "off") ? o.trace : "default",
+		.buffer_bytes = o.trace_buffer, .flight = o.break_ns != 0,
+		.no_kallsyms = o.no_kallsyms,
 	};
 	cpu_set_t hk;
 
@@ -150,8 +176,11 @@ int cmd_run(int argc, char **argv)
 		lw_board_free(board);
 		return LW_EXIT_ERROR;
 	}
-	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
-	    add(&run, lw_cyclic_new(&co)) < 0) {
+	if (add(&run, lw_trace_new(&to)) < 0 ||
+	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
+	    (plan.cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
+	    (plan.timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
+	    (plan.noise && add(&run, lw_noise_new(&no)) < 0)) {
 		lw_run_destroy(&run);
 		lw_board_free(board);
 		return LW_EXIT_ERROR;

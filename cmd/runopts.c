@@ -6,6 +6,7 @@
 #include "cmd/runopts.h"
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "lib/trace_rec.h"
 #include "power/sources.h"
 #include "workloads/workload.h"
 
@@ -31,6 +32,12 @@ const char lw_run_usage[] =
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
+"      --trace WHAT        kernel trace into RUN/trace.dat: off, default, or a\n"
+"                          list of SYSTEM:EVENT, SYSTEM:* and default (default:\n"
+"                          the default set when tracefs is usable, else off)\n"
+"      --trace-buffer SIZE trace ring per CPU, e.g. 4M (default 4M); with\n"
+"                          --break-on it is what the flight recorder keeps\n"
+"      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
 "      --power-rate HZ     power sampling rate (default 10)\n"
 "      --power SOURCES     auto (default: sensors found, else the board's energy\n"
 "                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
@@ -43,11 +50,22 @@ const char lw_run_usage[] =
 "                          ('latwatt workloads' lists them and their parameters)\n"
 "  -h, --help              this text\n"
 "\n"
+"Probes:\n"
+"      --probes LIST       cyclic, timerlat, noise (default: cyclic, plus timerlat\n"
+"                          where the kernel has the timerlat tracer)\n"
+"      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n"
+"      --noise-cpus LIST   CPUs of the noise busy loops (default: the isolated or\n"
+"                          nohz_full CPUs, else the last of --cpus); the timer\n"
+"                          probes measure the other CPUs\n"
+"      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n"
+"\n"
 "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
+	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
+	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
 };
 
 static const struct option long_opts[] = {
@@ -70,7 +88,14 @@ static const struct option long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "iio-uri",   required_argument, NULL, OPT_IIO_URI },
 	{ "help",      no_argument,       NULL, 'h' },
+	{ "trace",        required_argument, NULL, OPT_TRACE },
+	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
+	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
 	{ "workload",  required_argument, NULL, 'w' },
+	{ "probes",          required_argument, NULL, OPT_PROBES },
+	{ "timerlat-period", required_argument, NULL, OPT_TIMERLAT_PERIOD },
+	{ "noise-cpus",      required_argument, NULL, OPT_NOISE_CPUS },
+	{ "noise-threshold", required_argument, NULL, OPT_NOISE_THRESHOLD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -89,6 +114,7 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->power_mask = LW_SRC_SENSORS;
 	o->power_auto = 1;
 	o->sysfs_root = "";
+	lw_probe_opts_default(&o->probes);
 }
 
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
@@ -156,6 +182,20 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case OPT_PROGRESS:
 			o->progress = 1;
 			break;
+		case OPT_TRACE:
+			if (strcmp(optarg, "off") && lw_trace_check_list("--trace", optarg) < 0)
+				return -1;
+			o->trace = optarg;
+			break;
+		case OPT_TRACE_BUFFER:
+			if (lw_parse_size("--trace-buffer", optarg, &o->trace_buffer) < 0)
+				return -1;
+			if (o->trace_buffer < 16 * 1024 || o->trace_buffer > (4ULL << 30))
+				return error("--trace-buffer: must be between 16k and 4G per CPU");
+			break;
+		case OPT_NO_KALLSYMS:
+			o->no_kallsyms = 1;
+			break;
 		case OPT_POWER_RATE:
 			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)
 				return -1;
@@ -189,6 +229,25 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			o->workload[o->nworkloads++] = optarg;
 			break;
 		}
+		case OPT_PROBES:
+			if (lw_parse_probes("--probes", optarg, &o->probes.probes) < 0)
+				return -1;
+			break;
+		case OPT_TIMERLAT_PERIOD:
+			if (lw_parse_timerlat_period("--timerlat-period", optarg,
+						     &o->probes.timerlat_period_ns) < 0)
+				return -1;
+			break;
+		case OPT_NOISE_CPUS:
+			if (lw_parse_cpulist("--noise-cpus", optarg, online, &o->probes.noise_cpus) < 0)
+				return -1;
+			o->probes.noise_cpus_set = 1;
+			break;
+		case OPT_NOISE_THRESHOLD:
+			if (lw_parse_noise_threshold("--noise-threshold", optarg,
+						     &o->probes.noise_threshold_ns) < 0)
+				return -1;
+			break;
 		case ':':
 			return error("option %s needs a value", argv[optind - 1]);
 		default:

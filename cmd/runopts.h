@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #define LW_MAX_WORKLOAD_OPTS 16
+#include "probes/plan.h"
 
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
@@ -25,6 +26,9 @@ struct lw_run_opts {
 	int force;			/* --force */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */
+	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */
+	uint64_t trace_buffer;		/* --trace-buffer, per CPU; 0: the recorder's default */
+	int no_kallsyms;		/* --no-kallsyms */
 	double power_rate_hz;		/* --power-rate, default 10 */
 	const char *power;		/* --power, default "auto" */
 	unsigned power_mask;		/* parsed --power (power/sources.h) */
@@ -33,6 +37,7 @@ struct lw_run_opts {
 	const char *iio_uri;		/* --iio-uri */
 	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
 	int nworkloads;
+	struct lw_probe_opts probes;	/* --probes, --timerlat-period, --noise-* */
 };
 
 extern const char lw_run_usage[];
