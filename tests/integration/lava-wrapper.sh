@@ -143,6 +143,24 @@ for log in console.log lava.log; do
 		fail "--upload console: the run directory comes back from a $log" "$(cat "$TMP/extract.err")"
 	fi
 done
+# Inside LAVA: trace.dat stays on the device, and LAVA's test shell gets a
+# signal it ignores every 200 lines (it slows to a crawl without); the
+# extraction skips them.
+mkdir -p "$TMP/lava-run" && cp -r "$fixture" "$TMP/lava-run/run-t"
+head -c 300000 /dev/urandom >"$TMP/lava-run/run-t/trace.dat"
+rm -f "$TMP/calls"
+PATH="$TMP/lava-bin:$PATH" sh "$wrapper" --from "$TMP/lava-run/run-t" --upload console \
+	--latwatt "$LATWATT" >"$TMP/console-lava.log" 2>&1
+rm -rf "$TMP/back"
+if grep -q '^<LAVA_SIGNAL_LATWATT_UPLOAD 200>$' "$TMP/console-lava.log" &&
+	"$TOP/scripts/lava-extract-run" "$TMP/console-lava.log" "$TMP/back" >/dev/null 2>"$TMP/extract.err" &&
+	cmp -s "$fixture/samples" "$TMP/back/run-t/samples" && [ ! -e "$TMP/back/run-t/trace.dat" ] &&
+	[ -f "$TMP/lava-run/run-t/trace.dat" ] && grep -qx "lava-test-case run-dir --result pass" "$TMP/calls"; then
+	pass "--upload console in LAVA: paced, without trace.dat, comes back"
+else
+	fail "--upload console in LAVA: paced, without trace.dat, comes back" "$(cat "$TMP/extract.err"; ls "$TMP/back/run-t" 2>&1 | tr '\n' ' ')"
+fi
+
 # a line lost on the way is noticed
 awk 'BEGIN { n = 0 } /^latwatt-upload-begin/ { inb = 1 } inb && /^[A-Za-z0-9+\/=]+$/ && ++n == 3 { next } { print }' \
 	"$TMP/console.log" >"$TMP/lossy.log"
