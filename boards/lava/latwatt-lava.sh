@@ -23,6 +23,8 @@
 # failing case 'latwatt').
 
 prog=latwatt-lava
+# parameters are split on spaces (SCENARIO, BUDGETS, RUN_ARGS), never globbed
+set -f
 
 usage() {
 	cat <<EOF
@@ -183,7 +185,7 @@ upload_run() {
 	files=$name
 	if [ "$upload" = console ] && [ -f "$dir/trace.dat" ]; then
 		# latwatt's own file names: no spaces
-		files=$(cd "$dir" && for f in *; do [ "$f" = trace.dat ] || echo "$name/$f"; done)
+		files=$(cd "$dir" && ls | sed -e '/^trace\.dat$/d' -e "s|^|$name/|")
 		say "trace.dat stays on the device ($dir): too large for the console"
 	fi
 	# shellcheck disable=SC2086  # one word per file
