@@ -10,7 +10,8 @@
 	X(run,     "run probes and workloads, record into a run directory")	\
 	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
 	X(sysinfo, "show what a run would record about this system, with warnings") \
-	X(import,  "import results of other tools (cyclictest --json) as a run")
+	X(import,  "import results of other tools (cyclictest --json) as a run") \
+	X(scenarios, "list the scenario files, show or check one")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 LW_COMMANDS(LW_DECLARE)

@@ -10,12 +10,14 @@
 
 #include "cmd/commands.h"
 #include "cmd/runopts.h"
+#include "cmd/runscenario.h"
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/pmqos.h"
 #include "lib/run.h"
 #include "lib/sysinfo.h"
 #include "probes/cyclic.h"
+#include "workloads/loads.h"
 
 static json_t *argv_json(int argc, char **argv)
 {
@@ -60,6 +62,7 @@ static int add(struct lw_run *run, struct lw_part *p)
 int cmd_run(int argc, char **argv)
 {
 	struct lw_run_opts o;
+	struct lw_run_scenario rs = { 0 };
 	struct lw_rundir rd;
 	struct lw_run run;
 	cpu_set_t online;
@@ -72,14 +75,18 @@ int cmd_run(int argc, char **argv)
 	ret = lw_run_opts_parse(&o, argc, argv, &online);
 	if (ret)
 		return ret > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
+	ret = LW_EXIT_ERROR;
+	if ((o.scenario && lw_run_scenario_apply(&rs, &o, argc, argv, &online) < 0) ||
+	    lw_run_preflight(&o, &online) < 0)
+		goto out;
 
 	lw_run_block_signals();
 	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
 		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
-		return LW_EXIT_ERROR;
+		goto out;
 	}
 	if (lw_rundir_create(&rd, o.output, o.force) < 0)
-		return LW_EXIT_ERROR;
+		goto out;
 
 	lw_run_init(&run, &rd);
 	run.duration_ns = o.duration_ns;
@@ -92,19 +99,24 @@ int cmd_run(int argc, char **argv)
 	json_object_set_new(run.dir.manifest, "realtime", json_boolean(!o.no_rt));
 	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
 	run.marker_fd = open_marker(run.dir.manifest);
+	if (o.scenario && lw_run_scenario_record(&rs, &run) < 0)
+		goto fail;
 
 	struct lw_cyclic_opts co = {
 		.cpus = o.cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
 		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
 		.break_ns = o.break_ns,
 	};
-	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_cyclic_new(&co)) < 0) {
-		lw_run_destroy(&run);
-		return LW_EXIT_ERROR;
-	}
+	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_cyclic_new(&co)) < 0)
+		goto fail;
+	if (o.nloads && add(&run, lw_loads_new(o.load, o.nloads, &online, o.no_rt)) < 0)
+		goto fail;
 	ret = lw_run_execute(&run);
 	if (ret == LW_EXIT_OK || ret >= 128)
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
+fail:
 	lw_run_destroy(&run);
+out:
+	lw_run_scenario_free(&rs);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include "cmd/runopts.h"
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "workloads/loads.h"
 
 const char lw_run_usage[] =
 "usage: latwatt run [OPTIONS] -o RUN\n"
@@ -29,12 +30,20 @@ const char lw_run_usage[] =
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
+"      --scenario FILE|NAME  run a scenario file (workloads/scenarios/NAME.yaml;\n"
+"                          'latwatt scenarios' lists them); options given\n"
+"                          here override the file's\n"
+"  -l, --load 'CMD ARGS'   run a program as a load: stress-ng, hackbench, rt-app\n"
+"                          FILE.json or any other, repeatable; leading\n"
+"                          cpus=LIST name=N policy=fifo prio=N nice=N\n"
+"                          restart=yes words set where and how it runs\n"
 "  -h, --help              this text\n"
 "\n"
 "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
+	OPT_SCENARIO = 400,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +62,8 @@ static const struct option long_opts[] = {
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "help",      no_argument,       NULL, 'h' },
+	{ "scenario",  required_argument, NULL, OPT_SCENARIO },
+	{ "load",      required_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -75,7 +86,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 
 	optind = 0;	/* full re-initialisation: parsing may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhl:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -136,6 +147,21 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case 'h':
 			fputs(lw_run_usage, stdout);
 			return 1;
+		case OPT_SCENARIO:
+			o->scenario = optarg;
+			break;
+		case 'l': {
+			struct lw_load_spec ls;
+			int bad = lw_load_spec_parse(&ls, optarg, "--load", online);
+
+			lw_load_spec_free(&ls);
+			if (bad)
+				return -1;
+			if (o->nloads == LW_RUN_MAX_LOADS)
+				return error("--load: at most %d loads", LW_RUN_MAX_LOADS);
+			o->load[o->nloads++] = optarg;
+			break;
+		}
 		case ':':
 			return error("option %s needs a value", argv[optind - 1]);
 		default:
@@ -150,3 +176,13 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("--cpus: no CPU selected");
 	return 0;
 }
+
+const struct option *lw_run_long_options(void)
+{
+	return long_opts;
+}
+
+const char *const lw_run_repeatable[] = {
+	"load",
+	NULL,
+};
