@@ -35,6 +35,15 @@ static char *option_text(const struct lw_scenario_arg *a)
 	return s;
 }
 
+static int rt_throttled(void)
+{
+	char buf[64];
+
+	if (lw_read_file("/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) <= 0)
+		return 1;	/* unknown: assume the default (throttled) */
+	return strcmp(buf, "-1") != 0;
+}
+
 /* Parse one option of the file alone, to report a bad value at its place. */
 static int check_one(const struct lw_scenario *sc, const struct lw_scenario_arg *a, char *opt,
 		     const cpu_set_t *online)
@@ -78,6 +87,51 @@ static int check_load(const struct lw_scenario *sc, const struct lw_scenario_arg
 	ret = lw_load_spec_parse(&ls, a->value, where, online);
 	if (ret == 0)
 		ret = lw_load_spec_check(&ls, where);
+	lw_load_spec_free(&ls);
+	return ret;
+}
+
+/* ---- checks before a run ------------------------------------------------ */
+
+struct starve {
+	const struct lw_run_opts *o;
+	int throttled;
+	const char *where;	/* "FILE:LINE:COL: " or "" */
+};
+
+static int check_rt(const struct lw_load_rt *rt, void *arg)
+{
+	struct starve *s = arg;
+	cpu_set_t both;
+	char cpus[256], pol[16];
+
+	CPU_AND(&both, &rt->cpus, &s->o->cpus);
+	if (!CPU_COUNT(&both))
+		return 0;
+	lw_format_cpulist(&both, cpus, sizeof(cpus));
+	snprintf(pol, sizeof(pol), "%s", rt->policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO");
+	if (rt->prio >= s->o->priority)
+		return error("%s%s: %s priority %d on cpu %s would starve the probes there "
+			     "(SCHED_FIFO priority %d): lower it below %d, or move it off "
+			     "cpu %s", s->where, rt->who, pol, rt->prio, cpus, s->o->priority,
+			     s->o->priority, cpus);
+	if (rt->busy && !s->throttled)
+		return error("%s%s: a busy %s load on probe cpu %s with RT throttling off "
+			     "(/proc/sys/kernel/sched_rt_runtime_us is -1) starves the kernel "
+			     "threads the probes need: move it off cpu %s, drop its policy, or "
+			     "turn throttling on", s->where, rt->who, pol, cpus, cpus);
+	return 0;
+}
+
+static int starve_load(const struct lw_run_opts *o, const char *spec, const cpu_set_t *online,
+		       int throttled, const char *where)
+{
+	struct starve s = { .o = o, .throttled = throttled, .where = where };
+	struct lw_load_spec ls;
+	int ret = lw_load_spec_parse(&ls, spec, "--load", online);
+
+	if (ret == 0)
+		ret = lw_load_rt_threads(&ls, online, check_rt, &s);
 	lw_load_spec_free(&ls);
 	return ret;
 }
@@ -126,7 +180,20 @@ int lw_run_scenario_apply(struct lw_run_scenario *rs, struct lw_run_opts *o, int
 	}
 	rs->argc = n;
 	lw_run_opts_default(o, online);
-	return lw_run_opts_parse(o, rs->argc, rs->argv, online) == 0 ? 0 : -1;
+	if (lw_run_opts_parse(o, rs->argc, rs->argv, online) != 0)
+		return -1;
+	/* Starvation of the file's loads, named at their place (with the
+	 * probes as the command line may have changed them). */
+	for (i = 0; i < rs->sc.nargs && !o->no_rt; i++) {
+		const struct lw_scenario_arg *a = &rs->sc.arg[i];
+		char where[PATH_MAX + 32];
+
+		snprintf(where, sizeof(where), "%s:%d:%d: ", rs->sc.path, a->line, a->column);
+		if (!strcmp(a->opt, "load") && starve_load(o, a->value, online, rt_throttled(),
+							   where) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 void lw_run_scenario_free(struct lw_run_scenario *rs)
@@ -172,64 +239,15 @@ int lw_run_scenario_record(const struct lw_run_scenario *rs, struct lw_run *run)
 	return 0;
 }
 
-/* ---- checks before a run ------------------------------------------------ */
-
-struct starve {
-	const struct lw_run_opts *o;
-	int throttled;
-};
-
-static int check_rt(const struct lw_load_rt *rt, void *arg)
-{
-	struct starve *s = arg;
-	cpu_set_t both;
-	char cpus[256], pol[16];
-
-	CPU_AND(&both, &rt->cpus, &s->o->cpus);
-	if (!CPU_COUNT(&both))
-		return 0;
-	lw_format_cpulist(&both, cpus, sizeof(cpus));
-	snprintf(pol, sizeof(pol), "%s", rt->policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO");
-	if (rt->prio >= s->o->priority)
-		return error("%s: %s priority %d on cpu %s would starve the probes there "
-			     "(SCHED_FIFO priority %d): lower it below %d, or move it off "
-			     "cpu %s", rt->who, pol, rt->prio, cpus, s->o->priority,
-			     s->o->priority, cpus);
-	if (rt->busy && !s->throttled)
-		return error("%s: a busy %s load on probe cpu %s with RT throttling off "
-			     "(/proc/sys/kernel/sched_rt_runtime_us is -1) starves the kernel "
-			     "threads the probes need: move it off cpu %s, drop its policy, or "
-			     "turn throttling on", rt->who, pol, cpus, cpus);
-	return 0;
-}
-
 int lw_run_check_starvation(const struct lw_run_opts *o, const cpu_set_t *online,
 			    int rt_throttled)
 {
-	struct starve s = { .o = o, .throttled = rt_throttled };
-
 	if (o->no_rt)
 		return 0;	/* probes, workloads and loads all run SCHED_OTHER */
-	for (int i = 0; i < o->nloads; i++) {
-		struct lw_load_spec ls;
-		int ret = lw_load_spec_parse(&ls, o->load[i], "--load", online);
-
-		if (ret == 0)
-			ret = lw_load_rt_threads(&ls, online, check_rt, &s);
-		lw_load_spec_free(&ls);
-		if (ret < 0)
+	for (int i = 0; i < o->nloads; i++)
+		if (starve_load(o, o->load[i], online, rt_throttled, "") < 0)
 			return -1;
-	}
 	return 0;
-}
-
-static int rt_throttled(void)
-{
-	char buf[64];
-
-	if (lw_read_file("/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) <= 0)
-		return 1;	/* unknown: assume the default (throttled) */
-	return strcmp(buf, "-1") != 0;
 }
 
 int lw_run_preflight(const struct lw_run_opts *o, const cpu_set_t *online)
