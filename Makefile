@@ -4,6 +4,7 @@
 #   make O=build            out-of-tree build
 #   make V=1                show the commands
 #   make SANITIZE=1         AddressSanitizer + UndefinedBehaviorSanitizer build
+#   make WERROR=1           warnings are errors (CI)
 #   make CROSS_COMPILE=aarch64-linux-gnu-   cross build (pkg-config via PKG_CONFIG)
 #   make STATIC=1           static binary (for initramfs and boards)
 #   make check              unit and integration tests (tests/run)
@@ -15,6 +16,7 @@ PKG_CONFIG    ?= pkg-config
 O             ?= .
 V             ?= 0
 SANITIZE      ?= 0
+WERROR        ?= 0
 STATIC        ?= 0
 PREFIX        ?= /usr/local
 
@@ -58,6 +60,9 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 \
             -D_GNU_SOURCE -pthread -I. $(DEFS) $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LDLIBS   += $(shell $(PKG_CONFIG) $(PKG_STATIC) --libs $(PKGS)) $(SENSORS_LIBS) -lm -lpthread -ldl
+ifeq ($(WERROR),1)
+CFLAGS   += -Werror
+endif
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=address,undefined
@@ -110,7 +115,7 @@ clean:
 	rm -rf $(O)/obj $(O)/tests $(BIN)
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 .PHONY: all tests check install clean help
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

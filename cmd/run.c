@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt run: the driver wiring of options to participants. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,30 @@ static int open_marker(json_t *manifest)
 	return fd;
 }
 
+static void *noop(void *arg) { return arg; }
+
+/* Can this process create SCHED_FIFO threads at @prio?  Asked before the run
+ * directory is created, so a refusal leaves nothing behind. */
+static int check_rt_allowed(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	ret = pthread_create(&t, &attr, noop, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		return error("cannot run SCHED_FIFO threads at priority %d: %s (run as root or with "
+			     "CAP_SYS_NICE, or use --no-rt)", prio, strerror(ret));
+	pthread_join(t, NULL);
+	return 0;
+}
+
 static int add(struct lw_run *run, struct lw_part *p)
 {
 	if (!p)
@@ -81,6 +106,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 
 	lw_run_block_signals();
+	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
+		return LW_EXIT_ERROR;
 	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
 		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
 		goto out;

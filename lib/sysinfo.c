@@ -73,22 +73,28 @@ static json_t *dynamic_mode(const struct root *r)
 	return json_string(a + 1);
 }
 
+const char *lw_preempt_model(const char *version, int rt_sysfs)
+{
+	if (rt_sysfs || (version && strstr(version, "PREEMPT_RT")))
+		return "PREEMPT_RT";
+	if (!version)
+		return "unknown";
+	if (strstr(version, "PREEMPT_DYNAMIC"))
+		return "PREEMPT_DYNAMIC";
+	if (strstr(version, "PREEMPT_LAZY"))
+		return "PREEMPT_LAZY";
+	if (strstr(version, "PREEMPT"))
+		return "PREEMPT";
+	return "none";
+}
+
 static json_t *preempt_info(const struct root *r, const char *version)
 {
 	char buf[16];
 	int rt_sysfs = rread(r, "/sys/kernel/realtime", buf, sizeof(buf)) > 0 && buf[0] == '1';
 	int rt_ver = version && strstr(version, "PREEMPT_RT");
-	const char *model = "none";
+	const char *model = lw_preempt_model(version, rt_sysfs);
 	json_t *mode = dynamic_mode(r);
-
-	if (rt_ver || rt_sysfs)
-		model = "PREEMPT_RT";
-	else if (version && strstr(version, "PREEMPT_DYNAMIC"))
-		model = "PREEMPT_DYNAMIC";
-	else if (version && strstr(version, "PREEMPT_LAZY"))
-		model = "PREEMPT_LAZY";
-	else if (version && strstr(version, "PREEMPT"))
-		model = "PREEMPT";
 	return json_pack("{s:b, s:b, s:b, s:s, s:o}", "rt", rt_ver || rt_sysfs,
 			 "sys_kernel_realtime", rt_sysfs, "version_says_rt", !!rt_ver,
 			 "model", model, "dynamic_mode", mode);

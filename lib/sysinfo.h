@@ -20,6 +20,11 @@ json_t *lw_sysinfo_collect(const char *root);
  * it (0: do not check). */
 json_t *lw_sysinfo_warnings(const json_t *sys, uint64_t idle_budget_us);
 
+/* The preemption model a kernel's version string (uname -v) and
+ * /sys/kernel/realtime say: PREEMPT_RT, PREEMPT_DYNAMIC, PREEMPT_LAZY,
+ * PREEMPT, none, or unknown (no version). */
+const char *lw_preempt_model(const char *version, int rt_sysfs);
+
 /* Convenience readers of a collected sysinfo. */
 int lw_sysinfo_is_rt(const json_t *sys);
 const char *lw_sysinfo_preempt_model(const json_t *sys);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -23,6 +24,7 @@ struct cyclic_thread {
 	int cpu;
 	uint64_t interval_ns;
 	int created;
+	_Atomic int ktid;	/* kernel thread id, as the trace shows it */
 	/* results, written by the thread, read after join (max also live) */
 	_Atomic uint64_t max_ns;
 	uint64_t count, missed, over, min_ns;
@@ -71,6 +73,7 @@ static void *cyclic_main(void *arg)
 	struct timespec ts;
 	char name[16];
 
+	atomic_store(&t->ktid, (int)gettid());
 	snprintf(name, sizeof(name), "lw-cyclic/%d", t->cpu);
 	pthread_setname_np(pthread_self(), name);
 	prefault_stack();
@@ -163,6 +166,7 @@ static int cyclic_start(struct lw_run *run, struct lw_part *p)
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 256 * 1024);	/* locked by mlockall: keep it small */
 		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
 		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 		pthread_attr_setschedpolicy(&attr, c->o.no_rt ? SCHED_OTHER : SCHED_FIFO);
@@ -198,8 +202,8 @@ static int cyclic_finish(struct lw_run *run, struct lw_part *p)
 	for (int i = 0; i < c->nthreads; i++) {
 		struct cyclic_thread *t = &c->t[i];
 
-		json_array_append_new(threads, json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"cpu", t->cpu, "interval_ns", (json_int_t)t->interval_ns,
+		json_array_append_new(threads, json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"cpu", t->cpu, "tid", atomic_load(&t->ktid), "interval_ns", (json_int_t)t->interval_ns,
 			"samples", (json_int_t)t->count,
 			"dropped", (json_int_t)atomic_load(&t->ring->dropped),
 			"missed_periods", (json_int_t)t->missed,

@@ -4,8 +4,8 @@
 #   check NAME CMD...                            pass if CMD succeeds
 #   mk_tmp                                       sets TMP, a directory removed at exit
 set -u
-LATWATT=${LATWATT:-$TOP/latwatt}
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+LATWATT=${LATWATT:-$TOP/latwatt}
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 _status=0
 

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* latwatt analyze RUN: latency statistics of a run, written to RUN/analysis.json. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/summary.h"
+#include "cmd/commands.h"
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/samples.h"
+
+static const char usage[] =
+"usage: latwatt analyze [OPTIONS] RUN\n"
+"\n"
+"Latency statistics of the run directory RUN, per probe and CPU: count, min,\n"
+"mean, p50, p90, p99, p99.9, p99.99, max, samples over the threshold, missed\n"
+"periods and dropped samples.  Writes RUN/analysis.json.\n"
+"\n"
+"      --threshold US      count samples above US (default: the run's --threshold)\n"
+"      --histogram         print a cyclictest-compatible histogram (1us buckets)\n"
+"      --probe NAME        probe for --histogram (default cyclic)\n"
+"      --json              print analysis.json to stdout instead of the table\n"
+"  -n, --no-write          do not write RUN/analysis.json\n"
+"  -h, --help              this text\n"
+"\n"
+"Exit status: 0 analyzed, 2 error (unreadable or malformed run).\n";
+
+int cmd_analyze(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threshold", required_argument, NULL, 't' },
+		{ "histogram", no_argument,       NULL, 'H' },
+		{ "probe",     required_argument, NULL, 'P' },
+		{ "json",      no_argument,       NULL, 'j' },
+		{ "no-write",  no_argument,       NULL, 'n' },
+		{ "help",      no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t threshold = 0;
+	int have_threshold = 0, histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
+	struct lw_rundir rd;
+	struct lw_summary sum;
+	json_t *doc;
+	char path[PATH_MAX];
+	int ret = LW_EXIT_OK;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (lw_parse_usecs("--threshold", optarg, &threshold) < 0)
+				return LW_EXIT_ERROR;
+			have_threshold = 1;
+			break;
+		case 'H':
+			histogram = 1;
+			break;
+		case 'P':
+			probe = lw_probe_by_name(optarg);
+			if (probe < 0)
+				return error("--probe: unknown probe '%s'", optarg), LW_EXIT_ERROR;
+			break;
+		case 'j':
+			as_json = 1;
+			break;
+		case 'n':
+			write = 0;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LW_EXIT_OK;
+		case ':':
+			error("option %s needs a value", argv[optind - 1]);
+			return LW_EXIT_ERROR;
+		default:
+			error("unknown option '%s' (see 'latwatt analyze --help')", argv[optind - 1]);
+			return LW_EXIT_ERROR;
+		}
+	}
+	if (optind != argc - 1) {
+		error(optind == argc ? "no run directory given (see 'latwatt analyze --help')" :
+		      "one run directory at a time (see 'latwatt analyze --help')");
+		return LW_EXIT_ERROR;
+	}
+	if (lw_rundir_open(&rd, argv[optind]) < 0)
+		return LW_EXIT_ERROR;
+	if (!have_threshold) {
+		json_t *t = json_object_get(json_object_get(json_object_get(rd.manifest, "probes"),
+							     "cyclic"), "threshold_ns");
+		threshold = (uint64_t)json_integer_value(t);
+	}
+	if (lw_summary_load(&sum, &rd, threshold) < 0) {
+		lw_rundir_close(&rd);
+		return LW_EXIT_ERROR;
+	}
+	doc = lw_summary_json(&sum, &rd);
+	if (histogram) {
+		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
+			ret = LW_EXIT_ERROR;
+	} else if (as_json) {
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+	} else {
+		lw_summary_print(&sum, &rd, stdout);
+	}
+	if (write && lw_json_save(doc, lw_rundir_file(&rd, "analysis.json", path, sizeof(path))) < 0)
+		ret = LW_EXIT_ERROR;
+	json_decref(doc);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+	return ret;
+}

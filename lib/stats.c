@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/stats.h"
+
+const double lw_pct[LW_NPCT] = { 50, 90, 99, 99.9, 99.99 };
+const char *const lw_pct_key[LW_NPCT] = { "p50_ns", "p90_ns", "p99_ns", "p99.9_ns", "p99.99_ns" };
+
+static size_t rank(size_t n, double q)
+{
+	/* nearest rank: ceil(q/100 * n), at least 1 */
+	double r = ceil(q / 100.0 * (double)n - 1e-9);
+	size_t k = r < 1 ? 1 : (size_t)r;
+
+	return k > n ? n : k;
+}
+
+uint64_t lw_percentile_sorted(const uint64_t *v, size_t n, double q)
+{
+	return v[rank(n, q) - 1];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* LSD radix sort, 16 bits a pass, skipping passes where all keys agree. */
+void lw_sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t *tmp, *src = v, *dst, all_or = 0;
+	size_t *cnt;
+
+	if (n < 64) {
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+				uint64_t t = v[j];
+				v[j] = v[j - 1];
+				v[j - 1] = t;
+			}
+		return;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	cnt = malloc(65536 * sizeof(*cnt));
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		qsort(v, n, sizeof(*v), cmp_u64);	/* no memory for the fast path */
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		all_or |= v[i];
+	dst = tmp;
+	for (int shift = 0; shift < 64 && (all_or >> shift); shift += 16) {
+		size_t sum = 0;
+
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(src[i] >> shift) & 0xffff]++;
+		for (size_t i = 0; i < 65536; i++) {
+			size_t c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> shift) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+}
+
+void lw_stats_compute(struct lw_stats *s, uint64_t *v, size_t n)
+{
+	long double sum = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->exact = 1;
+	s->count = n;
+	if (!n)
+		return;
+	lw_sort_u64(v, n);
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	s->min = v[0];
+	s->max = v[n - 1];
+	s->mean = (double)(sum / n);
+	for (int i = 0; i < LW_NPCT; i++)
+		s->pct[i] = lw_percentile_sorted(v, n, lw_pct[i]);
+}
+
+int lw_hist_init(struct lw_hist *h, uint64_t bucket_ns, size_t nbuckets)
+{
+	memset(h, 0, sizeof(*h));
+	if (!bucket_ns || !nbuckets)
+		return error("histogram: bucket width and count must be positive");
+	h->count = calloc(nbuckets, sizeof(*h->count));
+	if (!h->count)
+		return error("out of memory for a histogram of %zu buckets", nbuckets);
+	h->bucket_ns = bucket_ns;
+	h->nbuckets = nbuckets;
+	h->min = UINT64_MAX;
+	return 0;
+}
+
+void lw_hist_free(struct lw_hist *h)
+{
+	free(h->count);
+	h->count = NULL;
+}
+
+void lw_hist_add(struct lw_hist *h, uint64_t v, uint64_t cycle)
+{
+	uint64_t b = v / h->bucket_ns;
+
+	if (b < h->nbuckets) {
+		h->count[b]++;
+	} else {
+		if (!h->overflow)
+			h->overflow_first = cycle;
+		h->overflow++;
+		if (v > h->overflow_max)
+			h->overflow_max = v;
+	}
+	h->total++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+uint64_t lw_hist_percentile(const struct lw_hist *h, double q, int *in_overflow)
+{
+	uint64_t want, seen = 0;
+
+	*in_overflow = 0;
+	if (!h->total)
+		return 0;
+	want = (uint64_t)rank((size_t)h->total, q);
+	for (size_t b = 0; b < h->nbuckets; b++) {
+		seen += h->count[b];
+		if (seen >= want) {
+			/* the bucket's upper edge, but never above the known max */
+			uint64_t edge = (b + 1) * h->bucket_ns - 1;
+			return edge > h->max ? h->max : edge;
+		}
+	}
+	*in_overflow = 1;
+	return h->overflow_max;
+}
+
+void lw_stats_from_hist(struct lw_stats *s, const struct lw_hist *h)
+{
+	int ovf;
+
+	memset(s, 0, sizeof(*s));
+	s->count = h->total;
+	if (!h->total)
+		return;
+	s->min = h->min;
+	s->max = h->max;
+	s->mean = (double)(h->sum / h->total);
+	for (int i = 0; i < LW_NPCT; i++)
+		s->pct[i] = lw_hist_percentile(h, lw_pct[i], &ovf);
+}
+
+json_t *lw_stats_json(const struct lw_stats *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "count", json_integer((json_int_t)s->count));
+	json_object_set_new(o, "min_ns", s->count ? json_integer((json_int_t)s->min) : json_null());
+	json_object_set_new(o, "mean_ns", s->count ? json_real(s->mean) : json_null());
+	for (int i = 0; i < LW_NPCT; i++)
+		json_object_set_new(o, lw_pct_key[i],
+				    s->count ? json_integer((json_int_t)s->pct[i]) : json_null());
+	json_object_set_new(o, "max_ns", s->count ? json_integer((json_int_t)s->max) : json_null());
+	json_object_set_new(o, "exact", json_boolean(s->exact));
+	return o;
+}
+
+json_t *lw_hist_json(const struct lw_hist *h)
+{
+	json_t *b = json_array();
+
+	for (size_t i = 0; i < h->nbuckets; i++)
+		if (h->count[i])
+			json_array_append_new(b, json_pack("[I, I]", (json_int_t)i,
+							   (json_int_t)h->count[i]));
+	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:f}",
+		"bucket_ns", (json_int_t)h->bucket_ns, "nbuckets", (json_int_t)h->nbuckets,
+		"buckets", b, "total", (json_int_t)h->total,
+		"overflow", (json_int_t)h->overflow, "overflow_max_ns", (json_int_t)h->overflow_max,
+		"min_ns", (json_int_t)(h->total ? h->min : 0), "max_ns", (json_int_t)h->max,
+		"sum_ns", (double)h->sum);
+}
+
+int lw_hist_from_json(struct lw_hist *h, const json_t *j)
+{
+	json_int_t bucket, nb, total, ovf, ovf_max, min, max;
+	double sum;
+	json_t *buckets, *e;
+	json_error_t err;
+	size_t i;
+	uint64_t counted = 0;
+
+	if (json_unpack_ex((json_t *)j, &err, 0, "{s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:F}",
+			   "bucket_ns", &bucket, "nbuckets", &nb, "buckets", &buckets, "total", &total,
+			   "overflow", &ovf, "overflow_max_ns", &ovf_max, "min_ns", &min,
+			   "max_ns", &max, "sum_ns", &sum))
+		return error("histogram: %s", err.text);
+	if (bucket <= 0 || nb <= 0 || nb > 100000000 || total < 0 || ovf < 0 || min < 0 || max < min)
+		return error("histogram: inconsistent header");
+	if (lw_hist_init(h, (uint64_t)bucket, (size_t)nb) < 0)
+		return -1;
+	json_array_foreach(buckets, i, e) {
+		json_int_t idx, cnt;
+
+		if (json_unpack(e, "[I, I]", &idx, &cnt) || idx < 0 || idx >= nb || cnt < 0) {
+			lw_hist_free(h);
+			return error("histogram: bad bucket entry %zu", i);
+		}
+		h->count[idx] += (uint64_t)cnt;
+		counted += (uint64_t)cnt;
+	}
+	if (counted + (uint64_t)ovf != (uint64_t)total) {
+		lw_hist_free(h);
+		return error("histogram: buckets hold %llu samples and overflow %lld, total says %lld",
+			     (unsigned long long)counted, (long long)ovf, (long long)total);
+	}
+	h->total = (uint64_t)total;
+	h->overflow = (uint64_t)ovf;
+	h->overflow_max = (uint64_t)ovf_max;
+	h->min = (uint64_t)min;
+	h->max = (uint64_t)max;
+	h->sum = sum;
+	return 0;
+}
+
+int lw_hist_merge(struct lw_hist *dst, const struct lw_hist *src)
+{
+	if (dst->bucket_ns != src->bucket_ns)
+		return error("histogram: cannot merge %lluns buckets into %lluns buckets",
+			     (unsigned long long)src->bucket_ns, (unsigned long long)dst->bucket_ns);
+	if (src->nbuckets > dst->nbuckets) {
+		uint64_t *c = realloc(dst->count, src->nbuckets * sizeof(*c));
+
+		if (!c)
+			return error("out of memory");
+		memset(c + dst->nbuckets, 0, (src->nbuckets - dst->nbuckets) * sizeof(*c));
+		dst->count = c;
+		dst->nbuckets = src->nbuckets;
+	}
+	for (size_t b = 0; b < src->nbuckets; b++)
+		dst->count[b] += src->count[b];
+	if (src->overflow && !dst->overflow)
+		dst->overflow_first = src->overflow_first;
+	dst->overflow += src->overflow;
+	if (src->overflow_max > dst->overflow_max)
+		dst->overflow_max = src->overflow_max;
+	if (src->total && src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->total += src->total;
+	dst->sum += src->sum;
+	return 0;
+}

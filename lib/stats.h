@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Latency statistics.  Percentiles are exact (nearest rank over every
+ * sample) when the samples are kept, which latwatt always does; runs imported
+ * from a histogram get bucket-resolution percentiles and say so (exact = 0).
+ *
+ * The histogram counts its overflow honestly: how many samples fell beyond
+ * the last bucket, the largest of them, and when the first one happened.
+ */
+#ifndef LW_STATS_H
+#define LW_STATS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LW_NPCT 5
+extern const double lw_pct[LW_NPCT];		/* 50, 90, 99, 99.9, 99.99 */
+extern const char *const lw_pct_key[LW_NPCT];	/* "p50_ns", ... "p99.99_ns" */
+
+struct lw_stats {
+	uint64_t count;
+	uint64_t min, max;
+	double mean;
+	uint64_t pct[LW_NPCT];
+	int exact;
+};
+
+/* Nearest-rank percentile of a sorted array: the smallest value with at
+ * least q% of the samples at or below it.  n > 0. */
+uint64_t lw_percentile_sorted(const uint64_t *v, size_t n, double q);
+/* Sort @v in place (radix sort: latencies are many) and fill @s. */
+void lw_stats_compute(struct lw_stats *s, uint64_t *v, size_t n);
+void lw_sort_u64(uint64_t *v, size_t n);
+
+struct lw_hist {
+	uint64_t bucket_ns;	/* width of a bucket */
+	size_t nbuckets;
+	uint64_t *count;
+	uint64_t total;
+	uint64_t min, max;
+	long double sum;
+	uint64_t overflow;		/* samples >= nbuckets * bucket_ns */
+	uint64_t overflow_max;		/* the largest of them */
+	uint64_t overflow_first;	/* index (cycle) of the first one */
+};
+
+int lw_hist_init(struct lw_hist *h, uint64_t bucket_ns, size_t nbuckets);
+void lw_hist_free(struct lw_hist *h);
+/* @cycle: the sample's index, kept for the first overflow. */
+void lw_hist_add(struct lw_hist *h, uint64_t v, uint64_t cycle);
+/* Percentile from the buckets: the upper edge of the bucket holding it, or
+ * overflow_max when it falls in the overflow (*in_overflow set). */
+uint64_t lw_hist_percentile(const struct lw_hist *h, double q, int *in_overflow);
+/* Add @src into @dst (same bucket width; @dst grows to the wider of the two). */
+int lw_hist_merge(struct lw_hist *dst, const struct lw_hist *src);
+void lw_stats_from_hist(struct lw_stats *s, const struct lw_hist *h);
+
+/* {"count":…, "min_ns":…, "mean_ns":…, "p50_ns":…, …, "max_ns":…, "exact":…} */
+json_t *lw_stats_json(const struct lw_stats *s);
+/* {"bucket_ns":…, "buckets":[[index,count],… nonzero only], "overflow":…, …} */
+json_t *lw_hist_json(const struct lw_hist *h);
+/* Inverse of lw_hist_json (for imported and stored runs). */
+int lw_hist_from_json(struct lw_hist *h, const json_t *j);
+
+#endif

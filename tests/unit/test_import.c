@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* cyclictest --json import, on real rt-tests output and malformed variants. */
+#include <unistd.h>
+
+#include "tests/unit/lw_test.h"
+#include "analysis/summary.h"
+#include "cmd/commands.h"
+#include "lib/samples.h"
+
+#define DATA "tests/data/cyclictest/"
+static char *dir;
+
+static int setup(void **st) { dir = lw_test_tmpdir(); return 0; }
+static int teardown(void **st) { lw_test_rmdir(dir); return 0; }
+
+static int import(const char *file, const char *out)
+{
+	char *argv[] = { "import", "cyclictest", (char *)file, "-o", (char *)out, NULL };
+	int q = lw_set_quiet(1), ret = cmd_import(5, argv);
+
+	lw_set_quiet(q);
+	return ret;
+}
+
+static void test_good_file(void **st)
+{
+	char run[300];
+	struct lw_rundir rd;
+	struct lw_summary sum;
+	int seen = 0;
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	assert_int_equal(import(DATA "rt-tests-2.40.json", run), 0);
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	assert_true(lw_manifest_is_complete(rd.manifest));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rd.manifest, "imported"),
+							      "rt_tests_version")), "2.40");
+	assert_int_equal(lw_summary_load(&sum, &rd, 0), 0);
+	assert_true(sum.from_histogram);
+	for (size_t i = 0; i < sum.n; i++) {
+		const struct lw_series *s = &sum.s[i];
+
+		assert_int_equal(s->probe, LW_PROBE_CYCLIC);
+		assert_false(s->stats.exact);
+		if (s->cpu == 0) {	/* thread 0 of the fixture: min 15, max 7657, avg 63.25 */
+			assert_int_equal(s->stats.count, 500);
+			assert_int_equal(s->stats.min, 15000);
+			assert_int_equal(s->stats.max, 7657000);
+			assert_true(s->stats.mean > 63249 && s->stats.mean < 63251);
+			assert_true(s->hist.overflow > 0);	/* -h 200: beyond 200us */
+			seen++;
+		} else if (s->cpu < 0) {
+			assert_int_equal(s->stats.count, 1000);
+			assert_int_equal(s->stats.max, 8230000);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+	/* a second import into the same directory is refused */
+	assert_int_equal(import(DATA "rt-tests-2.40.json", run), LW_EXIT_ERROR);
+	assert_true(strstr(lw_last_error(), "not empty") != NULL);
+}
+
+static void test_malformed_files(void **st)
+{
+	static const struct { const char *file, *err; } bad[] = {
+		{ DATA "bad-syntax.json", "bad-syntax.json:" },
+		{ DATA "bad-no-thread.json", "not cyclictest --json output" },
+		{ DATA "bad-bucket.json", "thread 0: bad histogram entry \"abc\"" },
+		{ DATA "bad-cycles.json", "thread 1: histogram holds 493 samples, more than its 10 cycles" },
+		{ DATA "bad-missing-max.json", "thread 0: needs" },
+		{ DATA "nonexistent.json", "nonexistent.json" },
+	};
+	char run[300];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(run, sizeof(run), "%s/run%zu", dir, i);
+		assert_int_equal(import(bad[i].file, run), LW_EXIT_ERROR);
+		if (!strstr(lw_last_error(), bad[i].err))
+			fail_msg("%s: error '%s' lacks '%s'", bad[i].file, lw_last_error(), bad[i].err);
+		assert_int_not_equal(access(run, F_OK), 0);	/* nothing created */
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_good_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_files, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

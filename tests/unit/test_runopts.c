@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Every option form of `latwatt run`, parsed without side effects. */
+#include "tests/unit/lw_test.h"
+#include "cmd/runopts.h"
+
+static cpu_set_t online;
+
+static int parse(struct lw_run_opts *o, const char *args)
+{
+	static char buf[512];	/* the options point into it */
+	char *argv[32], *save = NULL;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "run %s", args);
+	for (char *t = strtok_r(buf, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	lw_run_opts_default(o, &online);
+	return lw_run_opts_parse(o, argc, argv, &online);
+}
+
+static int setup(void **st)
+{
+	CPU_ZERO(&online);
+	for (int c = 0; c < 4; c++)
+		CPU_SET(c, &online);
+	return 0;
+}
+
+static void test_defaults(void **st)
+{
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "-o R"), 0);
+	assert_string_equal(o.output, "R");
+	assert_int_equal(o.duration_ns, 10000000000ULL);
+	assert_int_equal(o.interval_ns, 1000000);
+	assert_int_equal(o.priority, 95);
+	assert_int_equal(o.pm_qos_us, -1);
+	assert_int_equal(o.threshold_ns, 0);
+	assert_int_equal(CPU_COUNT(&o.cpus), 4);
+	assert_int_equal(o.progress, -1);
+	assert_false(o.no_rt);
+	assert_false(o.force);
+	assert_string_equal(o.board, "local");
+}
+
+static void test_every_option(void **st)
+{
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "--output=R -d 500ms -c 1-2 -i 250 --distance 50 -p 80 --no-rt "
+				   "--pm-qos 10 --threshold 40 -b 900 --board rpi4 -f -q"), 0);
+	assert_string_equal(o.output, "R");
+	assert_int_equal(o.duration_ns, 500000000);
+	assert_int_equal(CPU_COUNT(&o.cpus), 2);
+	assert_true(CPU_ISSET(1, &o.cpus) && CPU_ISSET(2, &o.cpus));
+	assert_int_equal(o.interval_ns, 250000);
+	assert_int_equal(o.distance_ns, 50000);
+	assert_int_equal(o.priority, 80);
+	assert_true(o.no_rt);
+	assert_int_equal(o.pm_qos_us, 10);
+	assert_int_equal(o.threshold_ns, 40000);
+	assert_int_equal(o.break_ns, 900000);
+	assert_string_equal(o.board, "rpi4");
+	assert_true(o.force);
+	assert_int_equal(o.progress, 0);
+
+	assert_int_equal(parse(&o, "-o R --duration 2h --cpus all --interval 1ms --priority 99 "
+				   "--progress --break-on 1ms --force"), 0);
+	assert_int_equal(o.duration_ns, 7200000000000ULL);
+	assert_int_equal(o.interval_ns, 1000000);
+	assert_int_equal(o.break_ns, 1000000);
+	assert_int_equal(o.progress, 1);
+	assert_int_equal(CPU_COUNT(&o.cpus), 4);
+	assert_int_equal(parse(&o, "-oR -d30s -c0 -i100 -p1"), 0);
+	assert_int_equal(o.duration_ns, 30000000000ULL);
+	assert_int_equal(o.priority, 1);
+}
+
+static void test_bad_options(void **st)
+{
+	static const struct { const char *args, *err; } bad[] = {
+		{ "-d 5x -o R", "--duration: unknown unit 'x'" },
+		{ "-d 0 -o R", "--duration: must be more than 0" },
+		{ "-d abc -o R", "--duration: 'abc' is not a duration" },
+		{ "-c 9 -o R", "--cpus: CPU 9 is not online (online: 0-3)" },
+		{ "-c 2-1 -o R", "--cpus: bad range" },
+		{ "-i 5 -o R", "--interval: must be between 10us and 10s" },
+		{ "-i 20s -o R", "--interval: must be between" },
+		{ "-p 0 -o R", "--priority: 0 is out of range [1, 99]" },
+		{ "-p 100 -o R", "--priority: 100 is out of range" },
+		{ "--pm-qos -3 -o R", "--pm-qos: '-3' is not a non-negative integer" },
+		{ "--bogus -o R", "unknown option '--bogus'" },
+		{ "-Z -o R", "unknown option '-Z'" },
+		{ "-o", "option -o needs a value" },
+		{ "-d 1s", "no run directory: give -o RUN" },
+		{ "-o R extra", "unexpected argument 'extra'" },
+	};
+	struct lw_run_opts o;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_every_option),
+		cmocka_unit_test(test_bad_options),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

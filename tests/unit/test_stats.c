@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Histogram and percentiles against a sorted-array reference. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/error.h"
+#include "lib/stats.h"
+
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The reference: nearest rank by definition, counting. */
+static uint64_t ref_percentile(const uint64_t *sorted, size_t n, double q)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((double)(i + 1) >= q / 100.0 * (double)n - 1e-9)
+			return sorted[i];
+	return sorted[n - 1];
+}
+
+static uint64_t rnd(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+static void test_percentiles_match_reference(void **st)
+{
+	uint64_t seed = 42;
+
+	for (size_t n = 1; n < 3000; n = n * 3 + 1) {
+		uint64_t *v = malloc(n * sizeof(*v)), *ref = malloc(n * sizeof(*ref));
+		struct lw_stats s;
+
+		for (size_t i = 0; i < n; i++) {
+			/* heavy tail: mostly small, some huge, some 64-bit */
+			uint64_t r = rnd(&seed);
+			v[i] = (r % 100 == 0) ? r >> 8 : r % 50000;
+		}
+		memcpy(ref, v, n * sizeof(*v));
+		qsort(ref, n, sizeof(*ref), cmp);
+		lw_stats_compute(&s, v, n);
+		assert_memory_equal(v, ref, n * sizeof(*v));	/* radix sort == qsort */
+		assert_int_equal(s.count, n);
+		assert_int_equal(s.min, ref[0]);
+		assert_int_equal(s.max, ref[n - 1]);
+		for (int k = 0; k < LW_NPCT; k++)
+			assert_int_equal(s.pct[k], ref_percentile(ref, n, lw_pct[k]));
+		assert_true(s.exact);
+		free(v);
+		free(ref);
+	}
+}
+
+static void test_percentile_small_cases(void **st)
+{
+	uint64_t v[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 };
+
+	assert_int_equal(lw_percentile_sorted(v, 10, 50), 50);
+	assert_int_equal(lw_percentile_sorted(v, 10, 90), 90);
+	assert_int_equal(lw_percentile_sorted(v, 10, 99), 100);
+	assert_int_equal(lw_percentile_sorted(v, 10, 10), 10);
+	assert_int_equal(lw_percentile_sorted(v, 1, 99.99), 10);
+}
+
+static void test_hist_overflow_is_counted(void **st)
+{
+	struct lw_hist h;
+	struct lw_stats s;
+	int ovf;
+
+	assert_int_equal(lw_hist_init(&h, 1000, 100), 0);	/* 0..99us */
+	for (int i = 0; i < 95; i++)
+		lw_hist_add(&h, 5000 + (uint64_t)i, (uint64_t)i);
+	lw_hist_add(&h, 150000, 95);		/* overflow, first at cycle 95 */
+	lw_hist_add(&h, 990000, 96);		/* the largest overflow */
+	lw_hist_add(&h, 120000, 97);
+	lw_hist_add(&h, 99999, 98);		/* last bucket, not overflow */
+	lw_hist_add(&h, 100000, 99);		/* first value past the end */
+	assert_int_equal(h.total, 100);
+	assert_int_equal(h.overflow, 4);
+	assert_int_equal(h.overflow_max, 990000);
+	assert_int_equal(h.overflow_first, 95);
+	assert_int_equal(h.count[99], 1);
+	assert_int_equal(h.max, 990000);
+	assert_int_equal(lw_hist_percentile(&h, 50, &ovf), 5999);
+	assert_false(ovf);
+	assert_int_equal(lw_hist_percentile(&h, 99, &ovf), 990000);
+	assert_true(ovf);
+	lw_stats_from_hist(&s, &h);
+	assert_false(s.exact);
+	assert_int_equal(s.count, 100);
+	lw_hist_free(&h);
+}
+
+static void test_hist_json_round_trip(void **st)
+{
+	struct lw_hist h, g;
+	json_t *j;
+
+	assert_int_equal(lw_hist_init(&h, 1000, 50), 0);
+	for (uint64_t i = 0; i < 1000; i++)
+		lw_hist_add(&h, i * 61, i);
+	j = lw_hist_json(&h);
+	assert_int_equal(lw_hist_from_json(&g, j), 0);
+	assert_int_equal(g.total, h.total);
+	assert_int_equal(g.overflow, h.overflow);
+	assert_int_equal(g.overflow_max, h.overflow_max);
+	assert_memory_equal(g.count, h.count, 50 * sizeof(uint64_t));
+	/* a count that disagrees with the total is refused */
+	json_object_set_new(j, "total", json_integer(5));
+	lw_set_quiet(1);
+	{ struct lw_hist bad; assert_int_equal(lw_hist_from_json(&bad, j), -1); }
+	lw_set_quiet(0);
+	json_decref(j);
+	lw_hist_free(&h);
+	lw_hist_free(&g);
+}
+
+static void test_hist_merge(void **st)
+{
+	struct lw_hist a, b;
+
+	lw_hist_init(&a, 1000, 10);
+	lw_hist_init(&b, 1000, 20);
+	lw_hist_add(&a, 3000, 0);
+	lw_hist_add(&b, 15000, 0);
+	lw_hist_add(&b, 50000, 1);
+	assert_int_equal(lw_hist_merge(&a, &b), 0);
+	assert_int_equal(a.nbuckets, 20);
+	assert_int_equal(a.count[3], 1);
+	assert_int_equal(a.count[15], 1);
+	assert_int_equal(a.overflow, 1);
+	assert_int_equal(a.total, 3);
+	assert_int_equal(a.max, 50000);
+	lw_hist_free(&a);
+	lw_hist_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percentiles_match_reference),
+		cmocka_unit_test(test_percentile_small_cases),
+		cmocka_unit_test(test_hist_overflow_is_counted),
+		cmocka_unit_test(test_hist_json_round_trip),
+		cmocka_unit_test(test_hist_merge),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

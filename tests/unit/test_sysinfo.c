@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* sysinfo on a fixture tree of a PREEMPT_RT arm64 board, and on this machine. */
+#include "tests/unit/lw_test.h"
+#include "lib/sysinfo.h"
+
+#define ROOT "tests/data/sysroot/rt-arm64"
+
+static int has_warning(const json_t *w, const char *text)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(w, i, s)
+		if (strstr(json_string_value(s), text))
+			return 1;
+	return 0;
+}
+
+static void test_fixture_board(void **st)
+{
+	json_t *sys = lw_sysinfo_collect(ROOT), *w, *cpus, *st1;
+
+	assert_true(lw_sysinfo_is_rt(sys));
+	assert_string_equal(lw_sysinfo_preempt_model(sys), "PREEMPT_RT");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "kernel"), "release")),
+			    "6.1.0-57-rt-arm64");
+	assert_string_equal(json_string_value(json_object_get(sys, "nohz_full")), "3");
+	assert_string_equal(json_string_value(json_object_get(sys, "isolated")), "3");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "cpuidle"), "driver")),
+			    "psci_idle");
+	cpus = json_object_get(json_object_get(sys, "cpuidle"), "cpus");
+	assert_int_equal(json_array_size(cpus), 4);
+	st1 = json_array_get(json_object_get(json_array_get(cpus, 3), "states"), 1);
+	assert_string_equal(json_string_value(json_object_get(st1, "name")), "cpu-sleep-0");
+	assert_int_equal(json_integer_value(json_object_get(st1, "exit_latency_us")), 1200);
+	assert_int_equal(json_integer_value(json_object_get(st1, "target_residency_us")), 3500);
+	assert_int_equal(json_integer_value(json_object_get(st1, "disabled")), 1);
+	assert_int_equal(json_array_size(json_object_get(sys, "cpufreq")), 4);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(sys, "cpu"), "count")), 4);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "cpu"), "model")),
+			    "BCM2835");
+
+	w = lw_sysinfo_warnings(sys, 100);
+	assert_false(has_warning(w, "not PREEMPT_RT"));
+	assert_false(has_warning(w, "no isolated CPUs"));
+	assert_false(has_warning(w, "clocksource"));
+	/* cpu-sleep-0 (1200us) is enabled on CPUs 0-2, disabled on 3 */
+	assert_true(has_warning(w, "cpu 0: idle state cpu-sleep-0 is enabled with exit latency 1200us"));
+	assert_true(has_warning(w, "cpu 2: idle state cpu-sleep-0"));
+	assert_false(has_warning(w, "cpu 3: idle state"));
+	json_decref(w);
+	w = lw_sysinfo_warnings(sys, 2000);
+	assert_false(has_warning(w, "idle state"));
+	json_decref(w);
+	json_decref(sys);
+}
+
+static void test_preempt_model(void **st)
+{
+	assert_string_equal(lw_preempt_model("#1 SMP PREEMPT_RT Debian", 0), "PREEMPT_RT");
+	assert_string_equal(lw_preempt_model("#1 SMP PREEMPT_DYNAMIC", 0), "PREEMPT_DYNAMIC");
+	assert_string_equal(lw_preempt_model("#1 SMP PREEMPT", 0), "PREEMPT");
+	assert_string_equal(lw_preempt_model("#1 SMP Debian", 0), "none");
+	assert_string_equal(lw_preempt_model("#1 SMP Debian", 1), "PREEMPT_RT");
+	assert_string_equal(lw_preempt_model(NULL, 0), "unknown");
+}
+
+static void test_this_machine(void **st)
+{
+	json_t *sys = lw_sysinfo_collect(NULL);
+
+	assert_non_null(json_string_value(json_object_get(json_object_get(sys, "kernel"), "release")));
+	assert_true(json_integer_value(json_object_get(json_object_get(sys, "cpu"), "count")) >= 1);
+	json_decref(sys);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_board),
+		cmocka_unit_test(test_preempt_model),
+		cmocka_unit_test(test_this_machine),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
