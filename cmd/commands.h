@@ -11,6 +11,7 @@
 	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
 	X(sysinfo, "show what a run would record about this system, with warnings") \
 	X(import,  "import results of other tools (cyclictest --json) as a run") \
+	X(workloads, "list the workloads of 'run -w' and their parameters") \
 	X(scenarios, "list the scenario files, show or check one")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);

@@ -18,6 +18,7 @@
 #include "lib/run.h"
 #include "lib/sysinfo.h"
 #include "probes/cyclic.h"
+#include "workloads/workload.h"
 #include "workloads/loads.h"
 
 static json_t *argv_json(int argc, char **argv)
@@ -136,6 +137,9 @@ int cmd_run(int argc, char **argv)
 	};
 	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_cyclic_new(&co)) < 0)
 		goto fail;
+	for (int i = 0; i < o.nworkloads; i++)
+		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0)
+			goto fail;
 	if (o.nloads && add(&run, lw_loads_new(o.load, o.nloads, &online, o.no_rt)) < 0)
 		goto fail;
 	ret = lw_run_execute(&run);

@@ -6,6 +6,7 @@
 #include "cmd/runopts.h"
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "workloads/workload.h"
 #include "workloads/loads.h"
 
 const char lw_run_usage[] =
@@ -30,6 +31,11 @@ const char lw_run_usage[] =
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
+"  -w, --workload SPEC     run a workload beside the probes (repeatable), e.g.\n"
+"                          audio, audio:streams=2,load=0.5,cpu=1,\n"
+"                          video:fps=30,width=1280,height=720,\n"
+"                          stress:kind=io,intensity=0.5,cpus=0\n"
+"                          ('latwatt workloads' lists them and their parameters)\n"
 "      --scenario FILE|NAME  run a scenario file (workloads/scenarios/NAME.yaml;\n"
 "                          'latwatt scenarios' lists them); options given\n"
 "                          here override the file's\n"
@@ -62,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "help",      no_argument,       NULL, 'h' },
+	{ "workload",  required_argument, NULL, 'w' },
 	{ "scenario",  required_argument, NULL, OPT_SCENARIO },
 	{ "load",      required_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
@@ -86,7 +93,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 
 	optind = 0;	/* full re-initialisation: parsing may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhl:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:l:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -147,6 +154,17 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case 'h':
 			fputs(lw_run_usage, stdout);
 			return 1;
+		case 'w': {
+			struct lw_wspec *ws = lw_wspec_parse(optarg, "--workload");
+
+			if (!ws)
+				return -1;
+			lw_wspec_free(ws);
+			if (o->nworkloads == LW_MAX_WORKLOAD_OPTS)
+				return error("--workload: at most %d workloads", LW_MAX_WORKLOAD_OPTS);
+			o->workload[o->nworkloads++] = optarg;
+			break;
+		}
 		case OPT_SCENARIO:
 			o->scenario = optarg;
 			break;
@@ -183,6 +201,7 @@ const struct option *lw_run_long_options(void)
 }
 
 const char *const lw_run_repeatable[] = {
+	"workload",
 	"load",
 	NULL,
 };

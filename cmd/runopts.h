@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdint.h>
 
+#define LW_MAX_WORKLOAD_OPTS 16
 #define LW_RUN_MAX_LOADS 16
 
 struct lw_run_opts {
@@ -26,6 +27,8 @@ struct lw_run_opts {
 	int force;			/* --force */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */
+	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
+	int nworkloads;
 	const char *scenario;		/* --scenario FILE|NAME (cmd/runscenario.c) */
 	const char *load[LW_RUN_MAX_LOADS];	/* -l, --load SPEC, repeatable (workloads/loads.h) */
 	int nloads;

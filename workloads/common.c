@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/run.h"
+#include "lib/timeutil.h"
+#include "workloads/common.h"
+
+#define PREFAULT_STACK (64 * 1024)
+
+const char *wl_policy_name(int policy)
+{
+	switch (policy) {
+	case SCHED_FIFO:  return "SCHED_FIFO";
+	case SCHED_RR:    return "SCHED_RR";
+	case SCHED_BATCH: return "SCHED_BATCH";
+	case SCHED_IDLE:  return "SCHED_IDLE";
+	default:          return "SCHED_OTHER";
+	}
+}
+
+int wl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct wl_sched *s,
+		    const char *what)
+{
+	struct sched_param sp = { .sched_priority = s->policy == SCHED_FIFO ? s->priority : 0 };
+	pthread_attr_t attr;
+	cpu_set_t one;
+	int ret;
+
+	pthread_attr_init(&attr);
+	/* Under mlockall(MCL_FUTURE) a default 8 MB stack is faulted in whole. */
+	pthread_attr_setstacksize(&attr, WL_STACK_SIZE);
+	if (s->cpu >= 0) {
+		CPU_ZERO(&one);
+		CPU_SET(s->cpu, &one);
+		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+	} else if (s->cpus) {
+		pthread_attr_setaffinity_np(&attr, sizeof(*s->cpus), s->cpus);
+	}
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, s->policy);
+	pthread_attr_setschedparam(&attr, &sp);
+	ret = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	if (ret == EPERM && s->policy == SCHED_FIFO)
+		return error("cannot start %s (SCHED_FIFO priority %d): %s "
+			     "(run as root or with CAP_SYS_NICE, or use --no-rt)",
+			     what, s->priority, strerror(ret));
+	if (ret)
+		return error("cannot start %s: %s", what, strerror(ret));
+	return 0;
+}
+
+int wl_cpu_nth(const cpu_set_t *set, int n)
+{
+	int count = CPU_COUNT(set), k;
+
+	if (!count)
+		return -1;
+	k = n % count;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, set) && k-- == 0)
+			return cpu;
+	return -1;
+}
+
+void wl_prefault_stack(void)
+{
+	volatile unsigned char buf[PREFAULT_STACK];
+
+	for (size_t i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
+}
+
+void wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec ts = lw_ns_to_ts(timeout_ns);
+
+	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+void wl_futex_wake(_Atomic uint32_t *addr)
+{
+	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void wl_instance_name(char *buf, size_t len, const char *kind, int instance)
+{
+	if (instance)
+		snprintf(buf, len, "%s-%d", kind, instance);
+	else
+		snprintf(buf, len, "%s", kind);
+}
+
+void wl_deadline_miss(struct lw_run *run, const char *msg, size_t len)
+{
+	lw_run_mark(run, msg, len);
+}
+
+json_t *wl_manifest_entry(struct lw_run *run, const char *instance)
+{
+	return lw_json_object_at(lw_json_object_at(run->dir.manifest, "workloads"), instance);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Helpers shared by the workloads (internal to workloads/). */
+#ifndef LW_WORKLOADS_COMMON_H
+#define LW_WORKLOADS_COMMON_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct lw_run;
+
+/* Stack of workload threads: room for 64k receive buffers and prefaulting. */
+#define WL_STACK_SIZE (512 * 1024)
+
+/* How a workload thread is scheduled. */
+struct wl_sched {
+	int policy;		/* SCHED_FIFO, SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */
+	int priority;		/* SCHED_FIFO only */
+	int cpu;		/* pinned to this CPU, or -1 */
+	const cpu_set_t *cpus;	/* or to this set (when cpu < 0), or NULL: anywhere */
+};
+
+/* pthread_create with the policy and affinity set explicitly; error()
+ * naming @what (with a hint for EPERM). */
+int wl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct wl_sched *s,
+		    const char *what);
+const char *wl_policy_name(int policy);
+
+/* The @n-th CPU of @set, cyclically; -1 for an empty set. */
+int wl_cpu_nth(const cpu_set_t *set, int n);
+/* Touch @bytes of stack so the realtime loop takes no page fault on it. */
+void wl_prefault_stack(void);
+
+/* Futex wait while *@addr == @val, at most @timeout_ns; wake every waiter. */
+void wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns);
+void wl_futex_wake(_Atomic uint32_t *addr);
+
+/* "audio" for instance 0, "audio-2" for instance 2. */
+void wl_instance_name(char *buf, size_t len, const char *kind, int instance);
+
+/*
+ * A deadline miss: the one call site for every event a miss produces (the
+ * trace marker through lw_run_mark(); an LTTng-UST event where it is built
+ * in).  @msg is a complete marker line ("latwatt xrun workload=... \n").
+ * Safe from realtime threads: no allocation, one write(2).
+ */
+void wl_deadline_miss(struct lw_run *run, const char *msg, size_t len);
+
+/* Saturating casts for record fields. */
+static inline uint32_t wl_u32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+static inline int32_t wl_s32(int64_t v)
+{
+	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+/* The manifest object of a workload instance: manifest.workloads.<instance>. */
+json_t *wl_manifest_entry(struct lw_run *run, const char *instance);
+
+#endif

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The video driver simulator: capture, process, display.
+ *
+ * The capture stage (SCHED_FIFO, dma_prio) plays the camera's DMA engine:
+ * at each vsync, on an absolute CLOCK_MONOTONIC timer, it moves a whole
+ * frame into the next buffer of a ring (a memory-bandwidth burst of
+ * width x height x 1.5 bytes for NV12) and wakes the processing stage.  The
+ * processing stage (SCHED_FIFO, prio) converts the newest captured frame to
+ * XRGB8888 (BT.601 or BT.709) and, when an output size is given, scales it
+ * bilinearly: real pixel work on every pixel.  The frame captured at vsync k
+ * must be ready before vsync k+1, when the display scans it out; a frame
+ * ready later misses its vsync (dropped: the previous frame is shown again),
+ * a frame overtaken by a newer capture before it was processed is skipped
+ * (dropped too).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/run.h"
+#include "lib/timeutil.h"
+#include "workloads/common.h"
+#include "workloads/pixel.h"
+#include "workloads/records.h"
+#include "workloads/workload.h"
+
+#define SLOTS            64
+#define SAMPLE_RING      (1u << 12)
+#define RECORD_RING      (1u << 12)
+#define WAIT_SLICE_NS    (50 * LW_NSEC_PER_MSEC)
+
+static const char *const formats[] = { "nv12", "yuyv", NULL };
+static const char *const matrices[] = { "bt601", "bt709", NULL };
+
+struct video_conf {
+	double fps;
+	uint64_t width, height, out_width, out_height, buffers;
+	int format, matrix;
+	cpu_set_t cpu;
+	uint64_t prio, dma_prio;
+};
+
+#define P(field) offsetof(struct video_conf, field)
+static const struct lw_wparam video_params[] = {
+	{ "fps",        LW_WP_DOUBLE, P(fps),        "60",    1, 240, NULL,
+	  "frame rate: one capture per vsync" },
+	{ "width",      LW_WP_UINT,   P(width),      "1920",  16, 7680, NULL,
+	  "capture width in pixels (even)" },
+	{ "height",     LW_WP_UINT,   P(height),     "1080",  16, 4320, NULL,
+	  "capture height in pixels (even)" },
+	{ "format",     LW_WP_ENUM,   P(format),     "nv12",  0, 0, formats,
+	  "capture pixel format" },
+	{ "matrix",     LW_WP_ENUM,   P(matrix),     "bt709", 0, 0, matrices,
+	  "YUV to RGB matrix (limited range)" },
+	{ "out_width",  LW_WP_UINT,   P(out_width),  "0",     0, 7680, NULL,
+	  "display width; 0: the capture width (no scaling)" },
+	{ "out_height", LW_WP_UINT,   P(out_height), "0",     0, 4320, NULL,
+	  "display height; 0: the capture height (no scaling)" },
+	{ "buffers",    LW_WP_UINT,   P(buffers),    "4",     2, 16, NULL,
+	  "frame buffers in the capture ring" },
+	{ "cpu",        LW_WP_CPUS,   P(cpu),        "all",   0, 0, NULL,
+	  "CPUs: processing on the first, capture on any of them" },
+	{ "prio",       LW_WP_UINT,   P(prio),       "70",    1, 99, NULL,
+	  "SCHED_FIFO priority of the processing thread" },
+	{ "dma_prio",   LW_WP_UINT,   P(dma_prio),   "85",    1, 99, NULL,
+	  "SCHED_FIFO priority of the capture (DMA) thread" },
+	{ NULL },
+};
+#undef P
+
+struct capture_slot {
+	_Atomic uint64_t done_ns;	/* frame in its buffer */
+	_Atomic uint32_t dma_ns;
+};
+
+struct video {
+	struct lw_part part;
+	struct video_conf c;
+	char name[32];
+	int no_rt;
+	struct lw_run *run;
+	struct lw_yuv_matrix m;
+
+	uint64_t iv_num, iv_den;	/* frame interval = num/den ns */
+	uint64_t t0;			/* vsync 0 */
+	size_t frame_bytes;
+	unsigned ow, oh;
+	int scale;
+	uint8_t *src[2];		/* what the sensor delivers, alternately */
+	uint8_t **ring;			/* the capture buffers */
+	uint32_t *rgb, *out;		/* converted frame, scaled frame */
+
+	_Atomic uint32_t fired;
+	struct capture_slot slot[SLOTS];
+	_Atomic int quit;
+	pthread_t dma, proc;
+	int dma_created, proc_created;
+	int proc_cpu;
+	struct lw_ring *ring_s;
+	struct lw_rec_ring *rec_r;
+	struct lw_records *rec;
+	uint64_t rec_written, rec_dropped;
+	int rec_err;
+	char rec_errmsg[256];
+
+	/* results */
+	uint64_t captured, max_capture;
+	uint64_t frames, dropped, skipped, marked, max_latency, sum_proc, max_proc;
+	_Atomic uint64_t live_dropped;
+	int64_t worst_slack;
+	uint64_t start_ns, stop_ns;
+};
+
+static inline uint64_t vsync(const struct video *v, uint64_t k)
+{
+	return v->t0 + k * v->iv_num / v->iv_den;
+}
+
+static inline int quitting(struct video *v)
+{
+	return lw_run_stopping(v->run) || atomic_load_explicit(&v->quit, memory_order_relaxed);
+}
+
+static void mark_drop(struct video *v, int cpu, uint64_t frame, uint64_t vs, int64_t late)
+{
+	char buf[192];
+	struct lw_fmt f = { buf, buf + sizeof(buf) };
+
+	lw_fmt_str(&f, "latwatt drop workload=");
+	lw_fmt_str(&f, v->name);
+	lw_fmt_str(&f, " frame=");
+	lw_fmt_u64(&f, frame);
+	lw_fmt_str(&f, " cpu=");
+	lw_fmt_u64(&f, (uint64_t)cpu);
+	lw_fmt_str(&f, " vsync_ns=");
+	lw_fmt_u64(&f, vs);
+	lw_fmt_str(&f, " lateness_ns=");
+	lw_fmt_u64(&f, late > 0 ? (uint64_t)late : 0);
+	lw_fmt_str(&f, "\n");
+	wl_deadline_miss(v->run, buf, (size_t)(f.p - buf));
+	v->marked++;
+}
+
+static void *dma_main(void *arg)
+{
+	struct video *v = arg;
+	uint64_t k = 0;
+
+	pthread_setname_np(pthread_self(), "lw-video-dma");
+	wl_prefault_stack();
+	while (!quitting(v)) {
+		uint64_t vs = vsync(v, k), t, done;
+		struct timespec ts = lw_ns_to_ts(vs);
+		struct capture_slot *s = &v->slot[k % SLOTS];
+		int ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+
+		if (ret == EINTR)
+			continue;
+		if (ret) {
+			lw_run_request_stop(v->run, LW_STOP_ERROR, "video: clock_nanosleep failed");
+			break;
+		}
+		t = lw_mono_ns();
+		memcpy(v->ring[k % v->c.buffers], v->src[k & 1], v->frame_bytes);
+		done = lw_mono_ns();
+		atomic_store_explicit(&s->dma_ns, wl_u32(done - t), memory_order_relaxed);
+		atomic_store_explicit(&s->done_ns, done, memory_order_relaxed);
+		atomic_store_explicit(&v->fired, (uint32_t)(k + 1), memory_order_release);
+		wl_futex_wake(&v->fired);
+		if (done - vs > v->max_capture)
+			v->max_capture = done - vs;
+		k++;
+	}
+	v->captured = k;
+	v->stop_ns = lw_mono_ns();
+	return NULL;
+}
+
+static void process_frame(struct video *v, const uint8_t *f)
+{
+	unsigned w = (unsigned)v->c.width, h = (unsigned)v->c.height;
+
+	if (v->c.format == LW_FMT_YUYV)
+		lw_yuyv_to_xrgb(f, (size_t)w * 2, w, h, v->rgb, w, &v->m);
+	else
+		lw_nv12_to_xrgb(f, w, f + (size_t)w * h, w, w, h, v->rgb, w, &v->m);
+	if (v->scale)
+		lw_scale_xrgb(v->rgb, w, h, w, v->out, v->ow, v->oh, v->ow);
+}
+
+static void *proc_main(void *arg)
+{
+	struct video *v = arg;
+	struct lw_sample smp = { .probe = LW_PROBE_VIDEO };
+	uint64_t next = 0;
+
+	pthread_setname_np(pthread_self(), "lw-video");
+	wl_prefault_stack();
+	v->worst_slack = INT64_MAX;
+	while (!quitting(v)) {
+		uint32_t f = atomic_load_explicit(&v->fired, memory_order_acquire);
+		uint32_t behind = f - (uint32_t)next;
+		struct capture_slot *s;
+		struct lw_video_record r;
+		uint64_t run_ns, vs, done, ready, wake;
+		int64_t slack;
+		int cpu;
+
+		if (!behind) {
+			wl_futex_wait(&v->fired, f, WAIT_SLICE_NS);
+			continue;
+		}
+		run_ns = lw_mono_ns();
+		cpu = sched_getcpu();
+		/* Only the newest frame is worth displaying: older ones are skipped. */
+		for (; behind > 1; behind--, next++) {
+			s = &v->slot[next % SLOTS];
+			vs = vsync(v, next);
+			r = (struct lw_video_record){
+				.vsync_ns = vs, .frame = next,
+				.capture_ns = wl_u32(atomic_load(&s->done_ns) - vs),
+				.dma_ns = atomic_load(&s->dma_ns),
+				.slack_ns = wl_s32((int64_t)vsync(v, next + 1) - (int64_t)run_ns),
+				.slot = (uint16_t)(next % v->c.buffers), .cpu = (uint16_t)cpu,
+				.flags = LW_REC_MISS | LW_REC_SKIPPED | LW_REC_MARKED,
+			};
+			mark_drop(v, cpu, next, vs, -(int64_t)r.slack_ns);
+			lw_rec_push(v->rec_r, &r);
+			v->frames++;
+			v->skipped++;
+			v->dropped++;
+			atomic_fetch_add_explicit(&v->live_dropped, 1, memory_order_relaxed);
+		}
+		s = &v->slot[next % SLOTS];
+		vs = vsync(v, next);
+		done = atomic_load_explicit(&s->done_ns, memory_order_relaxed);
+		process_frame(v, v->ring[next % v->c.buffers]);
+		ready = lw_mono_ns();
+		slack = (int64_t)vsync(v, next + 1) - (int64_t)ready;
+		wake = run_ns > done ? run_ns - done : 0;
+		r = (struct lw_video_record){
+			.vsync_ns = vs, .frame = next,
+			.capture_ns = wl_u32(done - vs), .dma_ns = atomic_load(&s->dma_ns),
+			.wakeup_ns = wl_u32(wake), .proc_ns = wl_u32(ready - run_ns),
+			.latency_ns = wl_u32(ready - vs), .slack_ns = wl_s32(slack),
+			.slot = (uint16_t)(next % v->c.buffers), .cpu = (uint16_t)cpu,
+		};
+		if (slack < 0) {
+			r.flags = LW_REC_MISS | LW_REC_MARKED;
+			mark_drop(v, cpu, next, vs, -slack);
+			v->dropped++;
+			atomic_fetch_add_explicit(&v->live_dropped, 1, memory_order_relaxed);
+		}
+		lw_rec_push(v->rec_r, &r);
+
+		smp.expected_ns = vs;
+		smp.latency_ns = ready - vs;
+		smp.missed = slack < 0 ? 1 + (uint32_t)((uint64_t)-slack * v->iv_den / v->iv_num) : 0;
+		smp.cpu = (uint16_t)cpu;
+		smp.flags = slack < 0 ? LW_SAMPLE_OVER_THRESHOLD : 0;
+		lw_ring_push(v->ring_s, &smp);
+
+		v->frames++;
+		v->sum_proc += r.proc_ns;
+		if (r.proc_ns > v->max_proc)
+			v->max_proc = r.proc_ns;
+		if (r.latency_ns > v->max_latency)
+			v->max_latency = r.latency_ns;
+		if (slack < v->worst_slack)
+			v->worst_slack = slack;
+		next++;
+	}
+	return NULL;
+}
+
+static void video_stop(struct lw_run *run, struct lw_part *p)
+{
+	struct video *v = p->priv;
+
+	atomic_store(&v->quit, 1);
+	if (v->dma_created) {
+		pthread_join(v->dma, NULL);
+		v->dma_created = 0;
+	}
+	wl_futex_wake(&v->fired);
+	if (v->proc_created) {
+		pthread_join(v->proc, NULL);
+		v->proc_created = 0;
+	}
+	if (!v->stop_ns)
+		v->stop_ns = lw_mono_ns();
+	if (v->rec && lw_records_close(v->rec, &v->rec_written, &v->rec_dropped) < 0) {
+		v->rec_err = 1;
+		snprintf(v->rec_errmsg, sizeof(v->rec_errmsg), "%s", lw_last_error());
+	}
+	v->rec = NULL;
+}
+
+/* A test pattern: colour bars drifting with @phase, in the capture format. */
+static void fill_pattern(const struct video *v, uint8_t *f, unsigned phase)
+{
+	static const uint8_t bars[8][3] = {	/* Y, U, V of white..black bars (BT.709) */
+		{ 235, 128, 128 }, { 219, 16, 138 }, { 188, 154, 16 }, { 173, 42, 26 },
+		{ 78, 214, 230 }, { 63, 102, 240 }, { 32, 240, 118 }, { 16, 128, 128 },
+	};
+	unsigned w = (unsigned)v->c.width, h = (unsigned)v->c.height;
+
+	for (unsigned y = 0; y < h; y++)
+		for (unsigned x = 0; x < w; x += 2) {
+			const uint8_t *b = bars[((x + phase) * 8 / w) % 8];
+			uint8_t y0 = (uint8_t)(b[0] + ((x ^ y) & 3)), y1 = (uint8_t)(b[0] + ((x + y) & 3));
+
+			if (v->c.format == LW_FMT_YUYV) {
+				uint8_t *p = f + (size_t)y * w * 2 + (size_t)x * 2;
+
+				p[0] = y0; p[1] = b[1]; p[2] = y1; p[3] = b[2];
+			} else {
+				f[(size_t)y * w + x] = y0;
+				f[(size_t)y * w + x + 1] = y1;
+				if (!(y & 1)) {
+					uint8_t *c = f + (size_t)w * h + (size_t)(y / 2) * w + x;
+
+					c[0] = b[1];
+					c[1] = b[2];
+				}
+			}
+		}
+}
+
+static int video_alloc(struct video *v)
+{
+	size_t px = (size_t)v->c.width * v->c.height;
+
+	v->frame_bytes = lw_frame_bytes(v->c.format, (unsigned)v->c.width, (unsigned)v->c.height);
+	v->ring = calloc(v->c.buffers, sizeof(*v->ring));
+	if (!v->ring)
+		return error("out of memory");
+	for (int i = 0; i < 2; i++)
+		if (!(v->src[i] = malloc(v->frame_bytes)))
+			return error("%s: out of memory for frames of %zu bytes", v->name, v->frame_bytes);
+	for (uint64_t i = 0; i < v->c.buffers; i++) {
+		if (!(v->ring[i] = malloc(v->frame_bytes)))
+			return error("%s: out of memory for %llu frame buffers of %zu bytes", v->name,
+				     (unsigned long long)v->c.buffers, v->frame_bytes);
+		memset(v->ring[i], 0, v->frame_bytes);	/* fault the pages in now */
+	}
+	v->rgb = calloc(px, sizeof(uint32_t));
+	if (v->scale)
+		v->out = calloc((size_t)v->ow * v->oh, sizeof(uint32_t));
+	if (!v->rgb || (v->scale && !v->out))
+		return error("%s: out of memory for the display buffers", v->name);
+	fill_pattern(v, v->src[0], 0);
+	fill_pattern(v, v->src[1], (unsigned)v->c.width / 16);
+	return 0;
+}
+
+static int video_start(struct lw_run *run, struct lw_part *p)
+{
+	struct video *v = p->priv;
+	const struct video_conf *c = &v->c;
+	struct lw_records_hdr h = {
+		.record_size = sizeof(struct lw_video_record), .start_mono = run->start_mono,
+		.kind = "video", .interval_num = v->iv_num, .interval_den = v->iv_den,
+		.streams = 1,
+	};
+	struct wl_sched dma = {
+		.policy = v->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->dma_prio,
+		.cpu = -1, .cpus = &c->cpu,
+	};
+	struct wl_sched proc = {
+		.policy = v->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->prio,
+		.cpu = v->proc_cpu,
+	};
+	char path[4096], what[64];
+
+	v->run = run;
+	snprintf(h.instance, sizeof(h.instance), "%s", v->name);
+	if (video_alloc(v) < 0)
+		return -1;
+	snprintf(what, sizeof(what), "%s.records", v->name);
+	v->rec = lw_records_create(lw_rundir_file(&run->dir, what, path, sizeof(path)), &h);
+	if (!v->rec)
+		return -1;
+	v->ring_s = lw_run_ring(run, SAMPLE_RING);
+	v->rec_r = lw_records_ring(v->rec, RECORD_RING);
+	if (!v->ring_s || !v->rec_r || lw_records_start(v->rec) < 0)
+		goto fail;
+	snprintf(what, sizeof(what), "%s processing thread on cpu %d", v->name, v->proc_cpu);
+	if (wl_thread_start(&v->proc, proc_main, v, &proc, what) < 0)
+		goto fail;
+	v->proc_created = 1;
+	v->t0 = lw_mono_ns() + v->iv_num / v->iv_den;
+	v->start_ns = v->t0;
+	snprintf(what, sizeof(what), "%s capture thread", v->name);
+	if (wl_thread_start(&v->dma, dma_main, v, &dma, what) < 0)
+		goto fail;
+	v->dma_created = 1;
+	return 0;
+fail:
+	video_stop(run, p);
+	return -1;
+}
+
+static int video_finish(struct lw_run *run, struct lw_part *p)
+{
+	struct video *v = p->priv;
+	json_t *m = wl_manifest_entry(run, v->name);
+	char file[64];
+
+	snprintf(file, sizeof(file), "%s.records", v->name);
+	json_object_set_new(m, "kind", json_string("video"));
+	json_object_set_new(m, "params", lw_wconfig_json(&lw_workload_video, &v->c));
+	json_object_set_new(m, "records", json_pack("{s:s, s:s, s:i, s:I, s:I}",
+		"file", file, "format", "latwatt-records", "version", LW_RECORDS_VERSION,
+		"written", (json_int_t)v->rec_written, "dropped", (json_int_t)v->rec_dropped));
+	json_object_set_new(m, "policy", json_string(v->no_rt ? "SCHED_OTHER" : "SCHED_FIFO"));
+	json_object_set_new(m, "frame_interval_ns", json_real((double)v->iv_num / (double)v->iv_den));
+	json_object_set_new(m, "frame_bytes", json_integer((json_int_t)v->frame_bytes));
+	json_object_set_new(m, "cpu", json_integer(v->proc_cpu));
+	json_object_set_new(m, "started_ns", json_integer((json_int_t)v->start_ns));
+	json_object_set_new(m, "stopped_ns", json_integer((json_int_t)v->stop_ns));
+	json_object_set_new(m, "vsyncs", json_integer((json_int_t)v->captured));
+	json_object_set_new(m, "frames", json_integer((json_int_t)v->frames));
+	json_object_set_new(m, "dropped", json_integer((json_int_t)v->dropped));
+	json_object_set_new(m, "skipped", json_integer((json_int_t)v->skipped));
+	json_object_set_new(m, "markers", json_integer((json_int_t)v->marked));
+	json_object_set_new(m, "worst_slack_ns", json_integer(v->frames && v->worst_slack != INT64_MAX ?
+							       (json_int_t)v->worst_slack : 0));
+	json_object_set_new(m, "max_latency_ns", json_integer((json_int_t)v->max_latency));
+	json_object_set_new(m, "max_capture_ns", json_integer((json_int_t)v->max_capture));
+	json_object_set_new(m, "max_proc_ns", json_integer((json_int_t)v->max_proc));
+	json_object_set_new(m, "mean_proc_ns", json_integer(v->frames > v->skipped ?
+		(json_int_t)(v->sum_proc / (v->frames - v->skipped)) : 0));
+	if (v->rec_err)
+		return error("%s", v->rec_errmsg);
+	return 0;
+}
+
+static void video_progress(struct lw_run *run, struct lw_part *p, char *buf, size_t len)
+{
+	struct video *v = p->priv;
+
+	snprintf(buf, len, "%s dropped %llu", v->name,
+		 (unsigned long long)atomic_load(&v->live_dropped));
+}
+
+static void video_destroy(struct lw_part *p)
+{
+	struct video *v = p->priv;
+
+	for (uint64_t i = 0; v->ring && i < v->c.buffers; i++)
+		free(v->ring[i]);
+	free(v->ring);
+	free(v->src[0]);
+	free(v->src[1]);
+	free(v->rgb);
+	free(v->out);
+	free(v);
+}
+
+static struct lw_part *video_create(const void *config, const struct lw_workload_env *env)
+{
+	struct video *v = calloc(1, sizeof(*v));
+
+	if (!v) {
+		error("out of memory");
+		return NULL;
+	}
+	memcpy(&v->c, config, sizeof(v->c));
+	v->no_rt = env->no_rt;
+	wl_instance_name(v->name, sizeof(v->name), "video", env->instance);
+	v->iv_num = 1000 * LW_NSEC_PER_SEC;
+	v->iv_den = (uint64_t)llround(v->c.fps * 1000);
+	v->m = lw_yuv_matrix(v->c.matrix == 0 ? LW_BT601 : LW_BT709);
+	v->ow = (unsigned)(v->c.out_width ? v->c.out_width : v->c.width);
+	v->oh = (unsigned)(v->c.out_height ? v->c.out_height : v->c.height);
+	v->scale = v->ow != v->c.width || v->oh != v->c.height;
+	v->proc_cpu = wl_cpu_nth(&v->c.cpu, 0);
+	v->part = (struct lw_part){
+		.name = "video", .start = video_start, .stop = video_stop,
+		.finish = video_finish, .progress = video_progress, .destroy = video_destroy,
+		.priv = v,
+	};
+	return &v->part;
+}
+
+static int video_check(const void *config, const char *where)
+{
+	const struct video_conf *c = config;
+
+	if ((c->width | c->height) & 1)
+		return error("%s: width and height must be even for %s (got %llux%llu)", where,
+			     formats[c->format], (unsigned long long)c->width,
+			     (unsigned long long)c->height);
+	if (!c->out_width != !c->out_height)
+		return error("%s: give both out_width and out_height, or neither", where);
+	return 0;
+}
+
+const struct lw_workload lw_workload_video = {
+	.name = "video",
+	.help = "video driver: capture DMA burst per vsync, YUV to RGB (and scaling), dropped frames",
+	.params = video_params,
+	.config_size = sizeof(struct video_conf),
+	.check = video_check,
+	.create = video_create,
+};
