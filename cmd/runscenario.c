@@ -14,6 +14,7 @@
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "workloads/loads.h"
+#include "workloads/workload.h"
 
 static const char *const refused[] = { "scenario", "help", NULL };
 
@@ -44,35 +45,58 @@ static int rt_throttled(void)
 	return strcmp(buf, "-1") != 0;
 }
 
-/* Parse one option of the file alone, to report a bad value at its place. */
-static int check_one(const struct lw_scenario *sc, const struct lw_scenario_arg *a, char *opt,
-		     const cpu_set_t *online)
+static int parse_alone(char *opt, const cpu_set_t *online)
 {
 	struct lw_run_opts scratch;
 	char run[] = "run", dash_o[] = "-o", out[] = "-";
 	char *av[] = { run, opt, dash_o, out, NULL };
-	char prefix[160];
-	const char *msg;
 	int quiet, ret;
-	size_t pl;
 
 	lw_run_opts_default(&scratch, online);
 	quiet = lw_set_quiet(1);
 	ret = lw_run_opts_parse(&scratch, 4, av, online);
 	lw_set_quiet(quiet);
-	if (ret == 0)
+	return ret;
+}
+
+/*
+ * Parse one option of the file alone, to report a bad value at its place.
+ * For a mapping item, the spec is cut after each of its keys in turn: the
+ * first cut that fails names the key to blame.
+ */
+static int check_one(const struct lw_scenario *sc, const struct lw_scenario_arg *a, char *opt,
+		     const cpu_set_t *online)
+{
+	char prefix[160], copy[512];
+	const char *msg;
+	int line = a->line, column = a->column;
+	size_t pl;
+
+	if (parse_alone(opt, online) == 0)
 		return 0;
+	if (a->nsub) {
+		size_t head = strlen(opt) - strlen(a->value);
+
+		for (int k = 0; k < a->nsub; k++) {
+			char *cut = strndup(opt, head + a->sub[k].len);
+			int bad = !cut || parse_alone(cut, online) != 0;
+
+			free(cut);
+			if (bad) {
+				line = a->sub[k].line;
+				column = a->sub[k].column;
+				break;
+			}
+		}
+		parse_alone(opt, online);	/* the message of the whole item */
+	}
 	/* "--interval: must be ..." becomes "interval: must be ..." */
 	msg = lw_last_error();
 	pl = (size_t)snprintf(prefix, sizeof(prefix), "--%s: ", a->opt);
 	if (!strncmp(msg, prefix, pl))
 		msg += pl;
-	{
-		char copy[512];
-
-		snprintf(copy, sizeof(copy), "%s", msg);
-		return error("%s:%d:%d: %s: %s", sc->path, a->line, a->column, a->key, copy);
-	}
+	snprintf(copy, sizeof(copy), "%s", msg);
+	return error("%s:%d:%d: %s: %s", sc->path, line, column, a->key, copy);
 }
 
 /* Programs of the file's loads, at their place in the file. */
@@ -136,6 +160,47 @@ static int starve_load(const struct lw_run_opts *o, const char *spec, const cpu_
 	return ret;
 }
 
+/*
+ * A workload's SCHED_FIFO threads, from its parameter table: every integer
+ * parameter named "prio" or "..._prio" is a priority, its CPUs are the first
+ * parameter of type cpus.  Workloads are periodic (busy=0).
+ */
+static int starve_workload(const struct lw_run_opts *o, const char *spec, int throttled,
+			   const char *where)
+{
+	struct starve s = { .o = o, .throttled = throttled, .where = where };
+	struct lw_wspec *ws = lw_wspec_parse(spec, "--workload");
+	struct lw_load_rt rt = { .policy = SCHED_FIFO, .busy = 0 };
+	const struct lw_wparam *p;
+	char who[160];
+	int ret = 0;
+
+	if (!ws)
+		return -1;
+	CPU_ZERO(&rt.cpus);
+	lw_online_cpus(&rt.cpus);
+	for (p = ws->w->params; p->name; p++)
+		if (p->type == LW_WP_CPUS) {
+			memcpy(&rt.cpus, (char *)ws->config + p->offset, sizeof(rt.cpus));
+			break;
+		}
+	rt.who = who;
+	for (p = ws->w->params; p->name && ret == 0; p++) {
+		size_t n = strlen(p->name);
+		uint64_t v;
+
+		if (p->type != LW_WP_UINT ||
+		    (strcmp(p->name, "prio") && (n < 5 || strcmp(p->name + n - 5, "_prio"))))
+			continue;
+		memcpy(&v, (char *)ws->config + p->offset, sizeof(v));
+		rt.prio = (int)v;
+		snprintf(who, sizeof(who), "workload %s (%s=%d)", ws->w->name, p->name, rt.prio);
+		ret = check_rt(&rt, &s);
+	}
+	lw_wspec_free(ws);
+	return ret;
+}
+
 int lw_run_scenario_apply(struct lw_run_scenario *rs, struct lw_run_opts *o, int argc,
 			  char **argv, const cpu_set_t *online)
 {
@@ -192,6 +257,9 @@ int lw_run_scenario_apply(struct lw_run_scenario *rs, struct lw_run_opts *o, int
 		if (!strcmp(a->opt, "load") && starve_load(o, a->value, online, rt_throttled(),
 							   where) < 0)
 			return -1;
+		if (!strcmp(a->opt, "workload") && starve_workload(o, a->value, rt_throttled(),
+								   where) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -244,6 +312,9 @@ int lw_run_check_starvation(const struct lw_run_opts *o, const cpu_set_t *online
 {
 	if (o->no_rt)
 		return 0;	/* probes, workloads and loads all run SCHED_OTHER */
+	for (int i = 0; i < o->nworkloads; i++)
+		if (starve_workload(o, o->workload[i], rt_throttled, "") < 0)
+			return -1;
 	for (int i = 0; i < o->nloads; i++)
 		if (starve_load(o, o->load[i], online, rt_throttled, "") < 0)
 			return -1;

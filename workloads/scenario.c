@@ -201,8 +201,8 @@ static char *expand(const struct conv *c, const yaml_node_t *n, const char *s)
 
 /* ---- conversion ---------------------------------------------------------- */
 
-static int add_arg(struct conv *c, const char *opt, char *value, const char *key,
-		   const yaml_node_t *where)
+static int add_arg_sub(struct conv *c, const char *opt, char *value, const char *key,
+		       const yaml_node_t *where, struct lw_scenario_sub *sub, int nsub)
 {
 	struct lw_scenario *sc = c->sc;
 	struct lw_scenario_arg *a;
@@ -213,12 +213,15 @@ static int add_arg(struct conv *c, const char *opt, char *value, const char *key
 
 		if (!n) {
 			free(value);
+			free(sub);
 			return error("out of memory");
 		}
 		sc->arg = n;
 		c->cap = cap;
 	}
 	a = &sc->arg[sc->nargs];
+	a->sub = sub;
+	a->nsub = nsub;
 	a->opt = strdup(opt);
 	a->key = strdup(key);
 	a->value = value;
@@ -228,6 +231,12 @@ static int add_arg(struct conv *c, const char *opt, char *value, const char *key
 	if (!a->opt || !a->key)
 		return error("out of memory");
 	return 0;
+}
+
+static int add_arg(struct conv *c, const char *opt, char *value, const char *key,
+		   const yaml_node_t *where)
+{
+	return add_arg_sub(c, opt, value, key, where, NULL, 0);
 }
 
 /* A scalar value, expanded; NULL after error(). */
@@ -298,14 +307,32 @@ static int no_duplicates(struct conv *c, const yaml_node_t *n)
 	return 0;
 }
 
+/* Where the key @k of a mapping item ends in its spec. */
+static int mark_sub(struct lw_scenario_sub **subs, int *nsub, size_t len, const yaml_node_t *k)
+{
+	struct lw_scenario_sub *n = realloc(*subs, (size_t)(*nsub + 1) * sizeof(*n));
+
+	if (!n)
+		return error("out of memory");
+	n[*nsub].len = len;
+	n[*nsub].line = (int)k->start_mark.line + 1;
+	n[*nsub].column = (int)k->start_mark.column + 1;
+	*subs = n;
+	(*nsub)++;
+	return 0;
+}
+
 /* A mapping item of a repeated option: "KIND:KEY=VALUE,..."; NULL after error(). */
-static char *mapping_spec(struct conv *c, const yaml_node_t *n, const char *key)
+static char *mapping_spec(struct conv *c, const yaml_node_t *n, const char *key,
+			  struct lw_scenario_sub **subs, int *nsub)
 {
 	yaml_node_t *kind = NULL;
 	int first = 1;
 	size_t len = 0;
 	char *out = NULL, *o;
 
+	*subs = NULL;
+	*nsub = 0;
 	if (no_duplicates(c, n) < 0)
 		return NULL;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
@@ -320,6 +347,10 @@ static char *mapping_spec(struct conv *c, const yaml_node_t *n, const char *key)
 	if (!out)
 		return NULL;
 	len = strlen(out);
+	if (mark_sub(subs, nsub, len, kind) < 0) {
+		free(out);
+		return NULL;
+	}
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
@@ -346,6 +377,10 @@ static char *mapping_spec(struct conv *c, const yaml_node_t *n, const char *key)
 		len += (size_t)sprintf(out + len, "%c%s=%s", first ? ':' : ',', scalar(k), val);
 		first = 0;
 		free(val);
+		if (mark_sub(subs, nsub, len, k) < 0) {
+			free(out);
+			return NULL;
+		}
 	}
 	return out;
 }
@@ -377,6 +412,8 @@ static int convert(struct conv *c, const char *name, const char *key, const yaml
 {
 	const struct option *o = find_opt(c->k, name);
 	int repeat = o && in_list(c->k->repeatable, name);
+	struct lw_scenario_sub *sub = NULL;
+	int nsub = 0;
 	char *val;
 
 	if (v->type == YAML_MAPPING_NODE && !repeat)
@@ -399,8 +436,12 @@ static int convert(struct conv *c, const char *name, const char *key, const yaml
 	}
 	switch (v->type) {
 	case YAML_MAPPING_NODE:		/* repeat */
-		val = mapping_spec(c, v, key);
-		return val ? add_arg(c, name, val, key, v) : -1;
+		val = mapping_spec(c, v, key, &sub, &nsub);
+		if (!val) {
+			free(sub);
+			return -1;
+		}
+		return add_arg_sub(c, name, val, key, v, sub, nsub);
 	case YAML_SEQUENCE_NODE:
 		if (!repeat) {
 			val = joined(c, v, key);
@@ -410,8 +451,17 @@ static int convert(struct conv *c, const char *name, const char *key, const yaml
 		     i < v->data.sequence.items.top; i++) {
 			yaml_node_t *item = yaml_document_get_node(c->doc, *i);
 
-			val = item->type == YAML_MAPPING_NODE ? mapping_spec(c, item, key) :
-							       scalar_value(c, item, key);
+			if (item->type == YAML_MAPPING_NODE) {
+				val = mapping_spec(c, item, key, &sub, &nsub);
+				if (!val) {
+					free(sub);
+					return -1;
+				}
+				if (add_arg_sub(c, name, val, key, item, sub, nsub) < 0)
+					return -1;
+				continue;
+			}
+			val = scalar_value(c, item, key);
 			if (!val || add_arg(c, name, val, key, item) < 0)
 				return -1;
 		}
@@ -559,6 +609,7 @@ void lw_scenario_free(struct lw_scenario *sc)
 		free(sc->arg[i].opt);
 		free(sc->arg[i].value);
 		free(sc->arg[i].key);
+		free(sc->arg[i].sub);
 	}
 	free(sc->arg);
 	free(sc->path);

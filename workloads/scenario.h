@@ -37,11 +37,19 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* A key of a mapping item: the value's first @len bytes end with it. */
+struct lw_scenario_sub {
+	size_t len;
+	int line, column;
+};
+
 struct lw_scenario_arg {
 	char *opt;		/* long option name, "interval" */
 	char *value;		/* NULL for a flag */
 	char *key;		/* as written, for messages: "noise: cpus" */
 	int line, column;	/* 1-based place of the value */
+	struct lw_scenario_sub *sub;	/* mapping items: where each key is */
+	int nsub;
 };
 
 struct lw_scenario {
