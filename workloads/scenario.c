@@ -322,42 +322,57 @@ static int mark_sub(struct lw_scenario_sub **subs, int *nsub, size_t len, const 
 	return 0;
 }
 
-/* A mapping item of a repeated option: "KIND:KEY=VALUE,..."; NULL after error(). */
+/*
+ * A mapping item of a repeated option, NAME: {KEY: VALUE, ...}, becomes
+ * "NAME:KEY=VALUE,..." (a list value joined with commas); NULL after error().
+ */
 static char *mapping_spec(struct conv *c, const yaml_node_t *n, const char *key,
 			  struct lw_scenario_sub **subs, int *nsub)
 {
-	yaml_node_t *kind = NULL;
+	yaml_node_t *name, *params;
 	int first = 1;
-	size_t len = 0;
-	char *out = NULL, *o;
+	size_t len;
+	char *out, *o;
 
 	*subs = NULL;
 	*nsub = 0;
-	if (no_duplicates(c, n) < 0)
-		return NULL;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
-		if (!strcmp(scalar(yaml_document_get_node(c->doc, p->key)), "kind"))
-			kind = yaml_document_get_node(c->doc, p->value);
-	if (!kind) {
-		at(c, n, "%s: an item given as a mapping needs 'kind' (it becomes "
-		   "KIND:KEY=VALUE,...)", key);
+	if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
+		at(c, n, "%s: an item given as a mapping has one key, its name, with its "
+		   "parameters under it (audio: {streams: 2})", key);
 		return NULL;
 	}
-	out = scalar_value(c, kind, "kind");
+	name = yaml_document_get_node(c->doc, n->data.mapping.pairs.start->key);
+	params = yaml_document_get_node(c->doc, n->data.mapping.pairs.start->value);
+	if (!scalar(name) || is_null(name)) {
+		at(c, name, "%s: the name of an item must be a word", key);
+		return NULL;
+	}
+	out = expand(c, name, scalar(name));
 	if (!out)
 		return NULL;
 	len = strlen(out);
-	if (mark_sub(subs, nsub, len, kind) < 0) {
+	if (mark_sub(subs, nsub, len, name) < 0) {
 		free(out);
 		return NULL;
 	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+	if (is_null(params))
+		return out;		/* "audio:" alone: every parameter at its default */
+	if (params->type != YAML_MAPPING_NODE) {
+		at(c, params, "%s: %s: parameters are a mapping (KEY: VALUE), not a %s", key,
+		   scalar(name), params->type == YAML_SEQUENCE_NODE ? "list" : "single value");
+		free(out);
+		return NULL;
+	}
+	if (no_duplicates(c, params) < 0) {
+		free(out);
+		return NULL;
+	}
+	for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
+	     p < params->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
 		char *val;
 
-		if (!strcmp(scalar(k), "kind"))
-			continue;
 		if (v->type == YAML_SEQUENCE_NODE)
 			val = joined(c, v, scalar(k));
 		else

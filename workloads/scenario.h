@@ -14,9 +14,10 @@
  *	load:                          -> --load=... once per item, for the
  *	  - stress-ng --cpu 1             options that may be repeated
  *	workload:                      -> --workload=audio:streams=2,cpu=1
- *	  - kind: audio                   (a mapping item of a repeated option:
- *	    streams: 2                     KIND:KEY=VALUE,... with KIND from 'kind')
- *	    cpu: 1
+ *	  - audio:                        (a mapping item of a repeated option:
+ *	      streams: 2                   NAME:KEY=VALUE,...; a list value is
+ *	      cpu: 1                       joined with commas)
+ *	  - video                        -> --workload=video
  *	noise:                         -> --noise-cpus=1 --noise-threshold=5us
  *	  cpus: 1                         (a mapping groups options by prefix)
  *	  threshold: 5us
