@@ -206,15 +206,22 @@ int lw_run_scenario_apply(struct lw_run_scenario *rs, struct lw_run_opts *o, int
 {
 	struct lw_scenario_keys keys;
 	char path[PATH_MAX];
-	int i, n;
 
 	memset(rs, 0, sizeof(*rs));
+	rs->rt_throttled = -1;
 	if (lw_scenario_find(o->scenario, path, sizeof(path)) < 0)
 		return -1;
 	lw_run_scenario_keys(&keys, NULL);
 	rs->loaded = 1;
 	if (lw_scenario_load(&rs->sc, path, &keys) < 0)
 		return -1;
+	return lw_run_scenario_apply_loaded(rs, o, argc, argv, online);
+}
+
+int lw_run_scenario_apply_loaded(struct lw_run_scenario *rs, struct lw_run_opts *o, int argc,
+				 char **argv, const cpu_set_t *online)
+{
+	int i, n, throttled = rs->rt_throttled >= 0 ? rs->rt_throttled : rt_throttled();
 
 	rs->argv = calloc((size_t)(rs->sc.nargs + argc + 1), sizeof(*rs->argv));
 	if (!rs->argv)
@@ -254,11 +261,9 @@ int lw_run_scenario_apply(struct lw_run_scenario *rs, struct lw_run_opts *o, int
 		char where[PATH_MAX + 32];
 
 		snprintf(where, sizeof(where), "%s:%d:%d: ", rs->sc.path, a->line, a->column);
-		if (!strcmp(a->opt, "load") && starve_load(o, a->value, online, rt_throttled(),
-							   where) < 0)
+		if (!strcmp(a->opt, "load") && starve_load(o, a->value, online, throttled, where) < 0)
 			return -1;
-		if (!strcmp(a->opt, "workload") && starve_workload(o, a->value, rt_throttled(),
-								   where) < 0)
+		if (!strcmp(a->opt, "workload") && starve_workload(o, a->value, throttled, where) < 0)
 			return -1;
 	}
 	return 0;

@@ -27,6 +27,7 @@ struct lw_run_scenario {
 	char **argv;		/* "run", the file's options, then the command line's */
 	int argc;
 	int nfile;		/* how many of argv[1..] came from the file */
+	int rt_throttled;	/* -1: read /proc/sys/kernel/sched_rt_runtime_us */
 };
 
 /* The scenario keys of `latwatt run`: its option table. */
@@ -41,6 +42,10 @@ void lw_run_scenario_keys(struct lw_scenario_keys *k, const char *sysfs);
 int lw_run_scenario_apply(struct lw_run_scenario *rs, struct lw_run_opts *o, int argc,
 			  char **argv, const cpu_set_t *online);
 void lw_run_scenario_free(struct lw_run_scenario *rs);
+/* The same for a scenario already in @rs->sc (rs->loaded set), e.g. loaded
+ * with another sysfs root by tests. */
+int lw_run_scenario_apply_loaded(struct lw_run_scenario *rs, struct lw_run_opts *o, int argc,
+				 char **argv, const cpu_set_t *online);
 
 /* RUN/scenario.yaml (a copy of the file) and the manifest's "scenario". */
 int lw_run_scenario_record(const struct lw_run_scenario *rs, struct lw_run *run);

@@ -85,7 +85,7 @@ static int split_words(const char *s, char *out, char **argv, int max, int *argc
 			if (quote) {
 				if (*p == quote) {
 					quote = 0;
-				} else if (*p == '\\' && quote == '"' && (p[1] == '"' || p[1] == '\\')) {
+				} else if (*p == '\\' && quote == '"' && p[1] && strchr("\"\\$`", p[1])) {
 					*o++ = *++p;
 				} else {
 					*o++ = *p;
@@ -375,6 +375,7 @@ static const char *rt_app_config(const struct lw_load_spec *ls, const char *what
 int lw_load_spec_check(const struct lw_load_spec *ls, const char *what)
 {
 	char path[PATH_MAX];
+	int q;
 
 	if (lw_load_which(ls->argv[0], path, sizeof(path), what) < 0)
 		return -1;
@@ -384,9 +385,15 @@ int lw_load_spec_check(const struct lw_load_spec *ls, const char *what)
 
 		if (!file)
 			return -1;
+		q = lw_set_quiet(1);
 		cfg = lw_json_load(file);
-		if (!cfg)
-			return -1;
+		lw_set_quiet(q);
+		if (!cfg) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "%s", lw_last_error());
+			return error("%s: rt-app file %s", what, msg);
+		}
 		if (!json_is_object(json_object_get(cfg, "tasks"))) {
 			json_decref(cfg);
 			return error("%s: %s has no \"tasks\" object (not an rt-app file)", what,
