@@ -13,7 +13,7 @@
  *	-l 'rt-app workloads/rt-app/mp3.json'
  *
  * Words are split on blanks; '…' and "…" quote, a backslash escapes the next
- * character (inside "…" only before " \\ $ `, as in sh); nothing is expanded
+ * character (inside "…" only before " \ $ `, as in sh); nothing is expanded
  * (there is no shell).  Leading words of the
  * form key=value are latwatt's settings for the load:
  *
