@@ -818,11 +818,16 @@ static int groups_left(struct load *l)
 	return 0;
 }
 
-/* SIGTERM every group, wait up to the grace period, SIGKILL, reap all. */
+/*
+ * SIGTERM to each load's leader, which stops what it started the way the
+ * tool means to (stress-ng takes half a second more when each of its
+ * processes gets the signal itself); SIGTERM to what is left of a group once
+ * its leader is gone; SIGKILL to every group after the grace period; reap all.
+ */
 static void stop_all(struct lw_run *run, struct loads *ls)
 {
 	uint64_t deadline;
-	struct timespec ts = lw_ns_to_ts(10 * LW_NSEC_PER_MSEC);
+	struct timespec ts = lw_ns_to_ts(5 * LW_NSEC_PER_MSEC);
 	int left;
 
 	for (int i = 0; i < ls->n; i++) {
@@ -831,14 +836,19 @@ static void stop_all(struct lw_run *run, struct loads *ls)
 		l->stopping = 1;
 		for (int g = 0; g < l->ngroups; g++)
 			if (l->groups[g])
-				kill(-l->groups[g], SIGTERM);
+				kill(l->groups[g] == l->pid ? l->pid : -l->groups[g], SIGTERM);
 	}
 	deadline = lw_mono_ns() + GRACE_NS;
 	do {
 		left = 0;
 		for (int i = 0; i < ls->n; i++) {
-			reap_groups(run, ls, &ls->l[i]);
-			left += groups_left(&ls->l[i]);
+			struct load *l = &ls->l[i];
+			pid_t leader = l->pid;
+
+			reap_groups(run, ls, l);
+			if (leader && !l->pid)
+				kill(-leader, SIGTERM);	/* what the leader left behind */
+			left += groups_left(l);
 		}
 		if (left)
 			nanosleep(&ts, NULL);

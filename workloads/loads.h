@@ -29,9 +29,11 @@
  * Each load runs in its own process group with RUN/loads as its working
  * directory, stdin from /dev/null, stdout and stderr into RUN/loads/NAME.log.
  * rt-app is run on a copy of its JSON file, RUN/loads/NAME.json, so that the
- * configuration and rt-app's own logs stay with the run.  On stop the group
- * gets SIGTERM, then SIGKILL after a grace period, and every process of it is
- * reaped (latwatt is a child subreaper, so orphans come back to it).  A load
+ * configuration and rt-app's own logs stay with the run.  On stop the load
+ * gets SIGTERM (and stops what it started, as the tool means to), what is
+ * left of its process group gets SIGTERM once it has ended, everything gets
+ * SIGKILL after a grace period, and every process is reaped (latwatt is a
+ * child subreaper, so orphans come back to it).  A load
  * that ends by itself with a failure stops the run with an error.
  *
  * Manifest: "loads": [ { "name", "spec", "argv", "command", "path",

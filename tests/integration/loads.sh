@@ -37,8 +37,10 @@ survivors() {
 	local n=0 x pid start
 	for x in $1; do
 		pid=${x%%:*} start=${x#*:}
-		[ -r /proc/$pid/stat ] || continue
-		[ "$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f20)" = "$start" ] && n=$((n + 1))
+		st=$(cat /proc/$pid/stat 2>/dev/null) || continue
+		st=${st##*) }
+		# the same process (start time), and not a zombie waiting to be reaped
+		[ "$(cut -d' ' -f20 <<<"$st")" = "$start" ] && [ "${st:0:1}" != Z ] && n=$((n + 1))
 	done
 	echo $n
 }
