@@ -122,4 +122,5 @@ help:
 	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 .PHONY: all tests check install clean help
+include boards/qemu.mk
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

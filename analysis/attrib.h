@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Spike attribution: what a CPU did between a timer's expected expiry E and
+ * the moment the probe read the clock W = E + latency, reconstructed from
+ * the kernel trace.
+ *
+ * The engine keeps, per CPU, a stack of execution contexts: the base is the
+ * running task or the idle loop (with its idle state), above it softirqs,
+ * hard IRQs and hrtimer callbacks as they nest.  Every nanosecond of a spike
+ * window is charged to the context on top of the stack at that moment, so
+ * the components of a spike add up to its latency exactly (when the trace is
+ * complete).  Charging rules for the base context:
+ *
+ *   idle (state S)          idle-exit S, up to S's exit latency; the rest is
+ *                           unexplained (hardware, firmware, SMI, hypervisor)
+ *   the probe's own thread  probe (its wake-up path)
+ *   another task, before    irqs-off: the timer's interrupt was held off while
+ *     the probe was woken   that task ran (interrupts disabled, or hardware)
+ *   another task of higher  preempt: it ran because it outranks the probe
+ *     priority, after
+ *   another task of lower   non-preemptible: the probe was runnable but that
+ *     or equal priority     task did not yield (a preempt-disabled section)
+ *
+ * Input is a stream of normalized events (struct lw_tev) in timestamp order,
+ * from any trace reader; spikes and lost-event windows are given first.  A
+ * spike whose window overlaps lost events, or lies outside the trace, is
+ * unattributable and never guessed.  Memory is O(spikes + CPUs), not trace
+ * length.
+ */
+#ifndef LW_ATTRIB_H
+#define LW_ATTRIB_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum lw_tev_kind {
+	LW_TEV_SWITCH,		/* pid/prio/name: the next task; prev_pid */
+	LW_TEV_WAKEUP,		/* pid: the task woken (sched_waking or sched_wakeup) */
+	LW_TEV_IRQ_ENTRY,	/* name: the handler (irq_handler_entry, irq_vectors *_entry) */
+	LW_TEV_IRQ_EXIT,
+	LW_TEV_SOFTIRQ_ENTRY,	/* name: the vector (TIMER, NET_RX, RCU, ...) */
+	LW_TEV_SOFTIRQ_EXIT,
+	LW_TEV_TIMER_ENTRY,	/* name: the hrtimer callback function */
+	LW_TEV_TIMER_EXIT,
+	LW_TEV_IDLE,		/* arg: idle state index entered, or -1 on exit */
+	LW_TEV_TICK_STOP,	/* arg: 1 the tick was stopped, 0 it could not be */
+	LW_TEV_FREQ,		/* arg: new frequency, kHz */
+	LW_TEV_MIGRATE,		/* pid: task migrated to this CPU (arg: from CPU) */
+	LW_TEV_MAX
+};
+
+struct lw_tev {
+	uint64_t ts;		/* CLOCK_MONOTONIC ns (trace clock "mono") */
+	int cpu;
+	enum lw_tev_kind kind;
+	int pid;
+	int prio;		/* kernel priority (0..99 RT, lower is higher; 120 normal) */
+	int prev_pid;
+	int64_t arg;
+	const char *name;	/* only valid during lw_attrib_event() */
+};
+
+enum lw_comp_kind {
+	LW_C_IDLE_EXIT,
+	LW_C_IRQ,
+	LW_C_SOFTIRQ,
+	LW_C_TIMER,
+	LW_C_PREEMPT,
+	LW_C_NONPREEMPT,
+	LW_C_IRQS_OFF,
+	LW_C_PROBE,
+	LW_C_UNEXPLAINED,
+	LW_C_MAX
+};
+const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
+
+#define LW_ATTRIB_MAX_COMP 12
+
+struct lw_component {
+	enum lw_comp_kind kind;
+	const char *name;	/* interned; "" where the kind says it all */
+	uint64_t ns;
+};
+
+struct lw_spike {
+	/* given */
+	uint64_t expected_ns;
+	uint64_t latency_ns;
+	int cpu;
+	unsigned probe;		/* enum lw_probe_id */
+	int tid;		/* the probe thread's kernel tid, or -1 */
+	int kprio;		/* its kernel priority, or -1 */
+	uint64_t index;		/* caller's reference (sample number) */
+	/* found */
+	const char *unattributable;	/* the reason, or NULL */
+	struct lw_component comp[LW_ATTRIB_MAX_COMP];
+	int ncomp;
+	int dominant;		/* index in comp, -1 if none */
+	int idle_state;		/* idle state at expected time, -1 if busy */
+	uint64_t idle_since_ns;
+	uint64_t woken_ns;	/* 0: no wake-up seen in the window */
+	uint64_t switched_in_ns;
+	int tick_stopped;	/* -1 unknown, 0 running, 1 stopped (last tick_stop before E) */
+	int freq_changes;
+	int migrations;
+	/* engine state */
+	uint64_t last;
+	uint64_t idle_budget_left;
+	int open;
+	int done;
+};
+
+struct lw_attrib_cfg {
+	int ncpus;
+	/* exit latency (ns) and name of idle state s on cpu c: may be NULL */
+	uint64_t (*exit_latency)(void *ctx, int cpu, int state);
+	const char *(*state_name)(void *ctx, int cpu, int state);
+	void *ctx;
+};
+
+struct lw_attrib;
+struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg);
+void lw_attrib_free(struct lw_attrib *a);
+/* Before the first event.  0 or -1 (out of memory, bad cpu). */
+int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s);
+/* Any time before lw_attrib_finish(): a window of @cpu (-1: every CPU) in
+ * which events may be missing. */
+int lw_attrib_add_lost(struct lw_attrib *a, int cpu, uint64_t from_ns, uint64_t to_ns);
+/* The trace's extent (first and last event), for windows outside it. */
+void lw_attrib_set_extent(struct lw_attrib *a, uint64_t first_ns, uint64_t last_ns);
+/* Events in timestamp order. */
+void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev);
+/* After the last event: closes what is open. */
+void lw_attrib_finish(struct lw_attrib *a);
+
+size_t lw_attrib_count(const struct lw_attrib *a);
+const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);	/* by E order */
+
+/* {"spikes":[top N by latency…], "causes":[{cause, kind, name, count, ns,
+ * share}…], "attributed":N, "unattributable":N, "total_latency_ns":…} */
+json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
+/* "irq:eth0" etc. into buf. */
+const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);
+
+#endif

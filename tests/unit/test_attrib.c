@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Spike attribution on synthetic traces with planted causes. */
+#include "tests/unit/lw_test.h"
+#include "analysis/attrib.h"
+#include "lib/samples.h"
+
+#define US 1000ULL
+#define PROBE_TID 4242
+#define PROBE_KPRIO 4		/* SCHED_FIFO 95 */
+#define E (1000 * US)
+
+static uint64_t exit_lat(void *ctx, int cpu, int state)
+{
+	static const uint64_t lat[] = { 1 * US, 2 * US, 150 * US };
+	return state >= 0 && state < 3 ? lat[state] : 0;
+}
+
+static const char *sname(void *ctx, int cpu, int state)
+{
+	static const char *const n[] = { "POLL", "C1", "C6" };
+	return state >= 0 && state < 3 ? n[state] : NULL;
+}
+
+static struct lw_attrib *new_engine(void)
+{
+	struct lw_attrib_cfg cfg = { .ncpus = 2, .exit_latency = exit_lat, .state_name = sname };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+
+	assert_non_null(a);
+	return a;
+}
+
+static void spike(struct lw_attrib *a, uint64_t expected, uint64_t latency)
+{
+	struct lw_spike s = { .expected_ns = expected, .latency_ns = latency, .cpu = 0,
+			      .probe = LW_PROBE_CYCLIC, .tid = PROBE_TID, .kprio = PROBE_KPRIO };
+
+	assert_int_equal(lw_attrib_add_spike(a, &s), 0);
+}
+
+static void ev(struct lw_attrib *a, uint64_t ts, enum lw_tev_kind k, int pid, int prio, int64_t arg,
+	       const char *name)
+{
+	struct lw_tev e = { .ts = ts, .cpu = 0, .kind = k, .pid = pid, .prio = prio, .arg = arg,
+			    .name = name };
+
+	lw_attrib_event(a, &e);
+}
+
+/* The probe's own wake-up: timer callback, wake, switch in. */
+static void wake_probe(struct lw_attrib *a, uint64_t at)
+{
+	ev(a, at, LW_TEV_TIMER_ENTRY, 0, 0, 0, "hrtimer_wakeup");
+	ev(a, at + 1 * US, LW_TEV_WAKEUP, PROBE_TID, PROBE_KPRIO, 0, NULL);
+	ev(a, at + 2 * US, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL);
+}
+
+static const struct lw_component *find(const struct lw_spike *s, enum lw_comp_kind k, const char *name)
+{
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == k && !strcmp(s->comp[i].name, name))
+			return &s->comp[i];
+	return NULL;
+}
+
+static void assert_dominant(const struct lw_spike *s, enum lw_comp_kind k, const char *name,
+			    uint64_t ns)
+{
+	const struct lw_component *c;
+	uint64_t sum = 0;
+	char label[128];
+
+	assert_null(s->unattributable);
+	assert_true(s->dominant >= 0);
+	c = &s->comp[s->dominant];
+	if (c->kind != k || strcmp(c->name, name))
+		fail_msg("dominant cause is %s", lw_component_label(c, label, sizeof(label)));
+	/* within 1 us of the planted duration */
+	if (c->ns + US < ns || c->ns > ns + US)
+		fail_msg("%s: %llu ns, planted %llu ns", name, (unsigned long long)c->ns,
+			 (unsigned long long)ns);
+	for (int i = 0; i < s->ncomp; i++)
+		sum += s->comp[i].ns;
+	assert_int_equal(sum, s->latency_ns);	/* every nanosecond charged once */
+}
+
+static void test_irq_before_wakeup(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 60 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);		/* C1, exit 2 us */
+	ev(a, E + 2 * US, LW_TEV_IDLE, 0, 0, -1, NULL);		/* woke */
+	ev(a, E + 2 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "eth0");
+	ev(a, E + 52 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);	/* 50 us in eth0 */
+	wake_probe(a, E + 53 * US);
+	ev(a, E + 57 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 500 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	lw_attrib_finish(a);
+	const struct lw_spike *s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_IRQ, "eth0", 50 * US);
+	assert_non_null(find(s, LW_C_IDLE_EXIT, "C1"));
+	assert_int_equal(find(s, LW_C_IDLE_EXIT, "C1")->ns, 2 * US);
+	assert_int_equal(s->idle_state, 1);
+	assert_int_equal(s->woken_ns, E + 54 * US);
+	assert_int_equal(s->switched_in_ns, E + 57 * US);
+	lw_attrib_free(a);
+}
+
+static void test_higher_priority_task(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 202 * US);
+	ev(a, E - 10 * US, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");	/* FIFO 98 */
+	wake_probe(a, E);
+	ev(a, E + 200 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 300 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	lw_attrib_finish(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_PREEMPT, "rt-hog", 197 * US);
+	lw_attrib_free(a);
+}
+
+static void test_deep_idle_exit(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 155 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 5 * US, LW_TEV_IDLE, 0, 0, 2, NULL);		/* C6: exit 150 us */
+	ev(a, E + 150 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, E + 150 * US);
+	ev(a, E + 153 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	const struct lw_spike *s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_IDLE_EXIT, "C6", 150 * US);
+	assert_int_equal(s->idle_since_ns, 5 * US);
+	assert_null(find(s, LW_C_UNEXPLAINED, ""));
+	lw_attrib_free(a);
+}
+
+static void test_unexplained_gap(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 305 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 5 * US, LW_TEV_IDLE, 0, 0, 0, NULL);		/* POLL: exit 1 us */
+	ev(a, E + 300 * US, LW_TEV_IDLE, 0, 0, -1, NULL);	/* nothing said why */
+	wake_probe(a, E + 300 * US);
+	ev(a, E + 303 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	const struct lw_spike *s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_UNEXPLAINED, "", 299 * US);
+	assert_int_equal(find(s, LW_C_IDLE_EXIT, "POLL")->ns, 1 * US);
+	lw_attrib_free(a);
+}
+
+static void test_lost_events_window(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 100 * US);
+	spike(a, 2 * E, 100 * US);
+	assert_int_equal(lw_attrib_add_lost(a, 0, E + 50 * US, E + 60 * US), 0);
+	ev(a, 0, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	wake_probe(a, E);
+	ev(a, E + 98 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 200 * US, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	wake_probe(a, 2 * E);
+	ev(a, 2 * E + 98 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	assert_non_null(lw_attrib_get(a, 0)->unattributable);
+	assert_true(strstr(lw_attrib_get(a, 0)->unattributable, "lost") != NULL);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_PREEMPT, "rt-hog", 95 * US);
+	json_t *j = lw_attrib_json(a, 10);
+	assert_int_equal(json_integer_value(json_object_get(j, "unattributable")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "attributed")), 1);
+	json_decref(j);
+	lw_attrib_free(a);
+}
+
+static void test_nonpreemptible_and_irqs_off(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	/* 1: a lower-priority task keeps the CPU after the probe is woken */
+	spike(a, E, 104 * US);
+	/* 2: the timer fires 80 us late while a lower-priority task runs */
+	spike(a, 2 * E, 85 * US);
+	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, E);
+	ev(a, E + 102 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 200 * US, LW_TEV_SWITCH, 99, 120, 0, "bad-driver");
+	wake_probe(a, 2 * E + 80 * US);
+	ev(a, 2 * E + 83 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_NONPREEMPT, "kworker/0:1", 99 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_IRQS_OFF, "bad-driver", 80 * US);
+	lw_attrib_free(a);
+}
+
+static void test_outside_trace_and_unknown_state(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, 10 * US, 5 * US);	/* before any event on cpu 0 */
+	spike(a, 9 * E, 5 * US);	/* after the trace ends */
+	lw_attrib_set_extent(a, 100 * US, 2 * E);
+	ev(a, 100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 2 * E, LW_TEV_SWITCH, 5, 120, 0, "x");
+	lw_attrib_finish(a);
+	assert_non_null(lw_attrib_get(a, 0)->unattributable);
+	assert_string_equal(lw_attrib_get(a, 1)->unattributable, "after the trace ended");
+	lw_attrib_free(a);
+}
+
+static void test_softirq_nested_irq(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 100 * US);
+	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "bash");
+	ev(a, E - 5 * US, LW_TEV_SOFTIRQ_ENTRY, 0, 0, 0, "NET_RX");
+	ev(a, E + 10 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "ahci");
+	ev(a, E + 20 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	ev(a, E + 70 * US, LW_TEV_SOFTIRQ_EXIT, 0, 0, 0, NULL);
+	wake_probe(a, E + 70 * US);
+	ev(a, E + 73 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	const struct lw_spike *s = lw_attrib_get(a, 0);
+	/* softirq time excludes the nested hard irq */
+	assert_dominant(s, LW_C_SOFTIRQ, "NET_RX", 60 * US);
+	assert_int_equal(find(s, LW_C_IRQ, "ahci")->ns, 10 * US);
+	lw_attrib_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_irq_before_wakeup),
+		cmocka_unit_test(test_higher_priority_task),
+		cmocka_unit_test(test_deep_idle_exit),
+		cmocka_unit_test(test_unexplained_gap),
+		cmocka_unit_test(test_lost_events_window),
+		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
+		cmocka_unit_test(test_outside_trace_and_unknown_state),
+		cmocka_unit_test(test_softirq_nested_irq),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
