@@ -10,6 +10,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
+#include "workloads/workload.h"
 
 static const char usage[] =
 "usage: latwatt analyze [OPTIONS] RUN\n"
@@ -42,7 +43,7 @@ int cmd_analyze(int argc, char **argv)
 	int have_threshold = 0, histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
 	struct lw_rundir rd;
 	struct lw_summary sum;
-	json_t *doc;
+	json_t *doc, *wl;
 	char path[PATH_MAX];
 	int ret = LW_EXIT_OK;
 
@@ -97,6 +98,11 @@ int cmd_analyze(int argc, char **argv)
 		return LW_EXIT_ERROR;
 	}
 	doc = lw_summary_json(&sum, &rd);
+	wl = lw_workload_summaries(rd.path);	/* audio/video records, stress throughput */
+	if (!wl)
+		ret = LW_EXIT_ERROR;
+	else if (json_object_size(wl))
+		json_object_set(doc, "workloads", wl);
 	if (histogram) {
 		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
 			ret = LW_EXIT_ERROR;
@@ -105,7 +111,12 @@ int cmd_analyze(int argc, char **argv)
 		fputc('\n', stdout);
 	} else {
 		lw_summary_print(&sum, &rd, stdout);
+		if (wl && json_object_size(wl)) {
+			printf("\nworkloads\n");
+			lw_workload_summaries_print(stdout, wl);
+		}
 	}
+	json_decref(wl);
 	if (write && lw_json_save(doc, lw_rundir_file(&rd, "analysis.json", path, sizeof(path))) < 0)
 		ret = LW_EXIT_ERROR;
 	json_decref(doc);

@@ -131,8 +131,10 @@ struct audio {
 
 static inline uint64_t boundary(const struct audio *a, uint64_t k)
 {
-	/* exact: no drift over hours (k * frames * 1e9 fits 64 bits for years) */
-	return a->t0 + k * a->period_num / a->period_den;
+	/* exact, no drift: k * num / den without overflowing 64 bits
+	 * ((k % den) * num < 384000 * 16384e9 < 2^63) */
+	return a->t0 + (k / a->period_den) * a->period_num +
+	       (k % a->period_den) * a->period_num / a->period_den;
 }
 
 static inline int quitting(struct audio *a)
@@ -263,6 +265,8 @@ static void *stream_main(void *arg)
 				};
 				mark_xrun(s, cpu, next, b, -(int64_t)r.slack_ns);
 				lw_rec_push(s->rec, &r);
+				if (r.slack_ns < s->worst_slack)
+					s->worst_slack = r.slack_ns;
 				s->periods++;
 				s->skipped++;
 				atomic_fetch_add_explicit(&s->xruns, 1, memory_order_relaxed);
@@ -432,17 +436,9 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 	a->rec = lw_records_create(lw_rundir_file(&run->dir, what, path, sizeof(path)), &h);
 	if (!a->rec)
 		return -1;
-	a->nstreams = (int)c->streams;
-	a->s = calloc((size_t)a->nstreams, sizeof(*a->s));
-	if (!a->s) {
-		error("out of memory");
-		goto fail;
-	}
 	for (int i = 0; i < a->nstreams; i++) {
 		struct audio_stream *s = &a->s[i];
 
-		if (alloc_stream(a, s, i) < 0)
-			goto fail;
 		s->ring = lw_run_ring(run, SAMPLE_RING);
 		s->rec = lw_records_ring(a->rec, RECORD_RING);
 		if (!s->ring || !s->rec)
@@ -587,13 +583,26 @@ static struct lw_part *audio_create(const void *config, const struct lw_workload
 	memcpy(&a->c, config, sizeof(a->c));
 	a->no_rt = env->no_rt;
 	wl_instance_name(a->name, sizeof(a->name), "audio", env->instance);
-	a->period_num = a->c.period * LW_NSEC_PER_SEC;
-	a->period_den = a->c.rate;
 	a->part = (struct lw_part){
 		.name = "audio", .start = audio_start, .stop = audio_stop,
 		.finish = audio_finish, .progress = audio_progress, .destroy = audio_destroy,
 		.priv = a,
 	};
+	a->period_num = a->c.period * LW_NSEC_PER_SEC;
+	a->period_den = a->c.rate;
+	/* Buffers are allocated (and locked) now, before the run's clock starts. */
+	a->nstreams = (int)a->c.streams;
+	a->s = calloc((size_t)a->nstreams, sizeof(*a->s));
+	if (!a->s) {
+		error("out of memory");
+		free(a);
+		return NULL;
+	}
+	for (int i = 0; i < a->nstreams; i++)
+		if (alloc_stream(a, &a->s[i], i) < 0) {
+			audio_destroy(&a->part);
+			return NULL;
+		}
 	return &a->part;
 }
 

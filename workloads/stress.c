@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -255,6 +256,8 @@ static void *worker_main(void *arg)
 
 	snprintf(name, sizeof(name), "lw-%s/%d", kinds[s->c.kind], w->idx);
 	pthread_setname_np(pthread_self(), name);
+	if (s->c.kind == K_TIMER)	/* every sleep its own expiry, not merged by the slack */
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	while (!quitting(s)) {
 		uint64_t now;
 		struct timespec ts;

@@ -237,22 +237,25 @@ json_t *lw_workload_summaries(const char *rundir)
 	}
 	for (int i = 0; i < n; i++) {
 		char instance[256];
-		json_t *s;
+		json_t *s = NULL;
+		int bad = 0;
 
-		if (!ends_with(names[i]->d_name, ".records"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", rundir, names[i]->d_name);
-		s = summarize_file(path, names[i]->d_name, instance, sizeof(instance));
-		if (!s) {
-			for (; i < n; i++)
+		if (ends_with(names[i]->d_name, ".records")) {
+			snprintf(path, sizeof(path), "%s/%s", rundir, names[i]->d_name);
+			s = summarize_file(path, names[i]->d_name, instance, sizeof(instance));
+			if (s)
+				json_object_set_new(out, instance, s);
+			else
+				bad = 1;
+		}
+		free(names[i]);
+		if (bad) {
+			while (++i < n)
 				free(names[i]);
 			free(names);
 			goto fail;
 		}
-		json_object_set_new(out, instance, s);
 	}
-	for (int i = 0; i < n; i++)
-		free(names[i]);
 	free(names);
 
 	/* What only the run knew: parameters, calibration, stress throughput. */
@@ -341,10 +344,12 @@ void lw_workload_summaries_print(FILE *out, const json_t *summaries)
 			dist_line(out, "capture (DMA)", json_object_get(s, "capture_ns"));
 			dist_line(out, "processing", json_object_get(s, "proc_ns"));
 		} else {
-			fprintf(out, "  %s: %s %s, %.4g %s/s\n", key, kind,
+			fprintf(out, "  %s: %s %s, %.4g %s/s, intensity %g, cpus %s\n", key, kind,
 				json_string_value(json_object_get(s, "stressor")) ?: "",
 				json_real_value(json_object_get(s, "ops_per_s")),
-				json_string_value(json_object_get(s, "unit")) ?: "ops");
+				json_string_value(json_object_get(s, "unit")) ?: "ops",
+				json_real_value(json_object_get(s, "intensity")),
+				json_string_value(json_object_get(s, "cpus")) ?: "?");
 		}
 	}
 }

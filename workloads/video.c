@@ -119,7 +119,8 @@ struct video {
 
 static inline uint64_t vsync(const struct video *v, uint64_t k)
 {
-	return v->t0 + k * v->iv_num / v->iv_den;
+	/* exact, no drift, no overflow: (k % den) * num < 240000 * 1e12 < 2^63 */
+	return v->t0 + (k / v->iv_den) * v->iv_num + (k % v->iv_den) * v->iv_num / v->iv_den;
 }
 
 static inline int quitting(struct video *v)
@@ -232,6 +233,8 @@ static void *proc_main(void *arg)
 			};
 			mark_drop(v, cpu, next, vs, -(int64_t)r.slack_ns);
 			lw_rec_push(v->rec_r, &r);
+			if (r.slack_ns < v->worst_slack)
+				v->worst_slack = r.slack_ns;
 			v->frames++;
 			v->skipped++;
 			v->dropped++;
@@ -381,8 +384,6 @@ static int video_start(struct lw_run *run, struct lw_part *p)
 
 	v->run = run;
 	snprintf(h.instance, sizeof(h.instance), "%s", v->name);
-	if (video_alloc(v) < 0)
-		return -1;
 	snprintf(what, sizeof(what), "%s.records", v->name);
 	v->rec = lw_records_create(lw_rundir_file(&run->dir, what, path, sizeof(path)), &h);
 	if (!v->rec)
@@ -475,6 +476,11 @@ static struct lw_part *video_create(const void *config, const struct lw_workload
 	memcpy(&v->c, config, sizeof(v->c));
 	v->no_rt = env->no_rt;
 	wl_instance_name(v->name, sizeof(v->name), "video", env->instance);
+	v->part = (struct lw_part){
+		.name = "video", .start = video_start, .stop = video_stop,
+		.finish = video_finish, .progress = video_progress, .destroy = video_destroy,
+		.priv = v,
+	};
 	v->iv_num = 1000 * LW_NSEC_PER_SEC;
 	v->iv_den = (uint64_t)llround(v->c.fps * 1000);
 	v->m = lw_yuv_matrix(v->c.matrix == 0 ? LW_BT601 : LW_BT709);
@@ -482,11 +488,11 @@ static struct lw_part *video_create(const void *config, const struct lw_workload
 	v->oh = (unsigned)(v->c.out_height ? v->c.out_height : v->c.height);
 	v->scale = v->ow != v->c.width || v->oh != v->c.height;
 	v->proc_cpu = wl_cpu_nth(&v->c.cpu, 0);
-	v->part = (struct lw_part){
-		.name = "video", .start = video_start, .stop = video_stop,
-		.finish = video_finish, .progress = video_progress, .destroy = video_destroy,
-		.priv = v,
-	};
+	/* Frames are allocated (and locked) now, before the run's clock starts. */
+	if (video_alloc(v) < 0) {
+		video_destroy(&v->part);
+		return NULL;
+	}
 	return &v->part;
 }
 
