@@ -16,7 +16,8 @@
 #include "workloads/loads.h"
 #include "workloads/workload.h"
 
-static const char *const refused[] = { "scenario", "help", NULL };
+/* A scenario says what to run, not where its result goes (-o is per run). */
+static const char *const refused[] = { "scenario", "help", "output", NULL };
 
 void lw_run_scenario_keys(struct lw_scenario_keys *k, const char *sysfs)
 {

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include "tests/unit/lw_test.h"
+#include "cmd/runopts.h"
 #include "workloads/loads.h"
 
 static cpu_set_t online;
@@ -265,6 +266,46 @@ static void test_rt_threads(void **st)
 	lw_load_spec_free(&ls);
 }
 
+/* -l / --load and --scenario through `latwatt run`'s option parser. */
+static void test_run_options(void **st)
+{
+	struct lw_run_opts o;
+	char run[] = "run", o1[] = "-o", r[] = "R", l1[] = "-l", s1[] = "stress-ng --cpu 1",
+	     l2[] = "--load=cpus=1 hackbench", l3[] = "--load", s3[] = "cpus=7 x",
+	     sc[] = "--scenario", scn[] = "av", big[] = "--load=x";
+	char *a1[] = { run, o1, r, l1, s1, l2, sc, scn, NULL };
+	char *a2[] = { run, o1, r, l3, s3, NULL };
+	char *a3[LW_RUN_MAX_LOADS + 5] = { run, o1, r };
+	int n = 3;
+
+	lw_run_opts_default(&o, &online);
+	assert_int_equal(lw_run_opts_parse(&o, 8, a1, &online), 0);
+	assert_int_equal(o.nloads, 2);
+	assert_string_equal(o.load[0], "stress-ng --cpu 1");
+	assert_string_equal(o.load[1], "cpus=1 hackbench");
+	assert_string_equal(o.scenario, "av");
+
+	lw_run_opts_default(&o, &online);
+	assert_error(lw_run_opts_parse(&o, 5, a2, &online) < 0,
+		     "--load: cpus: CPU 7 is not online (online: 0-3)");
+
+	for (int i = 0; i <= LW_RUN_MAX_LOADS; i++)
+		a3[n++] = big;
+	a3[n] = NULL;
+	lw_run_opts_default(&o, &online);
+	assert_error(lw_run_opts_parse(&o, n, a3, &online) < 0, "--load: at most 16 loads");
+
+	/* the repeatable options a scenario list repeats are real options */
+	for (int i = 0; lw_run_repeatable[i]; i++) {
+		const struct option *opt = lw_run_long_options();
+
+		while (opt->name && strcmp(opt->name, lw_run_repeatable[i]))
+			opt++;
+		assert_non_null(opt->name);
+		assert_int_equal(opt->has_arg, required_argument);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_format_round_trip),
 		cmocka_unit_test(test_packages_and_which),
 		cmocka_unit_test(test_rt_threads),
+		cmocka_unit_test(test_run_options),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
