@@ -25,7 +25,8 @@
 
 #define GRACE_NS	(3 * LW_NSEC_PER_SEC)	/* SIGTERM to SIGKILL */
 #define POLL_NS		(20 * LW_NSEC_PER_MSEC)	/* monitor period */
-#define MAX_RUNS_KEPT	256			/* per load, in the manifest */
+#define MAX_RUNS_KEPT	256			/* per load in the manifest: the first
+						   255 and the latest */
 
 /* ---- spec parsing ---------------------------------------------------- */
 
@@ -708,8 +709,10 @@ static int spawn(struct lw_run *run, struct loads *ls, struct load *l)
 	}
 	l->pid = pid;
 	l->starts++;
-	if (l->nruns < MAX_RUNS_KEPT) {
-		struct load_run *r = &l->runs[l->nruns++];
+	{
+		/* The first runs, and always the latest in the last slot. */
+		struct load_run *r = &l->runs[l->nruns < MAX_RUNS_KEPT ? l->nruns++ :
+					       MAX_RUNS_KEPT - 1];
 
 		memset(r, 0, sizeof(*r));
 		r->pid = pid;
@@ -721,7 +724,6 @@ static int spawn(struct lw_run *run, struct loads *ls, struct load *l)
 
 static struct load_run *current_run(struct load *l)
 {
-	/* The last kept record belongs to the running instance only if it was kept. */
 	if (l->nruns && l->runs[l->nruns - 1].pid == l->pid && !l->runs[l->nruns - 1].ended)
 		return &l->runs[l->nruns - 1];
 	return NULL;

@@ -39,7 +39,8 @@
  * Manifest: "loads": [ { "name", "spec", "argv", "command", "path",
  * "package", "cpus", "policy", "priority", "nice", "restart", "log",
  * "starts", "runs": [ { "pid", "start_ns", "end_ns", "exit_status" |
- * "signal", "stopped_by_latwatt" } ] } ]
+ * "signal", "stopped_by_latwatt" } ], "runs_not_kept" } ]: runs are the first
+ * 255 and the latest; times are from the run's start.
  */
 #ifndef LW_LOADS_H
 #define LW_LOADS_H
