@@ -216,9 +216,14 @@ static void progress_line(struct lw_run *run, uint64_t now, int final)
 
 	if (!run->progress)
 		return;
-	snprintf(el, sizeof(el), "%llus", (unsigned long long)((now - run->start_mono) / LW_NSEC_PER_SEC));
-	n = (size_t)snprintf(buf, sizeof(buf), "\r%s / %s ", el,
-			     lw_format_duration(run->duration_ns, tot, sizeof(tot)));
+	uint64_t el_s = (now - run->start_mono) / LW_NSEC_PER_SEC;
+	uint64_t left_s = run->duration_ns / LW_NSEC_PER_SEC > el_s ?
+			  run->duration_ns / LW_NSEC_PER_SEC - el_s : 0;
+
+	snprintf(el, sizeof(el), "%llus", (unsigned long long)el_s);
+	n = (size_t)snprintf(buf, sizeof(buf), "\r%s / %s (%llus left) ", el,
+			     lw_format_duration(run->duration_ns, tot, sizeof(tot)),
+			     (unsigned long long)left_s);
 	for (int i = 0; i < run->nparts && n < sizeof(buf) - 1; i++) {
 		struct lw_part *p = run->part[i];
 
