@@ -108,7 +108,7 @@ int cmd_run(int argc, char **argv)
 
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
-		return LW_EXIT_ERROR;
+		goto out;
 	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
 		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
 		goto out;
