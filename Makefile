@@ -74,6 +74,7 @@ LDFLAGS  += -static
 endif
 
 LIB_SRCS := $(sort $(wildcard lib/*.c probes/*.c workloads/*.c analysis/*.c reports/*.c boards/*.c))
+LIB_SRCS += $(sort $(wildcard power/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/latwatt.c,$(wildcard cmd/*.c)))
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS) $(CMD_SRCS))
 MAIN_OBJ := $(O)/obj/cmd/latwatt.o

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/summary.h"
+#include "boards/verdict.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -24,9 +25,14 @@ static const char usage[] =
 "      --probe NAME        probe for --histogram (default cyclic)\n"
 "      --json              print analysis.json to stdout instead of the table\n"
 "  -n, --no-write          do not write RUN/analysis.json\n"
+"      --board NAME        check the budgets of board NAME (default: the run's)\n"
 "  -h, --help              this text\n"
 "\n"
-"Exit status: 0 analyzed, 2 error (unreadable or malformed run).\n";
+"Power (RUN/power, or estimated from RUN/trace.dat with the board's energy\n"
+"model), idle-state residency and the board's budgets are added.\n"
+"\n"
+"Exit status: 0 analyzed and every budget met, 1 a budget broken, 2 error\n"
+"(unreadable or malformed run, unknown board).\n";
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -37,8 +43,11 @@ int cmd_analyze(int argc, char **argv)
 		{ "json",      no_argument,       NULL, 'j' },
 		{ "no-write",  no_argument,       NULL, 'n' },
 		{ "help",      no_argument,       NULL, 'h' },
+		{ "board",     required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *board = NULL;
+	int broken;
 	uint64_t threshold = 0;
 	int have_threshold = 0, histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
 	struct lw_rundir rd;
@@ -69,6 +78,9 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'n':
 			write = 0;
+			break;
+		case 'B':
+			board = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -107,14 +119,23 @@ int cmd_analyze(int argc, char **argv)
 		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
 			ret = LW_EXIT_ERROR;
 	} else if (as_json) {
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
+		/* printed below, with power and budgets */
 	} else {
 		lw_summary_print(&sum, &rd, stdout);
 		if (wl && json_object_size(wl)) {
 			printf("\nworkloads\n");
 			lw_workload_summaries_print(stdout, wl);
 		}
+	}
+	broken = lw_analysis_power_budgets(rd.path, board, doc,
+					   histogram || as_json ? NULL : stdout);
+	if (broken < 0)
+		ret = LW_EXIT_ERROR;
+	else if (broken > 0 && ret == LW_EXIT_OK)
+		ret = LW_EXIT_FAIL;
+	if (as_json && !histogram) {
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
 	}
 	json_decref(wl);
 	if (write && lw_json_save(doc, lw_rundir_file(&rd, "analysis.json", path, sizeof(path))) < 0)

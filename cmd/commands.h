@@ -11,7 +11,10 @@
 	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
 	X(sysinfo, "show what a run would record about this system, with warnings") \
 	X(import,  "import results of other tools (cyclictest --json) as a run") \
+	X(boards,  "list, show and check board files (boards/NAME.yaml)") \
+	X(power,   "power sources, estimates from traces, meter logs, summaries") \
 	X(workloads, "list the workloads of 'run -w' and their parameters") \
+	X(report,  "HTML report with plots, JUnit, LAVA and Markdown of a run or comparison") \
 	X(scenarios, "list the scenario files, show or check one")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);

@@ -18,6 +18,8 @@
 #include "lib/run.h"
 #include "lib/sysinfo.h"
 #include "probes/cyclic.h"
+#include "boards/board.h"
+#include "power/sampler.h"
 #include "workloads/workload.h"
 #include "workloads/loads.h"
 
@@ -91,6 +93,7 @@ int cmd_run(int argc, char **argv)
 	struct lw_run_scenario rs = { 0 };
 	struct lw_rundir rd;
 	struct lw_run run;
+	struct lw_board *board = NULL;
 	cpu_set_t online;
 	char cpus[256];
 	int ret;
@@ -106,6 +109,9 @@ int cmd_run(int argc, char **argv)
 	    lw_run_preflight(&o, &online) < 0)
 		goto out;
 
+	board = lw_board_find(o.board, o.sysfs_root);
+	if (!board)
+		goto out;
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
 		goto out;
@@ -135,7 +141,18 @@ int cmd_run(int argc, char **argv)
 		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
 		.break_ns = o.break_ns,
 	};
-	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_cyclic_new(&co)) < 0)
+	cpu_set_t hk;
+
+	CPU_AND(&hk, &board->housekeeping, &online);
+	struct lw_power_sampler_opts po = {
+		.root = o.sysfs_root, .mask = o.power_mask, .is_auto = o.power_auto,
+		.iio_uri = o.iio_uri, .rate_hz = o.power_rate_hz, .board = board,
+		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
+	};
+	if (lw_board_record(board, run.dir.path) < 0)
+		goto fail;
+	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
+	    add(&run, lw_cyclic_new(&co)) < 0)
 		goto fail;
 	for (int i = 0; i < o.nworkloads; i++)
 		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0)
@@ -148,6 +165,7 @@ int cmd_run(int argc, char **argv)
 fail:
 	lw_run_destroy(&run);
 out:
+	lw_board_free(board);
 	lw_run_scenario_free(&rs);
 	return ret;
 }

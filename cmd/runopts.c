@@ -6,6 +6,7 @@
 #include "cmd/runopts.h"
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "power/sources.h"
 #include "workloads/workload.h"
 #include "workloads/loads.h"
 
@@ -31,6 +32,11 @@ const char lw_run_usage[] =
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
+"      --power-rate HZ     power sampling rate (default 10)\n"
+"      --power SOURCES     auto (default: sensors found, else the board's energy\n"
+"                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
+"      --sysfs-root DIR    read power sensors and cpuidle under DIR (a copy)\n"
+"      --iio-uri URI       read IIO power monitors through libiio (ip:HOST, usb:)\n"
 "  -w, --workload SPEC     run a workload beside the probes (repeatable), e.g.\n"
 "                          audio, audio:streams=2,load=0.5,cpu=1,\n"
 "                          video:fps=30,width=1280,height=720,\n"
@@ -49,6 +55,7 @@ const char lw_run_usage[] =
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
+	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_SCENARIO = 400,
 };
 
@@ -67,6 +74,10 @@ static const struct option long_opts[] = {
 	{ "force",     no_argument,       NULL, 'f' },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
+	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
+	{ "power",     required_argument, NULL, OPT_POWER },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "iio-uri",   required_argument, NULL, OPT_IIO_URI },
 	{ "help",      no_argument,       NULL, 'h' },
 	{ "workload",  required_argument, NULL, 'w' },
 	{ "scenario",  required_argument, NULL, OPT_SCENARIO },
@@ -84,6 +95,11 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->pm_qos_us = -1;
 	o->progress = -1;
 	o->board = "local";
+	o->power_rate_hz = 10;
+	o->power = "auto";
+	o->power_mask = LW_SRC_SENSORS;
+	o->power_auto = 1;
+	o->sysfs_root = "";
 }
 
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
@@ -150,6 +166,25 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
+			break;
+		case OPT_POWER_RATE:
+			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)
+				return -1;
+			break;
+		case OPT_POWER:
+			if (lw_power_parse_sources("--power", optarg, &o->power_mask, &o->power_auto) < 0)
+				return -1;
+			o->power = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			if (!*optarg)
+				return error("--sysfs-root: empty directory name");
+			o->sysfs_root = optarg;
+			break;
+		case OPT_IIO_URI:
+			if (!*optarg)
+				return error("--iio-uri: empty URI");
+			o->iio_uri = optarg;
 			break;
 		case 'h':
 			fputs(lw_run_usage, stdout);

@@ -27,6 +27,12 @@ struct lw_run_opts {
 	int force;			/* --force */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */
+	double power_rate_hz;		/* --power-rate, default 10 */
+	const char *power;		/* --power, default "auto" */
+	unsigned power_mask;		/* parsed --power (power/sources.h) */
+	int power_auto;
+	const char *sysfs_root;		/* --sysfs-root, default "" (this machine) */
+	const char *iio_uri;		/* --iio-uri */
 	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
 	int nworkloads;
 	const char *scenario;		/* --scenario FILE|NAME (cmd/runscenario.c) */

@@ -8,6 +8,8 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/sysinfo.h"
+#include "boards/board.h"
+#include "power/sources.h"
 
 static const char usage[] =
 "usage: latwatt sysinfo [OPTIONS]\n"
@@ -20,9 +22,11 @@ static const char usage[] =
 "      --idle-budget US    warn about enabled idle states slower to exit than US\n"
 "                          (default 100)\n"
 "      --root DIR          read proc/ and sys/ under DIR (a copy of a board's)\n"
+"      --board NAME        say how this system differs from board NAME (kernel,\n"
+"                          isolation, idle states, power sensors); exit 1 if it does\n"
 "  -h, --help              this text\n"
 "\n"
-"Exit status: 0, or 2 on bad options.\n";
+"Exit status: 0, 1 when it differs from --board, or 2 on bad options.\n";
 
 static const char *str(const json_t *o, const char *k)
 {
@@ -86,8 +90,12 @@ int cmd_sysinfo(int argc, char **argv)
 		{ "idle-budget", required_argument, NULL, 'b' },
 		{ "root",        required_argument, NULL, 'r' },
 		{ "help",        no_argument,       NULL, 'h' },
+		{ "board",       required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *board = NULL;
+	json_t *diffs = NULL;
+	int ret = LW_EXIT_OK;
 	uint64_t budget_us = 100;
 	const char *root = NULL;
 	int as_json = 0, c;
@@ -107,6 +115,9 @@ int cmd_sysinfo(int argc, char **argv)
 		case 'r':
 			root = optarg;
 			break;
+		case 'B':
+			board = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return LW_EXIT_OK;
@@ -124,14 +135,40 @@ int cmd_sysinfo(int argc, char **argv)
 	}
 	sys = lw_sysinfo_collect(root);
 	warnings = lw_sysinfo_warnings(sys, budget_us);
+	if (board) {
+		struct lw_board *b = lw_board_find(board, root);
+
+		if (!b) {
+			json_decref(warnings);
+			json_decref(sys);
+			return LW_EXIT_ERROR;
+		}
+		json_object_set_new(sys, "power_sources", lw_power_discover_json(root, NULL));
+		diffs = lw_board_check(b, sys);
+		if (json_array_size(diffs))
+			ret = LW_EXIT_FAIL;
+		json_object_set_new(sys, "board_check", json_pack("{s:s, s:O}", "board", b->name,
+								  "differences", diffs));
+		lw_board_free(b);
+	}
 	if (as_json) {
 		json_object_set(sys, "warnings", warnings);
 		json_dumpf(sys, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 	} else {
 		print_text(sys, warnings);
+		if (diffs) {
+			json_t *d;
+			size_t i;
+
+			printf("board %s: %s\n", board, json_array_size(diffs) ?
+			       "this system differs:" : "this system matches");
+			json_array_foreach(diffs, i, d)
+				printf("  differs: %s\n", json_string_value(json_object_get(d, "message")));
+		}
 	}
+	json_decref(diffs);
 	json_decref(warnings);
 	json_decref(sys);
-	return LW_EXIT_OK;
+	return ret;
 }

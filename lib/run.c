@@ -175,7 +175,14 @@ static int writer_start(struct lw_run *run)
 					 run->start_mono);
 	if (!run->samples)
 		return -1;
-	if (pthread_create(&run->writer, NULL, writer_main, run)) {
+	pthread_attr_t attr;
+	int ret;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
+	ret = pthread_create(&run->writer, &attr, writer_main, run);
+	pthread_attr_destroy(&attr);
+	if (ret) {
 		lw_samples_close(run->samples);
 		run->samples = NULL;
 		return error("cannot start the sample writer thread");

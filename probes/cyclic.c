@@ -166,7 +166,7 @@ static int cyclic_start(struct lw_run *run, struct lw_part *p)
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		pthread_attr_init(&attr);
-		pthread_attr_setstacksize(&attr, 256 * 1024);	/* locked by mlockall: keep it small */
+		pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
 		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
 		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 		pthread_attr_setschedpolicy(&attr, c->o.no_rt ? SCHED_OTHER : SCHED_FIFO);

@@ -255,10 +255,13 @@ static void *stream_main(void *arg)
 		if (behind > periods) {
 			/* The DMA went round the buffer: periods next .. f-2 are lost. */
 			for (uint32_t j = 0; j + 1 < behind; j++, next++) {
+				/* the interrupt time is kept for the last IRQ_TS_SLOTS boundaries */
+				int known = behind - j <= IRQ_TS_SLOTS;
+
 				b = boundary(a, next);
 				r = (struct lw_audio_record){
 					.boundary_ns = b, .period = next,
-					.irq_ns = wl_u32(atomic_load(&a->irq_ts[next % IRQ_TS_SLOTS]) - b),
+					.irq_ns = known ? wl_u32(atomic_load(&a->irq_ts[next % IRQ_TS_SLOTS]) - b) : 0,
 					.slack_ns = wl_s32((int64_t)boundary(a, next + 1) - (int64_t)run_ns),
 					.stream = (uint16_t)s->idx, .cpu = (uint16_t)cpu,
 					.flags = LW_REC_MISS | LW_REC_SKIPPED | LW_REC_MARKED,

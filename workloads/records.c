@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/run.h"
 #include "workloads/records.h"
 
 #if __BYTE_ORDER != __LITTLE_ENDIAN
@@ -150,7 +151,7 @@ int lw_records_start(struct lw_records *w)
 	int ret;
 
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 * 1024);	/* not 8 MB locked by mlockall */
+	pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
 	ret = pthread_create(&w->thread, &attr, writer_main, w);
 	pthread_attr_destroy(&attr);
 

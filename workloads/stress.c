@@ -608,6 +608,9 @@ static int stress_check(const void *config, const char *where)
 	if (c->kind == K_MESSAGING && c->size > 65536)
 		return error("%s: size %llu is too large for messaging (at most 65536)", where,
 			     (unsigned long long)c->size);
+	if ((c->kind == K_MEMORY || c->kind == K_CACHE) && c->size > (1ULL << 30))
+		return error("%s: size %llu is too large for %s (at most 1G per worker; the "
+			     "memory is locked)", where, (unsigned long long)c->size, kinds[c->kind]);
 	if ((c->kind == K_IO || c->kind == K_NETWORK) && c->size > (16ULL << 20))
 		return error("%s: size %llu is too large for %s (at most 16M)", where,
 			     (unsigned long long)c->size, kinds[c->kind]);

@@ -61,7 +61,11 @@ nohz=$(json "$m" '["system"]["nohz_full"]' 2>/dev/null || echo "?")
 board_name=$(json "$m" '["board"]' 2>/dev/null || echo "?")
 [ "$board_name" = qemu-x86_64 ] && pass "manifest board qemu-x86_64" || fail "manifest board qemu-x86_64" "is '$board_name'"
 
-if "$LATWATT" analyze "$run" >"$TMP/analyze.txt" 2>&1; then
+# analyze exits 1 when the run breaks one of the board's budgets (a slow
+# host can): that is a verdict, not a failure to analyze
+rc=0
+"$LATWATT" analyze "$run" >"$TMP/analyze.txt" 2>&1 || rc=$?
+if [ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -q '^verdict: FAIL' "$TMP/analyze.txt"; }; then
 	pass "latwatt analyze on the guest's run"
 	sed 's/^/  /' "$TMP/analyze.txt"
 else

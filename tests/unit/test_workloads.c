@@ -136,6 +136,7 @@ static void test_bad_specs(void **state)
 		{ "stress:window=5", "window: '5' is out of range [100us, 1s]" },
 		{ "stress:size=12q", "size: '12q' is not a size" },
 		{ "stress:kind=messaging,size=1M", "too large for messaging" },
+		{ "stress:kind=memory,size=2G", "too large for memory (at most 1G" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

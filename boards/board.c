@@ -1,0 +1,1297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Board files: parsing and validation (format in boards/README.md). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "boards/board.h"
+#include "boards/yamltree.h"
+#include "lib/error.h"
+#include "lib/knobs.h"
+#include "lib/parse.h"
+#include "lib/rundir.h"
+
+#ifndef LW_PREFIX
+#define LW_PREFIX "/usr/local"
+#endif
+
+struct ctx {
+	const char *file;
+	int failed;
+};
+
+/* One error line: "file:line:col: key: message". */
+static int bad(struct ctx *c, const struct lw_ynode *n, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int bad(struct ctx *c, const struct lw_ynode *n, const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->failed = 1;
+	if (n)
+		return error("%s:%d:%d: %s: %s", c->file, n->line, n->col, key, msg);
+	return error("%s: %s: %s", c->file, key, msg);
+}
+
+static const char *type_name(const struct lw_ynode *n)
+{
+	return n->type == LW_Y_MAP ? "a mapping" : n->type == LW_Y_SEQ ? "a list" : "a scalar";
+}
+
+static int want_type(struct ctx *c, const struct lw_ynode *n, const char *key, enum lw_ytype t)
+{
+	static const char *const names[] = { "a scalar", "a mapping", "a list" };
+
+	if (n->type != t)
+		return bad(c, n, key, "must be %s, not %s", names[t], type_name(n));
+	return 0;
+}
+
+/* Keys of @map must be in @known (NULL-terminated); "x-" keys are free. */
+static int known_keys(struct ctx *c, const struct lw_ynode *map, const char *where,
+		      const char *const *known)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		const struct lw_ynode *k = lw_ymap_key(map, i);
+		const char *const *p;
+		char list[512] = "";
+		size_t len = 0;
+
+		if (!strncmp(k->value, "x-", 2))
+			continue;
+		for (p = known; *p; p++)
+			if (!strcmp(*p, k->value))
+				break;
+		if (*p)
+			continue;
+		for (p = known; *p && len < sizeof(list); p++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						p == known ? "" : ", ", *p);
+		if (*where) {
+			char key[256];
+
+			snprintf(key, sizeof(key), "%s.%s", where, k->value);
+			return bad(c, k, key, "unknown key (known here: %s)", list);
+		}
+		return bad(c, k, k->value, "unknown key (known here: %s)", list);
+	}
+	return 0;
+}
+
+static int get_str(struct ctx *c, const struct lw_ynode *n, const char *key, char **out)
+{
+	if (want_type(c, n, key, LW_Y_SCALAR) < 0)
+		return -1;
+	free(*out);
+	*out = strdup(n->value);
+	return *out ? 0 : error("out of memory");
+}
+
+static int get_num(struct ctx *c, const struct lw_ynode *n, const char *key, double min,
+		   double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (want_type(c, n, key, LW_Y_SCALAR) < 0)
+		return -1;
+	errno = 0;
+	v = strtod(n->value, &end);
+	if (!*n->value || *end || errno || !isfinite(v) || n->quoted)
+		return bad(c, n, key, "'%s' is not a number", n->value);
+	if (v < min || v > max)
+		return bad(c, n, key, "%g is out of range [%g, %g]", v, min, max);
+	*out = v;
+	return 0;
+}
+
+static int get_uint(struct ctx *c, const struct lw_ynode *n, const char *key, uint64_t max,
+		    uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (want_type(c, n, key, LW_Y_SCALAR) < 0)
+		return -1;
+	errno = 0;
+	v = strtoull(n->value, &end, 10);
+	if (!isdigit((unsigned char)n->value[0]) || *end || errno || n->quoted)
+		return bad(c, n, key, "'%s' is not a non-negative integer", n->value);
+	if (v > max)
+		return bad(c, n, key, "%llu is out of range [0, %llu]", v, (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+static int get_bool(struct ctx *c, const struct lw_ynode *n, const char *key, int *out)
+{
+	static const char *const t[] = { "true", "True", "TRUE", "yes", "Yes", "on", NULL };
+	static const char *const f[] = { "false", "False", "FALSE", "no", "No", "off", NULL };
+
+	if (want_type(c, n, key, LW_Y_SCALAR) < 0)
+		return -1;
+	for (int i = 0; t[i]; i++)
+		if (!strcmp(n->value, t[i]) && !n->quoted) {
+			*out = 1;
+			return 0;
+		}
+	for (int i = 0; f[i]; i++)
+		if (!strcmp(n->value, f[i]) && !n->quoted) {
+			*out = 0;
+			return 0;
+		}
+	return bad(c, n, key, "'%s' is not a boolean (true or false)", n->value);
+}
+
+/* A CPU list: [0, 2, 3], "1-3,6" or 5. */
+static int get_cpus(struct ctx *c, const struct lw_ynode *n, const char *key, cpu_set_t *out)
+{
+	CPU_ZERO(out);
+	if (n->type == LW_Y_SEQ) {
+		for (size_t i = 0; i < n->n; i++) {
+			uint64_t cpu;
+			char k[256];
+
+			snprintf(k, sizeof(k), "%s[%zu]", key, i);
+			if (get_uint(c, n->kid[i], k, CPU_SETSIZE - 1, &cpu) < 0)
+				return -1;
+			CPU_SET(cpu, out);
+		}
+		return 0;
+	}
+	if (n->type != LW_Y_SCALAR)
+		return bad(c, n, key, "must be a CPU list ([0, 1] or \"0-3,6\"), not %s", type_name(n));
+	if (!*n->value)
+		return 0;
+	int q = lw_set_quiet(1);
+	int ret = lw_parse_cpulist(key, n->value, NULL, out);
+
+	lw_set_quiet(q);
+	if (ret < 0)
+		return bad(c, n, key, "'%s' is not a CPU list (e.g. [1, 2] or \"1-3,6\")", n->value);
+	return 0;
+}
+
+static int get_strlist(struct ctx *c, const struct lw_ynode *n, const char *key, char ***out,
+		       int *count)
+{
+	size_t k = n->type == LW_Y_SEQ ? n->n : 1;
+
+	if (n->type == LW_Y_MAP)
+		return bad(c, n, key, "must be a list of strings, not a mapping");
+	*out = calloc(k + 1, sizeof(char *));
+	if (!*out)
+		return error("out of memory");
+	*count = 0;
+	for (size_t i = 0; i < k; i++) {
+		const struct lw_ynode *s = n->type == LW_Y_SEQ ? n->kid[i] : n;
+		char kk[256];
+
+		snprintf(kk, sizeof(kk), "%s[%zu]", key, i);
+		if (get_str(c, s, kk, &(*out)[i]) < 0)
+			return -1;
+		(*count)++;
+	}
+	return 0;
+}
+
+/* "nohz_full=1-3 isolcpus=domain,managed_irq,1-3" -> the CPU list of @param */
+static int cmdline_cpus(const char *cmdline, const char *param, cpu_set_t *out)
+{
+	size_t plen = strlen(param);
+	const char *p = cmdline;
+
+	while (p && *p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, param, plen) && p[plen] == '=') {
+			char val[256], list[256] = "";
+			size_t n = strcspn(p + plen + 1, " ");
+			char *tok, *save;
+
+			if (n >= sizeof(val))
+				return 0;
+			memcpy(val, p + plen + 1, n);
+			val[n] = 0;
+			for (tok = strtok_r(val, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+				if (isdigit((unsigned char)*tok))
+					snprintf(list + strlen(list), sizeof(list) - strlen(list),
+						 "%s%s", *list ? "," : "", tok);
+			int q = lw_set_quiet(1);
+			int ret = *list ? lw_parse_cpulist(param, list, NULL, out) : -1;
+
+			lw_set_quiet(q);
+			return ret == 0;
+		}
+		p = strchr(p, ' ');
+	}
+	return 0;
+}
+
+static int parse_expect(struct ctx *c, struct lw_board *b, const struct lw_ynode *m,
+			const char *where)
+{
+	static const char *const known[] = { "preempt_rt", "cmdline", "expect", "nohz_full",
+		"isolated", "isolcpus", "rcu_nocbs", "tracers", "tracers_rt", "notes", NULL };
+	char key[128];
+
+	if (want_type(c, m, where, LW_Y_MAP) < 0 || known_keys(c, m, where, known) < 0)
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *k = lw_ymap_key(m, i)->value;
+		const struct lw_ynode *v = lw_ymap_val(m, i);
+		int ret = 0;
+
+		snprintf(key, sizeof(key), "%s.%s", where, k);
+		if (!strcmp(k, "preempt_rt"))
+			ret = get_bool(c, v, key, &b->kernel.preempt_rt);
+		else if (!strcmp(k, "cmdline"))
+			ret = get_str(c, v, key, &b->kernel.cmdline);
+		else if (!strcmp(k, "expect"))
+			ret = parse_expect(c, b, v, key);
+		else if (!strcmp(k, "nohz_full"))
+			ret = get_cpus(c, v, key, &b->kernel.nohz_full), b->kernel.has_nohz_full = 1;
+		else if (!strcmp(k, "isolated") || !strcmp(k, "isolcpus"))
+			ret = get_cpus(c, v, key, &b->kernel.isolated), b->kernel.has_isolated = 1;
+		else if (!strcmp(k, "rcu_nocbs"))
+			ret = get_cpus(c, v, key, &b->kernel.rcu_nocbs), b->kernel.has_rcu_nocbs = 1;
+		else if (!strcmp(k, "tracers")) {
+			for (int j = 0; j < b->kernel.ntracers; j++)
+				free(b->kernel.tracers[j]);
+			free(b->kernel.tracers);
+			b->kernel.tracers = NULL;
+			ret = get_strlist(c, v, key, &b->kernel.tracers, &b->kernel.ntracers);
+		} else if (!strcmp(k, "tracers_rt")) {
+			for (int j = 0; j < b->kernel.ntracers_rt; j++)
+				free(b->kernel.tracers_rt[j]);
+			free(b->kernel.tracers_rt);
+			b->kernel.tracers_rt = NULL;
+			ret = get_strlist(c, v, key, &b->kernel.tracers_rt, &b->kernel.ntracers_rt);
+		}
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_cpus(struct ctx *c, struct lw_board *b, const struct lw_ynode *m)
+{
+	static const char *const known[] = { "count", "housekeeping", "realtime", "notes", NULL };
+	const struct lw_ynode *v;
+	uint64_t n;
+
+	if (want_type(c, m, "cpus", LW_Y_MAP) < 0 || known_keys(c, m, "cpus", known) < 0)
+		return -1;
+	if ((v = lw_ymap_get(m, "count"))) {
+		if (get_uint(c, v, "cpus.count", CPU_SETSIZE, &n) < 0)
+			return -1;
+		if (n == 0)
+			return bad(c, v, "cpus.count", "must be at least 1");
+		b->ncpus = (int)n;
+	}
+	if ((v = lw_ymap_get(m, "housekeeping"))) {
+		if (get_cpus(c, v, "cpus.housekeeping", &b->housekeeping) < 0)
+			return -1;
+		b->has_housekeeping = 1;
+	}
+	if ((v = lw_ymap_get(m, "realtime"))) {
+		if (get_cpus(c, v, "cpus.realtime", &b->realtime) < 0)
+			return -1;
+		b->has_realtime = 1;
+	}
+	if (b->has_housekeeping && b->has_realtime) {
+		cpu_set_t both;
+
+		CPU_AND(&both, &b->housekeeping, &b->realtime);
+		if (CPU_COUNT(&both)) {
+			char l[128];
+
+			return bad(c, v, "cpus.realtime", "CPUs %s are also housekeeping CPUs",
+				   lw_format_cpulist(&both, l, sizeof(l)));
+		}
+	}
+	for (int cpu = b->ncpus; b->ncpus && cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &b->housekeeping) || CPU_ISSET(cpu, &b->realtime))
+			return bad(c, lw_ymap_get(m, CPU_ISSET(cpu, &b->realtime) ? "realtime" :
+						  "housekeeping"),
+				   CPU_ISSET(cpu, &b->realtime) ? "cpus.realtime" : "cpus.housekeeping",
+				   "CPU %d is beyond cpus.count (%d)", cpu, b->ncpus);
+	return 0;
+}
+
+static int parse_idle(struct ctx *c, struct lw_board *b, const struct lw_ynode *s)
+{
+	static const char *const known[] = { "name", "desc", "exit_latency_us",
+		"target_residency_us", "power_mw", "estimated", "source", "note", NULL };
+
+	if (want_type(c, s, "idle_states", LW_Y_SEQ) < 0)
+		return -1;
+	b->idle = calloc(s->n + 1, sizeof(*b->idle));
+	if (!b->idle)
+		return error("out of memory");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lw_ynode *m = s->kid[i], *v;
+		struct lw_idle_state *st = &b->idle[i];
+		char where[64], key[128];
+
+		snprintf(where, sizeof(where), "idle_states[%zu]", i);
+		st->exit_latency_us = st->target_residency_us = st->power_mw = -1;
+		st->line = m->line;
+		b->nidle = (int)i + 1;
+		if (want_type(c, m, where, LW_Y_MAP) < 0 || known_keys(c, m, where, known) < 0)
+			return -1;
+		if (!(v = lw_ymap_get(m, "name")))
+			return bad(c, m, where, "missing key 'name'");
+		snprintf(key, sizeof(key), "%s.name", where);
+		if (get_str(c, v, key, &st->name) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(b->idle[j].name, st->name))
+				return bad(c, v, key, "idle state '%s' listed twice (also at line %d)",
+					   st->name, b->idle[j].line);
+		if ((v = lw_ymap_get(m, "desc"))) {
+			snprintf(key, sizeof(key), "%s.desc", where);
+			if (get_str(c, v, key, &st->desc) < 0)
+				return -1;
+		}
+		if (!(v = lw_ymap_get(m, "exit_latency_us")))
+			return bad(c, m, where, "missing key 'exit_latency_us'");
+		snprintf(key, sizeof(key), "%s.exit_latency_us", where);
+		if (get_num(c, v, key, 0, 1e9, &st->exit_latency_us) < 0)
+			return -1;
+		if ((v = lw_ymap_get(m, "target_residency_us"))) {
+			snprintf(key, sizeof(key), "%s.target_residency_us", where);
+			if (get_num(c, v, key, 0, 1e9, &st->target_residency_us) < 0)
+				return -1;
+		}
+		if ((v = lw_ymap_get(m, "power_mw"))) {
+			snprintf(key, sizeof(key), "%s.power_mw", where);
+			if (get_num(c, v, key, 0, 1e7, &st->power_mw) < 0)
+				return -1;
+		}
+		if ((v = lw_ymap_get(m, "estimated"))) {
+			snprintf(key, sizeof(key), "%s.estimated", where);
+			if (get_bool(c, v, key, &st->estimated) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmp_opp(const void *a, const void *b)
+{
+	const struct lw_opp *x = a, *y = b;
+
+	return x->freq_khz < y->freq_khz ? -1 : x->freq_khz > y->freq_khz;
+}
+
+static int parse_opps(struct ctx *c, struct lw_board *b, const struct lw_ynode *s)
+{
+	static const char *const known[] = { "freq_khz", "voltage_mv", "power_mw", "estimated",
+		"source", "note", NULL };
+
+	if (want_type(c, s, "operating_points", LW_Y_SEQ) < 0)
+		return -1;
+	b->opp = calloc(s->n + 1, sizeof(*b->opp));
+	if (!b->opp)
+		return error("out of memory");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lw_ynode *m = s->kid[i], *v;
+		struct lw_opp *o = &b->opp[i];
+		char where[64], key[128];
+
+		snprintf(where, sizeof(where), "operating_points[%zu]", i);
+		o->voltage_mv = o->power_mw = -1;
+		o->line = m->line;
+		b->nopp = (int)i + 1;
+		if (want_type(c, m, where, LW_Y_MAP) < 0 || known_keys(c, m, where, known) < 0)
+			return -1;
+		if (!(v = lw_ymap_get(m, "freq_khz")))
+			return bad(c, m, where, "missing key 'freq_khz'");
+		snprintf(key, sizeof(key), "%s.freq_khz", where);
+		if (get_uint(c, v, key, 100000000, &o->freq_khz) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (b->opp[j].freq_khz == o->freq_khz)
+				return bad(c, v, key, "%llu kHz listed twice (also at line %d)",
+					   (unsigned long long)o->freq_khz, b->opp[j].line);
+		if ((v = lw_ymap_get(m, "voltage_mv"))) {
+			snprintf(key, sizeof(key), "%s.voltage_mv", where);
+			if (get_num(c, v, key, 0, 1e5, &o->voltage_mv) < 0)
+				return -1;
+		}
+		if ((v = lw_ymap_get(m, "power_mw"))) {
+			snprintf(key, sizeof(key), "%s.power_mw", where);
+			if (get_num(c, v, key, 0, 1e7, &o->power_mw) < 0)
+				return -1;
+		}
+		if ((v = lw_ymap_get(m, "estimated"))) {
+			snprintf(key, sizeof(key), "%s.estimated", where);
+			if (get_bool(c, v, key, &o->estimated) < 0)
+				return -1;
+		}
+	}
+	if (b->nopp > 1) {
+		for (int i = 0; i < b->nopp; i++)
+			if (b->opp[i].freq_khz == 0)
+				return bad(c, s->kid[i], "operating_points",
+					   "freq_khz 0 (the fixed frequency) must be the only operating point");
+	}
+	qsort(b->opp, (size_t)b->nopp, sizeof(*b->opp), cmp_opp);
+	return 0;
+}
+
+static int parse_sources(struct ctx *c, struct lw_board *b, const struct lw_ynode *s)
+{
+	static const char *const known[] = { "type", "device", "rail", "note", NULL };
+	static const char *const types[] = { "hwmon", "iio", "rapl", "battery", "meter", NULL };
+
+	if (want_type(c, s, "power_sources", LW_Y_SEQ) < 0)
+		return -1;
+	b->src = calloc(s->n + 1, sizeof(*b->src));
+	if (!b->src)
+		return error("out of memory");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lw_ynode *m = s->kid[i], *v;
+		struct lw_board_source *src = &b->src[i];
+		char where[64], key[128];
+		int ok = 0;
+
+		snprintf(where, sizeof(where), "power_sources[%zu]", i);
+		src->line = m->line;
+		b->nsrc = (int)i + 1;
+		if (want_type(c, m, where, LW_Y_MAP) < 0 || known_keys(c, m, where, known) < 0)
+			return -1;
+		if (!(v = lw_ymap_get(m, "type")))
+			return bad(c, m, where, "missing key 'type'");
+		snprintf(key, sizeof(key), "%s.type", where);
+		if (get_str(c, v, key, &src->type) < 0)
+			return -1;
+		for (int t = 0; types[t]; t++)
+			ok |= !strcmp(types[t], src->type);
+		if (!ok)
+			return bad(c, v, key, "'%s' is not a power source type (hwmon, iio, rapl, "
+				   "battery, meter)", src->type);
+		if ((v = lw_ymap_get(m, "device"))) {
+			snprintf(key, sizeof(key), "%s.device", where);
+			if (get_str(c, v, key, &src->device) < 0)
+				return -1;
+		}
+		if ((v = lw_ymap_get(m, "rail"))) {
+			snprintf(key, sizeof(key), "%s.rail", where);
+			if (get_str(c, v, key, &src->rail) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *const latency_stats[] = { "min", "mean", "p50", "p90", "p99", "p99.9",
+	"p99.99", "max", NULL };
+
+static int is_stat(const char *s)
+{
+	for (int i = 0; latency_stats[i]; i++)
+		if (!strcmp(latency_stats[i], s))
+			return 1;
+	return 0;
+}
+
+static int add_budget(struct lw_board *b, enum lw_budget_kind kind, const char *probe,
+		      const char *stat, double limit, int line)
+{
+	struct lw_budget *nb = realloc(b->budget, (size_t)(b->nbudget + 1) * sizeof(*nb));
+
+	if (!nb)
+		return error("out of memory");
+	b->budget = nb;
+	nb = &b->budget[b->nbudget++];
+	memset(nb, 0, sizeof(*nb));
+	nb->kind = kind;
+	nb->probe = probe ? strdup(probe) : NULL;
+	nb->stat = stat ? strdup(stat) : NULL;
+	nb->limit = limit;
+	nb->line = line;
+	return 0;
+}
+
+static int parse_latency_map(struct ctx *c, struct lw_board *b, const struct lw_ynode *m,
+			     const char *where, const char *probe)
+{
+	if (want_type(c, m, where, LW_Y_MAP) < 0)
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct lw_ynode *k = lw_ymap_key(m, i), *v = lw_ymap_val(m, i);
+		char key[192];
+		double lim;
+
+		snprintf(key, sizeof(key), "%s.%s", where, k->value);
+		if (is_stat(k->value)) {
+			if (get_num(c, v, key, 0, 1e12, &lim) < 0 ||
+			    add_budget(b, LW_BUDGET_LATENCY, probe, k->value, lim, v->line) < 0)
+				return -1;
+		} else if (!probe && v->type == LW_Y_MAP) {
+			if (parse_latency_map(c, b, v, key, k->value) < 0)
+				return -1;
+		} else {
+			return bad(c, k, key, "'%s' is not a latency statistic (min, mean, p50, p90, "
+				   "p99, p99.9, p99.99, max)%s", k->value,
+				   probe ? "" : " nor a probe name with its own statistics");
+		}
+	}
+	return 0;
+}
+
+static int parse_budgets(struct ctx *c, struct lw_board *b, const struct lw_ynode *m)
+{
+	static const char *const known[] = { "latency_us", "audio_xruns", "dropped_frames",
+		"deadline_misses", "average_power_mw", "average_power_w",
+		"energy_per_audio_period_uj", "notes", NULL };
+	static const struct { const char *key; enum lw_budget_kind kind; double scale; } simple[] = {
+		{ "audio_xruns", LW_BUDGET_XRUNS, 1 },
+		{ "dropped_frames", LW_BUDGET_DROPPED_FRAMES, 1 },
+		{ "deadline_misses", LW_BUDGET_DEADLINE_MISSES, 1 },
+		{ "average_power_mw", LW_BUDGET_AVG_POWER, 1 },
+		{ "average_power_w", LW_BUDGET_AVG_POWER, 1000 },
+		{ "energy_per_audio_period_uj", LW_BUDGET_ENERGY_PER_PERIOD, 1 },
+	};
+	const struct lw_ynode *v;
+
+	if (lw_yaml_is_null(m))
+		return 0;
+	if (want_type(c, m, "budgets", LW_Y_MAP) < 0 || known_keys(c, m, "budgets", known) < 0)
+		return -1;
+	if ((v = lw_ymap_get(m, "latency_us")) && parse_latency_map(c, b, v, "budgets.latency_us",
+								     NULL) < 0)
+		return -1;
+	if (lw_ymap_get(m, "average_power_mw") && (v = lw_ymap_get(m, "average_power_w")))
+		return bad(c, v, "budgets.average_power_w", "give average_power_mw or "
+			   "average_power_w, not both");
+	for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
+		char key[96];
+		double lim;
+
+		if (!(v = lw_ymap_get(m, simple[i].key)))
+			continue;
+		snprintf(key, sizeof(key), "budgets.%s", simple[i].key);
+		if (get_num(c, v, key, 0, 1e12, &lim) < 0 ||
+		    add_budget(b, simple[i].kind, NULL, NULL, lim * simple[i].scale, v->line) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_model(struct ctx *c, struct lw_board *b, const struct lw_ynode *m)
+{
+	static const char *const known[] = { "active_power_mw", "idle_power_mw", "poll_power_mw",
+		"notes", NULL };
+	const struct lw_ynode *v;
+
+	if (want_type(c, m, "model", LW_Y_MAP) < 0 || known_keys(c, m, "model", known) < 0)
+		return -1;
+	if ((v = lw_ymap_get(m, "active_power_mw")) &&
+	    get_num(c, v, "model.active_power_mw", 0, 1e7, &b->model.active_power_mw) < 0)
+		return -1;
+	if ((v = lw_ymap_get(m, "idle_power_mw")) &&
+	    get_num(c, v, "model.idle_power_mw", 0, 1e7, &b->model.idle_power_mw) < 0)
+		return -1;
+	if ((v = lw_ymap_get(m, "poll_power_mw")) &&
+	    get_num(c, v, "model.poll_power_mw", 0, 1e7, &b->model.poll_power_mw) < 0)
+		return -1;
+	return 0;
+}
+
+static struct lw_board *board_new(void)
+{
+	struct lw_board *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->kernel.preempt_rt = -1;
+	b->static_power_mw = -1;
+	b->model.active_power_mw = b->model.idle_power_mw = b->model.poll_power_mw = -1;
+	return b;
+}
+
+static int from_tree(struct ctx *c, struct lw_board *b, const struct lw_ynode *root)
+{
+	static const char *const known[] = { "format", "name", "description", "arch", "emulated",
+		"discover", "sources", "notes", "cpus", "kernel", "idle_states", "operating_points",
+		"static_power_mw", "model", "power", "power_sources", "budgets", "qemu", "lava",
+		NULL };
+	const struct lw_ynode *v;
+	uint64_t fmt;
+	int discover = 0;
+
+	if (root->type != LW_Y_MAP)
+		return bad(c, root, "(top)", "a board file is a mapping of keys, not %s",
+			   type_name(root));
+	if (known_keys(c, root, "", known) < 0)
+		return -1;
+	if (!(v = lw_ymap_get(root, "format")))
+		return bad(c, NULL, "format", "missing (this latwatt reads board format %d)",
+			   LW_BOARD_FORMAT);
+	if (get_uint(c, v, "format", 1000, &fmt) < 0)
+		return -1;
+	if (fmt != LW_BOARD_FORMAT)
+		return bad(c, v, "format", "board format %llu, this latwatt reads format %d",
+			   (unsigned long long)fmt, LW_BOARD_FORMAT);
+	if (!(v = lw_ymap_get(root, "name")))
+		return bad(c, NULL, "name", "missing");
+	if (get_str(c, v, "name", &b->name) < 0)
+		return -1;
+	for (const char *p = b->name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
+			return bad(c, v, "name", "'%s': use letters, digits, '-', '_' and '.'",
+				   b->name);
+	if (!*b->name)
+		return bad(c, v, "name", "empty");
+	if ((v = lw_ymap_get(root, "description")) && get_str(c, v, "description", &b->description) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "arch")) && get_str(c, v, "arch", &b->arch) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "emulated")) && get_bool(c, v, "emulated", &b->emulated) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "discover")) && get_bool(c, v, "discover", &discover) < 0)
+		return -1;
+	b->discovered = discover;
+	if ((v = lw_ymap_get(root, "sources")) &&
+	    get_strlist(c, v, "sources", &b->sources, &b->nsources) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "cpus")) && parse_cpus(c, b, v) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "kernel")) && parse_expect(c, b, v, "kernel") < 0)
+		return -1;
+	if (b->kernel.cmdline) {
+		if (!b->kernel.has_nohz_full)
+			b->kernel.has_nohz_full = cmdline_cpus(b->kernel.cmdline, "nohz_full",
+							       &b->kernel.nohz_full);
+		if (!b->kernel.has_isolated)
+			b->kernel.has_isolated = cmdline_cpus(b->kernel.cmdline, "isolcpus",
+							      &b->kernel.isolated);
+		if (!b->kernel.has_rcu_nocbs)
+			b->kernel.has_rcu_nocbs = cmdline_cpus(b->kernel.cmdline, "rcu_nocbs",
+							       &b->kernel.rcu_nocbs);
+	}
+	if ((v = lw_ymap_get(root, "idle_states")) && parse_idle(c, b, v) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "operating_points")) && parse_opps(c, b, v) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "static_power_mw")) &&
+	    get_num(c, v, "static_power_mw", 0, 1e7, &b->static_power_mw) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "model")) && parse_model(c, b, v) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "power"))) {
+		if (get_str(c, v, "power", &b->power) < 0)
+			return -1;
+		if (strcmp(b->power, "measured") && strcmp(b->power, "estimated") &&
+		    strcmp(b->power, "auto"))
+			return bad(c, v, "power", "'%s' is not measured, estimated or auto", b->power);
+	}
+	if ((v = lw_ymap_get(root, "power_sources")) && !lw_yaml_is_null(v) &&
+	    parse_sources(c, b, v) < 0)
+		return -1;
+	if ((v = lw_ymap_get(root, "budgets")) && parse_budgets(c, b, v) < 0)
+		return -1;
+	if (b->power && !strcmp(b->power, "estimated") && !lw_board_has_model(b) && !discover)
+		return bad(c, lw_ymap_get(root, "power"), "power",
+			   "'estimated' needs power_mw figures on idle_states or operating_points "
+			   "(or a model: section)");
+	return 0;
+}
+
+static struct lw_board *parse_tree(const char *name, struct lw_ynode *root)
+{
+	struct ctx c = { .file = name };
+	struct lw_board *b = board_new();
+
+	if (!b) {
+		error("out of memory");
+		return NULL;
+	}
+	if (from_tree(&c, b, root) < 0) {
+		lw_board_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+struct lw_board *lw_board_parse(const char *name, const char *text)
+{
+	struct lw_ynode *root = lw_yaml_parse(name, text, strlen(text));
+	struct lw_board *b;
+
+	if (!root)
+		return NULL;
+	b = parse_tree(name, root);
+	lw_yaml_free(root);
+	return b;
+}
+
+struct lw_board *lw_board_load(const char *path)
+{
+	struct lw_ynode *root = lw_yaml_load(path);
+	struct lw_board *b;
+	const char *base, *dot;
+
+	if (!root)
+		return NULL;
+	b = parse_tree(path, root);
+	lw_yaml_free(root);
+	if (!b)
+		return NULL;
+	b->path = strdup(path);
+	/* boards/NAME.yaml must say name: NAME, or lookups by name would lie */
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dot = strstr(base, ".yaml");
+	if (dot && strcmp(base, "board.yaml") && (strlen(b->name) != (size_t)(dot - base) ||
+		    strncmp(base, b->name, (size_t)(dot - base)))) {
+		error("%s: name: '%s' does not match the file name (expected '%.*s')", path, b->name,
+		      (int)(dot - base), base);
+		lw_board_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void lw_board_free(struct lw_board *b)
+{
+	if (!b)
+		return;
+	free(b->name);
+	free(b->description);
+	free(b->arch);
+	free(b->path);
+	for (int i = 0; i < b->nsources; i++)
+		free(b->sources[i]);
+	free(b->sources);
+	free(b->kernel.cmdline);
+	for (int i = 0; i < b->kernel.ntracers; i++)
+		free(b->kernel.tracers[i]);
+	free(b->kernel.tracers);
+	for (int i = 0; i < b->kernel.ntracers_rt; i++)
+		free(b->kernel.tracers_rt[i]);
+	free(b->kernel.tracers_rt);
+	for (int i = 0; i < b->nidle; i++) {
+		free(b->idle[i].name);
+		free(b->idle[i].desc);
+	}
+	free(b->idle);
+	free(b->opp);
+	free(b->power);
+	for (int i = 0; i < b->nsrc; i++) {
+		free(b->src[i].type);
+		free(b->src[i].device);
+		free(b->src[i].rail);
+	}
+	free(b->src);
+	for (int i = 0; i < b->nbudget; i++) {
+		free(b->budget[i].probe);
+		free(b->budget[i].stat);
+	}
+	free(b->budget);
+	free(b);
+}
+
+/* ---- discovery ---------------------------------------------------------- */
+
+static int rread(const char *root, const char *path, char *buf, size_t len)
+{
+	char full[PATH_MAX];
+
+	snprintf(full, sizeof(full), "%s%s", root ? root : "", path);
+	return lw_read_file(full, buf, len);
+}
+
+void lw_board_discover(struct lw_board *b, const char *root)
+{
+	char buf[4096], path[256];
+	cpu_set_t online;
+	int first = 0;
+
+	b->discovered = 1;
+	if (rread(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) > 0) {
+		int q = lw_set_quiet(1);
+
+		if (lw_parse_cpulist("online", buf, NULL, &online) == 0) {
+			if (!b->ncpus)
+				b->ncpus = CPU_COUNT(&online);
+			while (first < CPU_SETSIZE && !CPU_ISSET(first, &online))
+				first++;
+		}
+		lw_set_quiet(q);
+	}
+	if (!b->arch && (!root || !*root)) {
+		struct utsname u;
+
+		if (uname(&u) == 0)
+			b->arch = strdup(u.machine);
+	}
+	if (!b->nidle) {
+		struct lw_idle_state *st = calloc(32, sizeof(*st));
+
+		for (int s = 0; st && s < 32; s++) {
+			char name[64];
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
+				 first, s);
+			if (rread(root, path, name, sizeof(name)) < 0)
+				break;
+			st[s].name = strdup(name);
+			st[s].exit_latency_us = st[s].target_residency_us = st[s].power_mw = -1;
+			st[s].estimated = 1;
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/desc",
+				 first, s);
+			if (rread(root, path, buf, sizeof(buf)) >= 0)
+				st[s].desc = strdup(buf);
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/latency",
+				 first, s);
+			if (rread(root, path, buf, sizeof(buf)) > 0)
+				st[s].exit_latency_us = strtod(buf, NULL);
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/residency", first, s);
+			if (rread(root, path, buf, sizeof(buf)) > 0)
+				st[s].target_residency_us = strtod(buf, NULL);
+			b->nidle = s + 1;
+		}
+		if (b->nidle)
+			b->idle = st;
+		else
+			free(st);
+	}
+	if (!b->nopp) {
+		uint64_t f[64];
+		int n = 0;
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_frequencies", first);
+		if (rread(root, path, buf, sizeof(buf)) > 0) {
+			char *save, *tok;
+
+			for (tok = strtok_r(buf, " ", &save); tok && n < 64; tok = strtok_r(NULL, " ", &save))
+				f[n++] = strtoull(tok, NULL, 10);
+		} else {
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_min_freq",
+				 first);
+			if (rread(root, path, buf, sizeof(buf)) > 0)
+				f[n++] = strtoull(buf, NULL, 10);
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq",
+				 first);
+			if (rread(root, path, buf, sizeof(buf)) > 0 && (!n || strtoull(buf, NULL, 10) != f[0]))
+				f[n++] = strtoull(buf, NULL, 10);
+		}
+		if (n) {
+			b->opp = calloc((size_t)n, sizeof(*b->opp));
+			for (int i = 0; b->opp && i < n; i++) {
+				b->opp[i].freq_khz = f[i];
+				b->opp[i].voltage_mv = b->opp[i].power_mw = -1;
+				b->opp[i].estimated = 1;
+			}
+			if (b->opp) {
+				b->nopp = n;
+				qsort(b->opp, (size_t)n, sizeof(*b->opp), cmp_opp);
+			}
+		}
+	}
+}
+
+/* ---- finding boards ----------------------------------------------------- */
+
+const char *const *lw_board_dirs(void)
+{
+	static char *dirs[16];
+	static char store[10][PATH_MAX];
+	static int done;
+	int n = 0, s = 0;
+
+	if (done)
+		return (const char *const *)dirs;
+	done = 1;
+	const char *env = getenv("LATWATT_BOARDS");
+
+	if (env && *env) {
+		char tmp[PATH_MAX * 2], *save, *tok;
+
+		snprintf(tmp, sizeof(tmp), "%s", env);
+		for (tok = strtok_r(tmp, ":", &save); tok && s < 4; tok = strtok_r(NULL, ":", &save)) {
+			snprintf(store[s], sizeof(store[s]), "%s", tok);
+			dirs[n++] = store[s++];
+		}
+	}
+	snprintf(store[s], sizeof(store[s]), "boards");
+	dirs[n++] = store[s++];
+	{
+		char exe[PATH_MAX - 64];
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (len > 0) {
+			exe[len] = 0;
+			char *slash = strrchr(exe, '/');
+
+			if (slash) {
+				*slash = 0;
+				snprintf(store[s], sizeof(store[s]), "%s/boards", exe);
+				dirs[n++] = store[s++];
+				snprintf(store[s], sizeof(store[s]), "%s/../share/latwatt/boards", exe);
+				dirs[n++] = store[s++];
+			}
+		}
+	}
+	snprintf(store[s], sizeof(store[s]), "/etc/latwatt/boards");
+	dirs[n++] = store[s++];
+	snprintf(store[s], sizeof(store[s]), "%s/share/latwatt/boards", LW_PREFIX);
+	dirs[n++] = store[s++];
+	dirs[n] = NULL;
+	return (const char *const *)dirs;
+}
+
+static int find_file(const char *name, char *out, size_t len)
+{
+	for (const char *const *d = lw_board_dirs(); *d; d++) {
+		snprintf(out, len, "%s/%s.yaml", *d, name);
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+struct lw_board *lw_board_find(const char *name, const char *root)
+{
+	char path[PATH_MAX];
+	struct lw_board *b;
+
+	if (!name || !*name)
+		name = "local";
+	if (strchr(name, '/') || strstr(name, ".yaml")) {
+		b = lw_board_load(name);
+		if (b && b->discovered)
+			lw_board_discover(b, root);
+		return b;
+	}
+	if (find_file(name, path, sizeof(path)) < 0) {
+		if (!strcmp(name, "local")) {
+			b = board_new();
+			if (!b) {
+				error("out of memory");
+				return NULL;
+			}
+			b->name = strdup("local");
+			b->description = strdup("the machine latwatt runs on (discovered)");
+			lw_board_discover(b, root);
+			return b;
+		}
+		char dirs[1024] = "";
+		size_t n = 0;
+
+		for (const char *const *d = lw_board_dirs(); *d && n < sizeof(dirs); d++)
+			n += (size_t)snprintf(dirs + n, sizeof(dirs) - n, "%s%s", n ? ", " : "", *d);
+		error("board '%s' not found (looked in %s; 'latwatt boards' lists them)", name, dirs);
+		return NULL;
+	}
+	b = lw_board_load(path);
+	if (b && (b->discovered || !strcmp(name, "local")))
+		lw_board_discover(b, root);
+	return b;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "name")),
+		      json_string_value(json_object_get(*(json_t *const *)b, "name")));
+}
+
+json_t *lw_board_list(void)
+{
+	json_t *seen = json_object(), *arr = json_array(), *sorted = json_array();
+	const char *k;
+	json_t *v;
+
+	for (const char *const *d = lw_board_dirs(); *d; d++) {
+		DIR *dir = opendir(*d);
+		struct dirent *e;
+
+		if (!dir)
+			continue;
+		while ((e = readdir(dir))) {
+			size_t len = strlen(e->d_name);
+			char path[PATH_MAX], name[256];
+			struct lw_board *b;
+
+			if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") || len - 5 >= sizeof(name))
+				continue;
+			snprintf(name, sizeof(name), "%.*s", (int)(len - 5), e->d_name);
+			if (json_object_get(seen, name))
+				continue;	/* an earlier directory wins */
+			snprintf(path, sizeof(path), "%s/%s", *d, e->d_name);
+			int q = lw_set_quiet(1);
+
+			b = lw_board_load(path);
+			lw_set_quiet(q);
+			json_object_set_new(seen, name, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b}",
+				"name", name, "path", path,
+				"arch", b && b->arch ? json_string(b->arch) : json_null(),
+				"description", b && b->description ? json_string(b->description) : json_null(),
+				"error", b ? json_null() : json_string(lw_last_error()),
+				"budgets", b && b->nbudget > 0));
+			lw_board_free(b);
+		}
+		closedir(dir);
+	}
+	if (!json_object_get(seen, "local"))
+		json_object_set_new(seen, "local", json_pack("{s:s, s:n, s:n, s:s, s:n, s:b}",
+			"name", "local", "path", "arch", "description",
+			"the machine latwatt runs on (discovered)", "error", "budgets", 0));
+	json_object_foreach(seen, k, v)
+		json_array_append(arr, v);
+	{
+		size_t n = json_array_size(arr);
+		json_t **tmp = calloc(n + 1, sizeof(*tmp));
+
+		for (size_t i = 0; tmp && i < n; i++)
+			tmp[i] = json_array_get(arr, i);
+		if (tmp)
+			qsort(tmp, n, sizeof(*tmp), cmp_name);
+		for (size_t i = 0; tmp && i < n; i++)
+			json_array_append(sorted, tmp[i]);
+		free(tmp);
+	}
+	json_decref(arr);
+	json_decref(seen);
+	return sorted;
+}
+
+/* ---- model lookups ------------------------------------------------------ */
+
+static int is_poll(const char *name)
+{
+	return name && (!strcmp(name, "POLL") || !strcmp(name, "poll"));
+}
+
+double lw_board_idle_power(const struct lw_board *b, const char *name)
+{
+	for (int i = 0; name && i < b->nidle; i++)
+		if (!strcmp(b->idle[i].name, name) && b->idle[i].power_mw >= 0)
+			return b->idle[i].power_mw;
+	if (is_poll(name))
+		return b->model.poll_power_mw >= 0 ? b->model.poll_power_mw :
+		       lw_board_active_power(b, lw_board_nominal_khz(b));
+	return b->model.idle_power_mw;
+}
+
+double lw_board_active_power(const struct lw_board *b, uint64_t khz)
+{
+	const struct lw_opp *lo = NULL, *hi = NULL;
+
+	for (int i = 0; i < b->nopp; i++) {
+		const struct lw_opp *o = &b->opp[i];
+
+		if (o->power_mw < 0)
+			continue;
+		if (o->freq_khz <= khz)
+			lo = o;
+		if (o->freq_khz >= khz && !hi)
+			hi = o;
+	}
+	if (!lo && !hi)
+		return b->model.active_power_mw;
+	if (!lo)
+		return hi->power_mw;
+	if (!hi || hi == lo)
+		return lo->power_mw;
+	return lo->power_mw + (hi->power_mw - lo->power_mw) *
+	       (double)(khz - lo->freq_khz) / (double)(hi->freq_khz - lo->freq_khz);
+}
+
+uint64_t lw_board_nominal_khz(const struct lw_board *b)
+{
+	return b->nopp ? b->opp[b->nopp - 1].freq_khz : 0;
+}
+
+int lw_board_has_model(const struct lw_board *b)
+{
+	if (b->model.active_power_mw >= 0)
+		return 1;
+	for (int i = 0; i < b->nopp; i++)
+		if (b->opp[i].power_mw >= 0)
+			return 1;
+	return 0;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *cpus_json(const cpu_set_t *s, int has)
+{
+	char buf[256];
+
+	return has ? json_string(lw_format_cpulist(s, buf, sizeof(buf))) : json_null();
+}
+
+static const char *budget_kind_name(enum lw_budget_kind k)
+{
+	switch (k) {
+	case LW_BUDGET_LATENCY: return "latency";
+	case LW_BUDGET_XRUNS: return "audio_xruns";
+	case LW_BUDGET_DROPPED_FRAMES: return "dropped_frames";
+	case LW_BUDGET_DEADLINE_MISSES: return "deadline_misses";
+	case LW_BUDGET_AVG_POWER: return "average_power";
+	case LW_BUDGET_ENERGY_PER_PERIOD: return "energy_per_audio_period";
+	}
+	return "?";
+}
+
+json_t *lw_board_to_json(const struct lw_board *b)
+{
+	json_t *o = json_object(), *a;
+
+	json_object_set_new(o, "name", json_string(b->name));
+	json_object_set_new(o, "description", b->description ? json_string(b->description) : json_null());
+	json_object_set_new(o, "arch", b->arch ? json_string(b->arch) : json_null());
+	json_object_set_new(o, "path", b->path ? json_string(b->path) : json_null());
+	json_object_set_new(o, "emulated", json_boolean(b->emulated));
+	json_object_set_new(o, "discovered", json_boolean(b->discovered));
+	a = json_array();
+	for (int i = 0; i < b->nsources; i++)
+		json_array_append_new(a, json_string(b->sources[i]));
+	json_object_set_new(o, "sources", a);
+	json_object_set_new(o, "cpus", json_pack("{s:i, s:o, s:o}", "count", b->ncpus,
+		"housekeeping", cpus_json(&b->housekeeping, b->has_housekeeping),
+		"realtime", cpus_json(&b->realtime, b->has_realtime)));
+	a = json_array();
+	for (int i = 0; i < b->kernel.ntracers; i++)
+		json_array_append_new(a, json_string(b->kernel.tracers[i]));
+	json_object_set_new(o, "kernel", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+		"preempt_rt", b->kernel.preempt_rt < 0 ? json_null() : json_boolean(b->kernel.preempt_rt),
+		"cmdline", b->kernel.cmdline ? json_string(b->kernel.cmdline) : json_null(),
+		"nohz_full", cpus_json(&b->kernel.nohz_full, b->kernel.has_nohz_full),
+		"isolated", cpus_json(&b->kernel.isolated, b->kernel.has_isolated),
+		"rcu_nocbs", cpus_json(&b->kernel.rcu_nocbs, b->kernel.has_rcu_nocbs),
+		"tracers", a));
+	a = json_array();
+	for (int i = 0; i < b->nidle; i++)
+		json_array_append_new(a, json_pack("{s:s, s:o, s:o, s:o, s:o, s:b}",
+			"name", b->idle[i].name,
+			"desc", b->idle[i].desc ? json_string(b->idle[i].desc) : json_null(),
+			"exit_latency_us", num_or_null(b->idle[i].exit_latency_us),
+			"target_residency_us", num_or_null(b->idle[i].target_residency_us),
+			"power_mw", num_or_null(lw_board_idle_power(b, b->idle[i].name)),
+			"estimated", b->idle[i].estimated || b->idle[i].power_mw < 0));
+	json_object_set_new(o, "idle_states", a);
+	a = json_array();
+	for (int i = 0; i < b->nopp; i++)
+		json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:b}",
+			"freq_khz", (json_int_t)b->opp[i].freq_khz,
+			"voltage_mv", num_or_null(b->opp[i].voltage_mv),
+			"power_mw", num_or_null(lw_board_active_power(b, b->opp[i].freq_khz)),
+			"estimated", b->opp[i].estimated || b->opp[i].power_mw < 0));
+	json_object_set_new(o, "operating_points", a);
+	json_object_set_new(o, "static_power_mw", num_or_null(b->static_power_mw));
+	json_object_set_new(o, "power", json_string(b->power ? b->power : "auto"));
+	a = json_array();
+	for (int i = 0; i < b->nsrc; i++)
+		json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "type", b->src[i].type,
+			"device", b->src[i].device ? json_string(b->src[i].device) : json_null(),
+			"rail", b->src[i].rail ? json_string(b->src[i].rail) : json_null()));
+	json_object_set_new(o, "power_sources", a);
+	a = json_array();
+	for (int i = 0; i < b->nbudget; i++) {
+		const struct lw_budget *bu = &b->budget[i];
+		json_t *j = json_pack("{s:s, s:f}", "kind", budget_kind_name(bu->kind),
+				      "limit", bu->limit);
+
+		if (bu->kind == LW_BUDGET_LATENCY) {
+			json_object_set_new(j, "probe", bu->probe ? json_string(bu->probe) : json_null());
+			json_object_set_new(j, "stat", json_string(bu->stat));
+		}
+		json_array_append_new(a, j);
+	}
+	json_object_set_new(o, "budgets", a);
+	return o;
+}
+
+/* ---- boards and runs ---------------------------------------------------- */
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "r"), *out;
+	char buf[8192];
+	size_t n;
+	int ret = 0;
+
+	if (!in)
+		return error_errno("cannot open %s", from);
+	out = fopen(to, "w");
+	if (!out) {
+		fclose(in);
+		return error_errno("cannot create %s", to);
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			ret = error_errno("cannot write %s", to);
+			break;
+		}
+	if (ferror(in))
+		ret = error_errno("cannot read %s", from);
+	fclose(in);
+	if (fclose(out) != 0 && !ret)
+		ret = error_errno("cannot write %s", to);
+	return ret;
+}
+
+int lw_board_record(const struct lw_board *b, const char *rundir)
+{
+	char path[PATH_MAX];
+	json_t *j = lw_board_to_json(b);
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/board.json", rundir);
+	ret = lw_json_save(j, path);
+	json_decref(j);
+	if (ret < 0)
+		return -1;
+	if (b->path) {
+		snprintf(path, sizeof(path), "%s/board.yaml", rundir);
+		return copy_file(b->path, path);
+	}
+	return 0;
+}
+
+struct lw_board *lw_board_for_run(const char *rundir, const char *name)
+{
+	char path[PATH_MAX];
+	json_t *m;
+	struct lw_board *b;
+
+	if (name && *name)
+		return lw_board_find(name, NULL);
+	snprintf(path, sizeof(path), "%s/board.yaml", rundir);
+	if (access(path, R_OK) == 0)
+		return lw_board_load(path);
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	m = lw_json_load(path);
+	if (!m)
+		return NULL;
+	name = json_string_value(json_object_get(m, "board"));
+	b = lw_board_find(name ? name : "local", NULL);
+	json_decref(m);
+	return b;
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+#include <unistd.h>
+
+#include "boards/board.h"
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/rundir.h"
+#include "power/estimate.h"
+#include "power/idle.h"
+#include "power/model.h"
+#include "power/power.h"
+
+struct feed {
+	struct lw_pm_model *m;
+	struct tep_event *idle, *freq;
+	long n;
+	int failed;
+};
+
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct feed *f = data;
+	struct tep_handle *tep = tracecmd_get_tep(h);
+	int type = tep_data_type(tep, rec);
+	struct tep_event *ev = NULL;
+	unsigned long long state, cpu_id;
+	struct lw_pm_event pe;
+
+	if (f->idle && type == f->idle->id)
+		ev = f->idle;
+	else if (f->freq && type == f->freq->id)
+		ev = f->freq;
+	if (!ev)
+		return 0;
+	if (tep_get_field_val(NULL, ev, "state", rec, &state, 0) < 0 ||
+	    tep_get_field_val(NULL, ev, "cpu_id", rec, &cpu_id, 0) < 0)
+		return 0;
+	pe.ts = rec->ts;
+	pe.cpu = (int)cpu_id;
+	pe.type = ev == f->idle ? LW_PM_IDLE : LW_PM_FREQ;
+	pe.value = (uint32_t)state;
+	if (lw_pm_model_event(f->m, &pe) < 0) {
+		f->failed = 1;
+		return -1;
+	}
+	f->n++;
+	return 0;
+}
+
+long lw_pm_feed_trace(const char *trace_path, struct lw_pm_model *m)
+{
+	struct tracecmd_input *h = tracecmd_open(trace_path, 0);
+	struct feed f = { .m = m };
+	struct tep_handle *tep;
+
+	if (!h)
+		return error("%s: cannot open the trace (not a trace.dat, or unreadable)", trace_path);
+	tep = tracecmd_get_tep(h);
+	f.idle = tep_find_event_by_name(tep, "power", "cpu_idle");
+	f.freq = tep_find_event_by_name(tep, "power", "cpu_frequency");
+	if (!f.idle) {
+		tracecmd_close(h);
+		return error("%s: the trace has no power:cpu_idle events (trace them to estimate power)",
+			     trace_path);
+	}
+	tracecmd_iterate_events(h, NULL, 0, on_record, &f);
+	tracecmd_close(h);
+	return f.failed ? -1 : f.n;
+}
+
+/* Idle state names of CPU 0 from the run's sysinfo. */
+static int state_names(const json_t *manifest, const char **names, int max)
+{
+	const json_t *cpus = json_object_get(json_object_get(json_object_get(manifest, "system"),
+							     "cpuidle"), "cpus");
+	const json_t *st;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(json_object_get(json_array_get(cpus, 0), "states"), i, st) {
+		if (n >= max)
+			break;
+		names[n++] = json_string_value(json_object_get(st, "name"));
+	}
+	return n;
+}
+
+int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin_ns, int force)
+{
+	char path[PATH_MAX], tpath[PATH_MAX];
+	struct lw_rundir rd;
+	const char *names[32];
+	struct lw_pm_opts o = { .board = b, .bin_ns = bin_ns };
+	struct lw_pm_model *m;
+	struct lw_power_writer *w;
+	json_t *idle;
+	long n;
+	int ret = -1;
+
+	if (lw_rundir_open(&rd, rundir) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/power", rundir);
+	snprintf(tpath, sizeof(tpath), "%s/trace.dat", rundir);
+	if (!force && access(path, F_OK) == 0) {
+		error("%s exists (measured or estimated before): use --force to replace it", path);
+		goto out;
+	}
+	if (access(tpath, R_OK) < 0) {
+		error_errno("%s: cannot estimate power without the run's trace", tpath);
+		goto out;
+	}
+	o.start_ns = (uint64_t)json_integer_value(json_object_get(json_object_get(rd.manifest, "start"),
+								  "monotonic_ns"));
+	o.end_ns = (uint64_t)json_integer_value(json_object_get(json_object_get(rd.manifest, "end"),
+								"monotonic_ns"));
+	if (!o.start_ns || o.end_ns <= o.start_ns) {
+		error("%s/manifest.json: no start and end time (a run killed before it ended?)", rundir);
+		goto out;
+	}
+	o.ncpus = (int)json_integer_value(json_object_get(json_object_get(json_object_get(rd.manifest,
+						"system"), "cpu"), "count"));
+	if (o.ncpus < b->ncpus)
+		o.ncpus = b->ncpus;
+	if (o.ncpus <= 0)
+		o.ncpus = 1;
+	o.nstate_names = state_names(rd.manifest, names, 32);
+	o.state_names = names;
+	m = lw_pm_model_new(&o);
+	if (!m)
+		goto out;
+	n = lw_pm_feed_trace(tpath, m);
+	if (n < 0) {
+		lw_pm_model_free(m);
+		goto out;
+	}
+	lw_pm_model_finish(m);
+	w = lw_power_create(path, o.start_ns, 0);
+	if (!w) {
+		lw_pm_model_free(m);
+		goto out;
+	}
+	ret = lw_pm_model_write(m, w, 0);
+	if (lw_power_close(w, o.end_ns) < 0)
+		ret = -1;
+	/* the traced idle accounting joins the counters' */
+	int q = lw_set_quiet(1);
+
+	idle = lw_idle_summary(rundir);
+	lw_set_quiet(q);
+	if (!idle) {
+		idle = json_pack("{s:s, s:i, s:I}", "format", LW_IDLE_FORMAT, "version", LW_IDLE_VERSION,
+				 "duration_ns", (json_int_t)(o.end_ns - o.start_ns));
+	}
+	json_object_set_new(idle, "trace", lw_pm_model_idle(m));
+	snprintf(path, sizeof(path), "%s/idle.json", rundir);
+	if (lw_json_save(idle, path) < 0)
+		ret = -1;
+	json_decref(idle);
+	if (ret == 0)
+		note("%s/power: estimated %.3f J (%.3f W average) from %ld trace events, board %s",
+		     rundir, lw_pm_model_energy_j(m),
+		     lw_pm_model_energy_j(m) / ((double)(o.end_ns - o.start_ns) / 1e9), n, b->name);
+	lw_pm_model_free(m);
+out:
+	lw_rundir_close(&rd);
+	return ret;
+}
+
+json_t *lw_power_analysis(const char *rundir, const struct lw_board *b)
+{
+	char path[PATH_MAX];
+	struct lw_power_data *d;
+	json_t *s;
+
+	snprintf(path, sizeof(path), "%s/power", rundir);
+	if (access(path, F_OK) < 0 && lw_power_estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0) < 0)
+		return NULL;
+	d = lw_power_read(path);
+	if (!d)
+		return NULL;
+	s = lw_power_summarize(d);
+	lw_power_data_free(d);
+	return s;
+}

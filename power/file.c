@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* RUN/power: writer, reader and summary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "power/power.h"
+
+struct lw_power_writer {
+	FILE *f;
+	char *path;
+	int failed;
+};
+
+static void clean(char *dst, size_t len, const char *src)
+{
+	size_t i = 0;
+
+	for (; src && *src && i + 1 < len; src++)
+		dst[i++] = (*src == '\t' || *src == '\n' || *src == '\r') ? ' ' : *src;
+	if (!i && len > 1)
+		dst[i++] = '-';
+	dst[i] = 0;
+}
+
+struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int append)
+{
+	struct lw_power_writer *w = calloc(1, sizeof(*w));
+	int exists = append && access(path, F_OK) == 0;
+
+	if (!w) {
+		error("out of memory");
+		return NULL;
+	}
+	w->f = fopen(path, exists ? "a" : "w");
+	if (!w->f) {
+		error_errno("cannot create %s", path);
+		free(w);
+		return NULL;
+	}
+	w->path = strdup(path);
+	if (!exists)
+		fprintf(w->f, "%s\t%d\nstart_ns\t%llu\n", LW_POWER_MAGIC, LW_POWER_VERSION,
+			(unsigned long long)start_ns);
+	return w;
+}
+
+static int check(struct lw_power_writer *w, int ret)
+{
+	if (ret < 0 && !w->failed) {
+		w->failed = 1;
+		return error_errno("cannot write %s", w->path);
+	}
+	return ret < 0 ? -1 : 0;
+}
+
+int lw_power_rail(struct lw_power_writer *w, int id, const char *name, const char *source,
+		  unsigned flags, const char *detail)
+{
+	char n[256], s[64], d[1024], fl[64] = "";
+
+	clean(n, sizeof(n), name);
+	clean(s, sizeof(s), source);
+	clean(d, sizeof(d), detail);
+	for (char *p = n; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+	if (flags & LW_RAIL_ENERGY)
+		strcat(fl, "energy");
+	if (flags & LW_RAIL_TOTAL)
+		strcat(fl, *fl ? ",total" : "total");
+	if (!*fl)
+		strcpy(fl, "-");
+	return check(w, fprintf(w->f, "rail\t%d\t%s\t%s\t%s\t%s\t%s\n", id, n, s,
+				flags & LW_RAIL_ESTIMATED ? "estimated" : "measured", fl, d));
+}
+
+static void fmt_val(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.9g", v);
+}
+
+int lw_power_sample(struct lw_power_writer *w, int rail, uint64_t ts, double watts,
+		    double energy_j, double volts, double amps)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fmt_val(a, sizeof(a), watts);
+	fmt_val(b, sizeof(b), energy_j);
+	fmt_val(c, sizeof(c), volts);
+	fmt_val(d, sizeof(d), amps);
+	return check(w, fprintf(w->f, "s\t%d\t%llu\t%s\t%s\t%s\t%s\n", rail,
+				(unsigned long long)ts, a, b, c, d));
+}
+
+int lw_power_gap(struct lw_power_writer *w, int rail, uint64_t ts, const char *reason)
+{
+	char r[256];
+
+	clean(r, sizeof(r), reason);
+	return check(w, fprintf(w->f, "gap\t%d\t%llu\t%s\n", rail, (unsigned long long)ts, r));
+}
+
+int lw_power_flush(struct lw_power_writer *w)
+{
+	return check(w, fflush(w->f) == 0 ? 0 : -1);
+}
+
+int lw_power_close(struct lw_power_writer *w, uint64_t end_ns)
+{
+	int ret = 0;
+
+	if (!w)
+		return 0;
+	if (end_ns)
+		ret = check(w, fprintf(w->f, "end_ns\t%llu\n", (unsigned long long)end_ns));
+	if (fflush(w->f) != 0)
+		ret = check(w, -1);
+	fsync(fileno(w->f));
+	if (fclose(w->f) != 0 && !ret)
+		ret = error_errno("cannot close %s", w->path);
+	if (w->failed)
+		ret = -1;
+	free(w->path);
+	free(w);
+	return ret;
+}
+
+/* ---- reader ------------------------------------------------------------- */
+
+void lw_power_data_free(struct lw_power_data *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < d->nrail; i++) {
+		free(d->rail[i].name);
+		free(d->rail[i].source);
+		free(d->rail[i].detail);
+		free(d->rail[i].first_gap);
+		free(d->rail[i].pt);
+	}
+	free(d->rail);
+	free(d);
+}
+
+int lw_power_find_rail(const struct lw_power_data *d, const char *name)
+{
+	for (int i = 0; i < d->nrail; i++)
+		if (!strcmp(d->rail[i].name, name))
+			return i;
+	return -1;
+}
+
+static struct lw_power_rail *rail_by_id(struct lw_power_data *d, int id)
+{
+	/* ids are unique per file; the last declaration wins */
+	for (int i = d->nrail - 1; i >= 0; i--)
+		if (d->rail[i].id == id)
+			return &d->rail[i];
+	return NULL;
+}
+
+static int parse_val(const char *s, double *v)
+{
+	char *end;
+
+	if (!strcmp(s, "-")) {
+		*v = NAN;
+		return 0;
+	}
+	errno = 0;
+	*v = strtod(s, &end);
+	return (*end || errno || end == s) ? -1 : 0;
+}
+
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, '\t');
+		if (!line)
+			break;
+		*line++ = 0;
+	}
+	return n;
+}
+
+static int cmp_pt(const void *a, const void *b)
+{
+	const struct lw_power_point *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+struct lw_power_data *lw_power_read(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct lw_power_data *d;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+
+	if (!f) {
+		error_errno("cannot open %s", path);
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fclose(f);
+		error("out of memory");
+		return NULL;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *fld[8];
+		int n;
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (!len || line[0] == '#')
+			continue;
+		n = split(line, fld, 8);
+		if (lineno == 1) {
+			if (strcmp(fld[0], LW_POWER_MAGIC) || n < 2) {
+				error("%s:1: not a latwatt power file", path);
+				goto fail;
+			}
+			if (atoi(fld[1]) < 1 || atoi(fld[1]) > LW_POWER_VERSION) {
+				error("%s:1: power file version %s, this latwatt reads 1 to %d", path,
+				      fld[1], LW_POWER_VERSION);
+				goto fail;
+			}
+			continue;
+		}
+		if (!strcmp(fld[0], "s") && n == 7) {
+			struct lw_power_rail *r = rail_by_id(d, atoi(fld[1]));
+			struct lw_power_point p = { 0 };
+			char *end;
+
+			if (!r) {
+				error("%s:%ld: sample for rail %s, which was not declared", path, lineno,
+				      fld[1]);
+				goto fail;
+			}
+			p.ts = strtoull(fld[2], &end, 10);
+			if (*end || parse_val(fld[3], &p.w) || parse_val(fld[4], &p.e) ||
+			    parse_val(fld[5], &p.v) || parse_val(fld[6], &p.a)) {
+				error("%s:%ld: malformed sample", path, lineno);
+				goto fail;
+			}
+			if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
+				p.after_gap = 1;
+			if (r->n == r->cap) {
+				size_t nc = r->cap ? r->cap * 2 : 256;
+				struct lw_power_point *np = realloc(r->pt, nc * sizeof(*np));
+
+				if (!np) {
+					error("out of memory reading %s", path);
+					goto fail;
+				}
+				r->pt = np;
+				r->cap = nc;
+			}
+			/* a pending gap marker is replaced by this point */
+			if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
+				r->n--;
+			r->pt[r->n++] = p;
+		} else if (!strcmp(fld[0], "gap") && n >= 3) {
+			struct lw_power_rail *r = rail_by_id(d, atoi(fld[1]));
+
+			if (!r) {
+				error("%s:%ld: gap for rail %s, which was not declared", path, lineno, fld[1]);
+				goto fail;
+			}
+			r->gaps++;
+			if (!r->first_gap)
+				r->first_gap = strdup(n >= 4 ? fld[3] : "");
+			/* remember it with a marker point consumed by the next sample */
+			if (r->n == r->cap) {
+				size_t nc = r->cap ? r->cap * 2 : 256;
+				struct lw_power_point *np = realloc(r->pt, nc * sizeof(*np));
+
+				if (!np) {
+					error("out of memory reading %s", path);
+					goto fail;
+				}
+				r->pt = np;
+				r->cap = nc;
+			}
+			if (!r->n || r->pt[r->n - 1].ts != UINT64_MAX)
+				r->pt[r->n++] = (struct lw_power_point){ .ts = UINT64_MAX };
+		} else if (!strcmp(fld[0], "rail") && n >= 6) {
+			struct lw_power_rail *nr = realloc(d->rail, (size_t)(d->nrail + 1) * sizeof(*nr));
+
+			if (!nr) {
+				error("out of memory reading %s", path);
+				goto fail;
+			}
+			d->rail = nr;
+			nr = &d->rail[d->nrail++];
+			memset(nr, 0, sizeof(*nr));
+			nr->id = atoi(fld[1]);
+			nr->name = strdup(fld[2]);
+			nr->source = strdup(fld[3]);
+			nr->detail = strdup(n >= 7 ? fld[6] : "");
+			if (!strcmp(fld[4], "estimated"))
+				nr->flags |= LW_RAIL_ESTIMATED;
+			else if (strcmp(fld[4], "measured")) {
+				error("%s:%ld: rail kind '%s' is neither measured nor estimated", path,
+				      lineno, fld[4]);
+				goto fail;
+			}
+			if (strstr(fld[5], "energy"))
+				nr->flags |= LW_RAIL_ENERGY;
+			if (strstr(fld[5], "total"))
+				nr->flags |= LW_RAIL_TOTAL;
+		} else if (!strcmp(fld[0], "start_ns") && n == 2) {
+			d->start_ns = strtoull(fld[1], NULL, 10);
+		} else if (!strcmp(fld[0], "end_ns") && n == 2) {
+			d->end_ns = strtoull(fld[1], NULL, 10);
+		} else {
+			error("%s:%ld: unknown or malformed record '%s'", path, lineno, fld[0]);
+			goto fail;
+		}
+	}
+	if (lineno == 0) {
+		error("%s: empty power file", path);
+		goto fail;
+	}
+	free(line);
+	fclose(f);
+	for (int i = 0; i < d->nrail; i++) {
+		struct lw_power_rail *r = &d->rail[i];
+
+		if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
+			r->n--;		/* a gap at the very end */
+		qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
+	}
+	return d;
+fail:
+	free(line);
+	fclose(f);
+	lw_power_data_free(d);
+	return NULL;
+}
+
+/* ---- summary ------------------------------------------------------------ */
+
+static json_t *rail_summary(const struct lw_power_rail *r, double *avg_out, double *energy_out,
+			    double *dur_out)
+{
+	double energy = 0, covered = 0, minw = INFINITY, maxw = -INFINITY, avg = NAN;
+	size_t nw = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct lw_power_point *p = &r->pt[i];
+
+		if (!isnan(p->w)) {
+			nw++;
+			if (p->w < minw)
+				minw = p->w;
+			if (p->w > maxw)
+				maxw = p->w;
+		}
+		if (i == 0 || p->after_gap)
+			continue;
+		const struct lw_power_point *q = &r->pt[i - 1];
+		double dt = (double)(p->ts - q->ts) / 1e9;
+
+		if (r->flags & LW_RAIL_ENERGY) {
+			if (!isnan(p->e) && !isnan(q->e)) {
+				energy += p->e - q->e;
+				covered += dt;
+			}
+		} else if (!isnan(p->w) && !isnan(q->w)) {
+			energy += (p->w + q->w) / 2 * dt;
+			covered += dt;
+		}
+	}
+	if (covered > 0)
+		avg = energy / covered;
+	else if (nw == 1)
+		avg = minw;
+	*avg_out = avg;
+	*energy_out = covered > 0 ? energy : NAN;
+	*dur_out = covered;
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:f, s:o}",
+		"name", r->name, "source", r->source,
+		"kind", r->flags & LW_RAIL_ESTIMATED ? "estimated" : "measured",
+		"total", !!(r->flags & LW_RAIL_TOTAL), "energy_counter", !!(r->flags & LW_RAIL_ENERGY),
+		"samples", (json_int_t)r->n, "gaps", (json_int_t)r->gaps,
+		"average_w", isnan(avg) ? json_null() : json_real(avg),
+		"min_w", nw ? json_real(minw) : json_null(),
+		"max_w", nw ? json_real(maxw) : json_null(),
+		"energy_j", covered > 0 ? json_real(energy) : json_null(),
+		"duration_s", covered,
+		"first_gap", r->first_gap ? json_string(r->first_gap) : json_null());
+}
+
+json_t *lw_power_summarize(const struct lw_power_data *d)
+{
+	json_t *rails = json_array();
+	double tot_w = 0, tot_e = 0, tot_d = 0;
+	int ntotal = 0, estimated = 0, measured = 0, total_ok = 1, meter = 0;
+
+	/* a board-level meter, when there is one, is the total on its own */
+	for (int i = 0; i < d->nrail; i++)
+		if ((d->rail[i].flags & LW_RAIL_TOTAL) && !strcmp(d->rail[i].source, "meter"))
+			meter = 1;
+	for (int i = 0; i < d->nrail; i++) {
+		double avg, e, dur;
+		json_t *j = rail_summary(&d->rail[i], &avg, &e, &dur);
+		int in_total = (d->rail[i].flags & LW_RAIL_TOTAL) &&
+			       (!meter || !strcmp(d->rail[i].source, "meter"));
+
+		json_object_set_new(j, "total", json_boolean(in_total));
+		json_array_append_new(rails, j);
+		if (!in_total)
+			continue;
+		ntotal++;
+		if (d->rail[i].flags & LW_RAIL_ESTIMATED)
+			estimated = 1;
+		else
+			measured = 1;
+		if (isnan(avg)) {
+			total_ok = 0;
+			continue;
+		}
+		tot_w += avg;
+		if (!isnan(e))
+			tot_e += e;
+		if (dur > tot_d)
+			tot_d = dur;
+	}
+	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:o}",
+		"format", LW_POWER_MAGIC, "version", LW_POWER_VERSION,
+		"kind", !ntotal ? "none" : estimated && measured ? "mixed" :
+			estimated ? "estimated" : "measured",
+		"estimated", estimated,
+		"total", ntotal && total_ok ?
+			json_pack("{s:f, s:f, s:f, s:i}", "average_w", tot_w, "energy_j", tot_e,
+				  "duration_s", tot_d, "rails", ntotal) : json_null(),
+		"rails", rails);
+}
+
+void lw_power_print(FILE *out, const json_t *s)
+{
+	const json_t *tot = json_object_get(s, "total"), *r;
+	size_t i;
+
+	fprintf(out, "power (%s):\n", json_string_value(json_object_get(s, "kind")));
+	if (json_is_object(tot))
+		fprintf(out, "  total        %9.3f W average, %10.3f J over %.1fs\n",
+			json_real_value(json_object_get(tot, "average_w")),
+			json_real_value(json_object_get(tot, "energy_j")),
+			json_real_value(json_object_get(tot, "duration_s")));
+	else
+		fprintf(out, "  total        not known (no rail counts towards it, or one has no data)\n");
+	json_array_foreach(json_object_get(s, "rails"), i, r) {
+		const json_t *avg = json_object_get(r, "average_w");
+
+		fprintf(out, "  %-24s %-9s ", json_string_value(json_object_get(r, "name")),
+			json_string_value(json_object_get(r, "kind")));
+		if (json_is_real(avg))
+			fprintf(out, "avg %8.3f W  min %8.3f  max %8.3f", json_real_value(avg),
+				json_real_value(json_object_get(r, "min_w")),
+				json_real_value(json_object_get(r, "max_w")));
+		else
+			fprintf(out, "no data");
+		fprintf(out, "  %lld samples", (long long)json_integer_value(json_object_get(r, "samples")));
+		if (json_integer_value(json_object_get(r, "gaps")))
+			fprintf(out, ", %lld gaps (%s)",
+				(long long)json_integer_value(json_object_get(r, "gaps")),
+				json_string_value(json_object_get(r, "first_gap")));
+		fprintf(out, "%s\n", json_is_true(json_object_get(r, "total")) ? "" : "  (not in total)");
+	}
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Reports for CI: JUnit XML, LAVA test cases, a Markdown summary. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "reports/page.h"
+
+static const char *const suites[] = { "budgets", "compare" };
+
+int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name)
+{
+	char host[256] = "localhost", stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gethostname(host, sizeof(host) - 1);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuites name=\"latwatt\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+		"disabled=\"0\" time=\"0\">\n", cs->n, lw_checks_count(cs, LW_FAIL));
+	for (size_t s = 0; s < sizeof(suites) / sizeof(suites[0]); s++) {
+		size_t n = 0, fail = 0, skip = 0;
+
+		for (size_t i = 0; i < cs->n; i++)
+			if (!strcmp(cs->c[i].suite, suites[s])) {
+				n++;
+				fail += cs->c[i].result == LW_FAIL;
+				skip += cs->c[i].result == LW_SKIP;
+			}
+		if (!n)
+			continue;
+		fprintf(f, "  <testsuite name=\"latwatt.%s\" package=\"latwatt\" id=\"%zu\" "
+			"tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" disabled=\"0\" "
+			"time=\"0\" timestamp=\"%s\" hostname=\"", suites[s], s, n, fail, skip, stamp);
+		lw_xml_escape(f, host);
+		fprintf(f, "\">\n    <properties>\n      <property name=\"source\" value=\"");
+		lw_xml_escape(f, name);
+		fprintf(f, "\"/>\n      <property name=\"latwatt\" value=\"%s\"/>\n    </properties>\n",
+			LW_VERSION);
+		for (size_t i = 0; i < cs->n; i++) {
+			const struct lw_check *c = &cs->c[i];
+
+			if (strcmp(c->suite, suites[s]))
+				continue;
+			fprintf(f, "    <testcase name=\"");
+			lw_xml_escape(f, c->name);
+			fprintf(f, "\" classname=\"latwatt.%s\" time=\"0\"", suites[s]);
+			if (c->result == LW_PASS) {
+				fprintf(f, ">\n      <system-out>");
+				lw_xml_escape(f, c->message);
+				fprintf(f, "</system-out>\n    </testcase>\n");
+				continue;
+			}
+			fprintf(f, ">\n      <%s message=\"", c->result == LW_FAIL ? "failure" : "skipped");
+			lw_xml_escape(f, c->message);
+			if (c->result == LW_FAIL) {
+				fprintf(f, "\" type=\"%s\">measured=%.10g %s\nlimit=%.10g %s\n</failure>\n",
+					!strcmp(suites[s], "budgets") ? "budget" : "regression",
+					c->measured, c->unit, c->limit, c->unit);
+			} else {
+				fprintf(f, "\"/>\n");
+			}
+			fprintf(f, "    </testcase>\n");
+		}
+		fprintf(f, "    <system-out>latwatt %s: %zu checks, %zu failed, %zu skipped</system-out>\n"
+			"  </testsuite>\n", suites[s], n, fail, skip);
+	}
+	fprintf(f, "</testsuites>\n");
+	if (fflush(f) == EOF || ferror(f))
+		return error_errno("cannot write the JUnit report");
+	return 0;
+}
+
+/* LAVA test case names: letters, digits, '-', '_' and '.'. */
+static void lava_name(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < len; i++) {
+		char ch = in[i];
+
+		out[i] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			 (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.' ? ch : '_';
+	}
+	out[i] = 0;
+}
+
+static int helper_on_path(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && n + sizeof("/lava-test-case") < sizeof(buf)) {
+			memcpy(buf, path, n);
+			strcpy(buf + n, "/lava-test-case");
+			if (access(buf, X_OK) == 0)
+				return 1;
+		}
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+static int run_helper(const char *name, const char *result, const char *measurement,
+		      const char *units)
+{
+	const char *argv[9] = { "lava-test-case", name, "--result", result };
+	int st, i = 4;
+	pid_t pid;
+
+	if (measurement) {
+		argv[i++] = "--measurement";
+		argv[i++] = measurement;
+		argv[i++] = "--units";
+		argv[i++] = units;
+	}
+	argv[i] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return error_errno("cannot run lava-test-case");
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return error_errno("cannot wait for lava-test-case");
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return error("lava-test-case %s failed (status %d)", name,
+			     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
+
+int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper)
+{
+	int helper = use_helper && helper_on_path(), ret = 0;
+
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct lw_check *c = &cs->c[i];
+		const char *res = c->result == LW_PASS ? "pass" : c->result == LW_FAIL ? "fail" : "skip";
+		char name[128], meas[64], units[16];
+
+		lava_name(c->name, name, sizeof(name));
+		snprintf(meas, sizeof(meas), "%g", c->measured);
+		lava_name(!strcmp(c->unit, "%") ? "percent" : c->unit, units, sizeof(units));
+		if (helper) {
+			if (run_helper(name, res, c->result == LW_SKIP ? NULL : meas, units) < 0)
+				ret = -1;
+		} else if (c->result == LW_SKIP) {
+			fprintf(f, "lava-test-case %s --result skip\n", name);
+		} else {
+			fprintf(f, "lava-test-case %s --result %s --measurement %s --units %s\n", name,
+				res, meas, units);
+		}
+	}
+	if (fflush(f) == EOF || ferror(f))
+		return error_errno("cannot write the LAVA results");
+	return ret;
+}
+
+/* ---- Markdown -------------------------------------------------------- */
+
+/* Table cells: no pipes or newlines. */
+static void md(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputs(*s == '|' ? "\\|" : *s == '\n' ? " " : (char[2]){ *s, 0 }, f);
+}
+
+static void md_checks(FILE *f, const struct lw_checks *cs, const char *suite)
+{
+	size_t shown = 0, n = 0;
+
+	for (size_t i = 0; i < cs->n; i++)
+		n += !strcmp(cs->c[i].suite, suite);
+	if (!n)
+		return;
+	fprintf(f, "\n| %s | result | measured | limit |\n| --- | --- | ---: | ---: |\n",
+		!strcmp(suite, "budgets") ? "budget" : "rule");
+	/* failures first; at most 20 rows so that it fits a comment */
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < cs->n && shown < 20; i++) {
+			const struct lw_check *c = &cs->c[i];
+			enum lw_verdict want = pass == 0 ? LW_FAIL : pass == 1 ? LW_PASS : LW_SKIP;
+
+			if (strcmp(c->suite, suite) || c->result != want)
+				continue;
+			fprintf(f, "| `%s` | %s |", c->name, want == LW_FAIL ? "**FAIL**" :
+				want == LW_PASS ? "pass" : "skipped");
+			if (want == LW_SKIP)
+				fprintf(f, " - | - |\n");
+			else
+				fprintf(f, " %.4g %s | %.4g %s |\n", c->measured, c->unit, c->limit,
+					c->unit);
+			shown++;
+		}
+	if (shown < n)
+		fprintf(f, "\n%zu more in the JUnit or HTML report.\n", n - shown);
+}
+
+int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs)
+{
+	const json_t *probes = lw_rrun_probes(r), *p;
+	size_t fail = lw_checks_count(cs, LW_FAIL);
+	const char *name;
+	char a[32], b[32], c[32], d[32], nohz[256];
+
+	fprintf(f, "### latwatt: %s on %s — %s\n\n", lw_rrun_str(r, "kernel_release"),
+		lw_rrun_str(r, "board"), !cs->n ? "no budgets" : fail ? "**FAIL**" : "pass");
+	fprintf(f, "%s, %s, run %s (%s)\n", lw_rrun_str(r, "preempt"),
+		lw_rrun_nohz(r, nohz, sizeof(nohz)), r->label, lw_rrun_str(r, "status"));
+	if (probes) {
+		fprintf(f, "\n| probe | samples | p50 | p99 | p99.9 | max | missed | dropped |\n"
+			"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+		json_object_foreach((json_t *)probes, name, p) {
+			const json_t *all = json_object_get(p, "all");
+
+			fprintf(f, "| %s | %.0f | %s us | %s us | %s us | %s us | %.0f | %.0f |\n", name,
+				jnum(all, "count", 0), lw_fmt_us(jnum(all, "p50_ns", 0), a, sizeof(a)),
+				lw_fmt_us(jnum(all, "p99_ns", 0), b, sizeof(b)),
+				lw_fmt_us(jnum(all, "p99.9_ns", 0), c, sizeof(c)),
+				lw_fmt_us(jnum(all, "max_ns", 0), d, sizeof(d)),
+				jnum(all, "missed_periods", 0), jnum(all, "dropped", 0));
+		}
+	} else {
+		fprintf(f, "\nNo latency samples recorded.\n");
+	}
+	md_checks(f, cs, "budgets");
+	if (fflush(f) == EOF || ferror(f))
+		return error_errno("cannot write the Markdown summary");
+	return 0;
+}
+
+int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs)
+{
+	size_t fail = lw_checks_count(cs, LW_FAIL);
+
+	fprintf(f, "### latwatt comparison against %s — %s\n\n", c->run[c->baseline].label,
+		fail ? "**FAIL**" : lw_checks_count(cs, LW_PASS) ? "pass" : "undecided");
+	for (size_t pi = 0; pi < c->nprobe; pi++) {
+		const struct lw_cmp_probe *p = &c->probe[pi];
+
+		fprintf(f, "| %s | kernel |", p->name);
+		for (int k = 0; k < LW_CMP_NSTAT; k++)
+			fprintf(f, " %s |", lw_cmp_stat[k]);
+		fprintf(f, "\n| --- | --- |");
+		for (int k = 0; k < LW_CMP_NSTAT; k++)
+			fprintf(f, " ---: |");
+		fprintf(f, "\n");
+		for (size_t ri = 0; ri < c->nrun; ri++) {
+			fprintf(f, "| ");
+			md(f, c->run[ri].label);
+			fprintf(f, "%s | ", ri == c->baseline ? " (baseline)" : "");
+			md(f, lw_rrun_str(&c->run[ri], "kernel_release"));
+			fprintf(f, " |");
+			for (int k = 0; k < LW_CMP_NSTAT; k++) {
+				const struct lw_pci *x = &p->pci[ri * LW_CMP_NSTAT + k];
+				const char *v = p->verdict[ri * LW_CMP_NSTAT + k];
+				char a[32];
+
+				if (!x->count) {
+					fprintf(f, " - |");
+					continue;
+				}
+				fprintf(f, " %s us", lw_fmt_us((double)x->value, a, sizeof(a)));
+				if (ri != c->baseline && (!strcmp(v, "worse") || !strcmp(v, "better")))
+					fprintf(f, " (%+.0f %%, %s%s%s)",
+						p->change[ri * LW_CMP_NSTAT + k] * 100,
+						!strcmp(v, "worse") ? "**" : "", v,
+						!strcmp(v, "worse") ? "**" : "");
+				fprintf(f, " |");
+			}
+			fprintf(f, "\n");
+		}
+		fprintf(f, "\n");
+	}
+	md_checks(f, cs, "compare");
+	if (fflush(f) == EOF || ferror(f))
+		return error_errno("cannot write the Markdown summary");
+	return 0;
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Plots through gnuplot's svg terminal.  The script (with its data inline as
+ * $name << EOD blocks) is written to gnuplot's standard input; the SVG goes
+ * to a temporary file, is read back, and made embeddable: no XML prolog,
+ * every id prefixed so that several plots can live in one page.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "reports/report.h"
+
+int lw_gnuplot_available(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!path)
+		return 0;
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && n + sizeof("/gnuplot") < sizeof(buf)) {
+			memcpy(buf, path, n);
+			strcpy(buf + n, "/gnuplot");
+			if (access(buf, X_OK) == 0)
+				return 1;
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return 0;
+}
+
+void lw_xml_escape(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default:
+			if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+				fputs("\xef\xbf\xbd", f);	/* not allowed in XML 1.0 */
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+void lw_gp_quote(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', f);
+		fputc(*p < 0x20 ? ' ' : *p, f);	/* enhanced text is off: no markup */
+	}
+	fputc('"', f);
+}
+
+/* Append to a growing string. */
+struct sbuf { char *s; size_t n, cap; };
+
+static int sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = (b->n + n + 1) * 2;
+		char *ns = realloc(b->s, cap);
+
+		if (!ns)
+			return -1;
+		b->s = ns;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+	return 0;
+}
+
+char *lw_svg_embed(const char *svg, const char *id)
+{
+	const char *p = strstr(svg, "<svg"), *end;
+	struct sbuf b = { 0 };
+	char attr[256];
+	int bad = 0;
+
+	if (!p || !(end = strstr(p, "</svg>"))) {
+		error("gnuplot output for plot %s is not SVG", id);
+		return NULL;
+	}
+	end += strlen("</svg>");
+	snprintf(attr, sizeof(attr), "<svg class=\"plot\" data-plot=\"%s\" role=\"img\"", id);
+	bad |= sb_add(&b, attr, strlen(attr));
+	p += 4;
+	while (p < end && !bad) {
+		/* id='x' / id="x", href='#x', url(#x): prefix x with "@id-" */
+		const char *next = NULL, *cut = NULL;
+		static const char *const pat[] = { " id='", " id=\"", "href='#", "href=\"#", "url(#" };
+
+		for (size_t k = 0; k < sizeof(pat) / sizeof(pat[0]); k++) {
+			const char *q = strstr(p, pat[k]);
+
+			if (q && q < end && (!next || q < next)) {
+				next = q;
+				cut = q + strlen(pat[k]);
+			}
+		}
+		if (!next) {
+			bad |= sb_add(&b, p, (size_t)(end - p));
+			break;
+		}
+		bad |= sb_add(&b, p, (size_t)(cut - p));
+		bad |= sb_add(&b, id, strlen(id));
+		bad |= sb_add(&b, "-", 1);
+		p = cut;
+	}
+	if (bad) {
+		free(b.s);
+		error("out of memory");
+		return NULL;
+	}
+	return b.s;
+}
+
+static char *slurp(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	struct sbuf b = { 0 };
+	char buf[65536];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && b.n < max)
+		if (sb_add(&b, buf, n) < 0) {
+			free(b.s);
+			fclose(f);
+			return NULL;
+		}
+	fclose(f);
+	if (!b.s)
+		b.s = strdup("");
+	return b.s;
+}
+
+char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
+{
+	char dir[] = "/tmp/latwatt-plot.XXXXXX", out[64], err[64], cmd[160];
+	char *svg = NULL, *res = NULL;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	FILE *gp;
+	int st, werr = 0;
+
+	if (!mkdtemp(dir)) {
+		error_errno("cannot create a temporary directory for gnuplot");
+		return NULL;
+	}
+	snprintf(out, sizeof(out), "%s/plot.svg", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	snprintf(cmd, sizeof(cmd), "exec gnuplot 2>%s", err);
+	sigaction(SIGPIPE, &ign, &old);		/* gnuplot may die mid-script */
+	gp = popen(cmd, "w");
+	if (!gp) {
+		error_errno("cannot run gnuplot");
+		goto out;
+	}
+	fprintf(gp, "set terminal svg size %d,%d font \"sans,11\" background \"white\"\n"
+		"set output \"%s\"\nset encoding utf8\nset termoption noenhanced\n",
+		width, height, out);
+	fputs(script, gp);
+	fputs("\nunset output\n", gp);
+	if (fflush(gp) == EOF || ferror(gp))
+		werr = errno ? errno : EPIPE;
+	st = pclose(gp);
+	if (st != 0 || werr) {
+		char *e = slurp(err, 4096), *line = NULL;
+
+		/* gnuplot's message is the last non-empty line: "line N: ..." */
+		for (char *t = e ? strtok(e, "\n") : NULL; t; t = strtok(NULL, "\n"))
+			if (*t && strspn(t, " \t^") != strlen(t))
+				line = t + strspn(t, " \t");
+		error("gnuplot failed on plot %s: %s", id,
+		      line ? line : st == -1 ? "cannot wait for it" :
+		      WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "not found" : "no message");
+		free(e);
+		goto out;
+	}
+	svg = slurp(out, 64 << 20);
+	if (!svg) {
+		error_errno("cannot read %s written by gnuplot", out);
+		goto out;
+	}
+	res = lw_svg_embed(svg, id);
+out:
+	sigaction(SIGPIPE, &old, NULL);
+	free(svg);
+	unlink(out);
+	unlink(err);
+	rmdir(dir);
+	return res;
+}

@@ -1,0 +1,1104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The HTML report of one run. */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/samples.h"
+#include "lib/stats.h"
+#include "power/power.h"
+#include "reports/page.h"
+
+static const char *verdict_class(enum lw_verdict v)
+{
+	return v == LW_PASS ? "pass" : v == LW_FAIL ? "fail" : "skip";
+}
+
+static const char *verdict_word(enum lw_verdict v)
+{
+	return v == LW_PASS ? "pass" : v == LW_FAIL ? "FAIL" : "skipped";
+}
+
+/* "PASS: 3 budgets met" etc.  @suite NULL: every check. */
+static enum lw_verdict overall(const struct lw_checks *cs, const char *suite, char *buf,
+			       size_t len)
+{
+	size_t n = 0, fail = 0, skip = 0;
+
+	for (size_t i = 0; i < cs->n; i++) {
+		if (suite && strcmp(cs->c[i].suite, suite))
+			continue;
+		n++;
+		fail += cs->c[i].result == LW_FAIL;
+		skip += cs->c[i].result == LW_SKIP;
+	}
+	if (!n) {
+		snprintf(buf, len, "no %s given", suite ? suite : "checks");
+		return LW_SKIP;
+	}
+	if (fail) {
+		snprintf(buf, len, "FAIL: %zu of %zu %s broken", fail, n, suite ? suite : "checks");
+		return LW_FAIL;
+	}
+	snprintf(buf, len, "PASS: %zu of %zu %s met%s", n - skip, n, suite ? suite : "checks",
+		 skip ? " (the rest not recorded)" : "");
+	return skip == n ? LW_SKIP : LW_PASS;
+}
+
+void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const char *suite)
+{
+	pg_raw(pg, "<table class=\"checks\" data-suite=\"%s\">\n<tr><th class=\"l\">check</th>"
+	       "<th>result</th><th>measured</th><th>limit</th><th class=\"l\">details</th></tr>\n",
+	       suite);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct lw_check *c = &cs->c[i];
+
+		if (strcmp(c->suite, suite))
+			continue;
+		pg_raw(pg, "<tr data-check=\"");
+		pg_text(pg, c->name);
+		pg_raw(pg, "\" data-result=\"%s\"><td class=\"l\"><code>", verdict_class(c->result));
+		pg_text(pg, c->name);
+		pg_raw(pg, "</code></td><td class=\"%s\">%s</td>", verdict_class(c->result),
+		       verdict_word(c->result));
+		if (c->result == LW_SKIP)
+			pg_raw(pg, "<td>-</td><td>-</td>");
+		else
+			pg_raw(pg, "<td data-value=\"%.17g\">%.4g %s</td><td data-value=\"%.17g\">%.4g %s</td>",
+			       c->measured, c->measured, c->unit, c->limit, c->limit, c->unit);
+		pg_raw(pg, "<td class=\"l\">");
+		pg_text(pg, c->message);
+		pg_raw(pg, "</td></tr>\n");
+	}
+	pg_raw(pg, "</table>\n");
+}
+
+static void header(struct page *pg, const struct lw_rrun *r, const struct lw_checks *cs)
+{
+	const json_t *m = r->manifest, *cmd = json_object_get(m, "command"), *w;
+	char buf[512], nohz[256];
+	enum lw_verdict v;
+	size_t i;
+
+	v = overall(cs, "budgets", buf, sizeof(buf));
+	pg_raw(pg, "<p><span class=\"verdict %s\" id=\"verdict\" data-verdict=\"%s\">",
+	       verdict_class(v), verdict_class(v));
+	pg_text(pg, buf);
+	pg_raw(pg, "</span></p>\n");
+	pg_section(pg, "run", "Run", 1);
+	pg_raw(pg, "<table class=\"kv\">\n");
+	pg_kv(pg, "board", lw_rrun_str(r, "board"));
+	pg_kv(pg, "kernel release", lw_rrun_str(r, "kernel_release"));
+	pg_kv(pg, "kernel version", lw_rrun_str(r, "kernel_version"));
+	pg_kv(pg, "preemption model", lw_rrun_str(r, "preempt"));
+	pg_kv(pg, "NO_HZ mode", lw_rrun_nohz(r, nohz, sizeof(nohz)));
+	pg_kv(pg, "kernel command line", lw_rrun_str(r, "cmdline"));
+	pg_kv(pg, "scenario", lw_rrun_str(r, "scenario"));
+	lw_format_duration((uint64_t)jnum(m, "duration_ns", 0), buf, sizeof(buf));
+	if (json_is_object(json_object_get(m, "end")) && r->start_ns) {
+		char actual[64];
+
+		lw_format_duration((uint64_t)jnum(json_object_get(m, "end"), "monotonic_ns", 0) -
+				   r->start_ns, actual, sizeof(actual));
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " asked, %s measured",
+			 actual);
+	}
+	pg_kv(pg, "duration", jnum(m, "duration_ns", 0) > 0 ? buf : "not recorded");
+	snprintf(buf, sizeof(buf), "%s%s%s", lw_rrun_str(r, "status"),
+		 json_object_get(m, "status_reason") ? ": " : "",
+		 json_object_get(m, "status_reason") ? lw_rrun_str(r, "status_reason") : "");
+	pg_kv(pg, "status", buf);
+	pg_kv(pg, "started (UTC)", lw_rrun_str(r, "start"));
+	pg_kv(pg, "CPUs measured", lw_rrun_str(r, "cpus"));
+	pg_kv(pg, "CPU", lw_rrun_str(r, "cpu_model"));
+	pg_kv(pg, "clocksource", lw_rrun_str(r, "clocksource"));
+	buf[0] = 0;
+	json_array_foreach((json_t *)cmd, i, w)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? " " : "",
+			 json_string_value(w) ?: "");
+	pg_kv(pg, "latwatt command", buf[0] ? buf : "not recorded");
+	pg_kv(pg, "PM QoS (cpu_dma_latency)", lw_rrun_pmqos(r, buf, sizeof(buf)));
+	pg_kv(pg, "analysis", r->analysis_computed ?
+	      "computed for this report (the run has no analysis.json)" : "analysis.json");
+	pg_raw(pg, "</table>\n");
+	pg_section_end(pg);
+}
+
+/* Per-probe percentile table: data attributes carry analysis.json's values. */
+static void stats_table(struct page *pg, const char *probe, const json_t *p)
+{
+	const json_t *cpus = json_object_get(p, "cpus"), *row;
+	size_t i, n = json_array_size(cpus);
+
+	pg_raw(pg, "<table class=\"stats\" data-probe=\"%s\">\n<tr><th>CPU</th><th>samples</th>",
+	       probe);
+	for (const struct lw_statkey *k = lw_statkeys; k->stat; k++)
+		pg_raw(pg, "<th>%s (us)</th>", k->stat);
+	pg_raw(pg, "<th>over threshold</th><th>missed periods</th><th>dropped</th></tr>\n");
+	for (i = 0; i <= n; i++) {
+		char cpu[16], attrs[96];
+
+		row = i < n ? json_array_get(cpus, i) : json_object_get(p, "all");
+		if (!row)
+			continue;
+		if (i < n)
+			snprintf(cpu, sizeof(cpu), "%" JSON_INTEGER_FORMAT,
+				 json_integer_value(json_object_get(row, "cpu")));
+		else
+			strcpy(cpu, "all");
+		snprintf(attrs, sizeof(attrs), "data-probe=\"%s\" data-cpu=\"%s\"", probe, cpu);
+		pg_raw(pg, "<tr><th>%s</th><td %s data-key=\"count\" data-value=\"%.17g\">%.0f</td>",
+		       cpu, attrs, jnum(row, "count", 0), jnum(row, "count", 0));
+		for (const struct lw_statkey *k = lw_statkeys; k->stat; k++) {
+			if (json_is_number(json_object_get(row, k->key)) && jnum(row, "count", 0) > 0)
+				pg_td_ns(pg, attrs, k->key, jnum(row, k->key, 0));
+			else
+				pg_raw(pg, "<td %s data-key=\"%s\">-</td>", attrs, k->key);
+		}
+		if (json_is_number(json_object_get(row, "over_threshold")))
+			pg_raw(pg, "<td %s data-key=\"over_threshold\" data-value=\"%.17g\">%.0f</td>",
+			       attrs, jnum(row, "over_threshold", 0), jnum(row, "over_threshold", 0));
+		else
+			pg_raw(pg, "<td %s data-key=\"over_threshold\">-</td>", attrs);
+		pg_raw(pg, "<td %s data-key=\"missed_periods\" data-value=\"%.17g\">%.0f</td>"
+		       "<td %s data-key=\"dropped\" data-value=\"%.17g\">%.0f</td></tr>\n",
+		       attrs, jnum(row, "missed_periods", 0), jnum(row, "missed_periods", 0),
+		       attrs, jnum(row, "dropped", 0), jnum(row, "dropped", 0));
+	}
+	pg_raw(pg, "</table>\n");
+}
+
+/* A spike's probe: a name, or the probe id the attribution engine writes. */
+static const char *spike_probe(const json_t *e)
+{
+	const json_t *p = json_object_get(e, "probe");
+
+	if (json_is_integer(p))
+		return lw_probe_name((unsigned)json_integer_value(p));
+	return json_is_string(p) ? json_string_value(p) : "?";
+}
+
+static void latency_sections(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *probes = lw_rrun_probes(r), *p;
+	const char *name;
+	double thr = jnum(r->analysis, "threshold_ns", 0);
+
+	pg_section(pg, "latency", "Latency", probes != NULL);
+	if (!probes) {
+		pg_missing(pg, "Latency samples", "probes");
+		pg_section_end(pg);
+		return;
+	}
+	if (!strcmp(jstr(r->analysis, "source", ""), "histogram"))
+		pg_raw(pg, "<p>This run was imported from a histogram: percentiles have its bucket "
+		       "resolution and there is no latency over time.</p>\n");
+	json_object_foreach((json_t *)probes, name, p) {
+		const json_t *cpus = json_object_get(p, "cpus"), *all = json_object_get(p, "all");
+		size_t n = json_array_size(cpus), k = 0;
+		const json_t **hist = calloc(n + 1, sizeof(*hist));
+		const char **titles = calloc(n + 1, sizeof(*titles));
+		char (*tbuf)[32] = calloc(n + 1, sizeof(*tbuf)), id[64], cap[256], path[PATH_MAX];
+		struct script sc;
+		FILE *f;
+		int probe_id = lw_probe_by_name(name);
+
+		if (!hist || !titles || !tbuf) {
+			free(hist);
+			free(titles);
+			free(tbuf);
+			error("out of memory");
+			continue;
+		}
+		pg_raw(pg, "<h3>Probe ");
+		pg_text(pg, name);
+		pg_raw(pg, "</h3>\n");
+		stats_table(pg, name, p);
+		for (size_t i = 0; i < n; i++) {
+			const json_t *c = json_array_get(cpus, i);
+
+			if (!json_object_get(c, "histogram"))
+				continue;
+			hist[k] = json_object_get(c, "histogram");
+			snprintf(tbuf[k], sizeof(tbuf[k]), "CPU %" JSON_INTEGER_FORMAT,
+				 json_integer_value(json_object_get(c, "cpu")));
+			titles[k] = tbuf[k];
+			k++;
+		}
+		if (json_object_get(all, "histogram")) {
+			hist[k] = json_object_get(all, "histogram");
+			titles[k++] = "all CPUs";
+		}
+
+		/* histogram, OSADL style */
+		snprintf(id, sizeof(id), "hist-%s", name);
+		f = script_open(&sc);
+		if (f)
+			gp_histogram(f, hist, titles, k, 1);
+		snprintf(cap, sizeof(cap), "Latency histogram of probe %s, 1 us buckets, counts on a "
+			 "log scale, per CPU and all CPUs%s.", name,
+			 jnum(json_object_get(all, "histogram"), "overflow", 0) > 0 ?
+			 "; samples beyond the last bucket (overflow) are drawn at the largest" : "");
+		pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+
+		/* latency over time, from every sample */
+		if (!strcmp(jstr(r->analysis, "source", ""), "samples") && probe_id > 0) {
+			struct lw_timeline tl;
+
+			snprintf(path, sizeof(path), "%s/samples", r->path);
+			if (lw_timeline_load(&tl, path, (unsigned)probe_id, pg->o->points) < 0) {
+				pg_missing(pg, "Latency over time (the samples could not be read)", NULL);
+			} else if (tl.samples) {
+				uint64_t t0 = r->start_ns && r->start_ns <= tl.t0 ? r->start_ns : tl.t0;
+				const json_t *spk = json_object_get(json_object_get(r->analysis, "spikes"),
+								    "top"), *e;
+				size_t j;
+
+				snprintf(id, sizeof(id), "time-%s", name);
+				f = script_open(&sc);
+				for (size_t s = 0; f && s < tl.n; s++) {
+					fprintf(f, "$t%zu << EOD\n", s);
+					for (size_t b = 0; b < tl.nbuckets; b++)
+						if (tl.s[s].max[b] != UINT64_MAX)
+							fprintf(f, "%.6f %.3f\n",
+								(double)(tl.s[s].at[b] - t0) / 1e9,
+								(double)tl.s[s].max[b] / 1e3);
+					fprintf(f, "EOD\n");
+				}
+				if (f) {
+					fprintf(f, "$s << EOD\n");
+					if (json_array_size(spk)) {
+						json_array_foreach((json_t *)spk, j, e)
+							if (!strcmp(spike_probe(e), name))
+								fprintf(f, "%.6f %.3f \"%zu\"\n",
+									(jnum(e, "expected_ns", 0) -
+									 (double)t0) / 1e9,
+									jnum(e, "latency_ns", 0) / 1e3,
+									j + 1);
+					} else {
+						for (j = 0; j < tl.ntop; j++)
+							fprintf(f, "%.6f %.3f \"%zu\"\n",
+								(double)(tl.top[j].at - t0) / 1e9,
+								(double)tl.top[j].latency / 1e3, j + 1);
+					}
+					fprintf(f, "EOD\nset logscale y\nset grid\nset key outside right "
+						"top\nset xlabel \"time since the start of the run (s)\"\n"
+						"set ylabel \"latency (us), log scale\"\n"
+						"set xrange [0:%g]\n",
+						(double)(tl.t1 - t0) / 1e9 * 1.01 + 1e-3);
+					if (thr > 0)
+						fprintf(f, "set arrow from graph 0, first %g to graph 1, "
+							"first %g nohead dt 2 lc rgb \"#b00000\"\n",
+							thr / 1e3, thr / 1e3);
+					fprintf(f, "plot ");
+					for (size_t s = 0; s < tl.n; s++)
+						fprintf(f, "%s$t%zu using 1:2 with lines lw 1 title "
+							"\"CPU %d\"", s ? ", " : "", s, tl.s[s].cpu);
+					fprintf(f, ", $s using 1:2 with points pt 6 ps 1.5 lc rgb "
+						"\"#b00000\" title \"spikes\", $s using 1:2:3 with labels "
+						"offset 0,0.9 font \",9\" tc rgb \"#b00000\" notitle\n");
+				}
+				snprintf(cap, sizeof(cap), "Latency over time of probe %s: the largest "
+					 "sample of each of %zu time buckets per CPU (spikes survive), "
+					 "the top spikes circled and numbered%s.", name, tl.nbuckets,
+					 thr > 0 ? ", the threshold dashed" : "");
+				pg_figure(pg, id, script_close(&sc), 960, 380, cap);
+				lw_timeline_free(&tl);
+			}
+		}
+
+		/* cumulative distribution */
+		snprintf(id, sizeof(id), "cdf-%s", name);
+		f = script_open(&sc);
+		if (f)
+			gp_cdf(f, hist, titles, k, 1, all);
+		snprintf(cap, sizeof(cap), "Cumulative distribution of probe %s on a nines scale: "
+			 "share of samples at or below a latency; the percentiles of all CPUs marked.",
+			 name);
+		pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+		free(hist);
+		free(titles);
+		free(tbuf);
+	}
+	pg_section_end(pg);
+}
+
+/* Lanes of a spike timeline, from an event or component kind. */
+static const char *const lanes[] = { "idle", "irq", "softirq", "timer", "task", "other" };
+
+static int lane_of(const char *kind)
+{
+	static const struct { const char *kind; int lane; } map[] = {
+		{ "idle", 0 }, { "idle-exit", 0 }, { "irq", 1 }, { "irqs-off", 1 },
+		{ "softirq", 2 }, { "timer", 3 }, { "task", 4 }, { "preempt", 4 },
+		{ "non-preemptible", 4 }, { "probe", 4 },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(kind, map[i].kind))
+			return map[i].lane;
+	return 5;
+}
+
+static void spike_row(FILE *f, double a, double b, const char *kind, const char *name)
+{
+	int lane = lane_of(kind);
+
+	fprintf(f, "%g %d %g 0.3 ", (a + b) / 2, lane, fmax((b - a) / 2, 0.05));
+	lw_gp_quote(f, name && *name ? name : kind);
+	fprintf(f, " %d\n", lane + 1);
+}
+
+/* The components of a spike as "irq:eth0 12.0us, softirq:NET_RX 3.1us". */
+static void components_text(const json_t *e, char *buf, size_t len)
+{
+	const json_t *comp = json_object_get(e, "components"), *c;
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	if (json_is_string(json_object_get(e, "detail")))
+		snprintf(buf, len, "%s", jstr(e, "detail", ""));
+	else if (json_is_string(json_object_get(e, "unattributable")))
+		snprintf(buf, len, "unattributable: %s", jstr(e, "unattributable", ""));
+	else
+		json_array_foreach((json_t *)comp, i, c) {
+			n = strlen(buf);
+			if (n + 1 >= len)
+				break;
+			snprintf(buf + n, len - n, "%s%s %.1fus", i ? ", " : "", jstr(c, "cause", "?"),
+				 jnum(c, "ns", 0) / 1e3);
+		}
+}
+
+static void spikes_section(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *sp = json_object_get(r->analysis, "spikes"), *e, *causes, *top;
+	struct script sc;
+	FILE *f;
+	size_t i;
+	int have_ns;
+
+	pg_section(pg, "spikes", "Spikes and their causes", sp != NULL);
+	if (!sp) {
+		pg_missing(pg, "Spike attribution (needs the kernel trace)", "spikes");
+		pg_section_end(pg);
+		return;
+	}
+	causes = json_object_get(sp, "causes");
+	top = json_object_get(sp, "top");
+	pg_raw(pg, "<p>");
+	pg_textf(pg, "%.0f spikes", jnum(sp, "spikes_total", jnum(sp, "count", 0)));
+	if (jnum(sp, "threshold_ns", jnum(r->analysis, "threshold_ns", 0)) > 0)
+		pg_textf(pg, " above %.1f us", jnum(sp, "threshold_ns",
+						     jnum(r->analysis, "threshold_ns", 0)) / 1e3);
+	if (json_is_number(json_object_get(sp, "attributed")))
+		pg_textf(pg, ": %.0f attributed, %.0f unattributable (lost trace events, or "
+			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
+	pg_raw(pg, ".</p>\n");
+	if (json_array_size(causes)) {
+		have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
+		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
+		       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
+		json_array_foreach((json_t *)causes, i, e) {
+			pg_raw(pg, "<tr data-cause=\"");
+			pg_text(pg, jstr(e, "cause", "?"));
+			pg_raw(pg, "\"><td class=\"l\">");
+			pg_text(pg, jstr(e, "cause", "?"));
+			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", jnum(e, "count", 0),
+			       jnum(e, "count", 0));
+			if (have_ns)
+				pg_td_ns(pg, "", "ns", jnum(e, "ns", 0));
+			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+			       jnum(e, "share", 0), jnum(e, "share", 0) * 100);
+		}
+		pg_raw(pg, "</table>\n");
+		f = script_open(&sc);
+		if (f) {
+			fprintf(f, "$d << EOD\n");
+			json_array_foreach((json_t *)causes, i, e) {
+				if (i >= 16)
+					break;
+				lw_gp_quote(f, jstr(e, "cause", "?"));
+				fprintf(f, " %g\n", jnum(e, "share", 0) * 100);
+			}
+			fprintf(f, "EOD\nset style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:*]\n"
+				"set grid ytics\nset ylabel \"share (%%)\"\n"
+				"set xtics rotate by -30\nplot $d using 0:2:xtic(1) with boxes "
+				"lc rgb \"#4060a0\" notitle\n");
+		}
+		pg_figure(pg, "causes", script_close(&sc), 800, 340, have_ns ?
+			  "Share of all spike time charged to each cause (the 16 largest)." :
+			  "Share of spikes by cause.");
+	} else {
+		pg_missing(pg, "Cause breakdown", "spikes.causes");
+	}
+	if (!json_array_size(top)) {
+		pg_missing(pg, "Top spikes", "spikes.top");
+		pg_section_end(pg);
+		return;
+	}
+	pg_raw(pg, "<table class=\"top\">\n<tr><th>#</th><th class=\"l\">probe</th><th>CPU</th>"
+	       "<th>latency (us)</th><th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
+	json_array_foreach((json_t *)top, i, e) {
+		char detail[512];
+
+		components_text(e, detail, sizeof(detail));
+		pg_raw(pg, "<tr><td>%zu</td><td class=\"l\">", i + 1);
+		pg_text(pg, spike_probe(e));
+		pg_raw(pg, "</td><td>%.0f</td>", jnum(e, "cpu", -1));
+		pg_td_ns(pg, "data-spike=\"1\"", "latency_ns", jnum(e, "latency_ns", 0));
+		pg_raw(pg, "<td class=\"l\">");
+		pg_text(pg, jstr(e, "cause", "unknown"));
+		pg_raw(pg, "</td><td class=\"l\">");
+		pg_text(pg, detail);
+		pg_raw(pg, "</td></tr>\n");
+	}
+	pg_raw(pg, "</table>\n");
+	/* a timeline per top spike: what the CPU did between expiry and wake-up */
+	json_array_foreach((json_t *)top, i, e) {
+		const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
+		double x0 = jnum(e, "expected_ns", 0), lat = jnum(e, "latency_ns", 0) / 1e3, at = 0;
+		char id[32], cap[384];
+		size_t j;
+		int exact = json_array_size(tlv) > 0;
+
+		if (i >= 5)
+			break;
+		comp = json_object_get(e, "components");
+		if (!exact && !json_array_size(comp))
+			continue;
+		snprintf(id, sizeof(id), "spike-%zu", i + 1);
+		f = script_open(&sc);
+		if (!f)
+			continue;
+		fprintf(f, "$e << EOD\n");
+		if (exact) {
+			json_array_foreach((json_t *)tlv, j, ev)
+				spike_row(f, (jnum(ev, "start_ns", x0) - x0) / 1e3,
+					  (jnum(ev, "end_ns", x0) - x0) / 1e3, jstr(ev, "kind", "other"),
+					  jstr(ev, "name", ""));
+		} else {
+			/* components in the order they were first charged; each lasts
+			 * what was charged to it, so the bar ends at the wake-up */
+			if (json_is_integer(json_object_get(e, "idle_since_ns")))
+				spike_row(f, (jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0, "idle",
+					  " ");
+			json_array_foreach((json_t *)comp, j, ev) {
+				double d = jnum(ev, "ns", 0) / 1e3;
+
+				spike_row(f, at, at + d, jstr(ev, "kind", "other"), jstr(ev, "cause", ""));
+				at += d;
+			}
+		}
+		fprintf(f, "EOD\nset ytics (");
+		for (int l = 0; l < 6; l++)
+			fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
+		fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
+			"set xlabel \"us after the expected wake-up\"\nset offsets graph 0.02, graph 0.02, 0, 0\n"
+			"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
+			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
+			lat);
+		if (json_is_integer(json_object_get(e, "woken_ns")))
+			fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#2060c0\" "
+				"dt 3\nset label \"woken\" at %g, graph 0.96 left offset 0.3,0 tc rgb "
+				"\"#2060c0\"\n", (jnum(e, "woken_ns", 0) - x0) / 1e3,
+				(jnum(e, "woken_ns", 0) - x0) / 1e3, (jnum(e, "woken_ns", 0) - x0) / 1e3);
+		fprintf(f, "plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
+			"$e using 1:2:5 with labels font \",8\" notitle\n");
+		snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); %s "
+			 "between the expected expiry (dashed) and the wake-up%s.", i + 1,
+			 jnum(e, "cpu", -1), lat, "idle state, IRQs, softirqs, timers and tasks",
+			 exact ? "" : " (each cause lasts the time charged to it, in the order first "
+			 "charged)");
+		pg_figure(pg, id, script_close(&sc), 960, 280, cap);
+	}
+	pg_section_end(pg);
+}
+
+/*
+ * Residency per CPU as [{"cpu", "states": [{"state", "share"}]}]: from
+ * idle.residency as is, else from RUN/idle.json's shape (power/idle.h) that
+ * analyze copies into analysis.json: the traced part when there is one,
+ * else the cpuidle counters.  A new reference, or NULL.
+ */
+static json_t *idle_residency(const json_t *idle, const char **src)
+{
+	const json_t *part, *c, *st;
+	json_t *out;
+	size_t i, j;
+
+	*src = "";
+	if (json_array_size(json_object_get(idle, "residency")))
+		return json_incref(json_object_get(idle, "residency"));
+	part = json_object_get(idle, "trace");
+	*src = "traced cpu_idle events";
+	if (!json_array_size(json_object_get(part, "cpus"))) {
+		part = json_object_get(idle, "sysfs");
+		*src = "cpuidle counters read at the start and the end";
+	}
+	if (!json_array_size(json_object_get(part, "cpus")))
+		return NULL;
+	out = json_array();
+	json_array_foreach(json_object_get(part, "cpus"), i, c) {
+		json_t *states = json_array();
+
+		json_array_foreach(json_object_get(c, "states"), j, st)
+			json_array_append_new(states, json_pack("{s:s, s:f}", "state",
+				jstr(st, "name", "?"), "share", jnum(st, "residency", 0)));
+		if (json_is_number(json_object_get(c, "active")))
+			json_array_append_new(states, json_pack("{s:s, s:f}", "state", "running",
+				"share", jnum(c, "active", 0)));
+		json_array_append_new(out, json_pack("{s:O, s:o}", "cpu", json_object_get(c, "cpu"),
+						     "states", states));
+	}
+	return out;
+}
+
+static void idle_section(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *idle = json_object_get(r->analysis, "idle"), *by, *e, *st;
+	json_t *res;
+	const char *res_src;
+	char cap[256];
+	struct script sc;
+	FILE *f;
+	size_t i, j;
+
+	by = json_object_get(idle, "by_state");
+	res = idle_residency(idle, &res_src);
+	pg_section(pg, "idle", "Idle states", json_array_size(by) || json_array_size(res));
+	pg_raw(pg, "<h3>Latency by idle state woken from</h3>\n");
+	if (json_array_size(by)) {
+		pg_raw(pg, "<table class=\"by-state\">\n<tr><th class=\"l\">probe</th>"
+		       "<th class=\"l\">idle state</th><th>wake-ups</th><th>p50 (us)</th>"
+		       "<th>p99 (us)</th><th>max (us)</th></tr>\n");
+		json_array_foreach((json_t *)by, i, e) {
+			pg_raw(pg, "<tr><td class=\"l\">");
+			pg_text(pg, jstr(e, "probe", "?"));
+			pg_raw(pg, "</td><td class=\"l\">");
+			pg_text(pg, jstr(e, "state", "?"));
+			pg_raw(pg, "</td><td>%.0f</td>", jnum(e, "count", 0));
+			pg_td_ns(pg, "", "p50_ns", jnum(e, "p50_ns", 0));
+			pg_td_ns(pg, "", "p99_ns", jnum(e, "p99_ns", 0));
+			pg_td_ns(pg, "", "max_ns", jnum(e, "max_ns", 0));
+			pg_raw(pg, "</tr>\n");
+		}
+		pg_raw(pg, "</table>\n");
+		f = script_open(&sc);
+		if (f) {
+			fprintf(f, "$d << EOD\n");
+			json_array_foreach((json_t *)by, i, e) {
+				char lbl[96];
+
+				snprintf(lbl, sizeof(lbl), "%s %s", jstr(e, "probe", "?"),
+					 jstr(e, "state", "?"));
+				lw_gp_quote(f, lbl);
+				fprintf(f, " %g %g %g\n", jnum(e, "p50_ns", 0) / 1e3,
+					jnum(e, "p99_ns", 0) / 1e3, jnum(e, "max_ns", 0) / 1e3);
+			}
+			fprintf(f, "EOD\nset style data histogram\nset style histogram cluster gap 1\n"
+				"set style fill solid 0.7\nset logscale y\nset yrange [0.1:*]\n"
+				"set grid ytics\nset ylabel \"latency (us), log scale\"\n"
+				"plot $d using 2:xtic(1) title \"p50\", '' using 3 title \"p99\", "
+				"'' using 4 title \"max\"\n");
+		}
+		pg_figure(pg, "idle-latency", script_close(&sc), 800, 340,
+			  "Wake-up latency by the idle state the CPU was woken from.");
+	} else {
+		pg_missing(pg, "Latency by idle state (needs the kernel trace)", "idle.by_state");
+	}
+	pg_raw(pg, "<h3>Idle residency per CPU</h3>\n");
+	if (json_array_size(res)) {
+		/* state names in order of first appearance */
+		const char *names[16];
+		size_t nn = 0;
+
+		json_array_foreach((json_t *)res, i, e)
+			json_array_foreach(json_object_get(e, "states"), j, st) {
+				size_t k;
+				const char *s = jstr(st, "state", "?");
+
+				for (k = 0; k < nn && strcmp(names[k], s); k++)
+					;
+				if (k == nn && nn < 16)
+					names[nn++] = s;
+			}
+		pg_raw(pg, "<table class=\"residency\">\n<tr><th>CPU</th>");
+		for (size_t k = 0; k < nn; k++)
+			pg_th(pg, names[k]);
+		pg_raw(pg, "</tr>\n");
+		f = script_open(&sc);
+		if (f)
+			fprintf(f, "$d << EOD\n");
+		json_array_foreach((json_t *)res, i, e) {
+			pg_raw(pg, "<tr><th>%.0f</th>", jnum(e, "cpu", -1));
+			if (f)
+				fprintf(f, "\"CPU %.0f\"", jnum(e, "cpu", -1));
+			for (size_t k = 0; k < nn; k++) {
+				double share = 0;
+
+				json_array_foreach(json_object_get(e, "states"), j, st)
+					if (!strcmp(jstr(st, "state", "?"), names[k]))
+						share = jnum(st, "share", 0);
+				pg_raw(pg, "<td>%.1f %%</td>", share * 100);
+				if (f)
+					fprintf(f, " %g", share * 100);
+			}
+			pg_raw(pg, "</tr>\n");
+			if (f)
+				fprintf(f, "\n");
+		}
+		pg_raw(pg, "</table>\n");
+		if (f) {
+			fprintf(f, "EOD\nset style data histogram\nset style histogram rowstacked\n"
+				"set style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:100]\n"
+				"set ylabel \"time in state (%%)\"\nset key outside right\nplot ");
+			for (size_t k = 0; k < nn; k++) {
+				fprintf(f, "%s$d using %zu%s title ", k ? ", " : "", k + 2,
+					k ? "" : ":xtic(1)");
+				lw_gp_quote(f, names[k]);
+			}
+			fprintf(f, "\n");
+		}
+		snprintf(cap, sizeof(cap), "Share of the run each CPU spent in each idle state%s%s%s.",
+			 *res_src ? " (from " : "", res_src, *res_src ? ")" : "");
+		pg_figure(pg, "residency", script_close(&sc), 800, 340, cap);
+	} else {
+		pg_missing(pg, "Idle residency", "idle.sysfs or idle.trace");
+	}
+	json_decref(res);
+	pg_section_end(pg);
+}
+
+static void power_cell(struct page *pg, double v)
+{
+	if (isnan(v))
+		pg_raw(pg, "<td>-</td>");
+	else
+		pg_raw(pg, "<td data-value=\"%.17g\">%.1f</td>", v, v);
+}
+
+/* Power over time from RUN/power: per rail, at most @points points (the
+ * mean of each time bucket). */
+static int power_series(FILE *f, const struct lw_rrun *r, size_t points, uint64_t t0)
+{
+	char path[PATH_MAX];
+	struct lw_power_data *d;
+	int nplot = 0, q;
+
+	snprintf(path, sizeof(path), "%s/power", r->path);
+	if (access(path, F_OK) < 0)
+		return 0;
+	q = lw_set_quiet(1);
+	d = lw_power_read(path);
+	lw_set_quiet(q);
+	if (!d)
+		return -1;
+	for (int i = 0; i < d->nrail; i++) {
+		const struct lw_power_rail *rl = &d->rail[i];
+		size_t per = rl->n > points ? (rl->n + points - 1) / points : 1;
+
+		fprintf(f, "$p%d << EOD\n", i);
+		for (size_t k = 0; k < rl->n; k += per) {
+			double sum = 0, ts = 0;
+			size_t m = 0;
+
+			for (size_t j = k; j < k + per && j < rl->n; j++)
+				if (!isnan(rl->pt[j].w)) {
+					sum += rl->pt[j].w;
+					ts += (double)rl->pt[j].ts;
+					m++;
+				}
+			if (rl->pt[k].after_gap)
+				fprintf(f, "\n");	/* a gap: break the line */
+			if (m)
+				fprintf(f, "%.6f %g\n", (ts / (double)m - (double)t0) / 1e9,
+					sum / (double)m * 1e3);
+		}
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "set grid\nset key outside right top\nset xlabel \"time since the start of the run "
+		"(s)\"\nset ylabel \"power (mW)\"\nplot ");
+	for (int i = 0; i < d->nrail; i++) {
+		const struct lw_power_rail *rl = &d->rail[i];
+		char t[256];
+		int est = rl->flags & LW_RAIL_ESTIMATED;
+
+		if (!rl->n)
+			continue;
+		snprintf(t, sizeof(t), "%s (%s)", rl->name, est ? "estimated" : "measured");
+		fprintf(f, "%s$p%d using 1:2 with lines lw 1.5 %s title ", nplot ? ", " : "", i,
+			est ? "dt 2" : "");
+		lw_gp_quote(f, t);
+		nplot++;
+	}
+	fprintf(f, "\n");
+	lw_power_data_free(d);
+	return nplot;
+}
+
+static void power_section(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *pw = json_object_get(r->analysis, "power"), *rails, *e, *pt, *tot;
+	struct script sc;
+	FILE *f;
+	size_t i, j;
+	int series = 0, n;
+
+	rails = json_object_get(pw, "rails");
+	tot = json_object_get(pw, "total");
+	pg_section(pg, "power", "Power", json_array_size(rails) > 0);
+	if (!json_array_size(rails)) {
+		pg_missing(pg, "Power (no sensor, and no trace for the energy model)", "power.rails");
+		pg_section_end(pg);
+		return;
+	}
+	if (json_is_number(json_object_get(tot, "average_w")))
+		pg_raw(pg, "<p id=\"power-total\" data-value=\"%.17g\">Board total: %.1f mW average, "
+		       "%.3f J over %.1f s (%s).</p>\n", jnum(tot, "average_w", 0) * 1e3,
+		       jnum(tot, "average_w", 0) * 1e3, jnum(tot, "energy_j", 0),
+		       jnum(tot, "duration_s", 0), json_is_true(json_object_get(pw, "estimated")) ?
+		       "estimated" : "measured");
+	pg_raw(pg, "<table class=\"rails\">\n<tr><th class=\"l\">rail</th><th class=\"l\">measured or "
+	       "estimated</th><th class=\"l\">source</th><th>mean (mW)</th><th>min (mW)</th>"
+	       "<th>max (mW)</th><th>energy (mJ)</th></tr>\n");
+	json_array_foreach((json_t *)rails, i, e) {
+		double mj = json_is_number(json_object_get(e, "energy_j")) ? jnum(e, "energy_j", 0) * 1e3
+			: json_is_number(json_object_get(e, "energy_mj")) ? jnum(e, "energy_mj", 0) : NAN;
+
+		pg_raw(pg, "<tr data-rail=\"");
+		pg_text(pg, jstr(e, "name", "?"));
+		pg_raw(pg, "\" data-kind=\"%s\"><td class=\"l\">", rail_kind(e));
+		pg_text(pg, jstr(e, "name", "?"));
+		pg_raw(pg, "</td><td class=\"l\">%s</td><td class=\"l\">", rail_kind(e));
+		pg_text(pg, json_object_get(e, "kind") ? jstr(e, "source", "") : "");
+		pg_raw(pg, "</td>");
+		power_cell(pg, rail_mw(e, "average_w", "mean_mw"));
+		power_cell(pg, rail_mw(e, "min_w", "min_mw"));
+		power_cell(pg, rail_mw(e, "max_w", "max_mw"));
+		power_cell(pg, mj);
+		pg_raw(pg, "</tr>\n");
+		series |= json_array_size(json_object_get(e, "series")) > 0;
+	}
+	pg_raw(pg, "</table>\n");
+	f = script_open(&sc);
+	if (!f) {
+		pg_section_end(pg);
+		return;
+	}
+	n = power_series(f, r, pg->o->points, r->start_ns);
+	if (n <= 0 && series) {		/* series given inline in analysis.json */
+		fclose(f);
+		free(sc.buf);
+		f = script_open(&sc);
+		if (!f) {
+			pg_section_end(pg);
+			return;
+		}
+		n = 0;
+		json_array_foreach((json_t *)rails, i, e) {
+			fprintf(f, "$p%zu << EOD\n", i);
+			json_array_foreach(json_object_get(e, "series"), j, pt)
+				fprintf(f, "%.6f %g\n",
+					(json_number_value(json_array_get(pt, 0)) - (double)r->start_ns) / 1e9,
+					json_number_value(json_array_get(pt, 1)));
+			fprintf(f, "EOD\n");
+		}
+		fprintf(f, "set grid\nset key outside right top\nset xlabel \"time since the start of "
+			"the run (s)\"\nset ylabel \"power (mW)\"\nplot ");
+		json_array_foreach((json_t *)rails, i, e) {
+			char t[256];
+
+			snprintf(t, sizeof(t), "%s (%s)", jstr(e, "name", "?"), rail_kind(e));
+			fprintf(f, "%s$p%zu using 1:2 with lines lw 1.5 %s title ", i ? ", " : "", i,
+				strcmp(rail_kind(e), "measured") ? "dt 2" : "");
+			lw_gp_quote(f, t);
+			n++;
+		}
+		fprintf(f, "\n");
+	}
+	if (n <= 0) {
+		fclose(f);
+		free(sc.buf);
+		pg_missing(pg, n < 0 ? "Power over time (RUN/power could not be read)" :
+			   "Power over time (no RUN/power)", NULL);
+		pg_section_end(pg);
+		return;
+	}
+	pg_figure(pg, "power", script_close(&sc), 960, 360,
+		  "Power over time per rail: measured rails solid, estimated (energy model) dashed.");
+	pg_section_end(pg);
+}
+
+static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *t = json_object_get(r->analysis, "tradeoff"), *pts, *e;
+	double rec = jnum(t, "recommended_pm_qos_us", -1);
+	struct script sc;
+	char cap[256];
+	FILE *f;
+	size_t i;
+
+	pts = json_object_get(t, "points");
+	pg_section(pg, "tradeoff", "Latency and power trade-off", json_array_size(pts) > 0);
+	if (!json_array_size(pts)) {
+		pg_missing(pg, "Latency-power trade-off (a PM QoS sweep)", "tradeoff.points");
+		pg_section_end(pg);
+		return;
+	}
+	pg_raw(pg, "<p id=\"recommended\" data-value=\"%g\">", rec);
+	if (rec >= 0)
+		pg_textf(pg, "Recommended PM QoS: %g us. %s", rec, jstr(t, "reason", ""));
+	else
+		pg_text(pg, "No PM QoS value is recommended.");
+	pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS</th><th>%s latency (us)"
+	       "</th><th>power (mW)</th></tr>\n", jstr(t, "stat", "p99"));
+	f = script_open(&sc);
+	if (f)
+		fprintf(f, "$d << EOD\n");
+	json_array_foreach((json_t *)pts, i, e) {
+		double q = jnum(e, "pm_qos_us", -1);
+		char qs[32];
+
+		/* 2000000000 us is the kernel's "no constraint" */
+		if (q >= 2e9)
+			snprintf(qs, sizeof(qs), "none");
+		else
+			snprintf(qs, sizeof(qs), "%.0f us", q);
+		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
+		       " class=\"recommended\"" : "", q, qs);
+		pg_td_ns(pg, "", "latency_ns", jnum(e, "latency_ns", 0));
+		pg_raw(pg, "<td>%.1f</td></tr>\n", jnum(e, "power_mw", 0));
+		if (f)
+			fprintf(f, "%g %g \"%s\" %d\n", jnum(e, "power_mw", 0),
+				jnum(e, "latency_ns", 0) / 1e3, qs, q == rec);
+	}
+	pg_raw(pg, "</table>\n");
+	if (f)
+		fprintf(f, "EOD\nset grid\nset xlabel \"average power (mW)\"\nset ylabel \"%s latency "
+			"(us), log scale\"\nset logscale y\nset offsets graph 0.05, graph 0.1, graph 0.1, "
+			"graph 0.1\nplot $d using 1:2 with linespoints pt 7 lc rgb \"#4060a0\" title "
+			"\"PM QoS setting\", $d using 1:2:3 with labels offset 0,1 font \",9\" notitle, "
+			"$d using 1:($4 > 0 ? $2 : 1/0) with points pt 6 ps 3 lw 2 lc rgb \"#b00000\" title "
+			"\"recommended\"\n", jstr(t, "stat", "p99"));
+	snprintf(cap, sizeof(cap), "Latency against power for each PM QoS value; the recommended "
+		 "value circled.");
+	pg_figure(pg, "tradeoff", script_close(&sc), 800, 380, cap);
+	pg_section_end(pg);
+}
+
+/* A deadline miss: when, on which CPU, how late, and what caused it. */
+struct miss {
+	const char *workload;
+	double t_ns, late_ns;
+	int cpu;
+	char cause[160], detail[160];
+};
+
+/* The cause of a miss: its own "cause", else the top spike on its CPU whose
+ * window [expected, expected + latency] overlaps the miss's [t, t + late]. */
+static void match_cause(struct miss *m, const json_t *ev, const json_t *spikes)
+{
+	const json_t *e;
+	size_t i;
+
+	if (json_is_string(json_object_get(ev, "cause"))) {
+		snprintf(m->cause, sizeof(m->cause), "%s", jstr(ev, "cause", ""));
+		return;
+	}
+	json_array_foreach((json_t *)spikes, i, e) {
+		double a = jnum(e, "expected_ns", -1), b = a + jnum(e, "latency_ns", 0);
+
+		if (m->cpu >= 0 && jnum(e, "cpu", -2) != m->cpu)
+			continue;
+		if (a <= m->t_ns + fmax(m->late_ns, 0) && b >= m->t_ns) {
+			snprintf(m->cause, sizeof(m->cause), "%s (spike %zu)",
+				 jstr(e, "cause", "unknown"), i + 1);
+			return;
+		}
+	}
+	snprintf(m->cause, sizeof(m->cause), "%s", json_array_size(spikes) ?
+		 "no top spike at that moment" : "not attributed (no spike attribution)");
+}
+
+/* Every listed miss of a workload: "events" [{t_ns, cause, detail}], or
+ * workloads/summary.c's "xrun_list" / "dropped_list". */
+static size_t collect_misses(const char *name, const json_t *w, const json_t *spikes,
+			     struct miss *out, size_t max)
+{
+	const json_t *list = json_object_get(w, "events"), *ev;
+	size_t i, n = 0;
+	int kind = 0;
+
+	if (!list) {
+		list = json_object_get(w, "xrun_list");
+		kind = 1;
+	}
+	if (!list) {
+		list = json_object_get(w, "dropped_list");
+		kind = 2;
+	}
+	json_array_foreach((json_t *)list, i, ev) {
+		struct miss *m = &out[n];
+
+		if (n == max)
+			break;
+		memset(m, 0, sizeof(*m));
+		m->workload = name;
+		m->cpu = (int)jnum(ev, "cpu", -1);
+		m->late_ns = jnum(ev, "lateness_ns", 0);
+		if (kind == 0) {
+			m->t_ns = jnum(ev, "t_ns", 0);
+			snprintf(m->detail, sizeof(m->detail), "%s", jstr(ev, "detail", ""));
+		} else if (kind == 1) {
+			m->t_ns = jnum(ev, "boundary_ns", 0);
+			snprintf(m->detail, sizeof(m->detail), "period %.0f, stream %.0f, CPU %d, %.1f us "
+				 "late%s", jnum(ev, "period", 0), jnum(ev, "stream", 0), m->cpu,
+				 m->late_ns / 1e3, json_is_true(json_object_get(ev, "skipped")) ?
+				 ", skipped" : "");
+		} else {
+			m->t_ns = jnum(ev, "vsync_ns", 0);
+			snprintf(m->detail, sizeof(m->detail), "frame %.0f, CPU %d, %.1f us late%s",
+				 jnum(ev, "frame", 0), m->cpu, m->late_ns / 1e3,
+				 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
+		}
+		match_cause(m, ev, spikes);
+		n++;
+	}
+	return n;
+}
+
+#define MAX_MISSES 200
+
+static void workloads_section(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *wl = json_object_get(r->analysis, "workloads"), *w;
+	const json_t *spikes = json_object_get(json_object_get(r->analysis, "spikes"), "top");
+	struct miss *ms = calloc(MAX_MISSES, sizeof(*ms));
+	struct script sc;
+	const char *name;
+	FILE *f;
+	size_t nm = 0, lane = 0, nlanes = 0;
+
+	pg_section(pg, "workloads", "Workloads", json_object_size(wl) > 0);
+	if (!json_object_size(wl) || !ms) {
+		pg_missing(pg, "Workloads (audio xruns, video drops)", "workloads");
+		pg_section_end(pg);
+		free(ms);
+		return;
+	}
+	pg_raw(pg, "<table class=\"workloads\">\n<tr><th class=\"l\">workload</th><th class=\"l\">"
+	       "kind</th><th>periods or frames</th><th>deadline misses</th></tr>\n");
+	json_object_foreach((json_t *)wl, name, w) {
+		double miss = lw_workload_misses(w), total = lw_workload_total(w);
+		const char *kind = lw_workload_kind(w, name);
+
+		pg_raw(pg, "<tr data-workload=\"");
+		pg_text(pg, name);
+		pg_raw(pg, "\"><td class=\"l\">");
+		pg_text(pg, name);
+		pg_raw(pg, "</td><td class=\"l\">");
+		pg_text(pg, kind);
+		if (total >= 0)
+			pg_raw(pg, "</td><td>%.0f</td>", total);
+		else
+			pg_raw(pg, "</td><td>-</td>");
+		if (miss >= 0)
+			pg_raw(pg, "<td data-value=\"%.17g\">%.0f %s</td></tr>\n", miss, miss,
+			       !strcmp(kind, "audio") ? "xruns" : !strcmp(kind, "video") ?
+			       "dropped frames" : "misses");
+		else
+			pg_raw(pg, "<td>-</td></tr>\n");
+		nm += collect_misses(name, w, spikes, ms + nm, MAX_MISSES - nm);
+	}
+	pg_raw(pg, "</table>\n");
+	if (!nm) {
+		pg_raw(pg, "<p>No xrun or dropped frame listed in this run.</p>\n");
+		pg_section_end(pg);
+		free(ms);
+		return;
+	}
+	pg_raw(pg, "<table class=\"misses\">\n<tr><th class=\"l\">workload</th><th>time (s)</th>"
+	       "<th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
+	for (size_t i = 0; i < nm; i++) {
+		pg_raw(pg, "<tr><td class=\"l\">");
+		pg_text(pg, ms[i].workload);
+		pg_raw(pg, "</td><td>%.3f</td><td class=\"l\">", (ms[i].t_ns - (double)r->start_ns) / 1e9);
+		pg_text(pg, ms[i].cause);
+		pg_raw(pg, "</td><td class=\"l\">");
+		pg_text(pg, ms[i].detail);
+		pg_raw(pg, "</td></tr>\n");
+	}
+	pg_raw(pg, "</table>\n");
+	f = script_open(&sc);
+	if (f) {
+		fprintf(f, "$d << EOD\n");
+		for (size_t i = 0; i < nm; i++) {
+			if (i && strcmp(ms[i].workload, ms[i - 1].workload))
+				lane++;
+			fprintf(f, "%.6f %zu ", (ms[i].t_ns - (double)r->start_ns) / 1e9, lane);
+			lw_gp_quote(f, ms[i].cause);
+			fprintf(f, "\n");
+		}
+		nlanes = lane + 1;
+		fprintf(f, "EOD\nset grid\nset xlabel \"time since the start of the run (s)\"\n"
+			"set yrange [-0.7:%zu.95]\nset ytics (", nlanes - 1);
+		lane = 0;
+		for (size_t i = 0; i < nm; i++)
+			if (!i || strcmp(ms[i].workload, ms[i - 1].workload)) {
+				fprintf(f, "%s", lane ? ", " : "");
+				lw_gp_quote(f, ms[i].workload);
+				fprintf(f, " %zu", lane++);
+			}
+		fprintf(f, ")\n");
+		if (jnum(r->manifest, "duration_ns", 0) > 0)
+			fprintf(f, "set xrange [0:%g]\n", jnum(r->manifest, "duration_ns", 0) / 1e9);
+		fprintf(f, "set offsets graph 0.02, graph 0.02, 0, 0\n"
+			"plot $d using 1:($2 - 0.3):(0):(0.6) with vectors nohead lw 2 "
+			"lc rgb \"#b00000\" notitle, "
+			"$d using 1:2:3 with labels rotate by 30 left offset 0.3,0.3 font \",8\" "
+			"notitle, $d using 1:2 with points pt 7 lc rgb \"#b00000\" notitle\n");
+	}
+	pg_figure(pg, "workloads", script_close(&sc), 960, 100 + 60 * (int)nlanes,
+		  "Audio xruns and dropped video frames over time, each labelled with its cause "
+		  "(the top spike on the same CPU at that moment, when the run was attributed).");
+	free(ms);
+	pg_section_end(pg);
+}
+
+int lw_report_html_run(FILE *out, const struct lw_rrun *r, const struct lw_checks *cs,
+		       const struct lw_report_opts *o)
+{
+	struct page pg = { .f = out, .o = o };
+	char title[256];
+
+	snprintf(title, sizeof(title), "latwatt report: %s, %s", lw_rrun_str(r, "board"),
+		 lw_rrun_str(r, "kernel_release"));
+	pg_begin(&pg, title);
+	header(&pg, r, cs);
+	latency_sections(&pg, r);
+	spikes_section(&pg, r);
+	idle_section(&pg, r);
+	power_section(&pg, r);
+	tradeoff_section(&pg, r);
+	workloads_section(&pg, r);
+	pg_section(&pg, "budgets", "Budgets", cs->n > 0);
+	if (lw_checks_count(cs, LW_PASS) + lw_checks_count(cs, LW_FAIL) + lw_checks_count(cs, LW_SKIP))
+		lw_report_checks_table(&pg, cs, "budgets");
+	else
+		pg_raw(&pg, "<p class=\"missing\">No budgets: give some with --budget (e.g. "
+		       "p99&lt;100us) or in the board file.</p>\n");
+	pg_section_end(&pg);
+	pg_end(&pg);
+	if (fflush(out) == EOF || ferror(out))
+		return error_errno("cannot write the report");
+	if (pg.failed)
+		warning("%d plot%s could not be drawn (see the report)", pg.failed,
+			pg.failed > 1 ? "s" : "");
+	return 0;
+}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The HTML page (well-formed XML, inline SVG, no external resource) and the
+ * histogram and distribution plots both kinds of report draw. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/stats.h"
+#include "reports/page.h"
+
+static const char css[] =
+"body{font-family:sans-serif;margin:1.5em auto;max-width:75em;color:#222;padding:0 1em}\n"
+"h1{font-size:1.5em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;margin-top:1.6em}\n"
+"table{border-collapse:collapse;margin:.6em 0}\n"
+"th,td{border:1px solid #ccc;padding:.15em .5em;text-align:right;font-variant-numeric:tabular-nums}\n"
+"th{background:#f0f0f0}td.l,th.l{text-align:left}\n"
+"table.kv td{text-align:left}table.kv td:first-child{font-weight:bold;white-space:nowrap}\n"
+"code,.mono{font-family:monospace;word-break:break-all}\n"
+"figure{margin:1em 0}figcaption{font-size:.9em;color:#555}\n"
+"svg.plot{max-width:100%;height:auto;border:1px solid #eee}\n"
+".pass{color:#060;font-weight:bold}.fail{color:#b00;font-weight:bold}.skip{color:#777}\n"
+".missing,.noplot{color:#777;font-style:italic}\n"
+".verdict{font-size:1.2em;padding:.3em .6em;display:inline-block;border-radius:.2em}\n"
+".verdict.pass{background:#e3f5e3}.verdict.fail{background:#fbe3e3}.verdict.skip{background:#eee}\n"
+"td.worse{background:#fbe3e3}td.better{background:#e3f5e3}\n";
+
+void pg_text(struct page *pg, const char *s)
+{
+	lw_xml_escape(pg->f, s ? s : "");
+}
+
+void pg_textf(struct page *pg, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0) {
+		lw_xml_escape(pg->f, s);
+		free(s);
+	}
+	va_end(ap);
+}
+
+void pg_raw(struct page *pg, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(pg->f, fmt, ap);
+	va_end(ap);
+}
+
+void pg_begin(struct page *pg, const char *title)
+{
+	pg_raw(pg, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n"
+	       "<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"generator\" content=\"latwatt %s\"/>\n"
+	       "<title>", LW_VERSION);
+	pg_text(pg, title);
+	pg_raw(pg, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", css);
+	pg_text(pg, title);
+	pg_raw(pg, "</h1>\n");
+	if (!pg->o->plots)
+		pg_raw(pg, "<p class=\"noplot\" id=\"noplots\">Plots need gnuplot, which is not on "
+		       "PATH (Debian: gnuplot-nox); the tables hold every figure.</p>\n");
+}
+
+void pg_end(struct page *pg)
+{
+	pg_raw(pg, "<footer><p class=\"missing\">latwatt %s report; plots drawn by gnuplot; "
+	       "all times on CLOCK_MONOTONIC.</p></footer>\n</body>\n</html>\n", LW_VERSION);
+}
+
+void pg_section(struct page *pg, const char *id, const char *title, int recorded)
+{
+	pg_raw(pg, "<section id=\"%s\" data-section=\"%s\" data-state=\"%s\">\n<h2>", id, id,
+	       recorded ? "recorded" : "not-recorded");
+	pg_text(pg, title);
+	pg_raw(pg, "</h2>\n");
+}
+
+void pg_section_end(struct page *pg)
+{
+	pg_raw(pg, "</section>\n");
+}
+
+void pg_missing(struct page *pg, const char *what, const char *keys)
+{
+	pg_raw(pg, "<p class=\"missing\">");
+	pg_textf(pg, "%s: not recorded in this run", what);
+	if (keys) {
+		pg_raw(pg, " (analysis.json has no <code>");
+		pg_text(pg, keys);
+		pg_raw(pg, "</code>)");
+	}
+	pg_raw(pg, ".</p>\n");
+}
+
+void pg_figure(struct page *pg, const char *id, char *script, int w, int h, const char *caption)
+{
+	char *svg = NULL;
+
+	pg_raw(pg, "<figure id=\"fig-%s\">\n", id);
+	if (pg->o->plots && script) {
+		svg = lw_gnuplot_svg(script, id, w, h);
+		if (svg) {
+			fputs(svg, pg->f);
+			fputc('\n', pg->f);
+			pg->nplots++;
+		} else {
+			pg->failed++;
+			pg_raw(pg, "<p class=\"noplot\" data-plot=\"%s\">", id);
+			pg_textf(pg, "Plot not drawn: %s", lw_last_error());
+			pg_raw(pg, "</p>\n");
+		}
+	} else {
+		pg_raw(pg, "<p class=\"noplot\" data-plot=\"%s\">Plot not drawn: plots need gnuplot."
+		       "</p>\n", id);
+	}
+	pg_raw(pg, "<figcaption>");
+	pg_text(pg, caption);
+	pg_raw(pg, "</figcaption>\n</figure>\n");
+	free(svg);
+	free(script);
+}
+
+void pg_th(struct page *pg, const char *s)
+{
+	pg_raw(pg, "<th>");
+	pg_text(pg, s);
+	pg_raw(pg, "</th>");
+}
+
+void pg_td(struct page *pg, const char *s)
+{
+	pg_raw(pg, "<td>");
+	pg_text(pg, s);
+	pg_raw(pg, "</td>");
+}
+
+void pg_kv(struct page *pg, const char *key, const char *value)
+{
+	pg_raw(pg, "<tr><td>");
+	pg_text(pg, key);
+	pg_raw(pg, "</td><td>");
+	pg_text(pg, value);
+	pg_raw(pg, "</td></tr>\n");
+}
+
+void pg_td_ns(struct page *pg, const char *attrs, const char *key, double ns)
+{
+	char us[32];
+
+	pg_raw(pg, "<td %s data-key=\"%s\" data-value=\"%.17g\">%s</td>", attrs, key, ns,
+	       lw_fmt_us(ns, us, sizeof(us)));
+}
+
+double jnum(const json_t *o, const char *key, double dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+const char *jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
+/* A rail's figure in mW: "average_w" etc. (power/power.h's summary), or
+ * "mean_mw" etc.; NAN when absent. */
+double rail_mw(const json_t *rail, const char *w_key, const char *mw_key)
+{
+	if (json_is_number(json_object_get(rail, w_key)))
+		return jnum(rail, w_key, 0) * 1e3;
+	if (json_is_number(json_object_get(rail, mw_key)))
+		return jnum(rail, mw_key, 0);
+	return NAN;
+}
+
+const char *rail_kind(const json_t *rail)
+{
+	const char *k = jstr(rail, "kind", NULL);
+
+	if (!k)
+		k = jstr(rail, "source", "unlabelled");
+	return strcmp(k, "measured") && strcmp(k, "estimated") ? "unlabelled" : k;
+}
+
+FILE *script_open(struct script *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->f = open_memstream(&s->buf, &s->len);
+	if (!s->f)
+		error_errno("cannot build a plot script");
+	return s->f;
+}
+
+char *script_close(struct script *s)
+{
+	if (!s->f)
+		return NULL;
+	if (fclose(s->f) != 0) {
+		free(s->buf);
+		return NULL;
+	}
+	return s->buf;
+}
+
+/* ---- histogram and distribution ------------------------------------- */
+
+/* Buckets of an analysis.json histogram: [[index, count], ...] sorted. */
+static const json_t *buckets(const json_t *h)
+{
+	return json_object_get(h, "buckets");
+}
+
+static double hist_max_us(const json_t *h)
+{
+	const json_t *b = buckets(h);
+	size_t n = json_array_size(b);
+	double m = 0;
+
+	if (n)
+		m = (double)json_integer_value(json_array_get(json_array_get(b, n - 1), 0)) + 1;
+	if (jnum(h, "overflow", 0) > 0)
+		m = fmax(m, jnum(h, "overflow_max_ns", 0) / 1e3);
+	return m * jnum(h, "bucket_ns", 1000) / 1000;
+}
+
+static double hist_p_us(const json_t *h, double q)
+{
+	const json_t *b = buckets(h), *e;
+	double total = jnum(h, "total", 0), cum = 0, bw = jnum(h, "bucket_ns", 1000) / 1e3;
+	size_t i;
+
+	json_array_foreach((json_t *)b, i, e) {
+		cum += (double)json_integer_value(json_array_get(e, 1));
+		if (cum >= q / 100.0 * total)
+			return ((double)json_integer_value(json_array_get(e, 0)) + 1) * bw;
+	}
+	return hist_max_us(h);
+}
+
+void gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+		  int bold_last)
+{
+	double xmax = 1, p99 = 0;
+	int logx;
+
+	for (size_t s = 0; s < n; s++) {
+		xmax = fmax(xmax, hist_max_us(hist[s]));
+		p99 = fmax(p99, hist_p_us(hist[s], 99));
+	}
+	/* OSADL plots are linear; a tail 10 times beyond p99 gets a log axis */
+	logx = xmax > 10 * fmax(p99, 1);
+	for (size_t s = 0; s < n; s++) {
+		const json_t *b = buckets(hist[s]), *e;
+		double bw = jnum(hist[s], "bucket_ns", 1000) / 1e3;
+		long prev = -2;
+		size_t i;
+
+		fprintf(f, "$h%zu << EOD\n", s);
+		/* steps: each row holds until the next; gaps drop to the floor */
+		json_array_foreach((json_t *)b, i, e) {
+			long idx = (long)json_integer_value(json_array_get(e, 0));
+
+			if (prev >= 0 && idx > prev + 1)
+				fprintf(f, "%g 0.1\n", (double)(prev + 1 + logx) * bw);
+			else if (prev < 0 && idx > 0)
+				fprintf(f, "%g 0.1\n", logx ? bw : 0.0);
+			fprintf(f, "%g %" JSON_INTEGER_FORMAT "\n", (double)(idx + logx) * bw,
+				json_integer_value(json_array_get(e, 1)));
+			prev = idx;
+		}
+		if (prev >= 0)
+			fprintf(f, "%g 0.1\n", (double)(prev + 1 + logx) * bw);
+		if (jnum(hist[s], "overflow", 0) > 0)
+			fprintf(f, "%g %g\n%g 0.1\n", jnum(hist[s], "overflow_max_ns", 0) / 1e3,
+				jnum(hist[s], "overflow", 0),
+				jnum(hist[s], "overflow_max_ns", 0) / 1e3 + bw);
+		if (prev < 0)
+			fprintf(f, "0 0.1\n");
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "set logscale y\nset yrange [0.8:*]\nset grid\nset key top right\n"
+		"set xlabel \"latency (us)%s\"\nset ylabel \"samples (log)\"\n",
+		logx ? ", log scale" : "");
+	if (logx)
+		fprintf(f, "set logscale x\nset xrange [1:%g]\n", xmax * 1.2);
+	else
+		fprintf(f, "set xrange [0:%g]\n", ceil(xmax * 1.05 + 1));
+	fprintf(f, "plot ");
+	for (size_t s = 0; s < n; s++) {
+		fprintf(f, "%s$h%zu using 1:2 with steps lw %s title ", s ? ", " : "", s,
+			bold_last && s == n - 1 ? "2.5 lc rgb \"black\"" : "1.2");
+		lw_gp_quote(f, titles[s]);
+	}
+	fprintf(f, "\n");
+}
+
+void gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+	    int bold_last, const json_t *marks)
+{
+	double ymax = 1, xmax = 1;
+
+	for (size_t s = 0; s < n; s++) {
+		const json_t *b = buckets(hist[s]), *e;
+		double total = jnum(hist[s], "total", 0), cum = 0;
+		double bw = jnum(hist[s], "bucket_ns", 1000) / 1e3;
+		size_t i;
+
+		/* nines scale: y = -log10(1 - F), F the fraction at or below x */
+		fprintf(f, "$c%zu << EOD\n", s);
+		json_array_foreach((json_t *)b, i, e) {
+			double x = ((double)json_integer_value(json_array_get(e, 0)) + 1) * bw;
+
+			cum += (double)json_integer_value(json_array_get(e, 1));
+			fprintf(f, "%g %g\n", x, -log10(fmax(1 - cum / total, 0.5 / total)));
+			xmax = fmax(xmax, x);
+		}
+		if (jnum(hist[s], "overflow", 0) > 0) {
+			double x = jnum(hist[s], "overflow_max_ns", 0) / 1e3;
+
+			fprintf(f, "%g %g\n", x, -log10(0.5 / total));
+			xmax = fmax(xmax, x);
+		}
+		if (total > 0)
+			ymax = fmax(ymax, -log10(0.5 / total));
+		fprintf(f, "EOD\n");
+	}
+	if (marks && n) {
+		fprintf(f, "$m << EOD\n");
+		for (int k = 0; k < LW_NPCT; k++) {
+			static const double q[LW_NPCT] = { 50, 90, 99, 99.9, 99.99 };
+			static const char *const lbl[LW_NPCT] = { "p50", "p90", "p99", "p99.9",
+								  "p99.99" };
+			const json_t *v = json_object_get(marks, lw_pct_key[k]);
+			double us;
+
+			if (!json_is_integer(v) || -log10(1 - q[k] / 100) > ymax + 1e-9)
+				continue;
+			us = (double)json_integer_value(v) / 1e3;
+			fprintf(f, "%g %g \"%s %.1fus\"\n", us, -log10(1 - q[k] / 100), lbl[k], us);
+		}
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "set logscale x\nset grid\nset key bottom right\nset xlabel \"latency (us), "
+		"log scale\"\nset ylabel \"samples at or below\"\n"
+		/* tic labels are formats to gnuplot: "%%%%" is one '%' */
+		"set ytics (\"0%%%%\" 0, \"50%%%%\" 0.30103, \"90%%%%\" 1, \"99%%%%\" 2, "
+		"\"99.9%%%%\" 3, \"99.99%%%%\" 4, \"99.999%%%%\" 5, \"99.9999%%%%\" 6, "
+		"\"99.99999%%%%\" 7)\n"
+		"set yrange [0:%g]\nset xrange [*:%g]\n", ceil(ymax) + 0.2, xmax * 2);
+	fprintf(f, "plot ");
+	for (size_t s = 0; s < n; s++) {
+		fprintf(f, "%s$c%zu using 1:2 with steps lw %s title ", s ? ", " : "", s,
+			bold_last && s == n - 1 ? "2.5 lc rgb \"black\"" : "1.2");
+		lw_gp_quote(f, titles[s]);
+	}
+	if (marks && n)
+		fprintf(f, ", $m using 1:2 with points pt 7 ps 0.8 lc rgb \"#b00000\" notitle, "
+			"$m using 1:2:3 with labels left offset 1,-0.6 font \",9\" tc rgb \"#b00000\" "
+			"notitle");
+	fprintf(f, "\n");
+}

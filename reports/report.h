@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reports: what a run (or a comparison of runs) says, for people (one
+ * self-contained HTML file with plots drawn by gnuplot) and for CI (JUnit
+ * XML, LAVA test cases, a Markdown summary).
+ *
+ * Everything a report shows comes from the run directory: manifest.json,
+ * analysis.json (computed in memory when the run was never analyzed) and
+ * samples.  Sections whose data a run does not hold say "not recorded in
+ * this run"; reports/README.md lists the keys each section reads.
+ */
+#ifndef LW_REPORT_H
+#define LW_REPORT_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/rundir.h"
+
+/* ---- a run, as a report sees it ------------------------------------- */
+
+struct lw_rrun {
+	char *path;
+	char *label;		/* short name for legends: directory name */
+	json_t *manifest;	/* owned */
+	json_t *analysis;	/* owned: analysis.json, or computed */
+	int analysis_computed;	/* the run had no analysis.json */
+	uint64_t start_ns;	/* manifest start.monotonic_ns (0: unknown) */
+};
+
+int lw_rrun_load(struct lw_rrun *r, const char *path);
+void lw_rrun_free(struct lw_rrun *r);
+/* The probes analysis.json has, in file order: json object of probe name ->
+ * {"all":…, "cpus":[…]}; NULL when none. */
+const json_t *lw_rrun_probes(const struct lw_rrun *r);
+/* Run-level strings for headers ("not recorded" when absent; never NULL). */
+const char *lw_rrun_str(const struct lw_rrun *r, const char *what);
+/* PM QoS during the run ("held at 0 us", "system: no constraint"). */
+const char *lw_rrun_pmqos(const struct lw_rrun *r, char *buf, size_t len);
+/* The NO_HZ mode as far as the run records it, into @buf. */
+const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len);
+
+/* Workloads of analysis.json (workloads/summary.c): the kind ("audio",
+ * "video", a stressor; "type" or "kind", else @name), the deadline misses
+ * ("xruns", "dropped", "dropped_frames" or "misses"; -1 when the workload
+ * has none, as stressors) and the periods or frames ("periods", "frames",
+ * "records" or "total"; -1 when unknown). */
+const char *lw_workload_kind(const json_t *w, const char *name);
+double lw_workload_misses(const json_t *w);
+double lw_workload_total(const json_t *w);
+
+/* ---- latency over time, decimated ------------------------------------ */
+
+/*
+ * One series per CPU of a probe: the time span is cut into @nbuckets equal
+ * buckets and each keeps the largest latency of its samples (and when it
+ * happened), so spikes survive decimation.  max[i] == UINT64_MAX: no
+ * sample in that bucket.
+ */
+struct lw_tseries {
+	int cpu;
+	uint64_t *max;		/* per bucket, ns */
+	uint64_t *at;		/* expected_ns of that max */
+};
+
+#define LW_TOP_SPIKES 10
+
+struct lw_timeline {
+	unsigned probe;
+	uint64_t t0, t1;	/* first and last expected_ns */
+	size_t nbuckets;
+	struct lw_tseries *s;
+	size_t n;
+	struct {		/* the largest samples, descending */
+		uint64_t at, latency;
+		int cpu;
+	} top[LW_TOP_SPIKES];
+	size_t ntop;
+	uint64_t samples;
+};
+
+/* Read RUN/samples for @probe.  0 (and tl->samples == 0 when the probe has
+ * none), -1 after error(). */
+int lw_timeline_load(struct lw_timeline *tl, const char *samples_path, unsigned probe,
+		     size_t nbuckets);
+void lw_timeline_free(struct lw_timeline *tl);
+
+/* ---- budgets -------------------------------------------------------- */
+
+enum lw_rb_metric {
+	LW_RB_LATENCY,		/* a latency statistic of a probe, ns */
+	LW_RB_MISSED,		/* missed periods of a probe */
+	LW_RB_DROPPED,		/* dropped samples of a probe */
+	LW_RB_OVER,		/* samples over the threshold */
+	LW_RB_XRUNS,		/* audio xruns */
+	LW_RB_DROPPED_FRAMES,	/* video dropped frames */
+	LW_RB_DEADLINE_MISSES,	/* every workload's misses */
+	LW_RB_POWER,		/* average power, mW */
+};
+
+struct lw_rbudget {
+	enum lw_rb_metric metric;
+	char probe[32];		/* "" = every probe of the run */
+	char stat[16];		/* latency: min mean p50 p90 p99 p99.9 p99.99 max */
+	int strict;		/* '<' rather than '<=' */
+	double limit;		/* ns, count or mW */
+	char origin[128];	/* "--budget p99<100us" or "boards/x.yaml:12" */
+};
+
+/* "[PROBE.]STAT OP VALUE": p99<100us, cyclic.max<=1ms, missed<1, dropped<=0,
+ * xruns<1, dropped_frames<1, deadline_misses<1, power<=6.5W (bare latency
+ * values are us, bare power mW).  OP is < or <=. */
+int lw_rbudget_parse(struct lw_rbudget *b, const char *spec);
+
+enum lw_verdict { LW_PASS, LW_FAIL, LW_SKIP };
+
+/* One check: a budget on one probe, or one comparison rule. */
+struct lw_check {
+	char suite[32];		/* "budgets", "compare" */
+	char name[96];		/* test case name: budget.cyclic.p99 */
+	enum lw_verdict result;
+	double measured, limit;	/* in @unit */
+	char unit[8];		/* "us", "count", "mW", "%" */
+	char message[256];	/* what failed, or why skipped */
+};
+
+struct lw_checks {
+	struct lw_check *c;
+	size_t n, cap;
+};
+
+int lw_checks_add(struct lw_checks *cs, const struct lw_check *c);
+void lw_checks_free(struct lw_checks *cs);
+size_t lw_checks_count(const struct lw_checks *cs, enum lw_verdict v);
+/* Evaluate @b against a run: one check per probe it applies to (skipped
+ * when the run holds no data for it). */
+int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct lw_checks *out);
+
+/* The budgets of a board (boards/NAME.yaml; @board NULL: the run's own
+ * board, see lw_board_for_run()) checked against the run by
+ * lw_budgets_check(), one check each; "not measured" ones skipped.  @suffix
+ * (or NULL) is appended to the names.  -1 after error() (unknown board). */
+int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suffix,
+		    struct lw_checks *out);
+
+/* ---- comparison ----------------------------------------------------- */
+
+/* Percentile with a distribution-free confidence interval (order
+ * statistics, binomial, 95 %).  lo/hi are ns; hi == UINT64_MAX when too few
+ * samples bound it. */
+struct lw_pci {
+	uint64_t value, lo, hi;
+	uint64_t count;
+};
+
+#define LW_CMP_NSTAT 6		/* p50 p90 p99 p99.9 p99.99 max */
+extern const char *const lw_cmp_stat[LW_CMP_NSTAT];
+
+struct lw_cmp_probe {
+	char name[32];
+	struct lw_pci *pci;	/* [run * LW_CMP_NSTAT + stat] */
+	char (*verdict)[24];	/* [run * LW_CMP_NSTAT + stat]: vs the baseline */
+	double *change;		/* relative change against the baseline */
+};
+
+struct lw_comparison {
+	struct lw_rrun *run;
+	size_t nrun;
+	size_t baseline;		/* index of the baseline run */
+	struct lw_cmp_probe *probe;
+	size_t nprobe;
+	double tolerance;		/* allowed relative worsening, 0.10 = 10 % */
+	json_t *doc;			/* the comparison JSON read, or NULL */
+	char source[16];		/* "runs" or "comparison" */
+};
+
+/* From run directories (CIs computed from every sample). */
+int lw_comparison_from_runs(struct lw_comparison *c, char **paths, size_t n, double tolerance);
+/* From `latwatt compare -o` output: its runs are loaded from their paths,
+ * its CIs and verdicts used where present. */
+int lw_comparison_from_json(struct lw_comparison *c, const char *path, double tolerance);
+void lw_comparison_free(struct lw_comparison *c);
+/* The comparison rules as checks (one per probe, statistic and run). */
+int lw_comparison_checks(const struct lw_comparison *c, struct lw_checks *out);
+/* Exposed for tests: CI of the q-th percentile of sorted @v. */
+void lw_pci_sorted(struct lw_pci *p, const uint64_t *v, size_t n, double q);
+
+/* ---- plots (gnuplot) ------------------------------------------------ */
+
+/* 1 when a gnuplot executable is on PATH. */
+int lw_gnuplot_available(void);
+/*
+ * Run gnuplot on @script (terminal and output are set here: svg of
+ * @width x @height) and return the <svg> element, its XML prolog removed,
+ * every id prefixed with @id (so many plots share a page) and the
+ * attributes class="plot" data-plot="@id" added.  NULL after error().
+ */
+char *lw_gnuplot_svg(const char *script, const char *id, int width, int height);
+/* Turn a whole SVG document into an embeddable element (exposed for tests). */
+char *lw_svg_embed(const char *svg, const char *id);
+
+/* ---- output --------------------------------------------------------- */
+
+/* XML-escape @s (text and attribute values); invalid control characters
+ * become U+FFFD. */
+void lw_xml_escape(FILE *f, const char *s);
+/* Quote @s for a gnuplot double-quoted string. */
+void lw_gp_quote(FILE *f, const char *s);
+
+struct lw_report_opts {
+	size_t points;		/* time buckets of the latency-over-time plot */
+	int plots;		/* 0: tables only (no gnuplot, or --no-plots) */
+};
+
+int lw_report_html_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs,
+		       const struct lw_report_opts *o);
+int lw_report_html_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs,
+			   const struct lw_report_opts *o);
+int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name);
+/* lava-test-case lines on @f, or through the lava-test-case helper when it
+ * is on PATH and @use_helper. */
+int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper);
+int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs);
+int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs);
+
+/* Latency statistic keys in analysis.json, with labels. */
+struct lw_statkey {
+	const char *stat;	/* "p99" */
+	const char *key;	/* "p99_ns" */
+};
+extern const struct lw_statkey lw_statkeys[];	/* min mean p50 … p99.99 max, NULL-ended */
+const char *lw_stat_key(const char *stat);	/* NULL when unknown */
+
+/* "123.4" us, with a sensible number of decimals. */
+char *lw_fmt_us(double ns, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A run as a report sees it: manifest, analysis, decimated samples. */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/summary.h"
+#include "lib/error.h"
+#include "lib/samples.h"
+#include "reports/report.h"
+
+const struct lw_statkey lw_statkeys[] = {
+	{ "min", "min_ns" }, { "mean", "mean_ns" }, { "p50", "p50_ns" }, { "p90", "p90_ns" },
+	{ "p99", "p99_ns" }, { "p99.9", "p99.9_ns" }, { "p99.99", "p99.99_ns" },
+	{ "max", "max_ns" }, { NULL, NULL },
+};
+
+const char *lw_stat_key(const char *stat)
+{
+	for (const struct lw_statkey *k = lw_statkeys; k->stat; k++)
+		if (!strcmp(k->stat, stat))
+			return k->key;
+	return NULL;
+}
+
+char *lw_fmt_us(double ns, char *buf, size_t len)
+{
+	double us = ns / 1e3;
+
+	if (us < 10)
+		snprintf(buf, len, "%.2f", us);
+	else if (us < 100000)
+		snprintf(buf, len, "%.1f", us);
+	else
+		snprintf(buf, len, "%.0f", us);
+	return buf;
+}
+
+/* Compute analysis.json in memory for a run never analyzed. */
+static json_t *compute_analysis(const struct lw_rundir *rd)
+{
+	json_t *t = json_object_get(json_object_get(json_object_get(rd->manifest, "probes"),
+						    "cyclic"), "threshold_ns");
+	struct lw_summary sum;
+	json_t *doc;
+
+	if (lw_summary_load(&sum, rd, (uint64_t)json_integer_value(t)) < 0)
+		return NULL;
+	doc = lw_summary_json(&sum, rd);
+	lw_summary_free(&sum);
+	return doc;
+}
+
+int lw_rrun_load(struct lw_rrun *r, const char *path)
+{
+	struct lw_rundir rd;
+	char file[PATH_MAX];
+	const char *schema, *base;
+	size_t len;
+
+	memset(r, 0, sizeof(*r));
+	if (lw_rundir_open(&rd, path) < 0)
+		return -1;
+	lw_rundir_file(&rd, "analysis.json", file, sizeof(file));
+	if (access(file, F_OK) == 0) {
+		r->analysis = lw_json_load(file);
+		if (!r->analysis)
+			goto fail;
+		schema = json_string_value(json_object_get(r->analysis, "schema"));
+		if (!json_is_object(r->analysis) || !schema || strcmp(schema, LW_ANALYSIS_SCHEMA)) {
+			error("%s: not a latwatt analysis (schema is not \"%s\")", file,
+			      LW_ANALYSIS_SCHEMA);
+			goto fail;
+		}
+		if (json_integer_value(json_object_get(r->analysis, "version")) != LW_ANALYSIS_VERSION) {
+			error("%s: analysis version %lld, this latwatt reads %d", file,
+			      (long long)json_integer_value(json_object_get(r->analysis, "version")),
+			      LW_ANALYSIS_VERSION);
+			goto fail;
+		}
+		if (json_object_get(r->analysis, "probes") &&
+		    !json_is_object(json_object_get(r->analysis, "probes"))) {
+			error("%s: \"probes\" is not an object", file);
+			goto fail;
+		}
+	} else {
+		r->analysis = compute_analysis(&rd);
+		if (!r->analysis)
+			goto fail;
+		r->analysis_computed = 1;
+	}
+	r->path = rd.path;
+	r->manifest = rd.manifest;
+	r->start_ns = (uint64_t)json_integer_value(json_object_get(json_object_get(r->manifest,
+								   "start"), "monotonic_ns"));
+	len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	base = path + len;
+	while (base > path && base[-1] != '/')
+		base--;
+	r->label = strndup(base, (size_t)(path + len - base));
+	if (!r->label) {
+		lw_rrun_free(r);
+		return error("out of memory");
+	}
+	return 0;
+fail:
+	json_decref(r->analysis);
+	r->analysis = NULL;
+	lw_rundir_close(&rd);
+	return -1;
+}
+
+void lw_rrun_free(struct lw_rrun *r)
+{
+	json_decref(r->manifest);
+	json_decref(r->analysis);
+	free(r->path);
+	free(r->label);
+	memset(r, 0, sizeof(*r));
+}
+
+const json_t *lw_rrun_probes(const struct lw_rrun *r)
+{
+	const json_t *p = json_object_get(r->analysis, "probes");
+
+	return json_is_object(p) && json_object_size(p) ? p : NULL;
+}
+
+static const char *jstr(const json_t *v)
+{
+	return json_string_value(v);
+}
+
+const char *lw_rrun_str(const struct lw_rrun *r, const char *what)
+{
+	const json_t *m = r->manifest, *sys = json_object_get(m, "system");
+	const char *s = NULL;
+
+	if (!strcmp(what, "board"))
+		s = jstr(json_object_get(m, "board"));
+	else if (!strcmp(what, "kernel_release"))
+		s = jstr(json_object_get(json_object_get(sys, "kernel"), "release"));
+	else if (!strcmp(what, "kernel_version"))
+		s = jstr(json_object_get(json_object_get(sys, "kernel"), "version"));
+	else if (!strcmp(what, "machine"))
+		s = jstr(json_object_get(json_object_get(sys, "kernel"), "machine"));
+	else if (!strcmp(what, "preempt"))
+		s = jstr(json_object_get(json_object_get(sys, "preempt"), "model"));
+	else if (!strcmp(what, "cmdline"))
+		s = jstr(json_object_get(sys, "cmdline"));
+	else if (!strcmp(what, "status"))
+		s = jstr(json_object_get(m, "status"));
+	else if (!strcmp(what, "status_reason"))
+		s = jstr(json_object_get(m, "status_reason"));
+	else if (!strcmp(what, "start"))
+		s = jstr(json_object_get(json_object_get(m, "start"), "utc"));
+	else if (!strcmp(what, "clocksource"))
+		s = jstr(json_object_get(json_object_get(sys, "clocksource"), "current"));
+	else if (!strcmp(what, "cpu_model"))
+		s = jstr(json_object_get(json_object_get(sys, "cpu"), "model"));
+	else if (!strcmp(what, "cpus"))
+		s = jstr(json_object_get(m, "cpus"));
+	else if (!strcmp(what, "scenario")) {
+		const json_t *sc = json_object_get(m, "scenario");
+
+		s = json_is_string(sc) ? jstr(sc) : jstr(json_object_get(sc, "name"));
+	}
+	return s && *s ? s : "not recorded";
+}
+
+static int word_value(const char *cmdline, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = cmdline; p && *p; ) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, kl)) {
+			size_t n = strcspn(p + kl, " ");
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(out, p + kl, n);
+			out[n] = 0;
+			return 1;
+		}
+		p = strchr(p, ' ');
+	}
+	return 0;
+}
+
+const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len)
+{
+	const json_t *sys = json_object_get(r->manifest, "system");
+	const char *mode = jstr(json_object_get(sys, "nohz"));
+	const char *full = jstr(json_object_get(sys, "nohz_full"));
+	const char *cmdline = jstr(json_object_get(sys, "cmdline"));
+	char v[128];
+
+	if (mode && *mode) {
+		snprintf(buf, len, "%s", mode);
+	} else if (full && *full) {
+		snprintf(buf, len, "NO_HZ_FULL on CPUs %s", full);
+	} else if (cmdline && word_value(cmdline, "nohz_full=", v, sizeof(v))) {
+		snprintf(buf, len, "nohz_full=%s on the command line", v);
+	} else if (cmdline && word_value(cmdline, "nohz=", v, sizeof(v)) && !strcmp(v, "off")) {
+		snprintf(buf, len, "periodic tick (nohz=off)");
+	} else {
+		snprintf(buf, len, "no nohz_full CPUs (idle tickless mode not recorded)");
+	}
+	return buf;
+}
+
+const char *lw_rrun_pmqos(const struct lw_rrun *r, char *buf, size_t len)
+{
+	const json_t *q = json_object_get(r->manifest, "pm_qos");
+	const json_t *held = json_object_get(q, "held_value_us");
+	const json_t *sys = json_object_get(q, "system_value_us");
+	const char *mode = json_string_value(json_object_get(q, "mode"));
+
+	if (!q || !mode)
+		snprintf(buf, len, "not recorded");
+	else if (!strcmp(mode, "held") && json_is_integer(held))
+		snprintf(buf, len, "held at %" JSON_INTEGER_FORMAT " us for the run",
+			 json_integer_value(held));
+	else if (json_is_integer(sys) && json_integer_value(sys) >= 2000000000)
+		snprintf(buf, len, "left as the system had it (no constraint)");
+	else if (json_is_integer(sys))
+		snprintf(buf, len, "left as the system had it (%" JSON_INTEGER_FORMAT " us)",
+			 json_integer_value(sys));
+	else
+		snprintf(buf, len, "%s", mode);
+	return buf;
+}
+
+const char *lw_workload_kind(const json_t *w, const char *name)
+{
+	const char *k = json_string_value(json_object_get(w, "type"));
+
+	if (!k)
+		k = json_string_value(json_object_get(w, "kind"));
+	return k ? k : name;
+}
+
+static double first_number(const json_t *w, const char *const *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (json_is_number(json_object_get(w, keys[i])))
+			return json_number_value(json_object_get(w, keys[i]));
+	return -1;
+}
+
+double lw_workload_misses(const json_t *w)
+{
+	static const char *const keys[] = { "xruns", "dropped", "dropped_frames", "misses" };
+
+	return first_number(w, keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+double lw_workload_total(const json_t *w)
+{
+	static const char *const keys[] = { "periods", "frames", "records", "total" };
+
+	return first_number(w, keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+/* ---- latency over time ---------------------------------------------- */
+
+void lw_timeline_free(struct lw_timeline *tl)
+{
+	for (size_t i = 0; i < tl->n; i++) {
+		free(tl->s[i].max);
+		free(tl->s[i].at);
+	}
+	free(tl->s);
+	memset(tl, 0, sizeof(*tl));
+}
+
+static struct lw_tseries *tseries_get(struct lw_timeline *tl, int cpu)
+{
+	struct lw_tseries *s;
+
+	for (size_t i = 0; i < tl->n; i++)
+		if (tl->s[i].cpu == cpu)
+			return &tl->s[i];
+	s = realloc(tl->s, (tl->n + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	tl->s = s;
+	s = &tl->s[tl->n];
+	s->cpu = cpu;
+	s->max = malloc(tl->nbuckets * sizeof(*s->max));
+	s->at = calloc(tl->nbuckets, sizeof(*s->at));
+	if (!s->max || !s->at) {
+		free(s->max);
+		free(s->at);
+		return NULL;
+	}
+	for (size_t i = 0; i < tl->nbuckets; i++)
+		s->max[i] = UINT64_MAX;
+	tl->n++;
+	return s;
+}
+
+static void top_add(struct lw_timeline *tl, const struct lw_sample *smp)
+{
+	size_t i;
+
+	if (tl->ntop == LW_TOP_SPIKES && smp->latency_ns <= tl->top[LW_TOP_SPIKES - 1].latency)
+		return;
+	if (tl->ntop < LW_TOP_SPIKES)
+		tl->ntop++;
+	for (i = tl->ntop - 1; i > 0 && tl->top[i - 1].latency < smp->latency_ns; i--)
+		tl->top[i] = tl->top[i - 1];
+	tl->top[i].at = smp->expected_ns;
+	tl->top[i].latency = smp->latency_ns;
+	tl->top[i].cpu = smp->cpu;
+}
+
+static int cmp_tseries(const void *a, const void *b)
+{
+	const struct lw_tseries *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+int lw_timeline_load(struct lw_timeline *tl, const char *path, unsigned probe, size_t nbuckets)
+{
+	struct lw_samples_reader *r;
+	struct lw_sample smp;
+	int ret;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->probe = probe;
+	tl->nbuckets = nbuckets ? nbuckets : 1;
+	/* first pass: the time span */
+	r = lw_samples_open(path);
+	if (!r)
+		return -1;
+	tl->t0 = UINT64_MAX;
+	while ((ret = lw_samples_next(r, &smp)) == 1) {
+		if (smp.probe != probe)
+			continue;
+		tl->samples++;
+		if (smp.expected_ns < tl->t0)
+			tl->t0 = smp.expected_ns;
+		if (smp.expected_ns > tl->t1)
+			tl->t1 = smp.expected_ns;
+	}
+	lw_samples_close_reader(r);
+	if (ret < 0)
+		return -1;
+	if (!tl->samples) {
+		tl->t0 = 0;
+		return 0;
+	}
+	r = lw_samples_open(path);
+	if (!r)
+		return -1;
+	while ((ret = lw_samples_next(r, &smp)) == 1) {
+		struct lw_tseries *s;
+		size_t b;
+
+		if (smp.probe != probe)
+			continue;
+		s = tseries_get(tl, smp.cpu);
+		if (!s) {
+			ret = error("out of memory");
+			break;
+		}
+		b = tl->t1 > tl->t0 ? (size_t)((long double)(smp.expected_ns - tl->t0) * tl->nbuckets /
+					     ((long double)(tl->t1 - tl->t0) + 1)) : 0;
+		if (b >= tl->nbuckets)
+			b = tl->nbuckets - 1;
+		if (s->max[b] == UINT64_MAX || smp.latency_ns > s->max[b]) {
+			s->max[b] = smp.latency_ns;
+			s->at[b] = smp.expected_ns;
+		}
+		top_add(tl, &smp);
+	}
+	lw_samples_close_reader(r);
+	if (ret < 0) {
+		lw_timeline_free(tl);
+		return -1;
+	}
+	qsort(tl->s, tl->n, sizeof(*tl->s), cmp_tseries);
+	return 0;
+}

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Reports: budgets, escaping, SVG embedding, percentile intervals,
+ * decimation of samples, gnuplot. */
+#include <math.h>
+#include <unistd.h>
+
+#include "lw_test.h"
+#include "lib/samples.h"
+#include "reports/report.h"
+
+static void test_budget_forms(void **st)
+{
+	struct lw_rbudget b;
+
+	assert_int_equal(lw_rbudget_parse(&b, "p99<100us"), 0);
+	assert_int_equal(b.metric, LW_RB_LATENCY);
+	assert_string_equal(b.stat, "p99");
+	assert_string_equal(b.probe, "");
+	assert_true(b.strict);
+	assert_true(b.limit == 100000);
+
+	assert_int_equal(lw_rbudget_parse(&b, "p99.9<=2ms"), 0);
+	assert_string_equal(b.stat, "p99.9");
+	assert_string_equal(b.probe, "");
+	assert_false(b.strict);
+	assert_true(b.limit == 2e6);
+
+	assert_int_equal(lw_rbudget_parse(&b, "cyclic.p99.99<50"), 0);	/* bare: us */
+	assert_string_equal(b.probe, "cyclic");
+	assert_string_equal(b.stat, "p99.99");
+	assert_true(b.limit == 50000);
+
+	assert_int_equal(lw_rbudget_parse(&b, "timerlat-irq.max<1500ns"), 0);
+	assert_string_equal(b.probe, "timerlat-irq");
+	assert_true(b.limit == 1500);
+
+	assert_int_equal(lw_rbudget_parse(&b, "cyclic.missed<1"), 0);
+	assert_int_equal(b.metric, LW_RB_MISSED);
+	assert_true(b.limit == 1);
+
+	assert_int_equal(lw_rbudget_parse(&b, "power<=6.5W"), 0);
+	assert_int_equal(b.metric, LW_RB_POWER);
+	assert_true(fabs(b.limit - 6500) < 1e-9);
+	assert_int_equal(lw_rbudget_parse(&b, "power<900"), 0);	/* bare: mW */
+	assert_true(b.limit == 900);
+
+	assert_int_equal(lw_rbudget_parse(&b, "xruns<1"), 0);
+	assert_int_equal(b.metric, LW_RB_XRUNS);
+	assert_int_equal(lw_rbudget_parse(&b, "deadline_misses<=0"), 0);
+	assert_int_equal(b.metric, LW_RB_DEADLINE_MISSES);
+	assert_string_equal(b.origin, "--budget deadline_misses<=0");
+}
+
+static void test_budget_errors(void **st)
+{
+	struct lw_rbudget b;
+
+	assert_error(lw_rbudget_parse(&b, "p99>100us") < 0, "expected [PROBE.]STAT<VALUE");
+	assert_error(lw_rbudget_parse(&b, "p98<100us") < 0, "unknown statistic 'p98'");
+	assert_error(lw_rbudget_parse(&b, "p99<100parsecs") < 0, "unknown unit 'parsecs'");
+	assert_error(lw_rbudget_parse(&b, "p99<-5") < 0, "not a non-negative number");
+	assert_error(lw_rbudget_parse(&b, "p99<") < 0, "not a non-negative number");
+	assert_error(lw_rbudget_parse(&b, "<5") < 0, "no statistic");
+	assert_error(lw_rbudget_parse(&b, "cyclic.xruns<1") < 0, "not a per-probe figure");
+	assert_error(lw_rbudget_parse(&b, "power<5us") < 0, "unknown unit 'us'");
+	assert_error(lw_rbudget_parse(&b, "missed<1ms") < 0, "unknown unit 'ms'");
+	assert_error(lw_rbudget_parse(&b, ".p99<1") < 0, "bad probe name");
+}
+
+/* A run held in memory: analysis.json only. */
+static void fake_run(struct lw_rrun *r, const char *analysis)
+{
+	json_error_t err;
+
+	memset(r, 0, sizeof(*r));
+	r->analysis = json_loads(analysis, 0, &err);
+	assert_non_null(r->analysis);
+}
+
+static void test_budget_eval(void **st)
+{
+	struct lw_rrun r;
+	struct lw_rbudget b;
+	struct lw_checks cs = { 0 };
+
+	fake_run(&r, "{\"probes\": {"
+		     " \"cyclic\": {\"all\": {\"count\": 10, \"p99_ns\": 120000, \"max_ns\": 300000,"
+		     "  \"missed_periods\": 2, \"dropped\": 0, \"over_threshold\": null}},"
+		     " \"noise\": {\"all\": {\"count\": 5, \"p99_ns\": 80000, \"max_ns\": 100000,"
+		     "  \"missed_periods\": 0, \"dropped\": 0}}},"
+		     "\"workloads\": {\"a\": {\"type\": \"audio\", \"misses\": 3},"
+		     "  \"v\": {\"type\": \"video\", \"misses\": 0}},"
+		     "\"power\": {\"rails\": [{\"name\": \"soc\", \"mean_mw\": 700},"
+		     "  {\"name\": \"ddr\", \"mean_mw\": 300.5}]}}");
+	/* every probe: one check each */
+	assert_int_equal(lw_rbudget_parse(&b, "p99<100us"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.n, 2);
+	assert_string_equal(cs.c[0].name, "budget.cyclic.p99");
+	assert_int_equal(cs.c[0].result, LW_FAIL);
+	assert_true(cs.c[0].measured == 120 && cs.c[0].limit == 100);
+	assert_string_equal(cs.c[0].unit, "us");
+	assert_string_equal(cs.c[1].name, "budget.noise.p99");
+	assert_int_equal(cs.c[1].result, LW_PASS);
+	/* '<' against '<=' at the limit */
+	assert_int_equal(lw_rbudget_parse(&b, "noise.max<100us"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[2].result, LW_FAIL);
+	assert_int_equal(lw_rbudget_parse(&b, "noise.max<=100us"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[3].result, LW_PASS);
+	/* counts; a null figure is skipped, a missing probe too */
+	assert_int_equal(lw_rbudget_parse(&b, "cyclic.missed<=1"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[4].result, LW_FAIL);
+	assert_int_equal(lw_rbudget_parse(&b, "cyclic.over<1"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[5].result, LW_SKIP);
+	assert_int_equal(lw_rbudget_parse(&b, "timerlat-irq.p99<1ms"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[6].result, LW_SKIP);
+	assert_non_null(strstr(cs.c[6].message, "not recorded"));
+	/* workloads and power */
+	assert_int_equal(lw_rbudget_parse(&b, "xruns<1"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[7].result, LW_FAIL);
+	assert_true(cs.c[7].measured == 3);
+	assert_int_equal(lw_rbudget_parse(&b, "dropped_frames<1"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[8].result, LW_PASS);
+	assert_int_equal(lw_rbudget_parse(&b, "deadline_misses<=3"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[9].result, LW_PASS);
+	assert_int_equal(lw_rbudget_parse(&b, "power<1W"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.c[10].result, LW_FAIL);
+	assert_true(fabs(cs.c[10].measured - 1000.5) < 1e-9);
+	assert_int_equal(lw_checks_count(&cs, LW_FAIL), 5);
+	assert_int_equal(lw_checks_count(&cs, LW_SKIP), 2);
+	lw_checks_free(&cs);
+	json_decref(r.analysis);
+
+	/* a run without workloads or power: skipped, never passed */
+	fake_run(&r, "{\"probes\": {}}");
+	assert_int_equal(lw_rbudget_parse(&b, "xruns<1"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(lw_rbudget_parse(&b, "power<1W"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_error(lw_rbudget_parse(&b, "p99<1W") < 0, "unknown unit 'W'");
+	assert_int_equal(lw_rbudget_parse(&b, "p99<1ms"), 0);
+	assert_int_equal(lw_rbudget_eval(&b, &r, &cs), 0);
+	assert_int_equal(cs.n, 3);
+	assert_int_equal(lw_checks_count(&cs, LW_SKIP), 3);
+	lw_checks_free(&cs);
+	json_decref(r.analysis);
+}
+
+static char *escaped(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	lw_xml_escape(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void test_xml_escape(void **st)
+{
+	char *e = escaped("a<b & \"c\" 'd'>\x01\tok");
+
+	assert_string_equal(e, "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;\xef\xbf\xbd\tok");
+	free(e);
+}
+
+static void test_svg_embed(void **st)
+{
+	const char *svg =
+		"<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n"
+		"<svg \n width=\"600\" height=\"300\"\n xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<g id=\"gnuplot_canvas\">\n<defs>\n\t<circle id='gpDot' r='0.5'/>\n"
+		"\t<use xlink:href='#gpDot' id='gpPt6'/>\n"
+		"\t<filter id='textbox'/>\n</defs>\n"
+		"<text filter='url(#textbox)'>id='not-an-attr'</text>\n"
+		"<use href=\"#gpPt6\"/>\n</g>\n</svg>\n<!-- trailing -->\n";
+	char *e = lw_svg_embed(svg, "p1");
+
+	assert_non_null(e);
+	{
+		const char *want = "<svg class=\"plot\" data-plot=\"p1\" role=\"img\" \n width";
+
+		assert_true(!strncmp(e, want, strlen(want)));
+	}
+	assert_null(strstr(e, "<?xml"));
+	assert_null(strstr(e, "trailing"));
+	assert_non_null(strstr(e, "id=\"p1-gnuplot_canvas\""));
+	assert_non_null(strstr(e, "id='p1-gpDot'"));
+	assert_non_null(strstr(e, "href='#p1-gpDot' id='p1-gpPt6'"));
+	assert_non_null(strstr(e, "url(#p1-textbox)"));
+	assert_non_null(strstr(e, "href=\"#p1-gpPt6\""));
+	/* text content is not an attribute: only " id=" with a space counts,
+	 * and the text here has "id=" after a '>' */
+	assert_non_null(strstr(e, ">id='not-an-attr'<"));
+	assert_true(!strcmp(e + strlen(e) - 6, "</svg>"));
+	free(e);
+	assert_error(lw_svg_embed("<html></html>", "p2") == NULL, "is not SVG");
+	assert_error(lw_svg_embed("<svg>", "p3") == NULL, "is not SVG");
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The interval covers the true percentile about 95 % of the time: draw
+ * samples from a known distribution (uniform 0..999999) many times. */
+static void test_percentile_ci_coverage(void **st)
+{
+	const size_t n = 2000, trials = 400;
+	const double qs[] = { 50, 90, 99 };
+	uint64_t seed = 7, *v = malloc(n * sizeof(*v));
+
+	for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+		double truth = qs[k] / 100 * 1000000;
+		size_t covered = 0;
+
+		for (size_t t = 0; t < trials; t++) {
+			struct lw_pci p;
+
+			for (size_t i = 0; i < n; i++)
+				v[i] = rnd(&seed) % 1000000;
+			qsort(v, n, sizeof(*v), cmp_u64);
+			lw_pci_sorted(&p, v, n, qs[k]);
+			assert_true(p.lo <= p.value && p.value <= p.hi);
+			assert_true(p.hi != UINT64_MAX);
+			covered += p.lo <= truth && truth <= p.hi;
+		}
+		/* 95 % nominal; the discrete ranks make it a little conservative */
+		if (covered < trials * 90 / 100 || covered > trials * 995 / 1000)
+			fail_msg("p%g: covered %zu of %zu", qs[k], covered, trials);
+	}
+	free(v);
+}
+
+static void test_percentile_ci_small(void **st)
+{
+	uint64_t v[100];
+	struct lw_pci p;
+
+	for (size_t i = 0; i < 100; i++)
+		v[i] = (i + 1) * 1000;
+	/* 100 samples cannot bound p99.9 from above */
+	lw_pci_sorted(&p, v, 100, 99.9);
+	assert_int_equal(p.value, 100000);
+	assert_true(p.hi == UINT64_MAX);
+	/* the median of 100: ranks 50 +- 1.96*5 -> [40, 61] */
+	lw_pci_sorted(&p, v, 100, 50);
+	assert_int_equal(p.value, 50000);
+	assert_int_equal(p.lo, 40000);
+	assert_int_equal(p.hi, 61000);
+	/* max: no interval */
+	lw_pci_sorted(&p, v, 100, 100);
+	assert_true(p.lo == 100000 && p.hi == 100000);
+	lw_pci_sorted(&p, v, 0, 50);
+	assert_int_equal(p.count, 0);
+}
+
+/* Decimation keeps the largest sample of every bucket, per CPU. */
+static void test_timeline(void **st)
+{
+	char *dir = lw_test_tmpdir(), path[512];
+	const uint64_t t0 = 5000000000ULL, step = 1000000;	/* 1 ms */
+	const size_t n = 1000, nb = 10;
+	struct lw_samples_writer *w;
+	struct lw_timeline tl;
+	uint64_t ref[2][10] = { { 0 } }, seed = 3;
+
+	snprintf(path, sizeof(path), "%s/samples", dir);
+	w = lw_samples_create(path, t0);
+	assert_non_null(w);
+	for (size_t i = 0; i < n; i++)
+		for (int cpu = 0; cpu < 2; cpu++) {
+			struct lw_sample s = { .expected_ns = t0 + i * step,
+					       .latency_ns = 1000 + rnd(&seed) % 50000,
+					       .cpu = (uint16_t)cpu, .probe = LW_PROBE_CYCLIC };
+			size_t b = i * nb / n;
+
+			if (i == 777 && cpu == 1)
+				s.latency_ns = 9000000;		/* the spike */
+			if (s.latency_ns > ref[cpu][b])
+				ref[cpu][b] = s.latency_ns;
+			assert_int_equal(lw_samples_write(w, &s, 1), 0);
+		}
+	/* another probe's samples are not mixed in */
+	struct lw_sample other = { .expected_ns = t0, .latency_ns = 99999999, .cpu = 0,
+				   .probe = LW_PROBE_NOISE };
+	assert_int_equal(lw_samples_write(w, &other, 1), 0);
+	assert_int_equal(lw_samples_close(w), 0);
+
+	assert_int_equal(lw_timeline_load(&tl, path, LW_PROBE_CYCLIC, nb), 0);
+	assert_int_equal(tl.samples, 2 * n);
+	assert_int_equal(tl.n, 2);
+	assert_int_equal(tl.t0, t0);
+	assert_int_equal(tl.t1, t0 + (n - 1) * step);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		assert_int_equal(tl.s[cpu].cpu, cpu);
+		for (size_t b = 0; b < nb; b++)
+			assert_int_equal(tl.s[cpu].max[b], ref[cpu][b]);
+	}
+	assert_int_equal(tl.ntop, LW_TOP_SPIKES);
+	assert_int_equal(tl.top[0].latency, 9000000);
+	assert_int_equal(tl.top[0].cpu, 1);
+	assert_int_equal(tl.top[0].at, t0 + 777 * step);
+	for (size_t i = 1; i < tl.ntop; i++)
+		assert_true(tl.top[i - 1].latency >= tl.top[i].latency);
+	lw_timeline_free(&tl);
+
+	assert_int_equal(lw_timeline_load(&tl, path, LW_PROBE_AUDIO, nb), 0);
+	assert_int_equal(tl.samples, 0);
+	lw_timeline_free(&tl);
+	lw_test_rmdir(dir);
+}
+
+static void test_gnuplot(void **st)
+{
+	char *svg;
+
+	if (!lw_gnuplot_available()) {
+		skip();
+		return;
+	}
+	svg = lw_gnuplot_svg("$d << EOD\n1 2\n2 4\nEOD\nplot $d with lines title \"a & b\"\n",
+			     "t1", 320, 200);
+	assert_non_null(svg);
+	assert_true(!strncmp(svg, "<svg class=\"plot\" data-plot=\"t1\"",
+			     strlen("<svg class=\"plot\" data-plot=\"t1\"")));
+	assert_non_null(strstr(svg, "a &amp; b"));
+	assert_non_null(strstr(svg, "id=\"t1-gnuplot_canvas\""));
+	free(svg);
+	/* a script gnuplot rejects: an error naming the plot and gnuplot's line */
+	assert_error(lw_gnuplot_svg("plot $nodata with lines\n", "t2", 320, 200) == NULL,
+		     "gnuplot failed on plot t2: ");
+}
+
+static void test_gnuplot_missing(void **st)
+{
+	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	setenv("PATH", "/nonexistent", 1);
+	assert_false(lw_gnuplot_available());
+	assert_error(lw_gnuplot_svg("plot x\n", "t3", 100, 100) == NULL, "gnuplot failed");
+	if (path)
+		setenv("PATH", path, 1);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_budget_forms),
+		cmocka_unit_test(test_budget_errors),
+		cmocka_unit_test(test_budget_eval),
+		cmocka_unit_test(test_xml_escape),
+		cmocka_unit_test(test_svg_embed),
+		cmocka_unit_test(test_percentile_ci_coverage),
+		cmocka_unit_test(test_percentile_ci_small),
+		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_gnuplot),
+		cmocka_unit_test(test_gnuplot_missing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
