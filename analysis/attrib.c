@@ -46,7 +46,7 @@ struct lw_attrib {
 static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_IDLE_EXIT] = "idle-exit", [LW_C_IRQ] = "irq", [LW_C_SOFTIRQ] = "softirq",
 	[LW_C_TIMER] = "timer", [LW_C_PREEMPT] = "preempt", [LW_C_NONPREEMPT] = "non-preemptible",
-	[LW_C_IRQS_OFF] = "irqs-off", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
+	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -151,6 +151,8 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	}
 	a->s[a->n] = *s;
 	a->s[a->n].ncomp = 0;
+	a->s[a->n].nseg = 0;
+	a->s[a->n].seg_truncated = 0;
 	a->s[a->n].dominant = -1;
 	a->s[a->n].unattributable = NULL;
 	a->s[a->n].open = a->s[a->n].done = 0;
@@ -214,6 +216,22 @@ static void start(struct lw_attrib *a)
 	sort_ctx = NULL;
 }
 
+static void segment(struct lw_spike *s, enum lw_comp_kind k, const char *name, uint64_t from,
+		    uint64_t to)
+{
+	struct lw_segment *g = s->nseg ? &s->seg[s->nseg - 1] : NULL;
+
+	if (g && g->kind == k && g->name == name && g->to_ns == from) {
+		g->to_ns = to;
+		return;
+	}
+	if (s->nseg == LW_ATTRIB_MAX_SEG) {
+		s->seg_truncated = 1;
+		return;
+	}
+	s->seg[s->nseg++] = (struct lw_segment){ from, to, k, name };
+}
+
 static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k, const char *name,
 		   uint64_t ns)
 {
@@ -221,6 +239,7 @@ static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
 
 	if (!ns)
 		return;
+	segment(s, k, name, s->last - ns, s->last);
 	for (i = 0; i < s->ncomp; i++)
 		if (s->comp[i].kind == k && s->comp[i].name == name)
 			break;
@@ -256,15 +275,18 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	if (to <= s->last)
 		return;
 	ns = to - s->last;
-	s->last = to;
+	/* charge() places each piece at [last - ns, last): advance as it goes */
 	switch (x->kind) {
 	case CTX_IRQ:
+		s->last = to;
 		charge(a, s, LW_C_IRQ, x->name, ns);
 		break;
 	case CTX_SOFTIRQ:
+		s->last = to;
 		charge(a, s, LW_C_SOFTIRQ, x->name, ns);
 		break;
 	case CTX_TIMER:
+		s->last = to;
 		/* the probe's own timer callback wakes it: part of its path */
 		charge(a, s, !strcmp(x->name, "hrtimer_wakeup") ? LW_C_PROBE : LW_C_TIMER,
 		       x->name, ns);
@@ -273,22 +295,26 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		uint64_t in = ns < s->idle_budget_left ? ns : s->idle_budget_left;
 		const char *st = x->state >= 0 ? state_name(a, s->cpu, x->state) : intern(a, "idle");
 
+		s->last += in;
 		charge(a, s, LW_C_IDLE_EXIT, st, in);
 		s->idle_budget_left -= in;
+		s->last = to;
 		charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns - in);
 		break;
 	}
 	case CTX_TASK:
+		s->last = to;
 		if (s->tid >= 0 && x->pid == s->tid)
 			charge(a, s, LW_C_PROBE, x->name, ns);
 		else if (s->tid >= 0 && !s->woken_ns)
-			charge(a, s, LW_C_IRQS_OFF, x->name, ns);
+			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
 		else if (s->kprio >= 0 && x->prio < s->kprio)
 			charge(a, s, LW_C_PREEMPT, x->name, ns);
 		else
 			charge(a, s, LW_C_NONPREEMPT, x->name, ns);
 		break;
 	default:
+		s->last = to;
 		charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns);
 		break;
 	}
@@ -569,18 +595,34 @@ static int cmp_cause(const void *x, const void *y)
 	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : 0;
 }
 
+static int cmp_comp(const void *x, const void *y)
+{
+	const struct lw_component *p = x, *q = y;
+
+	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : 0;
+}
+
 static json_t *spike_json(const struct lw_spike *s)
 {
+	struct lw_component sorted[LW_ATTRIB_MAX_COMP];
 	json_t *comp = json_array();
 	char label[160];
 	json_t *o;
 
+	memcpy(sorted, s->comp, (size_t)s->ncomp * sizeof(*sorted));
+	qsort(sorted, (size_t)s->ncomp, sizeof(*sorted), cmp_comp);	/* largest first */
 	for (int i = 0; i < s->ncomp; i++)
 		json_array_append_new(comp, json_pack("{s:s, s:s, s:s, s:I, s:f}",
-			"cause", lw_component_label(&s->comp[i], label, sizeof(label)),
-			"kind", lw_comp_kind_name(s->comp[i].kind), "name", s->comp[i].name,
-			"ns", (json_int_t)s->comp[i].ns,
-			"share", s->latency_ns ? (double)s->comp[i].ns / (double)s->latency_ns : 0.0));
+			"cause", lw_component_label(&sorted[i], label, sizeof(label)),
+			"kind", lw_comp_kind_name(sorted[i].kind), "name", sorted[i].name,
+			"ns", (json_int_t)sorted[i].ns,
+			"share", s->latency_ns ? (double)sorted[i].ns / (double)s->latency_ns : 0.0));
+	json_t *tl = json_array();
+
+	for (int i = 0; i < s->nseg; i++)
+		json_array_append_new(tl, json_pack("{s:I, s:I, s:s, s:s}",
+			"start_ns", (json_int_t)s->seg[i].from_ns, "end_ns", (json_int_t)s->seg[i].to_ns,
+			"kind", lw_comp_kind_name(s->seg[i].kind), "name", s->seg[i].name));
 	o = json_pack("{s:i, s:i, s:I, s:I, s:I, s:o}", "cpu", s->cpu, "probe", (int)s->probe,
 		      "expected_ns", (json_int_t)s->expected_ns, "latency_ns", (json_int_t)s->latency_ns,
 		      "sample", (json_int_t)s->index, "components", comp);
@@ -601,6 +643,9 @@ static json_t *spike_json(const struct lw_spike *s)
 			    json_integer((json_int_t)s->switched_in_ns) : json_null());
 	json_object_set_new(o, "tick_stopped", s->tick_stopped < 0 ? json_null() :
 			    json_boolean(s->tick_stopped));
+	json_object_set_new(o, "timeline", tl);
+	if (s->seg_truncated)
+		json_object_set_new(o, "timeline_truncated", json_true());
 	json_object_set_new(o, "freq_changes", json_integer(s->freq_changes));
 	json_object_set_new(o, "migrations", json_integer(s->migrations));
 	return o;

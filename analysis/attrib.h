@@ -14,8 +14,10 @@
  *   idle (state S)          idle-exit S, up to S's exit latency; the rest is
  *                           unexplained (hardware, firmware, SMI, hypervisor)
  *   the probe's own thread  probe (its wake-up path)
- *   another task, before    irqs-off: the timer's interrupt was held off while
- *     the probe was woken   that task ran (interrupts disabled, or hardware)
+ *   another task, before    timer-late: the timer's interrupt came late while
+ *     the probe was woken   that task ran (interrupts disabled in it, or the
+ *                           hardware or a hypervisor held the CPU: the trace
+ *                           cannot tell which without the irqsoff tracer)
  *   another task of higher  preempt: it ran because it outranks the probe
  *     priority, after
  *   another task of lower   non-preemptible: the probe was runnable but that
@@ -69,7 +71,7 @@ enum lw_comp_kind {
 	LW_C_TIMER,
 	LW_C_PREEMPT,
 	LW_C_NONPREEMPT,
-	LW_C_IRQS_OFF,
+	LW_C_TIMER_LATE,
 	LW_C_PROBE,
 	LW_C_UNEXPLAINED,
 	LW_C_MAX
@@ -77,6 +79,14 @@ enum lw_comp_kind {
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
 
 #define LW_ATTRIB_MAX_COMP 12
+#define LW_ATTRIB_MAX_SEG  24
+
+/* What ran when: a piece of the window, in time order. */
+struct lw_segment {
+	uint64_t from_ns, to_ns;	/* CLOCK_MONOTONIC */
+	enum lw_comp_kind kind;
+	const char *name;
+};
 
 struct lw_component {
 	enum lw_comp_kind kind;
@@ -98,6 +108,9 @@ struct lw_spike {
 	struct lw_component comp[LW_ATTRIB_MAX_COMP];
 	int ncomp;
 	int dominant;		/* index in comp, -1 if none */
+	struct lw_segment seg[LW_ATTRIB_MAX_SEG];	/* the first ones, merged */
+	int nseg;
+	int seg_truncated;	/* more segments than kept */
 	int idle_state;		/* idle state at expected time, -1 if busy */
 	uint64_t idle_since_ns;
 	uint64_t woken_ns;	/* 0: no wake-up seen in the window */
@@ -138,8 +151,10 @@ void lw_attrib_finish(struct lw_attrib *a);
 size_t lw_attrib_count(const struct lw_attrib *a);
 const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);	/* by E order */
 
-/* {"spikes":[top N by latency…], "causes":[{cause, kind, name, count, ns,
- * share}…], "attributed":N, "unattributable":N, "total_latency_ns":…} */
+/* {"top":[the N largest spikes, each with its components (largest first)
+ * and its "timeline" of {start_ns, end_ns, kind, name} pieces in time
+ * order], "causes":[{cause, kind, name, count (as dominant), ns, share}…],
+ * "spikes_total":N, "attributed":N, "unattributable":N, "total_latency_ns":…} */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
 /* "irq:eth0" etc. into buf. */
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/summary.h"
+#include "analysis/tracepass.h"
 #include "boards/verdict.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
@@ -26,8 +27,15 @@ static const char usage[] =
 "      --json              print analysis.json to stdout instead of the table\n"
 "  -n, --no-write          do not write RUN/analysis.json\n"
 "      --board NAME        check the budgets of board NAME (default: the run's)\n"
+"      --spike-threshold US  explain every sample above US (default: each\n"
+"                          probe's p99.9; noise: every gap)\n"
+"      --top N             spikes listed in full (default 10)\n"
+"      --no-trace          do not read RUN/trace.dat (no spikes, NO_HZ)\n"
 "  -h, --help              this text\n"
 "\n"
+"With RUN/trace.dat: every spike explained from the kernel trace (idle exit,\n"
+"IRQs, softirqs, timers, tasks, unexplained time), latency by the idle state\n"
+"woken from, and NO_HZ effectiveness (ticks and wake-ups per second by source).\n"
 "Power (RUN/power, or estimated from RUN/trace.dat with the board's energy\n"
 "model), idle-state residency and the board's budgets are added.\n"
 "\n"
@@ -44,9 +52,15 @@ int cmd_analyze(int argc, char **argv)
 		{ "no-write",  no_argument,       NULL, 'n' },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ "board",     required_argument, NULL, 'B' },
+		{ "spike-threshold", required_argument, NULL, 'S' },
+		{ "top",       required_argument, NULL, 'T' },
+		{ "no-trace",  no_argument,       NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *board = NULL;
+	struct lw_tracepass_opts tpo = { .top = 10 };
+	int use_trace = 1;
+	uint64_t v;
 	int broken;
 	uint64_t threshold = 0;
 	int have_threshold = 0, histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
@@ -67,6 +81,20 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'H':
 			histogram = 1;
+			break;
+		case 'S':
+			if (lw_parse_usecs("--spike-threshold", optarg, &v) < 0)
+				return LW_EXIT_ERROR;
+			for (int p = 1; p < LW_PROBE_MAX; p++)
+				tpo.threshold_ns[p] = v ? v : 1;
+			break;
+		case 'T':
+			if (lw_parse_uint("--top", optarg, 0, 100000, &v) < 0)
+				return LW_EXIT_ERROR;
+			tpo.top = (size_t)v;
+			break;
+		case 'X':
+			use_trace = 0;
 			break;
 		case 'P':
 			probe = lw_probe_by_name(optarg);
@@ -110,6 +138,8 @@ int cmd_analyze(int argc, char **argv)
 		return LW_EXIT_ERROR;
 	}
 	doc = lw_summary_json(&sum, &rd);
+	if (use_trace && !histogram && lw_tracepass(&rd, doc, &tpo) < 0)
+		ret = LW_EXIT_ERROR;
 	wl = lw_workload_summaries(rd.path);	/* audio/video records, stress throughput */
 	if (!wl)
 		ret = LW_EXIT_ERROR;
@@ -122,6 +152,7 @@ int cmd_analyze(int argc, char **argv)
 		/* printed below, with power and budgets */
 	} else {
 		lw_summary_print(&sum, &rd, stdout);
+		lw_tracepass_print(doc, stdout, tpo.top);
 		if (wl && json_object_size(wl)) {
 			printf("\nworkloads\n");
 			lw_workload_summaries_print(stdout, wl);

@@ -11,10 +11,14 @@
 	X(analyze, "summarize a run: latency statistics, histogram, analysis.json") \
 	X(sysinfo, "show what a run would record about this system, with warnings") \
 	X(import,  "import results of other tools (cyclictest --json) as a run") \
+	X(tracedump, "print a run's kernel trace (RUN/trace.dat) through latwatt's reader") \
+	X(cleanup, "remove trace instances left behind by killed runs") \
 	X(boards,  "list, show and check board files (boards/NAME.yaml)") \
 	X(power,   "power sources, estimates from traces, meter logs, summaries") \
 	X(workloads, "list the workloads of 'run -w' and their parameters") \
 	X(report,  "HTML report with plots, JUnit, LAVA and Markdown of a run or comparison") \
+	X(compare, "compare runs against a baseline: statistics, verdicts, CI rules") \
+	X(db,      "results store: keep runs and named baselines in an SQLite file") \
 	X(scenarios, "list the scenario files, show or check one")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);

@@ -17,6 +17,7 @@
 #include "lib/pmqos.h"
 #include "lib/run.h"
 #include "lib/sysinfo.h"
+#include "lib/trace_rec.h"
 #include "probes/cyclic.h"
 #include "boards/board.h"
 #include "power/sampler.h"
@@ -141,6 +142,12 @@ int cmd_run(int argc, char **argv)
 		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
 		.break_ns = o.break_ns,
 	};
+	struct lw_trace_opts to = {
+		.mode = !o.trace ? LW_TRACE_AUTO : strcmp(o.trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.events = o.trace && strcmp(o.trace, "off") ? o.trace : "default",
+		.buffer_bytes = o.trace_buffer, .flight = o.break_ns != 0,
+		.no_kallsyms = o.no_kallsyms,
+	};
 	cpu_set_t hk;
 
 	CPU_AND(&hk, &board->housekeeping, &online);
@@ -151,7 +158,8 @@ int cmd_run(int argc, char **argv)
 	};
 	if (lw_board_record(board, run.dir.path) < 0)
 		goto fail;
-	if (add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
+	if (add(&run, lw_trace_new(&to)) < 0 ||
+	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
 	    add(&run, lw_cyclic_new(&co)) < 0)
 		goto fail;
 	for (int i = 0; i < o.nworkloads; i++)

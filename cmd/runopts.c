@@ -6,6 +6,7 @@
 #include "cmd/runopts.h"
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "lib/trace_rec.h"
 #include "power/sources.h"
 #include "workloads/workload.h"
 #include "workloads/loads.h"
@@ -32,6 +33,12 @@ const char lw_run_usage[] =
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
+"      --trace WHAT        kernel trace into RUN/trace.dat: off, default, or a\n"
+"                          list of SYSTEM:EVENT, SYSTEM:* and default (default:\n"
+"                          the default set when tracefs is usable, else off)\n"
+"      --trace-buffer SIZE trace ring per CPU, e.g. 4M (default 4M); with\n"
+"                          --break-on it is what the flight recorder keeps\n"
+"      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
 "      --power-rate HZ     power sampling rate (default 10)\n"
 "      --power SOURCES     auto (default: sensors found, else the board's energy\n"
 "                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
@@ -55,6 +62,7 @@ const char lw_run_usage[] =
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
+	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_SCENARIO = 400,
 };
@@ -79,6 +87,9 @@ static const struct option long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "iio-uri",   required_argument, NULL, OPT_IIO_URI },
 	{ "help",      no_argument,       NULL, 'h' },
+	{ "trace",        required_argument, NULL, OPT_TRACE },
+	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
+	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
 	{ "workload",  required_argument, NULL, 'w' },
 	{ "scenario",  required_argument, NULL, OPT_SCENARIO },
 	{ "load",      required_argument, NULL, 'l' },
@@ -166,6 +177,20 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
+			break;
+		case OPT_TRACE:
+			if (strcmp(optarg, "off") && lw_trace_check_list("--trace", optarg) < 0)
+				return -1;
+			o->trace = optarg;
+			break;
+		case OPT_TRACE_BUFFER:
+			if (lw_parse_size("--trace-buffer", optarg, &o->trace_buffer) < 0)
+				return -1;
+			if (o->trace_buffer < 16 * 1024 || o->trace_buffer > (4ULL << 30))
+				return error("--trace-buffer: must be between 16k and 4G per CPU");
+			break;
+		case OPT_NO_KALLSYMS:
+			o->no_kallsyms = 1;
 			break;
 		case OPT_POWER_RATE:
 			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)

@@ -27,6 +27,9 @@ struct lw_run_opts {
 	int force;			/* --force */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */
+	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */
+	uint64_t trace_buffer;		/* --trace-buffer, per CPU; 0: the recorder's default */
+	int no_kallsyms;		/* --no-kallsyms */
 	double power_rate_hz;		/* --power-rate, default 10 */
 	const char *power;		/* --power, default "auto" */
 	unsigned power_mask;		/* parsed --power (power/sources.h) */

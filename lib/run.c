@@ -43,6 +43,7 @@ void lw_run_init(struct lw_run *run, struct lw_rundir *rd)
 	run->dir = *rd;
 	memset(rd, 0, sizeof(*rd));
 	run->marker_fd = -1;
+	run->trace_off_fd = -1;
 	CPU_ZERO(&run->cpus);
 }
 
@@ -81,6 +82,11 @@ struct lw_ring *lw_run_ring(struct lw_run *run, size_t capacity)
 void lw_run_request_stop(struct lw_run *run, enum lw_stop_reason why, const char *detail)
 {
 	int expected = LW_STOP_NONE;
+	int off_fd = run->trace_off_fd;
+
+	if (why == LW_STOP_BREAK && off_fd >= 0 && write(off_fd, "0", 1) < 0) {
+		/* the recorder stops tracing itself a moment later */
+	}
 
 	if (atomic_compare_exchange_strong(&run->stop_reason, &expected, (int)why) && detail) {
 		size_t n = strlen(detail);

@@ -113,6 +113,9 @@ struct lw_run {
 	/* trace_marker of the trace instance (or top level); -1 if none.
 	 * The trace recorder may replace it in its start(). */
 	int marker_fd;
+	/* tracing_on of the trace instance, -1 if none: a --break-on stop
+	 * writes "0" to it at once, from the thread that saw the break. */
+	int trace_off_fd;
 
 	struct lw_part *part[LW_MAX_PARTS];
 	int nparts;

@@ -334,7 +334,7 @@ static const char *const lanes[] = { "idle", "irq", "softirq", "timer", "task", 
 static int lane_of(const char *kind)
 {
 	static const struct { const char *kind; int lane; } map[] = {
-		{ "idle", 0 }, { "idle-exit", 0 }, { "irq", 1 }, { "irqs-off", 1 },
+		{ "idle", 0 }, { "idle-exit", 0 }, { "irq", 1 }, { "timer-late", 4 },
 		{ "softirq", 2 }, { "timer", 3 }, { "task", 4 }, { "preempt", 4 },
 		{ "non-preemptible", 4 }, { "probe", 4 },
 	};

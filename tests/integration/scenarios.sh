@@ -45,7 +45,7 @@ m = json.load(open(run + "/manifest.json"))
 assert m["status"] == "complete"
 s = m["scenario"]
 assert s["name"] == "idle" and s["file"] == "scenario.yaml" and s["source"] == src, s
-assert s["options"] == ["--duration=60s", "--interval=1000us", "--power=auto", "--power-rate=10"], s["options"]
+assert s["options"] == ["--duration=60s", "--interval=1000us", "--trace-buffer=4M", "--power=auto", "--power-rate=10"], s["options"]
 assert open(run + "/scenario.yaml").read() == open(src).read()
 assert m["duration_ns"] == 1000000000, m["duration_ns"]              # -d 1s wins
 assert m["probes"]["cyclic"]["interval_ns"] == 500000                 # -i 500 wins

@@ -105,6 +105,17 @@ static void test_irq_before_wakeup(void **st)
 	assert_int_equal(s->idle_state, 1);
 	assert_int_equal(s->woken_ns, E + 54 * US);
 	assert_int_equal(s->switched_in_ns, E + 57 * US);
+	/* the timeline: in time order, contiguous, covering the window */
+	assert_true(s->nseg >= 3);
+	assert_int_equal(s->seg[0].kind, LW_C_IDLE_EXIT);
+	assert_int_equal(s->seg[0].from_ns, E);
+	assert_int_equal(s->seg[0].to_ns, E + 2 * US);
+	assert_int_equal(s->seg[1].kind, LW_C_IRQ);
+	assert_string_equal(s->seg[1].name, "eth0");
+	assert_int_equal(s->seg[1].to_ns, E + 52 * US);
+	for (int i = 1; i < s->nseg; i++)
+		assert_int_equal(s->seg[i].from_ns, s->seg[i - 1].to_ns);
+	assert_int_equal(s->seg[s->nseg - 1].to_ns, E + 60 * US);
 	lw_attrib_free(a);
 }
 
@@ -197,7 +208,7 @@ static void test_nonpreemptible_and_irqs_off(void **st)
 	ev(a, 2 * E + 83 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
 	lw_attrib_finish(a);
 	assert_dominant(lw_attrib_get(a, 0), LW_C_NONPREEMPT, "kworker/0:1", 99 * US);
-	assert_dominant(lw_attrib_get(a, 1), LW_C_IRQS_OFF, "bad-driver", 80 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_TIMER_LATE, "bad-driver", 80 * US);
 	lw_attrib_free(a);
 }
 

@@ -352,7 +352,7 @@ static void test_command_line_overrides(void **st)
 		char *ex2[] = { p, p89, NULL };
 
 		assert_error(apply(&rs, &o, SHIPPED "/audio.yaml", SYSFS, 1, ex2) < 0,
-			     "audio.yaml:13:5: workload audio (irq_prio=90): SCHED_FIFO priority "
+			     "audio.yaml:16:5: workload audio (irq_prio=90): SCHED_FIFO priority "
 			     "90 on cpu ");
 		lw_run_scenario_free(&rs);
 	}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Comparison of runs: each run against a baseline, per metric a verdict
+ * (better, worse, no significant difference, n/a), into one JSON document of
+ * schema "latwatt-comparison" (documented in doc/latwatt.1) from which the
+ * text table is printed and the --fail-on rules are judged.
+ *
+ * A run to compare (struct lw_crun) is loaded from a run directory or from
+ * the results store (analysis/db.h) and holds the same data either way:
+ * per probe the latencies over all CPUs (every sample when kept, else the
+ * 1 us histogram), missed periods, dropped samples, and the largest latency
+ * of each 10 ms of the run (from which block maxima of any multiple of 10 ms
+ * are taken); the manifest; and RUN/analysis.json when the run has one, for
+ * the sections other analyses add (workloads, power, idle, spikes).
+ */
+#ifndef LW_COMPARE_H
+#define LW_COMPARE_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/evt.h"
+#include "analysis/teststat.h"
+#include "lib/stats.h"
+
+#define LW_COMPARISON_SCHEMA  "latwatt-comparison"
+#define LW_COMPARISON_VERSION 1
+#define LW_BLOCK_BASE_NS      10000000ULL	/* 10 ms */
+#define LW_CMP_MAX_THRESHOLDS 16
+
+struct lw_cprobe {
+	unsigned probe;			/* enum lw_probe_id */
+	struct lw_dist d;		/* every CPU */
+	struct lw_hist hist;		/* 1 us buckets, every CPU */
+	uint64_t missed, dropped;
+	uint64_t *bmax;			/* per 10 ms: largest latency + 1; 0: no sample */
+	size_t nb;
+};
+
+struct lw_crun {
+	char *label;			/* as named on the command line */
+	char *path;			/* run directory it came from (or was added from) */
+	int64_t db_id;			/* 0: not from the results store */
+	json_t *manifest;		/* owned */
+	json_t *analysis;		/* RUN/analysis.json, or NULL */
+	struct lw_cprobe *p;
+	size_t np;
+};
+
+/* Load a run directory (its samples, or its histogram when imported). */
+int lw_crun_load_dir(struct lw_crun *r, const char *path);
+void lw_crun_free(struct lw_crun *r);
+/* Add an empty probe (for loaders); NULL after error(). */
+struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe);
+const struct lw_cprobe *lw_crun_probe(const struct lw_crun *r, unsigned probe);
+/* A stable identity of the run: a hash of its manifest. */
+uint64_t lw_crun_ident(const struct lw_crun *r);
+
+struct lw_cmp_opts {
+	double alpha;			/* significance level, 0.05 */
+	double practical;		/* smallest relative change that matters, 0.05 */
+	double min_effect;		/* smallest |Cliff's delta| that matters, 0.147 */
+	double conf;			/* confidence of intervals, 0.95 */
+	unsigned resamples;		/* bootstrap resamples, 2000 */
+	uint64_t seed;			/* 1 */
+	uint64_t thr[LW_CMP_MAX_THRESHOLDS];	/* count samples above these */
+	size_t nthr;
+	uint64_t block_ns;		/* block maxima, 1 s */
+	uint64_t horizon_ns;		/* worst-case horizon, 1 h */
+	unsigned min_blocks;		/* 30 */
+	enum lw_evt_model model;	/* GEV */
+};
+
+void lw_cmp_opts_default(struct lw_cmp_opts *o);
+/* Add a threshold unless present; -1 after error() when there are too many. */
+int lw_cmp_add_threshold(struct lw_cmp_opts *o, uint64_t ns);
+
+/* A threshold as metric names spell it: "50us", "2ms", "1500ns". */
+char *lw_cmp_format_threshold(uint64_t ns, char *buf, size_t len);
+
+/* The comparison document; NULL after error(). */
+json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
+		   const struct lw_cmp_opts *o);
+/* The text table, printed from the document. */
+void lw_compare_print(const json_t *doc, FILE *out);
+
+/* Verdict strings. */
+#define LW_BETTER "better"
+#define LW_WORSE  "worse"
+#define LW_NSD    "no significant difference"
+#define LW_NA     "n/a"
+
+#endif

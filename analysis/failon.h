@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * --fail-on rules of `latwatt compare`: when does a comparison fail CI.
+ *
+ *   RULE   = METRIC OP BOUND | METRIC ":worse"
+ *   METRIC = [PROBE "."] NAME                 (PROBE default: cyclic, else the first)
+ *   NAME   = p50 | p90 | p99 | p99.9 | p99.99 | mean | max | blockmax | worst
+ *          | over:TIME | missed | dropped | xruns | dropped_frames | power
+ *          | idle:STATE | cause:NAME | distribution | any   (the last two: :worse only)
+ *   OP     = ">" | ">=" | "<" | "<="
+ *   BOUND  = [SIGN] NUMBER "%"     relative change from the baseline
+ *          | SIGN NUMBER [UNIT]    change from the baseline
+ *          | NUMBER [UNIT]         the run's own value
+ *   SIGN   = "+" | "-";  UNIT = ns | us | ms | s (latencies; bare: us) | W | mW (power; bare: W)
+ *
+ *   p99>+10%   max>+20%   xruns>0   p99>150us   p99.9>+5us   over:50us>+50%   any:worse
+ *
+ * Rules apply to every run compared against the baseline.  A metric that is
+ * n/a in a comparison (not recorded, not extrapolated) leaves its rule
+ * unjudged ("n/a"): it neither fails nor passes.
+ */
+#ifndef LW_FAILON_H
+#define LW_FAILON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum lw_rule_op { LW_OP_GT, LW_OP_GE, LW_OP_LT, LW_OP_LE, LW_OP_WORSE };
+enum lw_rule_kind {
+	LW_RULE_VALUE,		/* the run's value */
+	LW_RULE_CHANGE,		/* value - baseline */
+	LW_RULE_REL,		/* value / baseline - 1 */
+	LW_RULE_VERDICT,	/* the verdict is "worse" */
+};
+
+struct lw_rule {
+	char text[128];
+	char probe[128];			/* "" unless named */
+	char name[128];			/* "p99", "over:50us", "xruns", "any" */
+	enum lw_rule_op op;
+	enum lw_rule_kind kind;
+	double bound;			/* ns, count, W, fraction; REL: 0.10 for 10 % */
+	unsigned long long threshold_ns;	/* over:TIME */
+};
+
+/* Parse @text.  -1 after error() of the form
+ * "--fail-on 'p99>+10x': at 8: unknown unit 'x' for p99 (ns, us, ms, s or %)". */
+int lw_rule_parse(const char *text, struct lw_rule *r);
+
+/*
+ * Judge @rules against the comparison document @doc (analysis/compare.h):
+ * appends "rules": [{"rule", "run", "metric", "value", "bound", "result":
+ * "pass"|"fail"|"n/a", "detail"}] to it and returns how many failed.
+ */
+int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc);
+
+#endif

@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <event-parse.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/attrib.h"
+#include "analysis/trace_read.h"
+#include "analysis/tracepass.h"
+#include "lib/error.h"
+#include "lib/samples.h"
+#include "lib/stats.h"
+
+#define MAX_STATES 16
+#define STATE_BUSY (-1)
+#define STATE_UNKNOWN (-2)
+
+struct idle_table {
+	int ncpus;
+	char name[1024][MAX_STATES][24];
+	uint64_t exit_ns[1024][MAX_STATES];
+};
+
+static uint64_t exit_latency(void *ctx, int cpu, int state)
+{
+	struct idle_table *t = ctx;
+
+	if (cpu < 0 || cpu >= 1024 || state < 0 || state >= MAX_STATES)
+		return 0;
+	return t->exit_ns[cpu][state];
+}
+
+static const char *state_name(void *ctx, int cpu, int state)
+{
+	struct idle_table *t = ctx;
+
+	if (cpu < 0 || cpu >= 1024 || state < 0 || state >= MAX_STATES || !t->name[cpu][state][0])
+		return NULL;
+	return t->name[cpu][state];
+}
+
+static void load_idle_table(struct idle_table *t, const json_t *m)
+{
+	json_t *cpus = json_object_get(json_object_get(json_object_get(m, "system"), "cpuidle"), "cpus");
+	json_t *c, *st;
+	size_t i, j;
+
+	json_array_foreach(cpus, i, c) {
+		json_int_t cpu = json_integer_value(json_object_get(c, "cpu"));
+
+		if (cpu < 0 || cpu >= 1024)
+			continue;
+		json_array_foreach(json_object_get(c, "states"), j, st) {
+			if (j >= MAX_STATES)
+				break;
+			snprintf(t->name[cpu][j], sizeof(t->name[cpu][j]), "%s",
+				 json_string_value(json_object_get(st, "name")) ?: "");
+			t->exit_ns[cpu][j] =
+				(uint64_t)json_integer_value(json_object_get(st, "exit_latency_us")) * 1000;
+		}
+	}
+}
+
+/* A sample reduced to what the pass needs: 16 bytes. */
+struct point {
+	uint64_t expected;
+	uint32_t latency;	/* ns, saturated */
+	uint16_t cpu;
+	uint8_t probe;
+	int8_t state;		/* idle state at expected time; STATE_BUSY; STATE_UNKNOWN */
+};
+
+static int cmp_point(const void *x, const void *y)
+{
+	const struct point *p = x, *q = y;
+
+	return p->expected < q->expected ? -1 : p->expected > q->expected;
+}
+
+/* ---- NO_HZ accounting ------------------------------------------------- */
+
+#define MAX_SOURCES 64
+
+struct source { const char *name; uint64_t count; };
+
+struct nohz_cpu {
+	int idle;		/* in an idle state now */
+	int waiting;		/* entered idle, wake-up cause not seen yet */
+	uint64_t idle_since, idle_ns, first, last;
+	uint64_t ticks_idle, ticks_busy;
+	uint64_t stop_ok, stop_kept, dep[8];
+	uint64_t wakeups;
+	struct source src[MAX_SOURCES];
+	int nsrc;
+	char (*names)[64];	/* storage for source names */
+};
+
+static const char *const tick_dep_names[] = {
+	"POSIX_TIMER", "PERF_EVENTS", "SCHED", "CLOCK_UNSTABLE", "RCU", "RCU_EXP",
+};
+
+static void wake_source(struct nohz_cpu *n, const char *kind, const char *what)
+{
+	char label[64];
+	int i;
+
+	if (!n->waiting)
+		return;
+	n->waiting = 0;
+	n->wakeups++;
+	snprintf(label, sizeof(label), "%s:%s", kind, what ? what : "?");
+	for (i = 0; i < n->nsrc; i++)
+		if (!strcmp(n->names[i], label))
+			break;
+	if (i == n->nsrc) {
+		if (n->nsrc == MAX_SOURCES) {
+			i = MAX_SOURCES - 1;
+			snprintf(n->names[i], 64, "other");
+		} else {
+			snprintf(n->names[i], 64, "%s", label);
+			n->src[i].name = n->names[i];
+			n->nsrc++;
+		}
+	}
+	n->src[i].count++;
+}
+
+static int is_tick_fn(const char *fn)
+{
+	return fn && (!strcmp(fn, "tick_nohz_handler") || !strcmp(fn, "tick_sched_timer") ||
+		      !strcmp(fn, "tick_nohz_highres_handler"));
+}
+
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+/* ---- the pass ------------------------------------------------------------ */
+
+struct ids {
+	int sw, waking, wakeup, irq_in, irq_out, sirq_in, sirq_out, hrt_in, hrt_out, idle, tick_stop,
+	    freq, migrate, ipi_in, ipi_out;
+};
+
+static void find_ids(struct lw_trace *t, struct ids *d)
+{
+	d->sw = lw_trace_event_id(t, "sched", "sched_switch");
+	d->waking = lw_trace_event_id(t, "sched", "sched_waking");
+	d->wakeup = lw_trace_event_id(t, "sched", "sched_wakeup");
+	d->irq_in = lw_trace_event_id(t, "irq", "irq_handler_entry");
+	d->irq_out = lw_trace_event_id(t, "irq", "irq_handler_exit");
+	d->sirq_in = lw_trace_event_id(t, "irq", "softirq_entry");
+	d->sirq_out = lw_trace_event_id(t, "irq", "softirq_exit");
+	d->hrt_in = lw_trace_event_id(t, "timer", "hrtimer_expire_entry");
+	d->hrt_out = lw_trace_event_id(t, "timer", "hrtimer_expire_exit");
+	d->idle = lw_trace_event_id(t, "power", "cpu_idle");
+	d->tick_stop = lw_trace_event_id(t, "timer", "tick_stop");
+	d->freq = lw_trace_event_id(t, "power", "cpu_frequency");
+	d->migrate = lw_trace_event_id(t, "sched", "sched_migrate_task");
+	d->ipi_in = lw_trace_event_id(t, "ipi", "ipi_entry");
+	d->ipi_out = lw_trace_event_id(t, "ipi", "ipi_exit");
+}
+
+static const char *function_name(struct lw_trace *t, const struct lw_trace_event *ev, char *buf,
+				 size_t len)
+{
+	uint64_t addr;
+	const char *fn;
+
+	if (lw_trace_u64(t, ev, "function", &addr) < 0)
+		return "?";
+	fn = tep_find_function(lw_trace_tep(t), addr);
+	if (fn)
+		return fn;
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+static const char *str_field(struct lw_trace *t, const struct lw_trace_event *ev, const char *f,
+			     char *buf, size_t len)
+{
+	size_t n;
+	const char *s = lw_trace_str(t, ev, f, &n);
+
+	if (!s)
+		return "?";
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Thread ids and kernel priorities of the probes, from the manifest. */
+static void probe_threads(const json_t *m, unsigned probe, int cpu, int *tid, int *kprio)
+{
+	json_t *p = json_object_get(json_object_get(m, "probes"), lw_probe_name(probe));
+	json_t *th;
+	size_t i;
+	const char *policy = json_string_value(json_object_get(p, "policy"));
+	json_int_t prio = json_integer_value(json_object_get(p, "priority"));
+
+	*tid = -1;
+	*kprio = -1;
+	json_array_foreach(json_object_get(p, "threads"), i, th)
+		if (json_integer_value(json_object_get(th, "cpu")) == cpu &&
+		    json_is_integer(json_object_get(th, "tid")))
+			*tid = (int)json_integer_value(json_object_get(th, "tid"));
+	if (policy && !strcmp(policy, "SCHED_OTHER"))
+		*kprio = 120;
+	else if (prio > 0 && prio < 100)
+		*kprio = 99 - (int)prio;
+}
+
+static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_table *it)
+{
+	json_t *out = json_object();
+
+	for (unsigned probe = 1; probe < LW_PROBE_MAX; probe++) {
+		json_t *arr = NULL;
+
+		for (int st = STATE_UNKNOWN; st < MAX_STATES; st++) {
+			uint64_t *v = NULL;
+			size_t k = 0, cap = 0;
+			struct lw_stats s;
+			const char *name = NULL;
+
+			for (size_t i = 0; i < n; i++) {
+				if (pts[i].probe != probe || pts[i].state != st)
+					continue;
+				if (k == cap) {
+					cap = cap ? cap * 2 : 1024;
+					uint64_t *nv = realloc(v, cap * sizeof(*nv));
+					if (!nv)
+						break;
+					v = nv;
+				}
+				v[k++] = pts[i].latency;
+				if (!name && st >= 0)
+					name = state_name((void *)it, pts[i].cpu, st);
+			}
+			if (!k) {
+				free(v);
+				continue;
+			}
+			lw_stats_compute(&s, v, k);
+			free(v);
+			if (!arr)
+				arr = json_array();
+			json_array_append_new(arr, json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I}",
+				"state", st == STATE_BUSY ? "busy" : st == STATE_UNKNOWN ? "unknown" :
+					 name ? name : "?",
+				"index", st, "count", (json_int_t)s.count,
+				"p50_ns", (json_int_t)s.pct[0], "p99_ns", (json_int_t)s.pct[2],
+				"p99.9_ns", (json_int_t)s.pct[3], "max_ns", (json_int_t)s.max));
+		}
+		if (arr)
+			json_object_set_new(out, lw_probe_name(probe), arr);
+	}
+	return out;
+}
+
+static int cmp_source(const void *x, const void *y)
+{
+	const struct source *p = x, *q = y;
+
+	return p->count < q->count ? 1 : p->count > q->count ? -1 : 0;
+}
+
+static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_t last)
+{
+	json_t *cpus = json_array();
+	double secs = last > first ? (double)(last - first) / 1e9 : 0;
+
+	for (int c = 0; c < ncpus; c++) {
+		struct nohz_cpu *n = &nz[c];
+		json_t *deps = json_object(), *src = json_array();
+		double idle_s = (double)n->idle_ns / 1e9, busy_s = secs - idle_s;
+
+		if (!n->first)
+			continue;
+		for (int b = 0; b < 6; b++)
+			if (n->dep[b])
+				json_object_set_new(deps, tick_dep_names[b], json_integer((json_int_t)n->dep[b]));
+		qsort(n->src, (size_t)n->nsrc, sizeof(*n->src), cmp_source);
+		for (int i = 0; i < n->nsrc && i < 12; i++)
+			json_array_append_new(src, json_pack("{s:s, s:I, s:f}", "source", n->src[i].name,
+				"count", (json_int_t)n->src[i].count,
+				"per_s", secs > 0 ? (double)n->src[i].count / secs : 0.0));
+		json_array_append_new(cpus, json_pack("{s:i, s:f, s:f, s:I, s:I, s:f, s:f, s:{s:I, s:I, s:o}, s:I, s:f, s:o}",
+			"cpu", c, "idle_s", idle_s, "busy_s", busy_s,
+			"ticks_idle", (json_int_t)n->ticks_idle, "ticks_busy", (json_int_t)n->ticks_busy,
+			"ticks_per_s_idle", idle_s > 0 ? (double)n->ticks_idle / idle_s : 0.0,
+			"ticks_per_s_busy", busy_s > 0 ? (double)n->ticks_busy / busy_s : 0.0,
+			"tick_stop", "stopped", (json_int_t)n->stop_ok, "kept", (json_int_t)n->stop_kept,
+			"kept_by", deps,
+			"wakeups", (json_int_t)n->wakeups,
+			"wakeups_per_s", secs > 0 ? (double)n->wakeups / secs : 0.0,
+			"wakeup_sources", src));
+	}
+	return json_pack("{s:f, s:o}", "duration_s", secs, "cpus", cpus);
+}
+
+int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o)
+{
+	char path[PATH_MAX], fnbuf[64], comm[32];
+	struct lw_trace *t = NULL;
+	struct lw_samples_reader *r = NULL;
+	struct lw_attrib *a = NULL;
+	struct idle_table *it = NULL;
+	struct nohz_cpu *nz = NULL;
+	struct point *pts = NULL;
+	size_t npts = 0, next_pt = 0;
+	uint64_t thr[LW_PROBE_MAX] = { 0 }, first = 0, last = 0, idx = 0;
+	struct lw_trace_event ev;
+	struct lw_sample smp;
+	struct ids id;
+	int ncpus, ret = -1, *cur_state = NULL;
+	json_t *spikes;
+
+	lw_rundir_file(rd, "trace.dat", path, sizeof(path));
+	if (access(path, F_OK) < 0)
+		return 1;
+	t = lw_trace_open_run(rd->path, 0);
+	if (!t)
+		return -1;
+	ncpus = lw_trace_cpus(t);
+	it = calloc(1, sizeof(*it));
+	nz = calloc((size_t)ncpus, sizeof(*nz));
+	cur_state = malloc((size_t)ncpus * sizeof(*cur_state));
+	if (!it || !nz || !cur_state) {
+		error("out of memory");
+		goto out;
+	}
+	for (int c = 0; c < ncpus; c++) {
+		cur_state[c] = STATE_UNKNOWN;
+		nz[c].names = calloc(MAX_SOURCES, 64);
+		if (!nz[c].names) {
+			error("out of memory");
+			goto out;
+		}
+	}
+	load_idle_table(it, rd->manifest);
+	struct lw_attrib_cfg cfg = { .ncpus = ncpus, .exit_latency = exit_latency,
+				     .state_name = state_name, .ctx = it };
+	a = lw_attrib_new(&cfg);
+	if (!a)
+		goto out;
+
+	/* thresholds: given, else the probe's p99.9 (noise: every gap) */
+	for (unsigned p = 1; p < LW_PROBE_MAX; p++) {
+		json_t *all = json_object_get(json_object_get(json_object_get(analysis, "probes"),
+							      lw_probe_name(p)), "all");
+
+		thr[p] = p < 16 && o->threshold_ns[p] ? o->threshold_ns[p] :
+			 p == LW_PROBE_NOISE ? 0 :
+			 (uint64_t)json_integer_value(json_object_get(all, "p99.9_ns"));
+	}
+
+	/* samples: the spikes, and a point per sample for the idle state */
+	r = lw_samples_open(lw_rundir_file(rd, "samples", path, sizeof(path)));
+	if (!r)
+		goto out;
+	pts = malloc((lw_samples_count(r) ? lw_samples_count(r) : 1) * sizeof(*pts));
+	if (!pts) {
+		error("out of memory for %" PRIu64 " samples", lw_samples_count(r));
+		goto out;
+	}
+	while ((ret = lw_samples_next(r, &smp)) == 1) {
+		if (smp.probe >= LW_PROBE_MAX || smp.cpu >= ncpus) {
+			idx++;
+			continue;
+		}
+		pts[npts++] = (struct point){ smp.expected_ns,
+			smp.latency_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)smp.latency_ns,
+			smp.cpu, smp.probe, STATE_UNKNOWN };
+		if (smp.latency_ns > thr[smp.probe]) {
+			struct lw_spike s = { .expected_ns = smp.expected_ns, .latency_ns = smp.latency_ns,
+					      .cpu = smp.cpu, .probe = smp.probe, .index = idx };
+
+			probe_threads(rd->manifest, smp.probe, smp.cpu, &s.tid, &s.kprio);
+			if (lw_attrib_add_spike(a, &s) < 0) {
+				ret = -1;
+				break;
+			}
+		}
+		idx++;
+	}
+	if (ret < 0)
+		goto out;
+	ret = -1;
+	qsort(pts, npts, sizeof(*pts), cmp_point);
+	find_ids(t, &id);
+
+	while (lw_trace_next(t, &ev) == 1) {
+		struct lw_tev e = { .ts = ev.ts_ns, .cpu = ev.cpu, .kind = LW_TEV_MAX, .pid = -1 };
+		struct nohz_cpu *n;
+		uint64_t v;
+
+		if (ev.cpu < 0 || ev.cpu >= ncpus)
+			continue;
+		n = &nz[ev.cpu];
+		if (!first)
+			first = ev.ts_ns;
+		last = ev.ts_ns;
+		if (ev.missed)	/* events lost on this CPU since its previous event */
+			lw_attrib_add_lost(a, ev.cpu, n->last ? n->last : first, ev.ts_ns);
+		if (!n->first)
+			n->first = ev.ts_ns;
+		n->last = ev.ts_ns;
+		/* every sample due before this event: its CPU's idle state */
+		while (next_pt < npts && pts[next_pt].expected <= ev.ts_ns) {
+			struct point *p = &pts[next_pt++];
+
+			p->state = (int8_t)cur_state[p->cpu];
+		}
+
+		if (ev.id == id.sw) {
+			e.kind = LW_TEV_SWITCH;
+			lw_trace_u64(t, &ev, "next_pid", &v);
+			e.pid = (int)v;
+			lw_trace_u64(t, &ev, "prev_pid", &v);
+			e.prev_pid = (int)v;
+			lw_trace_u64(t, &ev, "next_prio", &v);
+			e.prio = (int)v;
+			e.name = str_field(t, &ev, "next_comm", comm, sizeof(comm));
+			if (cur_state[ev.cpu] == STATE_UNKNOWN || e.pid != 0)
+				cur_state[ev.cpu] = e.pid ? STATE_BUSY : cur_state[ev.cpu];
+			if (e.pid)
+				wake_source(n, "task", e.name);
+		} else if (ev.id == id.waking || ev.id == id.wakeup) {
+			e.kind = LW_TEV_WAKEUP;
+			lw_trace_u64(t, &ev, "pid", &v);
+			e.pid = (int)v;
+		} else if (ev.id == id.irq_in) {
+			e.kind = LW_TEV_IRQ_ENTRY;
+			e.name = str_field(t, &ev, "name", comm, sizeof(comm));
+			wake_source(n, "irq", e.name);
+		} else if (ev.id == id.irq_out) {
+			e.kind = LW_TEV_IRQ_EXIT;
+		} else if (ev.id == id.sirq_in || ev.id == id.sirq_out) {
+			lw_trace_u64(t, &ev, "vec", &v);
+			e.kind = ev.id == id.sirq_in ? LW_TEV_SOFTIRQ_ENTRY : LW_TEV_SOFTIRQ_EXIT;
+			e.name = v < sizeof(softirq_names) / sizeof(softirq_names[0]) ? softirq_names[v] : "?";
+			if (ev.id == id.sirq_in)
+				wake_source(n, "softirq", e.name);
+		} else if (ev.id == id.hrt_in) {
+			e.kind = LW_TEV_TIMER_ENTRY;
+			e.name = function_name(t, &ev, fnbuf, sizeof(fnbuf));
+			if (is_tick_fn(e.name)) {
+				if (n->idle)
+					n->ticks_idle++;
+				else
+					n->ticks_busy++;
+			}
+			wake_source(n, "timer", e.name);
+		} else if (ev.id == id.hrt_out) {
+			e.kind = LW_TEV_TIMER_EXIT;
+		} else if (ev.id == id.ipi_in || ev.id == id.ipi_out) {
+			e.kind = ev.id == id.ipi_in ? LW_TEV_IRQ_ENTRY : LW_TEV_IRQ_EXIT;
+			e.name = "IPI";
+			if (ev.id == id.ipi_in)
+				wake_source(n, "ipi", str_field(t, &ev, "reason", comm, sizeof(comm)));
+		} else if (ev.id == id.idle) {
+			lw_trace_u64(t, &ev, "state", &v);
+			e.kind = LW_TEV_IDLE;
+			e.arg = v == UINT32_MAX || v == UINT64_MAX ? -1 : (int64_t)v;
+			if (e.arg >= 0) {
+				cur_state[ev.cpu] = e.arg < MAX_STATES ? (int)e.arg : STATE_UNKNOWN;
+				if (!n->idle) {
+					n->idle = 1;
+					n->idle_since = ev.ts_ns;
+				}
+				n->waiting = 1;
+			} else {
+				cur_state[ev.cpu] = STATE_BUSY;
+				if (n->idle)
+					n->idle_ns += ev.ts_ns - n->idle_since;
+				n->idle = 0;
+			}
+		} else if (ev.id == id.tick_stop) {
+			uint64_t ok = 0, dep = 0;
+
+			lw_trace_u64(t, &ev, "success", &ok);
+			lw_trace_u64(t, &ev, "dependency", &dep);
+			e.kind = LW_TEV_TICK_STOP;
+			e.arg = ok != 0;
+			if (ok) {
+				n->stop_ok++;
+			} else {
+				n->stop_kept++;
+				for (int b = 0; b < 6; b++)
+					if (dep & (1ULL << b))
+						n->dep[b]++;
+			}
+		} else if (ev.id == id.freq) {
+			e.kind = LW_TEV_FREQ;
+			lw_trace_u64(t, &ev, "state", &v);
+			e.arg = (int64_t)v;
+		} else if (ev.id == id.migrate) {
+			lw_trace_u64(t, &ev, "dest_cpu", &v);
+			if ((int)v != ev.cpu)	/* counted on the destination */
+				continue;
+			e.kind = LW_TEV_MIGRATE;
+			lw_trace_u64(t, &ev, "pid", &v);
+			e.pid = (int)v;
+		}
+		if (e.kind != LW_TEV_MAX)
+			lw_attrib_event(a, &e);
+	}
+	for (int c = 0; c < ncpus; c++)
+		if (nz[c].idle)
+			nz[c].idle_ns += nz[c].last - nz[c].idle_since;
+	lw_attrib_set_extent(a, first, last);
+	lw_attrib_finish(a);
+
+	spikes = lw_attrib_json(a, o->top ? o->top : 20);
+	if (spikes) {
+		json_t *th = json_object();
+
+		for (unsigned p = 1; p < LW_PROBE_MAX; p++)
+			json_object_set_new(th, lw_probe_name(p), json_integer((json_int_t)thr[p]));
+		json_object_set_new(spikes, "thresholds_ns", th);
+		json_object_set_new(analysis, "spikes", spikes);
+	}
+	json_object_set_new(analysis, "idle_latency", idle_latency_json(pts, npts, it));
+	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first, last));
+	ret = 0;
+out:
+	if (nz)
+		for (int c = 0; c < ncpus; c++)
+			free(nz[c].names);
+	free(nz);
+	free(cur_state);
+	free(pts);
+	free(it);
+	lw_attrib_free(a);
+	lw_samples_close_reader(r);
+	lw_trace_close(t);
+	return ret;
+}
+
+static const char *js(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "?";
+}
+
+static double num(const json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
+{
+	const json_t *sp = json_object_get(analysis, "spikes"), *il = json_object_get(analysis, "idle_latency");
+	const json_t *nz = json_object_get(analysis, "nohz"), *v, *c;
+	const char *key;
+	size_t i, j;
+
+	if (sp) {
+		int first = 1;
+
+		fprintf(out, "\nspikes: %lld above threshold (", (long long)num(sp, "spikes_total"));
+		json_object_foreach((json_t *)json_object_get(sp, "thresholds_ns"), key, v) {
+			if (!json_object_get(json_object_get(analysis, "probes"), key))
+				continue;	/* a probe that did not run */
+			fprintf(out, "%s%s >%.1fus", first ? "" : ", ", key,
+				(double)json_integer_value(v) / 1e3);
+			first = 0;
+		}
+		fprintf(out, "), %lld attributed, %lld unattributable (lost trace events)\n",
+			(long long)num(sp, "attributed"), (long long)num(sp, "unattributable"));
+		if (json_array_size(json_object_get(sp, "causes"))) {
+			fprintf(out, "  %-40s %8s %10s %8s\n", "cause", "dominant", "time (us)", "share");
+			json_array_foreach(json_object_get(sp, "causes"), i, c)
+				fprintf(out, "  %-40.40s %8lld %10.1f %7.1f%%\n", js(c, "cause"),
+					(long long)num(c, "count"), num(c, "ns") / 1e3, num(c, "share") * 100);
+		}
+		if (json_array_size(json_object_get(sp, "top")))
+			fprintf(out, "  top spikes:\n");
+		json_array_foreach(json_object_get(sp, "top"), i, c) {
+			if (i >= top)
+				break;
+			fprintf(out, "  %-12s cpu %-3lld %9.1fus  %s", lw_probe_name((unsigned)num(c, "probe")),
+				(long long)num(c, "cpu"), num(c, "latency_ns") / 1e3, js(c, "cause"));
+			if (json_object_get(c, "unattributable"))
+				fprintf(out, " (%s)", js(c, "unattributable"));
+			fputc('\n', out);
+			json_array_foreach(json_object_get(c, "components"), j, v)
+				fprintf(out, "      %-36.36s %9.1fus %5.1f%%\n", js(v, "cause"), num(v, "ns") / 1e3,
+					num(v, "share") * 100);
+		}
+	}
+	if (il && json_object_size(il)) {
+		fprintf(out, "\nlatency by the idle state the CPU was in at the expected time (us)\n");
+		fprintf(out, "  %-16s %-12s %10s %9s %9s %9s\n", "probe", "state", "samples", "p50", "p99",
+			"max");
+		json_object_foreach((json_t *)il, key, v)
+			json_array_foreach(v, i, c)
+				fprintf(out, "  %-16s %-12s %10lld %9.1f %9.1f %9.1f\n", key, js(c, "state"),
+					(long long)num(c, "count"), num(c, "p50_ns") / 1e3,
+					num(c, "p99_ns") / 1e3, num(c, "max_ns") / 1e3);
+	}
+	if (nz && json_array_size(json_object_get(nz, "cpus"))) {
+		fprintf(out, "\nNO_HZ: ticks and wake-ups per second (trace of %.1fs)\n", num(nz, "duration_s"));
+		fprintf(out, "  %4s %6s %11s %11s %9s %9s %10s  %s\n", "cpu", "idle", "ticks/s idle",
+			"ticks/s busy", "tick stop", "kept", "wakeups/s", "top wake-up sources (per s)");
+		json_array_foreach(json_object_get(nz, "cpus"), i, c) {
+			double idle = num(c, "idle_s"), busy = num(c, "busy_s");
+			const json_t *ts = json_object_get(c, "tick_stop");
+
+			fprintf(out, "  %4lld %5.1f%% %11.1f %11.1f %9lld %9lld %10.1f ", (long long)num(c, "cpu"),
+				idle + busy > 0 ? idle / (idle + busy) * 100 : 0, num(c, "ticks_per_s_idle"),
+				num(c, "ticks_per_s_busy"), (long long)num(ts, "stopped"),
+				(long long)num(ts, "kept"), num(c, "wakeups_per_s"));
+			json_array_foreach(json_object_get(c, "wakeup_sources"), j, v) {
+				if (j == 3)
+					break;
+				fprintf(out, " %s %.1f", js(v, "source"), num(v, "per_s"));
+			}
+			fputc('\n', out);
+		}
+	}
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One streaming pass over RUN/trace.dat that joins it with RUN/samples:
+ *
+ *  - spike attribution (analysis/attrib.h) for every sample above its
+ *    probe's threshold;
+ *  - the idle state every sample's CPU was in at its expected time, hence
+ *    the latency distribution conditioned on the idle state woken from;
+ *  - NO_HZ effectiveness per CPU: ticks per second while idle and busy,
+ *    tick_stop outcomes and the dependencies that kept the tick, and
+ *    wake-ups from idle per second by source (timer function, IRQ, IPI,
+ *    softirq, task), powertop-style.
+ *
+ * Memory: the spikes, one byte per sample for the idle state, and per-CPU
+ * counters; not the trace.
+ */
+#ifndef LW_TRACEPASS_H
+#define LW_TRACEPASS_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/rundir.h"
+
+struct lw_tracepass_opts {
+	/* Spike threshold per probe id (ns); 0: that probe's p99.9. */
+	uint64_t threshold_ns[16];
+	size_t top;		/* spikes listed in full (default 20) */
+};
+
+/* Adds "spikes", "idle_latency" and "nohz" to @analysis (the document from
+ * lw_summary_json(), whose per-probe p99.9 gives default thresholds).
+ * Returns 0, 1 if the run has no trace.dat (nothing added), -1 on error. */
+int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o);
+
+/* The text of those sections (@top spikes in full). */
+void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top);
+
+#endif

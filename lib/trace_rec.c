@@ -1,0 +1,1048 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <mntent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/knobs.h"
+#include "lib/parse.h"
+#include "lib/run.h"
+#include "lib/timeutil.h"
+#include "lib/trace_rec.h"
+#include "lib/tracedat.h"
+
+/* The reader thread sleeps until the ring is this full (instance knob). */
+#define BUFFER_PERCENT "10"
+/* Reader threads are not realtime, but favoured over a load's tasks so that
+ * a busy system does not starve them into losing events. */
+#define READER_NICE    (-10)
+#define IDLE_RETRY_NS  (10 * LW_NSEC_PER_MSEC)
+
+const char *const lw_trace_default_events[] = {
+	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_waking",
+	"sched:sched_migrate_task",
+	"irq:irq_handler_entry", "irq:irq_handler_exit",
+	"irq:softirq_entry", "irq:softirq_exit", "irq:softirq_raise",
+	"ipi:ipi_raise", "ipi:ipi_entry", "ipi:ipi_exit",
+	"ipi:ipi_send_cpu", "ipi:ipi_send_cpumask",
+	"timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:tick_stop",
+	"power:cpu_idle", "power:cpu_frequency",
+	"workqueue:workqueue_execute_start", "workqueue:workqueue_execute_end",
+	NULL,
+};
+
+struct tcpu_ctx {
+	struct trace_rec *tr;
+	int cpu;
+	struct tracefs_cpu *tcpu;
+	int fd;				/* RUN/.trace-cpuN */
+	char path[PATH_MAX + 128];
+	pthread_t tid;
+	int created;
+	_Atomic uint64_t bytes;
+	int err;			/* errno of a failed read */
+	struct lw_blob stats;		/* per_cpu/cpuN/stats at the end */
+	struct lw_page_scan scan;
+	int scanned;
+};
+
+struct trace_rec {
+	struct lw_part part;
+	struct lw_trace_opts o;
+	int prepared;			/* the instance is set up (lw_trace_new) */
+	int active;			/* tracing in this run */
+	char off_reason[PATH_MAX + 256];
+	const char *tdir;		/* the tracing directory */
+	char name[64];			/* instance name */
+	char idir[PATH_MAX];		/* instance directory */
+	struct tracefs_instance *inst;
+	int ncpu;
+	struct tcpu_ctx *c;
+	char **enabled, **missing;
+	int nenabled, nmissing;
+	struct lw_tracedat hdr;
+	int long_size;
+	int saved_marker_fd;		/* the run's marker fd before ours */
+	int marker_fd, off_fd;
+	uint64_t start_ns, stop_ns;
+	_Atomic int quit;
+	int threads;			/* reader threads were started */
+	int removed;
+	char rm_error[256];
+};
+
+/* ---- small helpers ---- */
+
+static int push_str(char ***v, int *n, const char *s)
+{
+	char **nv;
+
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return 0;
+	nv = realloc(*v, (size_t)(*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -1;
+	*v = nv;
+	if (!((*v)[*n] = strdup(s)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static void free_strv(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int valid_name(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+int lw_trace_check_list(const char *what, const char *list)
+{
+	const char *p = list;
+
+	if (!*list)
+		return error("%s: empty event list", what);
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		const char *colon = memchr(p, ':', n);
+
+		if (n == 7 && !strncmp(p, "default", 7)) {
+			/* the default set */
+		} else if (!colon || !valid_name(p, (size_t)(colon - p)) ||
+			   (!(colon + 2 == p + n && colon[1] == '*') &&
+			    !valid_name(colon + 1, (size_t)(p + n - colon - 1)))) {
+			return error("%s: '%.*s' is not an event (SYSTEM:EVENT, SYSTEM:* or "
+				     "default)", what, (int)n, p);
+		}
+		p += n;
+		if (*p == ',') {
+			p++;
+			if (!*p)
+				return error("%s: list ends with a comma", what);
+		}
+	}
+	return 0;
+}
+
+static uint64_t stat_value(const char *stats, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = stats; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ':')
+			return strtoull(p + klen + 1, NULL, 10);
+	return 0;
+}
+
+static int inst_write(struct trace_rec *tr, const char *file, const char *value)
+{
+	char path[sizeof(tr->idir) + 1024];
+
+	snprintf(path, sizeof(path), "%s/%s", tr->idir, file);
+	return lw_write_file(path, value);
+}
+
+/* ---- event list ---- */
+
+static int event_exists(struct trace_rec *tr, const char *sys, const char *ev)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tr->tdir, sys, ev);
+	return access(path, R_OK) == 0;
+}
+
+static int enable_one(struct trace_rec *tr, const char *sys, const char *ev, int quiet_missing)
+{
+	char file[512], name[512];
+	struct lw_blob fmt;
+
+	snprintf(name, sizeof(name), "%s:%s", sys, ev);
+	if (!event_exists(tr, sys, ev)) {
+		if (!quiet_missing)
+			warning("trace: event %s does not exist in this kernel: skipped", name);
+		return push_str(&tr->missing, &tr->nmissing, name);
+	}
+	for (int i = 0; i < tr->nenabled; i++)
+		if (!strcmp(tr->enabled[i], name))
+			return 0;
+	snprintf(file, sizeof(file), "events/%s/%s/enable", sys, ev);
+	if (inst_write(tr, file, "1") < 0) {
+		warning("trace: cannot enable %s: skipped", name);
+		return push_str(&tr->missing, &tr->nmissing, name);
+	}
+	snprintf(file, sizeof(file), "%s/events/%s/%s/format", tr->tdir, sys, ev);
+	if (lw_blob_read(&fmt, file) < 0)
+		return error_errno("cannot read %s", file);
+	if (lw_tracedat_add_format(&tr->hdr, sys, &fmt) < 0) {
+		lw_blob_free(&fmt);
+		return error("out of memory");
+	}
+	return push_str(&tr->enabled, &tr->nenabled, name);
+}
+
+static int enable_system(struct trace_rec *tr, const char *sys)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0, n = 0;
+
+	snprintf(path, sizeof(path), "%s/events/%s", tr->tdir, sys);
+	d = opendir(path);
+	if (!d) {
+		char name[300];
+
+		warning("trace: event system %s does not exist in this kernel: skipped", sys);
+		snprintf(name, sizeof(name), "%s:*", sys);
+		return push_str(&tr->missing, &tr->nmissing, name);
+	}
+	while (!ret && (de = readdir(d)))
+		if (de->d_name[0] != '.' && event_exists(tr, sys, de->d_name)) {
+			ret = enable_one(tr, sys, de->d_name, 0);
+			n++;
+		}
+	closedir(d);
+	return ret;
+}
+
+static int enable_events(struct trace_rec *tr)
+{
+	const char *list = tr->o.events ? tr->o.events : "default";
+	char *copy = strdup(list), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return error("out of memory");
+	for (char *tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (!strcmp(tok, "default")) {
+			for (int i = 0; lw_trace_default_events[i] && !ret; i++) {
+				char buf[128], *c;
+
+				snprintf(buf, sizeof(buf), "%s", lw_trace_default_events[i]);
+				c = strchr(buf, ':');
+				*c = 0;
+				ret = enable_one(tr, buf, c + 1, 1);
+			}
+		} else if (colon) {
+			*colon = 0;
+			ret = strcmp(colon + 1, "*") ? enable_one(tr, tok, colon + 1, 0)
+						     : enable_system(tr, tok);
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+static int read_ftrace_formats(struct trace_rec *tr)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/events/ftrace", tr->tdir);
+	d = opendir(path);
+	if (!d)
+		return error_errno("cannot open %s", path);
+	while ((de = readdir(d))) {
+		struct lw_blob fmt, *nf;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", tr->tdir, de->d_name);
+		if (lw_blob_read(&fmt, path) < 0)
+			continue;	/* "enable", "filter": not events */
+		nf = realloc(tr->hdr.ftrace, (size_t)(tr->hdr.nftrace + 1) * sizeof(*nf));
+		if (!nf) {
+			lw_blob_free(&fmt);
+			closedir(d);
+			return error("out of memory");
+		}
+		tr->hdr.ftrace = nf;
+		tr->hdr.ftrace[tr->hdr.nftrace++] = fmt;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* ---- reading the rings ---- */
+
+/* Whatever the ring still holds: whole sub-buffers by splice, then the
+ * partly filled one by read().  Called once tracing is off (or ending). */
+static void drain_rest(struct tcpu_ctx *c)
+{
+	int n;
+
+	while ((n = tracefs_cpu_write(c->tcpu, c->fd, true)) > 0)
+		atomic_fetch_add(&c->bytes, (uint64_t)n);
+	while ((n = tracefs_cpu_flush_write(c->tcpu, c->fd)) > 0)
+		atomic_fetch_add(&c->bytes, (uint64_t)n);
+	if (n < 0 && errno != EAGAIN && errno != EINTR && !c->err)
+		c->err = errno;
+}
+
+static void *reader_main(void *arg)
+{
+	struct tcpu_ctx *c = arg;
+	struct trace_rec *tr = c->tr;
+	char name[16];
+
+	snprintf(name, sizeof(name), "lw-trace/%d", c->cpu);
+	pthread_setname_np(pthread_self(), name);
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), READER_NICE) < 0) {
+		/* not allowed (no CAP_SYS_NICE): nice 0 */
+	}
+	for (;;) {
+		int n = tracefs_cpu_write(c->tcpu, c->fd, false);
+
+		if (n > 0) {
+			atomic_fetch_add_explicit(&c->bytes, (uint64_t)n, memory_order_relaxed);
+			continue;
+		}
+		if (atomic_load(&tr->quit))
+			break;
+		if (n < 0 && errno != EINTR && errno != EAGAIN) {
+			c->err = errno;
+			break;
+		}
+		/* woken without a whole sub-buffer to take: do not spin */
+		struct timespec ts = lw_ns_to_ts(IDLE_RETRY_NS);
+		nanosleep(&ts, NULL);
+	}
+	drain_rest(c);
+	return NULL;
+}
+
+/* ---- setup and teardown of the instance ---- */
+
+static void close_cpus(struct trace_rec *tr)
+{
+	for (int i = 0; i < tr->ncpu; i++) {
+		struct tcpu_ctx *c = &tr->c[i];
+
+		if (c->tcpu)
+			tracefs_cpu_close(c->tcpu);
+		c->tcpu = NULL;
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+	}
+}
+
+static void remove_instance(struct trace_rec *tr)
+{
+	if (!tr->inst)
+		return;
+	if (tracefs_instance_destroy(tr->inst) < 0 && access(tr->idir, F_OK) == 0) {
+		snprintf(tr->rm_error, sizeof(tr->rm_error), "%s", strerror(errno));
+		warning("cannot remove trace instance %s: %s (run 'latwatt cleanup')",
+			tr->name, tr->rm_error);
+	} else {
+		tr->removed = 1;
+	}
+	tracefs_instance_free(tr->inst);
+	tr->inst = NULL;
+}
+
+static void unlink_temp(struct trace_rec *tr)
+{
+	for (int i = 0; i < tr->ncpu; i++)
+		if (tr->c[i].path[0])
+			unlink(tr->c[i].path);
+}
+
+/* Usable tracefs?  NULL, or why not.  The mount table is read first, and
+ * libtracefs asked only when tracefs is usable: libtracefs 1.6 leaks a copy
+ * of the tracing path at calls where it cannot validate the one it cached
+ * (as when not root). */
+static const char *tracefs_unusable(struct trace_rec *tr, char *buf, size_t len)
+{
+	char path[PATH_MAX] = "";
+	struct mntent *me;
+	FILE *f = setmntent("/proc/mounts", "r");
+
+	while (f && (me = getmntent(f)))
+		if (!strcmp(me->mnt_type, "tracefs")) {
+			snprintf(path, sizeof(path), "%s/instances", me->mnt_dir);
+			if (access(path, F_OK) == 0)
+				break;
+		}
+	if (f)
+		endmntent(f);
+	if (!path[0])
+		return "tracefs is not mounted";
+	if (access(path, W_OK) < 0) {
+		snprintf(buf, len, "cannot create trace instances in %s: %s", path, strerror(errno));
+		return buf;
+	}
+	tr->tdir = tracefs_tracing_dir();
+	return tr->tdir ? NULL : "tracefs is not mounted";
+}
+
+/* The instance, configured: done when the participant is made, before the
+ * run's clock starts (setting the trace clock and the ring size takes tens of
+ * milliseconds, which would otherwise be taken from the probes' duration). */
+static int setup_instance(struct trace_rec *tr)
+{
+	char path[PATH_MAX + 64], kb[32];
+	struct utsname un;
+
+	snprintf(tr->name, sizeof(tr->name), LW_TRACE_INSTANCE_PREFIX "%d", (int)getpid());
+	snprintf(tr->idir, sizeof(tr->idir), "%s/instances/%s", tr->tdir, tr->name);
+	if (access(tr->idir, F_OK) == 0) {
+		/* our pid, not our instance: left by a killed run long ago */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, tr->name);
+
+		note("removing the stale trace instance %s", tr->name);
+		if (old) {
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	tr->inst = tracefs_instance_create(tr->name);
+	if (!tr->inst || !tracefs_instance_is_new(tr->inst))
+		return error_errno("cannot create the trace instance %s", tr->idir);
+
+	if (inst_write(tr, "tracing_on", "0") < 0 || inst_write(tr, "trace_clock", "mono") < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/trace_clock", tr->idir);
+	if (lw_blob_read(&tr->hdr.clock, path) < 0)
+		return error_errno("cannot read %s", path);
+	while (tr->hdr.clock.len && tr->hdr.clock.data[tr->hdr.clock.len - 1] == '\n')
+		tr->hdr.clock.data[--tr->hdr.clock.len] = 0;
+	if (!strstr(tr->hdr.clock.data, "[mono]"))
+		return error("%s: the trace clock did not switch to mono (%s)", path,
+			     tr->hdr.clock.data);
+	snprintf(kb, sizeof(kb), "%llu", (unsigned long long)((tr->o.buffer_bytes + 1023) / 1024));
+	if (inst_write(tr, "buffer_size_kb", kb) < 0)
+		return -1;
+	inst_write(tr, "buffer_percent", BUFFER_PERCENT);	/* older kernels lack it */
+	if (enable_events(tr) < 0)
+		return -1;
+	if (!tr->nenabled)
+		warning("trace: none of the requested events exists; only markers are recorded");
+	/* markers (trace_marker) are always recorded: ftrace events need no enabling */
+	if (event_exists(tr, "ftrace", "print") && push_str(&tr->enabled, &tr->nenabled,
+							    "ftrace:print") < 0)
+		return error("out of memory");
+
+	/* what trace.dat's header needs, read now that the events are known */
+	snprintf(path, sizeof(path), "%s/events/header_page", tr->tdir);
+	if (lw_blob_read(&tr->hdr.header_page, path) < 0)
+		return error_errno("cannot read %s", path);
+	snprintf(path, sizeof(path), "%s/events/header_event", tr->tdir);
+	if (lw_blob_read(&tr->hdr.header_event, path) < 0)
+		return error_errno("cannot read %s", path);
+	tr->long_size = lw_header_page_long_size(tr->hdr.header_page.data);
+	snprintf(path, sizeof(path), "%s/printk_formats", tr->tdir);
+	if (lw_blob_read(&tr->hdr.printk, path) < 0)
+		lw_blob_set(&tr->hdr.printk, "");
+	if (read_ftrace_formats(tr) < 0)
+		return -1;
+	if (uname(&un) == 0) {
+		snprintf(path, sizeof(path), "%s %s %s %s", un.sysname, un.nodename, un.release,
+			 un.machine);
+		lw_blob_set(&tr->hdr.uname, path);
+	}
+	lw_blob_set(&tr->hdr.version, "latwatt " LW_VERSION);
+	return 0;
+}
+
+/* Per-CPU rings and their files, markers: at start(). */
+static int setup_files(struct lw_run *run, struct trace_rec *tr)
+{
+	char path[PATH_MAX + 64];
+	int page_size = 0;
+
+	tr->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (tr->ncpu < 1)
+		tr->ncpu = 1;
+	tr->c = calloc((size_t)tr->ncpu, sizeof(*tr->c));
+	tr->hdr.cpustat = calloc((size_t)tr->ncpu, sizeof(*tr->hdr.cpustat));
+	if (!tr->c || !tr->hdr.cpustat)
+		return error("out of memory");
+	tr->hdr.cpus = tr->ncpu;
+	for (int i = 0; i < tr->ncpu; i++)
+		tr->c[i].fd = -1;
+	for (int i = 0; i < tr->ncpu; i++) {
+		struct tcpu_ctx *c = &tr->c[i];
+
+		c->tr = tr;
+		c->cpu = i;
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d", tr->idir, i);
+		if (access(path, F_OK) < 0)
+			continue;	/* not a possible CPU */
+		c->tcpu = tracefs_cpu_open(tr->inst, i, tr->o.flight);
+		if (!c->tcpu)
+			return error_errno("cannot open %s/trace_pipe_raw", path);
+		if (!page_size)
+			page_size = tracefs_cpu_read_size(c->tcpu);
+		lw_rundir_file(&run->dir, "", path, sizeof(path));
+		snprintf(c->path, sizeof(c->path), "%s.trace-cpu%d", path, i);
+		c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (c->fd < 0)
+			return error_errno("cannot create %s", c->path);
+	}
+	if (page_size <= 0)
+		return error("cannot learn the trace sub-buffer size of %s", tr->idir);
+	tr->hdr.page_size = (uint32_t)page_size;
+
+	snprintf(path, sizeof(path), "%s/trace_marker", tr->idir);
+	tr->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (tr->marker_fd < 0)
+		return error_errno("cannot open %s", path);
+	snprintf(path, sizeof(path), "%s/tracing_on", tr->idir);
+	tr->off_fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (tr->off_fd < 0)
+		return error_errno("cannot open %s", path);
+	return 0;
+}
+
+static void teardown(struct lw_run *run, struct trace_rec *tr)
+{
+	if (tr->off_fd >= 0) {
+		if (write(tr->off_fd, "0", 1) < 0) {
+			/* removing the instance below stops it anyway */
+		}
+		run->trace_off_fd = -1;
+		close(tr->off_fd);
+		tr->off_fd = -1;
+	}
+	if (tr->marker_fd >= 0) {
+		if (run->marker_fd == tr->marker_fd)
+			run->marker_fd = tr->saved_marker_fd;
+		close(tr->marker_fd);
+		tr->marker_fd = -1;
+	}
+	close_cpus(tr);
+	remove_instance(tr);
+}
+
+static int trace_start(struct lw_run *run, struct lw_part *p)
+{
+	struct trace_rec *tr = p->priv;
+	cpu_set_t online, readers;
+
+	if (!tr->prepared)
+		return 0;	/* --trace off, or no usable tracefs (off_reason says) */
+	if (setup_files(run, tr) < 0) {
+		teardown(run, tr);
+		unlink_temp(tr);
+		return -1;
+	}
+
+	/* markers of every participant go to our instance from now on */
+	tr->saved_marker_fd = run->marker_fd;
+	run->marker_fd = tr->marker_fd;
+	run->trace_off_fd = tr->off_fd;
+	tr->active = 1;
+
+	tr->start_ns = lw_mono_ns();
+	if (inst_write(tr, "tracing_on", "1") < 0) {
+		teardown(run, tr);
+		unlink_temp(tr);
+		tr->active = 0;
+		return -1;
+	}
+	if (tr->o.flight)
+		return 0;
+
+	/* reader threads: not realtime, away from the measured CPUs if possible */
+	CPU_ZERO(&readers);
+	if (lw_online_cpus(&online) == 0)
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &online) && !CPU_ISSET(i, &run->cpus))
+				CPU_SET(i, &readers);
+	for (int i = 0; i < tr->ncpu; i++) {
+		struct tcpu_ctx *c = &tr->c[i];
+		pthread_attr_t attr;
+		int ret;
+
+		if (!c->tcpu)
+			continue;
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+		if (CPU_COUNT(&readers))
+			pthread_attr_setaffinity_np(&attr, sizeof(readers), &readers);
+		ret = pthread_create(&c->tid, &attr, reader_main, c);
+		pthread_attr_destroy(&attr);
+		if (ret) {
+			error("cannot start the trace reader of cpu %d: %s", i, strerror(ret));
+			p->stop(run, p);
+			unlink_temp(tr);
+			tr->active = 0;
+			return -1;
+		}
+		c->created = 1;
+		tr->threads = 1;
+	}
+	return 0;
+}
+
+/* Command lines: the kernel's saved_cmdlines, then every live thread the
+ * kernel did not keep (its table is small). */
+static void collect_cmdlines(struct trace_rec *tr)
+{
+	struct lw_blob saved;
+	char path[PATH_MAX];
+	size_t cap, len;
+	char *out;
+	int *pids = NULL, npids = 0;
+	DIR *proc;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", tr->tdir);
+	if (lw_blob_read(&saved, path) < 0)
+		lw_blob_set(&saved, "");
+	cap = saved.len + 65536;
+	out = malloc(cap);
+	if (!out) {
+		tr->hdr.cmdlines = saved;
+		return;
+	}
+	memcpy(out, saved.data, saved.len);
+	len = saved.len;
+	for (const char *p = saved.data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		int *np = realloc(pids, (size_t)(npids + 1) * sizeof(*np));
+
+		if (!np)
+			break;
+		pids = np;
+		pids[npids++] = atoi(p);
+	}
+	lw_blob_free(&saved);
+
+	proc = opendir("/proc");
+	while (proc && (de = readdir(proc))) {
+		DIR *task;
+		struct dirent *te;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", de->d_name);
+		task = opendir(path);
+		while (task && (te = readdir(task))) {
+			char comm[64];
+			int tid, known = 0;
+
+			if (!isdigit((unsigned char)te->d_name[0]))
+				continue;
+			tid = atoi(te->d_name);
+			for (int i = 0; i < npids && !known; i++)
+				known = pids[i] == tid;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", de->d_name, te->d_name);
+			if (known || lw_read_file(path, comm, sizeof(comm)) <= 0)
+				continue;
+			if (len + 96 > cap) {
+				char *n = realloc(out, cap * 2);
+
+				if (!n)
+					break;
+				out = n;
+				cap *= 2;
+			}
+			len += (size_t)snprintf(out + len, cap - len, "%d %s\n", tid, comm);
+		}
+		if (task)
+			closedir(task);
+	}
+	if (proc)
+		closedir(proc);
+	free(pids);
+	out[len] = 0;
+	tr->hdr.cmdlines.data = out;
+	tr->hdr.cmdlines.len = len;
+}
+
+static void trace_stop(struct lw_run *run, struct lw_part *p)
+{
+	struct trace_rec *tr = p->priv;
+	char path[PATH_MAX + 64];
+
+	if (!tr->active)
+		return;
+	/* off at once: the rings keep what they hold */
+	if (write(tr->off_fd, "0", 1) < 0)
+		warning("cannot stop tracing in %s: %s", tr->name, strerror(errno));
+	tr->stop_ns = lw_mono_ns();
+	run->trace_off_fd = -1;
+
+	atomic_store(&tr->quit, 1);
+	for (int i = 0; i < tr->ncpu; i++)
+		if (tr->c[i].created)
+			tracefs_cpu_stop(tr->c[i].tcpu);
+	for (int i = 0; i < tr->ncpu; i++) {
+		struct tcpu_ctx *c = &tr->c[i];
+
+		if (c->created) {
+			pthread_join(c->tid, NULL);
+			c->created = 0;
+		} else if (c->tcpu) {
+			drain_rest(c);	/* flight recorder: read the ring out now */
+		}
+	}
+	for (int i = 0; i < tr->ncpu; i++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", tr->idir, i);
+		if (tr->c[i].tcpu && lw_blob_read(&tr->c[i].stats, path) == 0) {
+			/* as trace-cmd writes it: "CPU: N" first */
+			char *s = malloc(tr->c[i].stats.len + 32);
+
+			if (s) {
+				snprintf(s, tr->c[i].stats.len + 32, "CPU: %d\n%s", i,
+					 tr->c[i].stats.data);
+				tr->hdr.cpustat[i].data = s;
+				tr->hdr.cpustat[i].len = strlen(s);
+			}
+		}
+	}
+	collect_cmdlines(tr);
+	teardown(run, tr);
+}
+
+/* ---- finish: trace.dat and the manifest ---- */
+
+static int scan_cpu(struct trace_rec *tr, struct tcpu_ctx *c)
+{
+	struct stat st;
+	void *map;
+	int fd, ret;
+
+	fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return error_errno("cannot open %s", c->path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		memset(&c->scan, 0, sizeof(c->scan));
+		c->scanned = 1;
+		return 0;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return error_errno("cannot map %s", c->path);
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	ret = lw_page_scan(map, (size_t)st.st_size, tr->hdr.page_size, tr->long_size,
+			   tr->start_ns, &c->scan);
+	munmap(map, (size_t)st.st_size);
+	c->scanned = ret == 0;
+	return ret;
+}
+
+/* The latest first event over the CPUs: from there on every CPU is covered. */
+static uint64_t first_kept(struct trace_rec *tr)
+{
+	uint64_t t = tr->start_ns;
+
+	for (int i = 0; i < tr->ncpu; i++)
+		if (tr->c[i].scan.first_ns > t)
+			t = tr->c[i].scan.first_ns;
+	return t < tr->stop_ns ? t : tr->stop_ns;
+}
+
+static json_t *strv_json(char **v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static int trace_finish(struct lw_run *run, struct lw_part *p)
+{
+	struct trace_rec *tr = p->priv;
+	json_t *m = run->dir.manifest, *cpus, *t;
+	const char **paths;
+	char path[PATH_MAX + 64];
+	uint64_t total_events = 0, total_lost = 0, total_missed = 0;
+	int complete = 1, ret = 0;
+
+	if (!tr->active) {
+		json_object_set_new(m, "trace", json_pack("{s:s, s:s}", "mode", "off",
+							  "reason", tr->off_reason));
+		return 0;
+	}
+	paths = calloc((size_t)tr->ncpu, sizeof(*paths));
+	cpus = json_array();
+	for (int i = 0; i < tr->ncpu; i++) {
+		struct tcpu_ctx *c = &tr->c[i];
+		json_t *o, *win;
+		uint64_t overrun, commit_overrun, dropped, lost;
+
+		if (!c->path[0])
+			continue;
+		if (paths)
+			paths[i] = c->path;
+		if (scan_cpu(tr, c) < 0)
+			ret = -1;
+		overrun = stat_value(c->stats.data, "overrun");
+		commit_overrun = stat_value(c->stats.data, "commit overrun");
+		dropped = stat_value(c->stats.data, "dropped events");
+		lost = overrun + commit_overrun + dropped;
+		win = json_array();
+		for (size_t w = 0; w < c->scan.nwin; w++)
+			json_array_append_new(win, json_pack("[I, I]",
+				(json_int_t)c->scan.win[w].from_ns, (json_int_t)c->scan.win[w].to_ns));
+		o = json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"cpu", i,
+			"events", (json_int_t)c->scan.events,
+			"bytes", (json_int_t)atomic_load(&c->bytes),
+			"pages", (json_int_t)c->scan.pages,
+			"first_ns", (json_int_t)c->scan.first_ns,
+			"last_ns", (json_int_t)c->scan.last_ns,
+			"overrun", (json_int_t)overrun,
+			"commit_overrun", (json_int_t)commit_overrun,
+			"dropped_events", (json_int_t)dropped,
+			"missed_pages", (json_int_t)c->scan.missed_pages,
+			"missed_events", (json_int_t)c->scan.missed_events,
+			"missed_unknown", (json_int_t)c->scan.missed_unknown,
+			"incomplete", win);
+		if (c->err)
+			json_object_set_new(o, "error", json_string(strerror(c->err)));
+		if (c->scan.bad_pages)
+			json_object_set_new(o, "bad_pages", json_integer(c->scan.bad_pages));
+		json_array_append_new(cpus, o);
+		total_events += c->scan.events;
+		total_lost += lost;
+		total_missed += c->scan.missed_pages;
+		if (c->err || c->scan.bad_pages)
+			complete = 0;
+		/* a flight recorder overwrites by design: only its first flagged
+		 * page (the start of what it kept) is expected */
+		if (tr->o.flight ? (commit_overrun || dropped || c->scan.nwin > 1)
+				 : (lost || c->scan.missed_pages))
+			complete = 0;
+	}
+
+	if (!tr->o.no_kallsyms && lw_blob_read(&tr->hdr.kallsyms, "/proc/kallsyms") < 0)
+		warning("cannot read /proc/kallsyms: trace.dat without kernel symbols");
+	if (lw_tracedat_write(lw_rundir_file(&run->dir, "trace.dat", path, sizeof(path)),
+			      &tr->hdr, paths) < 0)
+		ret = -1;
+	free(paths);
+	unlink_temp(tr);
+
+	t = json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:b, s:o, s:o, s:I, s:I, s:I, "
+		      "s:I, s:I, s:b, s:b, s:o}",
+		"file", "trace.dat",
+		"format", "trace-cmd",
+		"format_version", LW_TRACEDAT_VERSION,
+		"mode", tr->o.flight ? "flight-recorder" : "stream",
+		"instance", tr->name,
+		"clock", "mono",
+		"buffer_bytes_per_cpu", (json_int_t)tr->o.buffer_bytes,
+		"page_size", (int)tr->hdr.page_size,
+		"kallsyms", !tr->o.no_kallsyms && tr->hdr.kallsyms.len > 0,
+		"events", strv_json(tr->enabled, tr->nenabled),
+		"missing", strv_json(tr->missing, tr->nmissing),
+		"start_ns", (json_int_t)tr->start_ns,
+		"stop_ns", (json_int_t)tr->stop_ns,
+		"events_recorded", (json_int_t)total_events,
+		"lost_events", (json_int_t)total_lost,
+		"missed_pages", (json_int_t)total_missed,
+		"complete", complete && ret == 0,
+		"instance_removed", tr->removed,
+		"cpus", cpus);
+	json_object_set_new(m, "trace", t);
+	snprintf(path, sizeof(path), "%s/trace_marker", tr->idir);
+	json_object_set_new(m, "markers", json_pack("{s:s, s:s}", "file", path, "event",
+						    "ftrace:print"));
+	if (tr->o.flight && total_lost)
+		note("trace: flight recorder: %llu older events overwritten; trace.dat holds "
+		     "the last %s per CPU before the end", (unsigned long long)total_lost,
+		     lw_format_duration(tr->stop_ns - first_kept(tr), path, sizeof(path)));
+	else if (total_lost || total_missed)
+		warning("trace: %llu events lost (%llu pages flagged); see \"trace\" in the "
+			"manifest; a larger --trace-buffer helps", (unsigned long long)total_lost,
+			(unsigned long long)total_missed);
+	return ret;
+}
+
+static void trace_progress(struct lw_run *run, struct lw_part *p, char *buf, size_t len)
+{
+	struct trace_rec *tr = p->priv;
+	uint64_t bytes = 0;
+
+	if (!tr->active || tr->o.flight) {
+		snprintf(buf, len, "%s", tr->active ? "trace: ring" : "");
+		return;
+	}
+	for (int i = 0; i < tr->ncpu; i++)
+		bytes += atomic_load_explicit(&tr->c[i].bytes, memory_order_relaxed);
+	snprintf(buf, len, "trace %.1fMB", (double)bytes / 1048576.0);
+}
+
+static void trace_destroy(struct lw_part *p)
+{
+	struct trace_rec *tr = p->priv;
+
+	if (tr->c) {
+		close_cpus(tr);
+		for (int i = 0; i < tr->ncpu; i++) {
+			lw_blob_free(&tr->c[i].stats);
+			lw_page_scan_free(&tr->c[i].scan);
+		}
+	}
+	/* a start that failed half-way, or a run that never stopped us */
+	if (tr->marker_fd >= 0)
+		close(tr->marker_fd);
+	if (tr->off_fd >= 0)
+		close(tr->off_fd);
+	remove_instance(tr);
+	free(tr->c);
+	lw_tracedat_free(&tr->hdr);
+	free_strv(tr->enabled, tr->nenabled);
+	free_strv(tr->missing, tr->nmissing);
+	free(tr);
+}
+
+struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
+{
+	struct trace_rec *tr = calloc(1, sizeof(*tr));
+
+	if (!tr) {
+		error("out of memory");
+		return NULL;
+	}
+	tr->o = *o;
+	if (!tr->o.buffer_bytes)
+		tr->o.buffer_bytes = LW_TRACE_DEFAULT_BUFFER;
+	tr->marker_fd = tr->off_fd = tr->saved_marker_fd = -1;
+	if (tr->o.mode == LW_TRACE_OFF) {
+		snprintf(tr->off_reason, sizeof(tr->off_reason), "--trace off");
+	} else {
+		char why[PATH_MAX + 64];
+		const char *unusable = tracefs_unusable(tr, why, sizeof(why));
+
+		if (unusable && tr->o.mode == LW_TRACE_ON) {
+			error("cannot trace: %s", unusable);
+			free(tr);
+			return NULL;
+		}
+		if (unusable) {
+			snprintf(tr->off_reason, sizeof(tr->off_reason), "%s", unusable);
+			note("no kernel trace for this run: %s", unusable);
+		} else if (setup_instance(tr) < 0) {
+			remove_instance(tr);
+			lw_tracedat_free(&tr->hdr);
+			free_strv(tr->enabled, tr->nenabled);
+			free_strv(tr->missing, tr->nmissing);
+			free(tr);
+			return NULL;
+		} else {
+			tr->prepared = 1;
+		}
+	}
+	tr->part = (struct lw_part){
+		.name = "trace",
+		.start = trace_start,
+		.stop = trace_stop,
+		.finish = trace_finish,
+		.progress = trace_progress,
+		.destroy = trace_destroy,
+		.priv = tr,
+	};
+	return &tr->part;
+}
+
+/* ---- latwatt cleanup ---- */
+
+static int run_alive(int pid)
+{
+	char path[64], comm[64];
+
+	if (pid == (int)getpid())
+		return 0;	/* this is cleanup, not a run */
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (lw_read_file(path, comm, sizeof(comm)) < 0)
+		return 0;
+	return !strncmp(comm, "latwatt", 7);
+}
+
+int lw_trace_cleanup(FILE *out, int dry_run)
+{
+	const char *tdir = tracefs_tracing_dir();
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int removed = 0, failed = 0;
+
+	if (!tdir) {
+		fprintf(out, "tracefs is not mounted: no trace instance to remove\n");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/instances", tdir);
+	d = opendir(path);
+	if (!d)
+		return error_errno("cannot open %s", path);
+	while ((de = readdir(d))) {
+		const char *num = de->d_name + strlen(LW_TRACE_INSTANCE_PREFIX);
+		char *end;
+		long pid;
+		struct tracefs_instance *inst;
+
+		if (strncmp(de->d_name, LW_TRACE_INSTANCE_PREFIX, strlen(LW_TRACE_INSTANCE_PREFIX)))
+			continue;
+		pid = strtol(num, &end, 10);
+		if (end == num || *end || pid <= 0 || pid > INT_MAX)
+			continue;
+		if (run_alive((int)pid)) {
+			fprintf(out, "kept trace instance %s: run %ld is still going\n", de->d_name, pid);
+			continue;
+		}
+		if (dry_run) {
+			fprintf(out, "would remove trace instance %s (process %ld is gone)\n",
+				de->d_name, pid);
+			removed++;
+			continue;
+		}
+		inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (!inst || tracefs_instance_destroy(inst) < 0) {
+			error_errno("cannot remove trace instance %s/%s", path, de->d_name);
+			failed++;
+		} else {
+			fprintf(out, "removed trace instance %s (process %ld is gone)\n",
+				de->d_name, pid);
+			removed++;
+		}
+		tracefs_instance_free(inst);
+	}
+	closedir(d);
+	return failed ? -1 : removed;
+}

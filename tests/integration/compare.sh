@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# latwatt compare and latwatt db against the real binary: two short real runs
+# (one holding PM QoS at 0), the comparison JSON schema, exit status 0/1/2 for
+# rules that pass, fail and are malformed, the results store from two
+# processes at once, and comparing after the run directory is gone.
+. "$(dirname "$0")/lib.sh"
+need_root
+mk_tmp
+
+"$LATWATT" run -d 2s -o "$TMP/a" -q >"$TMP/out" 2>&1 || fail "run-a" "$(cat "$TMP/out")"
+"$LATWATT" run -d 2s --pm-qos 0 -o "$TMP/b" -q >"$TMP/out" 2>&1 || fail "run-b" "$(cat "$TMP/out")"
+[ -s "$TMP/a/samples" ] && [ -s "$TMP/b/samples" ] && pass "two-real-runs" || fail "two-real-runs"
+
+# -- a rule that passes: exit 0, JSON written and well-formed
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms -o "$TMP/c.json" \
+	--fail-on 'p99>+100000%' --fail-on 'xruns>0' >"$TMP/table" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && pass "rule-passes-exit-0" || fail "rule-passes-exit-0" "exit $rc: $(cat "$TMP/table")"
+grep -q "^B vs A: probe cyclic" "$TMP/table" && grep -q "^  p99 " "$TMP/table" &&
+	grep -q "^  distribution " "$TMP/table" && pass "table-printed" || fail "table-printed" "$(head -20 "$TMP/table")"
+python3 - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "comparison-json-schema" || fail "comparison-json-schema"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "latwatt-comparison" and d["version"] == 1, d["schema"]
+assert d["tool"]["name"] == "latwatt"
+s = d["settings"]
+for k in ("alpha", "practical", "min_effect", "confidence", "resamples", "seed", "thresholds_ns", "evt"):
+    assert k in s, k
+assert s["evt"]["block_ns"] == 50000000 and s["evt"]["model"] == "gev"
+assert d["baseline"] == 0 and len(d["runs"]) == 2 and len(d["comparisons"]) == 1
+for i, r in enumerate(d["runs"]):
+    assert r["index"] == i and r["label"] == sys.argv[2 + i] and r["source"] == "directory"
+    for k in ("kernel_release", "preempt_model", "rt", "nohz_full", "status", "duration_ns",
+              "probes", "workloads", "power", "idle", "causes", "pm_qos"):
+        assert k in r, k
+    c = r["probes"]["cyclic"]
+    assert c["exact"] is True and c["count"] > 1000
+    for p in ("p50", "p90", "p99", "p99.9", "p99.99"):
+        v = c["percentiles"][p]
+        assert v["value_ns"] > 0
+        lo, hi = v["ci_ns"]
+        assert lo <= hi
+    assert [o["threshold_ns"] for o in c["over"]] == [50000, 100000]
+    assert c["block_maxima"]["blocks"] >= 30
+    wc = c["worst_case"]
+    assert wc["estimated"] in (True, False)
+    if wc["estimated"]:
+        assert wc["return_level_ns"] >= c["max_ns"] * 0.5 and wc["horizon_ns"] == 3600 * 10**9
+    else:
+        assert wc["reason"]
+assert d["runs"][1]["pm_qos"]["mode"] == "held"
+assert d["runs"][0]["workloads"] is None
+for r in d["runs"]:	# power and idle residency where the run recorded them
+    assert r["power"] is None or r["power"]["mean_w"] > 0
+    assert r["idle"] is None or 0 <= r["idle"]["active"] <= 1
+names = [m["name"] for m in d["comparisons"][0]["metrics"]]
+for n in ("cyclic.p50", "cyclic.p99", "cyclic.p99.99", "cyclic.mean", "cyclic.max", "cyclic.blockmax",
+          "cyclic.worst", "cyclic.distribution", "cyclic.over:50us", "cyclic.over:100us",
+          "cyclic.missed", "cyclic.dropped", "xruns", "dropped_frames", "power"):
+    assert n in names, n
+for m in d["comparisons"][0]["metrics"]:
+    assert m["verdict"] in ("better", "worse", "no significant difference", "n/a"), m
+    for k in ("kind", "unit", "baseline", "value", "change", "rel", "test", "p"):
+        assert k in m, (m["name"], k)
+    if m["verdict"] in ("better", "worse"):
+        assert m["p_adjusted"] < s["alpha"] and abs(m["rel"]) > s["practical"], m
+    if m["name"] == "cyclic.distribution":
+        assert -1 <= m["cliffs_delta"] <= 1 and 0 <= m["prob_superiority"] <= 1
+assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
+assert d["rules"][0]["name"] == "p99>+100000%" and d["rules"][0]["unit"] == "%" and d["rules"][0]["limit"] == 100000
+st = d["probes"]["cyclic"]["stats"]
+assert [e["verdict"] for e in st["p99"]][0] == "baseline" and len(st["max"]) == 2
+assert st["p99"][1]["verdict"] in ("better", "worse", "same", "inconclusive")
+assert d["result"] == "pass"
+PY
+
+# -- where Debian's scipy is installed, it agrees: U, p, percentiles
+if /usr/bin/python3 -c 'import scipy.stats, numpy' 2>/dev/null; then
+	/usr/bin/python3 - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "agrees-with-scipy" || fail "agrees-with-scipy"
+import json, sys, numpy as np
+from scipy.stats import mannwhitneyu
+REC = np.dtype([("e", "<u8"), ("lat", "<u8"), ("m", "<u4"), ("c", "<u2"), ("p", "u1"), ("f", "u1")])
+d = json.load(open(sys.argv[1]))
+a, b = (np.fromfile(r + "/samples", dtype=REC, offset=64)["lat"].astype(np.int64) for r in sys.argv[2:4])
+u = mannwhitneyu(b, a, method="asymptotic")
+m = [x for x in d["comparisons"][0]["metrics"] if x["name"] == "cyclic.distribution"][0]
+assert m["u_b"] == u.statistic, (m["u_b"], u.statistic)
+assert abs(m["p"] - u.pvalue) <= 1e-9 + 1e-6 * u.pvalue, (m["p"], u.pvalue)
+for v, run in zip((a, b), d["runs"]):
+    s = np.sort(v)
+    for q, k in ((50, "p50"), (99, "p99")):
+        assert run["probes"]["cyclic"]["percentiles"][k]["value_ns"] == s[-(-q * s.size // 100) - 1]
+PY
+else
+	skip "agrees-with-scipy" "python3-scipy is not installed (optional)"
+fi
+
+# -- the HTML/Markdown report reads the comparison JSON
+"$LATWATT" report --compare "$TMP/c.json" -o "$TMP/c.html" --markdown - >"$TMP/md" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && grep -q "p99>+100000%" "$TMP/md" && [ -s "$TMP/c.html" ] &&
+	pass "report-reads-comparison" || fail "report-reads-comparison" "exit $rc: $(head -5 "$TMP/md")"
+
+# -- a rule that fails: exit 1
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms --fail-on 'p50>0' --json >"$TMP/fail.json" 2>"$TMP/err"; rc=$?
+[ "$rc" -eq 1 ] && [ "$(json "$TMP/fail.json" '["result"]')" = regression ] &&
+	pass "rule-fails-exit-1" || fail "rule-fails-exit-1" "exit $rc: $(cat "$TMP/err")"
+
+# -- a malformed rule: exit 2, one line naming the rule and the position
+"$LATWATT" compare "$TMP/a" "$TMP/b" --fail-on 'p99>+10x' >"$TMP/out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "^latwatt: error: --fail-on 'p99>+10x': at 8: unknown unit 'x'" "$TMP/out" &&
+	[ "$(wc -l <"$TMP/out")" -eq 1 ] && pass "malformed-rule-exit-2" || fail "malformed-rule-exit-2" "exit $rc: $(cat "$TMP/out")"
+
+# -- the same seed gives the same document; another seed other intervals
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms --json >"$TMP/s1.json" 2>/dev/null
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms --json >"$TMP/s2.json" 2>/dev/null
+cmp -s "$TMP/s1.json" "$TMP/s2.json" && pass "seeded-reproducible" || fail "seeded-reproducible"
+
+# -- the results store: two processes adding at once both land
+db=$TMP/store/results.db
+"$LATWATT" db --db "$db" add "$TMP/a" >"$TMP/add1" 2>&1 & p1=$!
+"$LATWATT" db --db "$db" add "$TMP/b" --label "pm-qos 0" >"$TMP/add2" 2>&1 & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+[ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && pass "db-concurrent-add" || fail "db-concurrent-add" "$(cat "$TMP/add1" "$TMP/add2")"
+n=$("$LATWATT" db --db "$db" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+[ "$n" = 2 ] && pass "db-both-runs-landed" || fail "db-both-runs-landed" "$n runs"
+"$LATWATT" db --db "$db" add "$TMP/a" 2>&1 | grep -q "already stored as db:" && pass "db-add-twice-once" ||
+	fail "db-add-twice-once"
+ida=$(sed -n 's/.*stored as db:\([0-9]*\)/\1/p' "$TMP/add1")
+idb=$(sed -n 's/.*stored as db:\([0-9]*\)/\1/p' "$TMP/add2")
+"$LATWATT" db --db "$db" baseline set release "db:$ida" >/dev/null 2>&1 &&
+	[ "$("$LATWATT" db --db "$db" baseline get release 2>/dev/null)" = "db:$ida" ] &&
+	pass "db-baseline-set-get" || fail "db-baseline-set-get"
+"$LATWATT" db --db "$db" list >"$TMP/list" 2>&1 && grep -q "pm-qos 0" "$TMP/list" &&
+	grep -q "\[baseline release\]" "$TMP/list" && pass "db-list" || fail "db-list" "$(cat "$TMP/list")"
+
+# -- compare against the stored baseline after the directory is gone: same numbers
+mv "$TMP/a" "$TMP/a.gone"
+"$LATWATT" compare --db "$db" --against-baseline release "$TMP/b" --block 50ms --json \
+	>"$TMP/st.json" 2>"$TMP/err"; rc=$?
+[ "$rc" -le 1 ] && pass "compare-against-baseline" || fail "compare-against-baseline" "exit $rc: $(cat "$TMP/err")"
+python3 - "$TMP/s1.json" "$TMP/st.json" <<'PY' && pass "store-equals-directory" || fail "store-equals-directory"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert b["runs"][0]["source"] == "db" and b["runs"][0]["label"] == "baseline:release"
+assert a["comparisons"][0]["metrics"] == b["comparisons"][0]["metrics"]
+PY
+"$LATWATT" compare --db "$db" "db:$ida" "db:$idb" --block 50ms -q --fail-on 'p99>+100000%' &&
+	pass "compare-db-refs" || fail "compare-db-refs"
+"$LATWATT" db --db "$db" rm "$ida" >"$TMP/out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "is baseline 'release'" "$TMP/out" && pass "db-rm-baseline-refused" ||
+	fail "db-rm-baseline-refused" "exit $rc: $(cat "$TMP/out")"
+mv "$TMP/a.gone" "$TMP/a"
+
+# -- an imported cyclictest run (histogram only) compares, without a worst case
+"$LATWATT" import cyclictest "$TOP/tests/data/cyclictest/rt-tests-2.40.json" -o "$TMP/imp" >/dev/null 2>&1
+"$LATWATT" compare "$TMP/imp" "$TMP/a" --fail-on 'p99>+100000%' --json >"$TMP/imp.json" 2>"$TMP/err"; rc=$?
+[ "$rc" -eq 0 ] && python3 - "$TMP/imp.json" <<'PY' && pass "compare-imported-histogram" || fail "compare-imported-histogram" "exit $rc: $(cat "$TMP/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["runs"][0]["probes"]["cyclic"]
+assert c["exact"] is False and c["resolution_ns"] == 1000
+assert c["worst_case"]["estimated"] is False and "histogram" in c["worst_case"]["reason"]
+PY
+
+# -- bad input: one line, exit 2
+expect_error() {	# NAME PATTERN CMD...
+	local name=$1 pat=$2; shift 2
+	"$@" >"$TMP/out" 2>&1; local rc=$?
+	if [ "$rc" -eq 2 ] && grep -q -- "$pat" "$TMP/out" && [ "$(wc -l <"$TMP/out")" -le 2 ]; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc: $(cat "$TMP/out")"
+	fi
+}
+expect_error one-run "one run: nothing to compare" "$LATWATT" compare "$TMP/a"
+expect_error no-such-run "cannot open run directory" "$LATWATT" compare "$TMP/a" "$TMP/nope"
+expect_error no-such-db-run "no run db:99" "$LATWATT" compare --db "$db" "$TMP/a" db:99
+expect_error no-such-baseline "no baseline 'nope'" "$LATWATT" compare --db "$db" --against-baseline nope "$TMP/a"
+expect_error bad-block "not a multiple of 10ms" "$LATWATT" compare --block 15ms "$TMP/a" "$TMP/b"
+expect_error bad-evt "unknown model 'frechet'" "$LATWATT" compare --evt frechet "$TMP/a" "$TMP/b"
+expect_error bad-alpha "--alpha" "$LATWATT" compare --alpha 2 "$TMP/a" "$TMP/b"
+printf 'not a database at all, just text that is long enough\n' >"$TMP/junk.db"
+expect_error junk-db "junk.db" "$LATWATT" db --db "$TMP/junk.db" list
+expect_error db-bad-command "unknown command 'frob'" "$LATWATT" db --db "$db" frob
+expect_error db-add-not-a-run "not a run directory" "$LATWATT" db --db "$db" add "$TMP"
+
+for c in compare db; do
+	"$LATWATT" "$c" --help | grep -q "^usage: latwatt $c" && pass "help-$c" || fail "help-$c"
+done
+finish
