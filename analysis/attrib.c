@@ -23,9 +23,17 @@ struct cpu {
 	uint64_t idle_since;
 	int *open;		/* indices of open spike windows */
 	int nopen, capopen;
+	/* a task woken onto this CPU while it idled: the one it will run once
+	 * the interrupt returns (highest priority if several) */
+	struct ctx wakee;
+	int has_wakee;
 };
 
 struct lost { int cpu; uint64_t from, to; };
+
+/* What the trace said of a task: its priority and name. */
+struct task { int pid; int prio; const char *comm; };
+#define TASKS 8192	/* open addressing; old entries are overwritten */
 
 struct lw_attrib {
 	struct lw_attrib_cfg cfg;
@@ -38,6 +46,7 @@ struct lw_attrib {
 	size_t nlost, caplost;
 	uint64_t first, last;
 	int have_extent, started;
+	struct task *tasks;
 	/* interned strings: a small open-addressing table */
 	char **str;
 	size_t nstr, capstr;
@@ -109,6 +118,13 @@ struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg)
 		return NULL;
 	}
 	a->cfg = *cfg;
+	a->tasks = calloc(TASKS, sizeof(*a->tasks));
+	if (!a->tasks) {
+		free(a->cpu);
+		free(a);
+		error("out of memory for spike attribution");
+		return NULL;
+	}
 	for (int c = 0; c < cfg->ncpus; c++) {
 		a->cpu[c].depth = 1;
 		a->cpu[c].stack[0].kind = CTX_UNKNOWN;
@@ -127,6 +143,7 @@ void lw_attrib_free(struct lw_attrib *a)
 	for (size_t i = 0; i < a->capstr; i++)
 		free(a->str[i]);
 	free(a->str);
+	free(a->tasks);
 	free(a->cpu);
 	free(a->s);
 	free(a->by_end);
@@ -426,14 +443,85 @@ static void push(struct cpu *c, enum ctx_kind k, const char *name, int pid, int 
 	c->stack[c->depth - 1] = (struct ctx){ k, name, pid, prio, state };
 }
 
+static int base_idle(const struct cpu *c)
+{
+	return c->stack[0].kind == CTX_IDLE || (c->stack[0].kind == CTX_TASK && c->stack[0].pid == 0);
+}
+
+/* Back in the idle loop with a task woken onto this CPU: it runs now, even
+ * where the kernel did not trace the switch. */
+static void run_wakee(struct cpu *c)
+{
+	if (c->has_wakee && c->depth == 1 && base_idle(c)) {
+		c->stack[0] = c->wakee;
+		c->has_wakee = 0;
+		c->idle_state = -1;
+	}
+}
+
 static void pop(struct cpu *c, enum ctx_kind k)
 {
 	/* pop down to the matching context; a lost entry leaves nothing stale */
 	for (int d = c->depth - 1; d >= 1; d--)
 		if (c->stack[d].kind == k) {
 			c->depth = d;
+			run_wakee(c);
 			return;
 		}
+}
+
+static struct task *task_slot(struct lw_attrib *a, int pid)
+{
+	return &a->tasks[(unsigned)pid * 2654435761u % TASKS];
+}
+
+static void task_seen(struct lw_attrib *a, int pid, int prio, const char *comm)
+{
+	struct task *t = task_slot(a, pid);
+
+	if (pid <= 0)
+		return;
+	if (t->pid != pid)
+		t->comm = NULL;
+	t->pid = pid;
+	t->prio = prio;
+	/* names rarely change: skip the hashing when it is the one known */
+	if (comm && *comm && (!t->comm || strcmp(t->comm, comm)))
+		t->comm = intern(a, comm);
+}
+
+/* The interned name of @pid, from the table when it matches. */
+static const char *task_comm(struct lw_attrib *a, int pid, const char *comm)
+{
+	const struct task *t = task_slot(a, pid);
+
+	if (t->pid == pid && t->comm && comm && !strcmp(t->comm, comm))
+		return t->comm;
+	return intern(a, comm);
+}
+
+/* The event was recorded while @pid was current: make it the base if the
+ * engine thought otherwise (an untraced switch). */
+static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
+{
+	struct ctx *base = &c->stack[0];
+	const struct task *t;
+	char buf[24];
+
+	if (pid == 0) {
+		if (base->kind == CTX_TASK && base->pid != 0)
+			*base = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+		return;
+	}
+	if (base->kind == CTX_TASK && base->pid == pid)
+		return;
+	t = task_slot(a, pid);
+	if (t->pid == pid && t->comm) {
+		*base = (struct ctx){ CTX_TASK, t->comm, pid, t->prio, -1 };
+	} else {
+		snprintf(buf, sizeof(buf), "pid %d", pid);
+		*base = (struct ctx){ CTX_TASK, intern(a, buf), pid, t->pid == pid ? t->prio : 120, -1 };
+	}
 }
 
 void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
@@ -449,14 +537,19 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	/* charge the time up to this event to the context before it */
 	for (int i = 0; i < c->nopen; i++)
 		account(a, c, &a->s[c->open[i]], ev->ts);
+	if (ev->has_cur && ev->kind != LW_TEV_SWITCH && ev->kind != LW_TEV_IDLE)
+		correct_base(a, c, ev->cur_pid);
 
 	switch (ev->kind) {
 	case LW_TEV_SWITCH:
+		task_seen(a, ev->pid, ev->prio, ev->name);
+		c->has_wakee = 0;
 		c->depth = 1;	/* a switch happens in task context */
 		if (ev->pid == 0) {
 			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state };
 		} else {
-			c->stack[0] = (struct ctx){ CTX_TASK, intern(a, ev->name), ev->pid, ev->prio, -1 };
+			c->stack[0] = (struct ctx){ CTX_TASK, task_comm(a, ev->pid, ev->name), ev->pid,
+						    ev->prio, -1 };
 		}
 		for (int i = 0; i < c->nopen; i++) {
 			struct lw_spike *s = &a->s[c->open[i]];
@@ -465,7 +558,22 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 				s->switched_in_ns = ev->ts;
 		}
 		break;
-	case LW_TEV_WAKEUP:
+	case LW_TEV_WAKEUP: {
+		int target = ev->arg >= 0 && ev->arg < a->cfg.ncpus ? (int)ev->arg : ev->cpu;
+		struct cpu *tc = &a->cpu[target];
+
+		task_seen(a, ev->pid, ev->prio, ev->name);
+		if (ev->pid > 0 && base_idle(tc) &&
+		    (!tc->has_wakee || ev->prio < tc->wakee.prio)) {
+			const struct task *t = task_slot(a, ev->pid);
+
+			tc->wakee = (struct ctx){ CTX_TASK, t->pid == ev->pid && t->comm ? t->comm :
+						  intern(a, ev->name), ev->pid, ev->prio, -1 };
+			tc->has_wakee = 1;
+			if (tc == c)
+				run_wakee(c);	/* woken from task context: no interrupt to end */
+		}
+	}
 		for (int k = 0; k < a->cfg.ncpus; k++) {	/* a wake-up may come from another CPU */
 			struct cpu *o = &a->cpu[k];
 
@@ -501,6 +609,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		if (ev->arg >= 0) {
 			c->idle_state = (int)ev->arg;
 			c->idle_since = ev->ts;
+			c->has_wakee = 0;
 			c->depth = 1;
 			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, (int)ev->arg };
 			for (int i = 0; i < c->nopen; i++) {
@@ -515,6 +624,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 			/* back in the idle loop's task context (swapper) */
 			if (c->stack[0].kind == CTX_IDLE)
 				c->stack[0] = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+			run_wakee(c);
 		}
 		break;
 	case LW_TEV_TICK_STOP:

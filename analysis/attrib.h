@@ -23,6 +23,12 @@
  *   another task of lower   non-preemptible: the probe was runnable but that
  *     or equal priority     task did not yield (a preempt-disabled section)
  *
+ * The kernel does not trace every switch (a switch out of the idle task can
+ * go unrecorded while RCU is not watching), so the task an event was recorded
+ * in (common_pid) also sets the base: a task seen running is running, with
+ * the priority and name its last wake-up or switch gave; and a task woken
+ * onto an idle CPU runs there once the waking interrupt returns.
+ *
  * Input is a stream of normalized events (struct lw_tev) in timestamp order,
  * from any trace reader; spikes and lost-event windows are given first.  A
  * spike whose window overlaps lost events, or lies outside the trace, is
@@ -39,7 +45,7 @@
 
 enum lw_tev_kind {
 	LW_TEV_SWITCH,		/* pid/prio/name: the next task; prev_pid */
-	LW_TEV_WAKEUP,		/* pid: the task woken (sched_waking or sched_wakeup) */
+	LW_TEV_WAKEUP,		/* pid/prio/name: the task woken; arg: its target CPU or -1 */
 	LW_TEV_IRQ_ENTRY,	/* name: the handler (irq_handler_entry, irq_vectors *_entry) */
 	LW_TEV_IRQ_EXIT,
 	LW_TEV_SOFTIRQ_ENTRY,	/* name: the vector (TIMER, NET_RX, RCU, ...) */
@@ -62,6 +68,11 @@ struct lw_tev {
 	int prev_pid;
 	int64_t arg;
 	const char *name;	/* only valid during lw_attrib_event() */
+	/* the task current on the CPU when the event was recorded (the trace's
+	 * common_pid), if known: it corrects the engine's view where the
+	 * kernel did not trace a switch */
+	int has_cur;
+	int cur_pid;
 };
 
 enum lw_comp_kind {

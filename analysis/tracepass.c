@@ -395,7 +395,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	find_ids(t, &id);
 
 	while (lw_trace_next(t, &ev) == 1) {
-		struct lw_tev e = { .ts = ev.ts_ns, .cpu = ev.cpu, .kind = LW_TEV_MAX, .pid = -1 };
+		struct lw_tev e = { .ts = ev.ts_ns, .cpu = ev.cpu, .kind = LW_TEV_MAX, .pid = -1,
+				    .has_cur = 1, .cur_pid = ev.pid };
 		struct nohz_cpu *n;
 		uint64_t v;
 
@@ -434,6 +435,10 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 			e.kind = LW_TEV_WAKEUP;
 			lw_trace_u64(t, &ev, "pid", &v);
 			e.pid = (int)v;
+			lw_trace_u64(t, &ev, "prio", &v);
+			e.prio = (int)v;
+			e.name = str_field(t, &ev, "comm", comm, sizeof(comm));
+			e.arg = lw_trace_u64(t, &ev, "target_cpu", &v) == 0 ? (int64_t)v : -1;
 		} else if (ev.id == id.irq_in) {
 			e.kind = LW_TEV_IRQ_ENTRY;
 			e.name = str_field(t, &ev, "name", comm, sizeof(comm));

@@ -247,6 +247,31 @@ static void test_softirq_nested_irq(void **st)
 	lw_attrib_free(a);
 }
 
+/* The kernel did not trace the switch from idle to the hog: the events
+ * recorded in the hog's context (common_pid) tell it ran. */
+static void test_untraced_switch(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	struct lw_tev e = { .cpu = 0 };
+
+	spike(a, E, 2000 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, E - 40 * US, LW_TEV_WAKEUP, 555, 1, 0, "lw-hog");	/* woken, then silence */
+	e = (struct lw_tev){ .ts = E + 5 * US, .cpu = 0, .kind = LW_TEV_TIMER_ENTRY,
+			     .name = "hrtimer_wakeup", .has_cur = 1, .cur_pid = 555 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 6 * US, .cpu = 0, .kind = LW_TEV_WAKEUP, .pid = PROBE_TID,
+			     .prio = PROBE_KPRIO, .has_cur = 1, .cur_pid = 555 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 7 * US, .cpu = 0, .kind = LW_TEV_TIMER_EXIT, .has_cur = 1,
+			     .cur_pid = 555 };
+	lw_attrib_event(a, &e);
+	ev(a, E + 1995 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_PREEMPT, "lw-hog", 1988 * US);
+	lw_attrib_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
 		cmocka_unit_test(test_softirq_nested_irq),
+		cmocka_unit_test(test_untraced_switch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
