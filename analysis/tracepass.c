@@ -262,6 +262,102 @@ static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_
 	return out;
 }
 
+/*
+ * The latency side of the PM QoS trade-off.  PM QoS at Q us keeps the cpuidle
+ * governor out of every state whose exit latency exceeds Q; a sample that
+ * woke from such a state would have woken from the deepest state still
+ * allowed, so its latency is taken as measured, less the exit latency of
+ * the state it was in, plus that of the allowed one.  One point per distinct
+ * exit latency, and one for no constraint (2000000000 us, the kernel's).
+ */
+#define PM_QOS_NONE 2000000000LL
+
+static json_t *tradeoff_json(const struct point *pts, size_t n, const struct idle_table *it)
+{
+	unsigned probe = 0;
+	int64_t q[MAX_STATES + 1];
+	int nq = 0;
+	json_t *points = json_array();
+	uint64_t *v = NULL;
+	size_t k;
+
+	for (size_t i = 0; i < n && !probe; i++)	/* the cyclic probe first */
+		if (pts[i].probe == LW_PROBE_CYCLIC)
+			probe = LW_PROBE_CYCLIC;
+	for (size_t i = 0; i < n && !probe; i++)
+		probe = pts[i].probe;
+	if (!probe) {
+		json_decref(points);
+		return NULL;
+	}
+	/* candidate limits: the exit latencies (us) of the states of the sampled CPUs */
+	q[nq++] = PM_QOS_NONE;
+	for (size_t i = 0; i < n; i++) {
+		if (pts[i].probe != probe || pts[i].cpu >= 1024)
+			continue;
+		for (int st = 0; st < MAX_STATES && it->name[pts[i].cpu][st][0]; st++) {
+			int64_t us = (int64_t)(it->exit_ns[pts[i].cpu][st] / 1000);
+			int seen = 0;
+
+			for (int j = 0; j < nq; j++)
+				seen |= q[j] == us;
+			if (!seen && nq < MAX_STATES + 1)
+				q[nq++] = us;
+		}
+		break;	/* the states of one CPU: boards have one idle-state table */
+	}
+	for (int a = 1; a < nq; a++)	/* ascending: the strictest limit first */
+		for (int b = a; b > 0 && q[b - 1] > q[b]; b--) {
+			int64_t t = q[b];
+
+			q[b] = q[b - 1];
+			q[b - 1] = t;
+		}
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		json_decref(points);
+		return NULL;
+	}
+	for (int j = 0; j < nq; j++) {
+		struct lw_stats st;
+		json_t *allowed = json_array();
+
+		k = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct point *p = &pts[i];
+			uint64_t lat = p->latency;
+
+			if (p->probe != probe)
+				continue;
+			if (p->state >= 0 && p->cpu < 1024 &&
+			    (int64_t)(it->exit_ns[p->cpu][p->state] / 1000) > q[j]) {
+				uint64_t from = it->exit_ns[p->cpu][p->state], to = 0;
+
+				for (int s2 = 0; s2 < MAX_STATES && it->name[p->cpu][s2][0]; s2++)
+					if ((int64_t)(it->exit_ns[p->cpu][s2] / 1000) <= q[j] &&
+					    it->exit_ns[p->cpu][s2] > to)
+						to = it->exit_ns[p->cpu][s2];
+				lat = lat > from - to ? lat - (from - to) : 0;
+			}
+			v[k++] = lat;
+		}
+		for (int s2 = 0; s2 < MAX_STATES && it->name[pts[0].cpu][s2][0]; s2++)
+			if ((int64_t)(it->exit_ns[pts[0].cpu][s2] / 1000) <= q[j])
+				json_array_append_new(allowed, json_string(it->name[pts[0].cpu][s2]));
+		lw_stats_compute(&st, v, k);
+		json_array_append_new(points, json_pack("{s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"pm_qos_us", (json_int_t)q[j], "allowed_states", allowed,
+			"count", (json_int_t)st.count, "p50_ns", (json_int_t)st.pct[0],
+			"p99_ns", (json_int_t)st.pct[2], "p99.9_ns", (json_int_t)st.pct[3],
+			"max_ns", (json_int_t)st.max, "latency_ns", (json_int_t)st.pct[3]));
+	}
+	free(v);
+	return json_pack("{s:s, s:s, s:s, s:o}", "probe", lw_probe_name(probe), "stat", "p99.9",
+			 "model", "samples from a disallowed state wake from the deepest allowed one: "
+			 "latency - exit latency of the state + exit latency of the allowed one",
+			 "points", points);
+}
+
 static int cmp_source(const void *x, const void *y)
 {
 	const struct source *p = x, *q = y;
@@ -531,6 +627,12 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		json_object_set_new(analysis, "spikes", spikes);
 	}
 	json_object_set_new(analysis, "idle_latency", idle_latency_json(pts, npts, it));
+	{
+		json_t *tr = tradeoff_json(pts, npts, it);
+
+		if (tr)
+			json_object_set_new(analysis, "tradeoff", tr);
+	}
 	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first, last));
 	ret = 0;
 out:

@@ -19,6 +19,9 @@
 #include "lib/sysinfo.h"
 #include "lib/trace_rec.h"
 #include "probes/cyclic.h"
+#include "probes/noise.h"
+#include "probes/plan.h"
+#include "probes/timerlat.h"
 #include "boards/board.h"
 #include "power/sampler.h"
 #include "workloads/workload.h"
@@ -92,6 +95,8 @@ int cmd_run(int argc, char **argv)
 {
 	struct lw_run_opts o;
 	struct lw_run_scenario rs = { 0 };
+	struct lw_probe_env env;
+	struct lw_probe_plan plan;
 	struct lw_rundir rd;
 	struct lw_run run;
 	struct lw_board *board = NULL;
@@ -108,6 +113,10 @@ int cmd_run(int argc, char **argv)
 	ret = LW_EXIT_ERROR;
 	if ((o.scenario && lw_run_scenario_apply(&rs, &o, argc, argv, &online) < 0) ||
 	    lw_run_preflight(&o, &online) < 0)
+		goto out;
+	/* the probes as the scenario and the command line chose them */
+	if (lw_probe_env_read(&env, "") < 0 ||
+	    lw_probe_plan(&plan, &o.probes, &o.cpus, o.interval_ns, &env) < 0)
 		goto out;
 
 	board = lw_board_find(o.board, o.sysfs_root);
@@ -134,13 +143,24 @@ int cmd_run(int argc, char **argv)
 	json_object_set_new(run.dir.manifest, "realtime", json_boolean(!o.no_rt));
 	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
 	run.marker_fd = open_marker(run.dir.manifest);
+	lw_probe_plan_report(&plan, run.dir.manifest);
 	if (o.scenario && lw_run_scenario_record(&rs, &run) < 0)
 		goto fail;
 
 	struct lw_cyclic_opts co = {
-		.cpus = o.cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
+		.cpus = plan.cyclic_cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
 		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
 		.break_ns = o.break_ns,
+	};
+	struct lw_timerlat_opts tlo = {
+		.cpus = plan.timerlat_cpus, .period_ns = plan.timerlat_period_ns,
+		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
+		.break_ns = o.break_ns, .optional = plan.timerlat_optional,
+	};
+	struct lw_noise_opts no = {
+		.cpus = plan.noise_cpus, .isolated = env.isolated,
+		.gap_threshold_ns = plan.noise_threshold_ns, .priority = o.priority,
+		.no_rt = o.no_rt, .threshold_ns = o.threshold_ns, .break_ns = o.break_ns,
 	};
 	struct lw_trace_opts to = {
 		.mode = !o.trace ? LW_TRACE_AUTO : strcmp(o.trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
@@ -160,7 +180,9 @@ int cmd_run(int argc, char **argv)
 		goto fail;
 	if (add(&run, lw_trace_new(&to)) < 0 ||
 	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
-	    add(&run, lw_cyclic_new(&co)) < 0)
+	    (plan.cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
+	    (plan.timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
+	    (plan.noise && add(&run, lw_noise_new(&no)) < 0))
 		goto fail;
 	for (int i = 0; i < o.nworkloads; i++)
 		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0)

@@ -58,12 +58,22 @@ const char lw_run_usage[] =
 "                          restart=yes words set where and how it runs\n"
 "  -h, --help              this text\n"
 "\n"
+"Probes:\n"
+"      --probes LIST       cyclic, timerlat, noise (default: cyclic, plus timerlat\n"
+"                          where the kernel has the timerlat tracer)\n"
+"      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n"
+"      --noise-cpus LIST   CPUs of the noise busy loops (default: the isolated or\n"
+"                          nohz_full CPUs, else the last of --cpus); the timer\n"
+"                          probes measure the other CPUs\n"
+"      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n"
+"\n"
 "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
 	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
+	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
 	OPT_SCENARIO = 400,
 };
 
@@ -91,6 +101,10 @@ static const struct option long_opts[] = {
 	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
 	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
 	{ "workload",  required_argument, NULL, 'w' },
+	{ "probes",          required_argument, NULL, OPT_PROBES },
+	{ "timerlat-period", required_argument, NULL, OPT_TIMERLAT_PERIOD },
+	{ "noise-cpus",      required_argument, NULL, OPT_NOISE_CPUS },
+	{ "noise-threshold", required_argument, NULL, OPT_NOISE_THRESHOLD },
 	{ "scenario",  required_argument, NULL, OPT_SCENARIO },
 	{ "load",      required_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
@@ -111,6 +125,7 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->power_mask = LW_SRC_SENSORS;
 	o->power_auto = 1;
 	o->sysfs_root = "";
+	lw_probe_opts_default(&o->probes);
 }
 
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
@@ -225,6 +240,25 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			o->workload[o->nworkloads++] = optarg;
 			break;
 		}
+		case OPT_PROBES:
+			if (lw_parse_probes("--probes", optarg, &o->probes.probes) < 0)
+				return -1;
+			break;
+		case OPT_TIMERLAT_PERIOD:
+			if (lw_parse_timerlat_period("--timerlat-period", optarg,
+						     &o->probes.timerlat_period_ns) < 0)
+				return -1;
+			break;
+		case OPT_NOISE_CPUS:
+			if (lw_parse_cpulist("--noise-cpus", optarg, online, &o->probes.noise_cpus) < 0)
+				return -1;
+			o->probes.noise_cpus_set = 1;
+			break;
+		case OPT_NOISE_THRESHOLD:
+			if (lw_parse_noise_threshold("--noise-threshold", optarg,
+						     &o->probes.noise_threshold_ns) < 0)
+				return -1;
+			break;
 		case OPT_SCENARIO:
 			o->scenario = optarg;
 			break;

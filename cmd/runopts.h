@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #define LW_MAX_WORKLOAD_OPTS 16
+#include "probes/plan.h"
 #define LW_RUN_MAX_LOADS 16
 
 struct lw_run_opts {
@@ -38,6 +39,7 @@ struct lw_run_opts {
 	const char *iio_uri;		/* --iio-uri */
 	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
 	int nworkloads;
+	struct lw_probe_opts probes;	/* --probes, --timerlat-period, --noise-* */
 	const char *scenario;		/* --scenario FILE|NAME (cmd/runscenario.c) */
 	const char *load[LW_RUN_MAX_LOADS];	/* -l, --load SPEC, repeatable (workloads/loads.h) */
 	int nloads;

@@ -130,7 +130,9 @@ static int check_rt(const struct lw_load_rt *rt, void *arg)
 	cpu_set_t both;
 	char cpus[256], pol[16];
 
-	CPU_AND(&both, &rt->cpus, &s->o->cpus);
+	/* the probe CPUs: the timer probes' and the noise probe's */
+	CPU_OR(&both, &s->o->cpus, &s->o->probes.noise_cpus);
+	CPU_AND(&both, &rt->cpus, &both);
 	if (!CPU_COUNT(&both))
 		return 0;
 	lw_format_cpulist(&both, cpus, sizeof(cpus));

@@ -12,6 +12,7 @@
 #include "lib/run.h"
 #include "lib/timeutil.h"
 #include "probes/cyclic.h"
+#include "probes/spike.h"
 
 #define RING_SAMPLES   (1u << 16)
 #define PREFAULT_STACK (64 * 1024)
@@ -44,21 +45,6 @@ static void prefault_stack(void)
 
 	for (size_t i = 0; i < sizeof(buf); i += 4096)
 		buf[i] = 0;
-}
-
-static void mark_spike(struct lw_run *run, int cpu, uint64_t expected, uint64_t lat)
-{
-	char buf[128];
-	struct lw_fmt f = { buf, buf + sizeof(buf) };
-
-	lw_fmt_str(&f, "latwatt spike probe=cyclic cpu=");
-	lw_fmt_u64(&f, (uint64_t)cpu);
-	lw_fmt_str(&f, " latency_ns=");
-	lw_fmt_u64(&f, lat);
-	lw_fmt_str(&f, " expected_ns=");
-	lw_fmt_u64(&f, expected);
-	lw_fmt_str(&f, "\n");
-	lw_run_mark(run, buf, (size_t)(f.p - buf));
 }
 
 /* The measurement loop: sleep, read the clock, store, repeat. */
@@ -100,10 +86,11 @@ static void *cyclic_main(void *arg)
 		s.flags = 0;
 		if (o->threshold_ns && lat > o->threshold_ns) {
 			s.flags = LW_SAMPLE_OVER_THRESHOLD;
-			mark_spike(run, t->cpu, next, lat);
+			lw_probe_spike(run, LW_PROBE_CYCLIC, t->cpu, next, lat);
 			t->over++;
 		}
 		lw_ring_push(t->ring, &s);
+		lw_ust_probe_sample(LW_PROBE_CYCLIC, t->cpu, next, lat);
 		t->count++;
 		t->missed += s.missed;
 		if (lat > max) {

@@ -31,7 +31,7 @@ bad() {
 	"$LATWATT" "$@" >"$TMP/err" 2>&1
 	local rc=$?
 	# the error first (the run driver may add its "run incomplete" note)
-	if [ $rc -eq 2 ] && head -n 1 "$TMP/err" | grep -q -- "error: .*$want"; then
+	if [ $rc -eq 2 ] && grep -m 1 'error: ' "$TMP/err" | grep -q -- "error: .*$want"; then
 		pass "$name"
 	else
 		fail "$name" "rc=$rc: $(cat "$TMP/err")"

@@ -125,9 +125,12 @@ static void test_shipped_contents(void **st)
 	assert_int_equal(o.nloads, 0);
 	lw_run_scenario_free(&rs);
 
-	/* the probes on the nohz_full CPUs, the load on the others */
+	/* the noise probe on the nohz_full CPUs, the load on the others */
 	assert_int_equal(apply(&rs, &o, SHIPPED "/nohz-isolated.yaml", SYSFS, 1, NULL), 0);
-	assert_string_equal(lw_format_cpulist(&o.cpus, cpus, sizeof(cpus)), "2-3");
+	assert_true(o.probes.noise_cpus_set);
+	assert_string_equal(lw_format_cpulist(&o.probes.noise_cpus, cpus, sizeof(cpus)), "2-3");
+	assert_int_equal(o.probes.noise_threshold_ns, 5000);
+	assert_int_equal(o.probes.probes, LW_PROBES_CYCLIC | LW_PROBES_NOISE);
 	assert_int_equal(o.nloads, 1);
 	assert_non_null(strstr(o.load[0], "cpus=0-1 "));
 	lw_run_scenario_free(&rs);
@@ -392,6 +395,14 @@ static void test_starvation(void **st)
 	load_opts(&o, "cpus=2 policy=rr prio=97 hackbench");
 	assert_error(lw_run_check_starvation(&o, &online, 1) < 0,
 		     "SCHED_RR priority 97 on cpu 2 would starve the probes");
+	/* the noise probe's CPUs are probe CPUs too */
+	load_opts(&o, "cpus=3 policy=fifo prio=96 stress-ng --cpu 1");
+	CPU_CLR(3, &o.cpus);
+	assert_int_equal(lw_run_check_starvation(&o, &online, 1), 0);
+	CPU_SET(3, &o.probes.noise_cpus);
+	o.probes.noise_cpus_set = 1;
+	assert_error(lw_run_check_starvation(&o, &online, 1) < 0,
+		     "SCHED_FIFO priority 96 on cpu 3 would starve the probes");
 	/* SCHED_OTHER loads never starve */
 	load_opts(&o, "nice=-20 stress-ng --cpu 4");
 	assert_int_equal(lw_run_check_starvation(&o, &online, 0), 0);
