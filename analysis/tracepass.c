@@ -193,9 +193,35 @@ static const char *str_field(struct lw_trace *t, const struct lw_trace_event *ev
 	return buf;
 }
 
-/* Thread ids and kernel priorities of the probes, from the manifest. */
+/* Thread ids and kernel priorities of the probes, from the manifest: the
+ * probes' threads[], or for audio samples the audio workloads' streams[]. */
 static void probe_threads(const json_t *m, unsigned probe, int cpu, int *tid, int *kprio)
 {
+	if (probe == LW_PROBE_AUDIO) {
+		const json_t *w, *st;
+		const char *key;
+		size_t i;
+
+		*tid = -1;
+		*kprio = -1;
+		json_object_foreach((json_t *)json_object_get(m, "workloads"), key, w) {
+			const char *kind = json_string_value(json_object_get(w, "kind"));
+
+			if (!kind || strcmp(kind, "audio"))
+				continue;
+			json_array_foreach(json_object_get(w, "streams"), i, st)
+				if (json_integer_value(json_object_get(st, "cpu")) == cpu &&
+				    json_integer_value(json_object_get(st, "tid")) > 0) {
+					json_int_t prio = json_integer_value(json_object_get(st, "priority"));
+
+					*tid = (int)json_integer_value(json_object_get(st, "tid"));
+					*kprio = prio > 0 && prio < 100 ? 99 - (int)prio : 120;
+					return;	/* several streams on one CPU: the first */
+				}
+		}
+		return;
+	}
+
 	json_t *p = json_object_get(json_object_get(m, "probes"), lw_probe_name(probe));
 	json_t *th;
 	size_t i;
