@@ -24,6 +24,7 @@
 #include "probes/timerlat.h"
 #include "boards/board.h"
 #include "power/sampler.h"
+#include "power/sources.h"
 #include "workloads/workload.h"
 #include "workloads/loads.h"
 
@@ -80,6 +81,32 @@ static int check_rt_allowed(int prio)
 	return 0;
 }
 
+/* Asked-for power sources must exist before the run directory is made: a
+ * refusal leaves nothing behind. */
+static int check_power_sources(const struct lw_run_opts *o, const struct lw_board *board)
+{
+	struct lw_power_opts po = {
+		.root = o->sysfs_root, .mask = o->power_mask, .is_auto = o->power_auto,
+		.iio_uri = o->iio_uri, .board = board,
+	};
+	struct lw_chans cs = { 0 };
+	char l[64];
+	int n;
+
+	if (!o->power_mask || o->power_auto)
+		return 0;
+	if (lw_power_discover(&po, &cs) < 0)
+		return -1;
+	n = cs.n;
+	lw_power_chans_free(&cs);
+	if (!n)
+		return error("--power %s: no such power source found%s%s",
+			     lw_power_sources_str(o->power_mask, l, sizeof(l)),
+			     o->sysfs_root && *o->sysfs_root ? " under " : "",
+			     o->sysfs_root ? o->sysfs_root : "");
+	return 0;
+}
+
 static int add(struct lw_run *run, struct lw_part *p)
 {
 	if (!p)
@@ -120,7 +147,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 
 	board = lw_board_find(o.board, o.sysfs_root);
-	if (!board)
+	if (!board || check_power_sources(&o, board) < 0)
 		goto out;
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
