@@ -759,3 +759,85 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
 		}
 	}
 }
+
+/*
+ * Which spike lay behind each deadline miss: an audio xrun at boundary B
+ * (the period [B - interval, B] was not processed in time) or a video frame
+ * dropped at vsync V is matched to the largest spike on its CPU whose window
+ * overlaps [deadline - interval, deadline + lateness].
+ */
+void lw_match_misses(json_t *analysis)
+{
+	const json_t *all = json_object_get(json_object_get(analysis, "spikes"), "all");
+	json_t *wl = json_object_get(analysis, "workloads"), *w, *m, *counts;
+	const char *key;
+	size_t i, j;
+
+	if (!json_is_array(all) || !json_is_object(wl))
+		return;
+	json_object_foreach(wl, key, w) {
+		json_t *list = json_object_get(w, "xrun_list");
+		json_int_t interval = (json_int_t)json_number_value(json_object_get(w, "interval_ns"));
+
+		if (!list)
+			list = json_object_get(w, "dropped_list");
+		if (!json_array_size(list))
+			continue;
+		counts = json_object();
+		json_array_foreach(list, i, m) {
+			json_t *d = json_object_get(m, "boundary_ns");
+			json_int_t deadline, late, cpu = -1, best_lat = -1;
+			const json_t *best = NULL, *sp;
+			const char *cause;
+
+			if (!d)
+				d = json_object_get(m, "vsync_ns");
+			if (!json_is_integer(d))
+				continue;
+			deadline = json_integer_value(d);
+			late = json_integer_value(json_object_get(m, "lateness_ns"));
+			if (json_is_integer(json_object_get(m, "cpu")))
+				cpu = json_integer_value(json_object_get(m, "cpu"));
+			json_array_foreach((json_t *)all, j, sp) {
+				json_int_t c = json_integer_value(json_array_get(sp, 0));
+				json_int_t e = json_integer_value(json_array_get(sp, 1));
+				json_int_t l = json_integer_value(json_array_get(sp, 2));
+
+				if ((cpu >= 0 && c != cpu) || e > deadline + (late > 0 ? late : 0) ||
+				    e + l < deadline - interval)
+					continue;
+				if (l > best_lat) {
+					best_lat = l;
+					best = sp;
+				}
+			}
+			cause = best ? json_string_value(json_array_get(best, 4)) :
+				"no spike on its CPU in that period";
+			json_object_set_new(m, "cause", json_string(cause));
+			if (best)
+				json_object_set_new(m, "spike", json_pack("{s:O, s:O, s:O}",
+					"cpu", json_array_get(best, 0), "expected_ns", json_array_get(best, 1),
+					"latency_ns", json_array_get(best, 2)));
+			json_object_set_new(counts, cause, json_integer(json_integer_value(
+				json_object_get(counts, cause)) + 1));
+		}
+		json_object_set_new(w, "miss_causes", counts);
+	}
+}
+
+void lw_misses_print(FILE *out, const json_t *analysis)
+{
+	const json_t *w, *v;
+	const char *key, *cause;
+
+	json_object_foreach((json_t *)json_object_get(analysis, "workloads"), key, w) {
+		const json_t *mc = json_object_get(w, "miss_causes");
+
+		if (!json_object_size(mc))
+			continue;
+		fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
+		json_object_foreach((json_t *)mc, cause, v)
+			fprintf(out, " %s %lld;", cause, (long long)json_integer_value(v));
+		fputc('\n', out);
+	}
+}
