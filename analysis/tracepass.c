@@ -163,15 +163,27 @@ static void find_ids(struct lw_trace *t, struct ids *d)
 	d->ipi_out = lw_trace_event_id(t, "ipi", "ipi_exit");
 }
 
-static const char *function_name(struct lw_trace *t, const struct lw_trace_event *ev, char *buf,
-				 size_t len)
+/* hrtimer callbacks are few: a direct-mapped cache saves the symbol search */
+struct fn_cache { uint64_t addr; const char *name; };
+#define FN_CACHE 256
+
+static const char *function_name(struct lw_trace *t, const struct lw_trace_event *ev,
+				 struct fn_cache *cache, char *buf, size_t len)
 {
+	struct fn_cache *c;
 	uint64_t addr;
 	const char *fn;
 
 	if (lw_trace_u64(t, ev, "function", &addr) < 0)
 		return "?";
+	c = &cache[(addr >> 4) % FN_CACHE];
+	if (c->addr == addr && c->name)
+		return c->name;
 	fn = tep_find_function(lw_trace_tep(t), addr);
+	if (fn) {
+		c->addr = addr;
+		c->name = fn;
+	}
 	if (fn)
 		return fn;
 	snprintf(buf, len, "0x%" PRIx64, addr);
@@ -428,6 +440,7 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o)
 {
 	char path[PATH_MAX], fnbuf[64], comm[32];
+	struct fn_cache fns[FN_CACHE] = { { 0, NULL } };	/* names live as long as @t */
 	struct lw_trace *t = NULL;
 	struct lw_samples_reader *r = NULL;
 	struct lw_attrib *a = NULL;
@@ -575,7 +588,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 				wake_source(n, "softirq", e.name);
 		} else if (ev.id == id.hrt_in) {
 			e.kind = LW_TEV_TIMER_ENTRY;
-			e.name = function_name(t, &ev, fnbuf, sizeof(fnbuf));
+			e.name = function_name(t, &ev, fns, fnbuf, sizeof(fnbuf));
 			if (is_tick_fn(e.name)) {
 				if (n->idle)
 					n->ticks_idle++;
