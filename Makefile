@@ -54,6 +54,8 @@ ifneq ($(wildcard /usr/include/sensors/sensors.h),)
 DEFS += -DLW_HAVE_SENSORS=1
 SENSORS_LIBS := -lsensors
 endif
+# Where `latwatt run --scenario NAME` finds installed scenario files.
+DEFS += -DLW_SCENARIO_DIR='"$(PREFIX)/share/latwatt/scenarios"'
 
 PKG_STATIC := $(if $(filter 1,$(STATIC)),--static)
 CFLAGS   ?= -O2 -g
@@ -111,6 +113,8 @@ check: $(BIN) $(TEST_BINS)
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/latwatt
 	install -D -m 0644 doc/latwatt.1 $(DESTDIR)$(PREFIX)/share/man/man1/latwatt.1
+	install -d $(DESTDIR)$(PREFIX)/share/latwatt/scenarios
+	install -m 0644 workloads/scenarios/*.yaml $(DESTDIR)$(PREFIX)/share/latwatt/scenarios
 
 clean:
 	rm -rf $(O)/obj $(O)/tests $(BIN)

@@ -825,8 +825,19 @@ json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
 			"share", total ? (double)unattr_ns / (double)total : 0.0));
 	free(by_lat);
 	free(causes);
-	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o}",
+	/* every spike, compact, so that deadline misses can be matched to them */
+	json_t *all = json_array();
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct lw_spike *s = &a->s[i];
+
+		json_array_append_new(all, json_pack("[i, I, I, i, s]", s->cpu,
+			(json_int_t)s->expected_ns, (json_int_t)s->latency_ns, (int)s->probe,
+			s->unattributable ? "unattributable" : s->dominant >= 0 ?
+			lw_component_label(&s->comp[s->dominant], label, sizeof(label)) : "?"));
+	}
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
 		"spikes_total", (json_int_t)a->n, "attributed", (json_int_t)(a->n - unattr),
 		"unattributable", (json_int_t)unattr, "total_latency_ns", (json_int_t)total,
-		"causes", cj, "top", spikes);
+		"causes", cj, "top", spikes, "all", all);
 }

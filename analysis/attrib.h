@@ -165,7 +165,8 @@ const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);	/* by
 /* {"top":[the N largest spikes, each with its components (largest first)
  * and its "timeline" of {start_ns, end_ns, kind, name} pieces in time
  * order], "causes":[{cause, kind, name, count (as dominant), ns, share}…],
- * "spikes_total":N, "attributed":N, "unattributable":N, "total_latency_ns":…} */
+ * "spikes_total":N, "attributed":N, "unattributable":N, "total_latency_ns":…,
+ * "all":[[cpu, expected_ns, latency_ns, probe, cause] for every spike]} */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
 /* "irq:eth0" etc. into buf. */
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);

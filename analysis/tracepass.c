@@ -163,15 +163,27 @@ static void find_ids(struct lw_trace *t, struct ids *d)
 	d->ipi_out = lw_trace_event_id(t, "ipi", "ipi_exit");
 }
 
-static const char *function_name(struct lw_trace *t, const struct lw_trace_event *ev, char *buf,
-				 size_t len)
+/* hrtimer callbacks are few: a direct-mapped cache saves the symbol search */
+struct fn_cache { uint64_t addr; const char *name; };
+#define FN_CACHE 256
+
+static const char *function_name(struct lw_trace *t, const struct lw_trace_event *ev,
+				 struct fn_cache *cache, char *buf, size_t len)
 {
+	struct fn_cache *c;
 	uint64_t addr;
 	const char *fn;
 
 	if (lw_trace_u64(t, ev, "function", &addr) < 0)
 		return "?";
+	c = &cache[(addr >> 4) % FN_CACHE];
+	if (c->addr == addr && c->name)
+		return c->name;
 	fn = tep_find_function(lw_trace_tep(t), addr);
+	if (fn) {
+		c->addr = addr;
+		c->name = fn;
+	}
 	if (fn)
 		return fn;
 	snprintf(buf, len, "0x%" PRIx64, addr);
@@ -193,9 +205,35 @@ static const char *str_field(struct lw_trace *t, const struct lw_trace_event *ev
 	return buf;
 }
 
-/* Thread ids and kernel priorities of the probes, from the manifest. */
+/* Thread ids and kernel priorities of the probes, from the manifest: the
+ * probes' threads[], or for audio samples the audio workloads' streams[]. */
 static void probe_threads(const json_t *m, unsigned probe, int cpu, int *tid, int *kprio)
 {
+	if (probe == LW_PROBE_AUDIO) {
+		const json_t *w, *st;
+		const char *key;
+		size_t i;
+
+		*tid = -1;
+		*kprio = -1;
+		json_object_foreach((json_t *)json_object_get(m, "workloads"), key, w) {
+			const char *kind = json_string_value(json_object_get(w, "kind"));
+
+			if (!kind || strcmp(kind, "audio"))
+				continue;
+			json_array_foreach(json_object_get(w, "streams"), i, st)
+				if (json_integer_value(json_object_get(st, "cpu")) == cpu &&
+				    json_integer_value(json_object_get(st, "tid")) > 0) {
+					json_int_t prio = json_integer_value(json_object_get(st, "priority"));
+
+					*tid = (int)json_integer_value(json_object_get(st, "tid"));
+					*kprio = prio > 0 && prio < 100 ? 99 - (int)prio : 120;
+					return;	/* several streams on one CPU: the first */
+				}
+		}
+		return;
+	}
+
 	json_t *p = json_object_get(json_object_get(m, "probes"), lw_probe_name(probe));
 	json_t *th;
 	size_t i;
@@ -262,6 +300,102 @@ static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_
 	return out;
 }
 
+/*
+ * The latency side of the PM QoS trade-off.  PM QoS at Q us keeps the cpuidle
+ * governor out of every state whose exit latency exceeds Q; a sample that
+ * woke from such a state would have woken from the deepest state still
+ * allowed, so its latency is taken as measured, less the exit latency of
+ * the state it was in, plus that of the allowed one.  One point per distinct
+ * exit latency, and one for no constraint (2000000000 us, the kernel's).
+ */
+#define PM_QOS_NONE 2000000000LL
+
+static json_t *tradeoff_json(const struct point *pts, size_t n, const struct idle_table *it)
+{
+	unsigned probe = 0;
+	int64_t q[MAX_STATES + 1];
+	int nq = 0;
+	json_t *points = json_array();
+	uint64_t *v = NULL;
+	size_t k;
+
+	for (size_t i = 0; i < n && !probe; i++)	/* the cyclic probe first */
+		if (pts[i].probe == LW_PROBE_CYCLIC)
+			probe = LW_PROBE_CYCLIC;
+	for (size_t i = 0; i < n && !probe; i++)
+		probe = pts[i].probe;
+	if (!probe) {
+		json_decref(points);
+		return NULL;
+	}
+	/* candidate limits: the exit latencies (us) of the states of the sampled CPUs */
+	q[nq++] = PM_QOS_NONE;
+	for (size_t i = 0; i < n; i++) {
+		if (pts[i].probe != probe || pts[i].cpu >= 1024)
+			continue;
+		for (int st = 0; st < MAX_STATES && it->name[pts[i].cpu][st][0]; st++) {
+			int64_t us = (int64_t)(it->exit_ns[pts[i].cpu][st] / 1000);
+			int seen = 0;
+
+			for (int j = 0; j < nq; j++)
+				seen |= q[j] == us;
+			if (!seen && nq < MAX_STATES + 1)
+				q[nq++] = us;
+		}
+		break;	/* the states of one CPU: boards have one idle-state table */
+	}
+	for (int a = 1; a < nq; a++)	/* ascending: the strictest limit first */
+		for (int b = a; b > 0 && q[b - 1] > q[b]; b--) {
+			int64_t t = q[b];
+
+			q[b] = q[b - 1];
+			q[b - 1] = t;
+		}
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		json_decref(points);
+		return NULL;
+	}
+	for (int j = 0; j < nq; j++) {
+		struct lw_stats st;
+		json_t *allowed = json_array();
+
+		k = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct point *p = &pts[i];
+			uint64_t lat = p->latency;
+
+			if (p->probe != probe)
+				continue;
+			if (p->state >= 0 && p->cpu < 1024 &&
+			    (int64_t)(it->exit_ns[p->cpu][p->state] / 1000) > q[j]) {
+				uint64_t from = it->exit_ns[p->cpu][p->state], to = 0;
+
+				for (int s2 = 0; s2 < MAX_STATES && it->name[p->cpu][s2][0]; s2++)
+					if ((int64_t)(it->exit_ns[p->cpu][s2] / 1000) <= q[j] &&
+					    it->exit_ns[p->cpu][s2] > to)
+						to = it->exit_ns[p->cpu][s2];
+				lat = lat > from - to ? lat - (from - to) : 0;
+			}
+			v[k++] = lat;
+		}
+		for (int s2 = 0; s2 < MAX_STATES && it->name[pts[0].cpu][s2][0]; s2++)
+			if ((int64_t)(it->exit_ns[pts[0].cpu][s2] / 1000) <= q[j])
+				json_array_append_new(allowed, json_string(it->name[pts[0].cpu][s2]));
+		lw_stats_compute(&st, v, k);
+		json_array_append_new(points, json_pack("{s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"pm_qos_us", (json_int_t)q[j], "allowed_states", allowed,
+			"count", (json_int_t)st.count, "p50_ns", (json_int_t)st.pct[0],
+			"p99_ns", (json_int_t)st.pct[2], "p99.9_ns", (json_int_t)st.pct[3],
+			"max_ns", (json_int_t)st.max, "latency_ns", (json_int_t)st.pct[3]));
+	}
+	free(v);
+	return json_pack("{s:s, s:s, s:s, s:o}", "probe", lw_probe_name(probe), "stat", "p99.9",
+			 "model", "samples from a disallowed state wake from the deepest allowed one: "
+			 "latency - exit latency of the state + exit latency of the allowed one",
+			 "points", points);
+}
+
 static int cmp_source(const void *x, const void *y)
 {
 	const struct source *p = x, *q = y;
@@ -306,6 +440,7 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o)
 {
 	char path[PATH_MAX], fnbuf[64], comm[32];
+	struct fn_cache fns[FN_CACHE] = { { 0, NULL } };	/* names live as long as @t */
 	struct lw_trace *t = NULL;
 	struct lw_samples_reader *r = NULL;
 	struct lw_attrib *a = NULL;
@@ -453,7 +588,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 				wake_source(n, "softirq", e.name);
 		} else if (ev.id == id.hrt_in) {
 			e.kind = LW_TEV_TIMER_ENTRY;
-			e.name = function_name(t, &ev, fnbuf, sizeof(fnbuf));
+			e.name = function_name(t, &ev, fns, fnbuf, sizeof(fnbuf));
 			if (is_tick_fn(e.name)) {
 				if (n->idle)
 					n->ticks_idle++;
@@ -531,6 +666,12 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		json_object_set_new(analysis, "spikes", spikes);
 	}
 	json_object_set_new(analysis, "idle_latency", idle_latency_json(pts, npts, it));
+	{
+		json_t *tr = tradeoff_json(pts, npts, it);
+
+		if (tr)
+			json_object_set_new(analysis, "tradeoff", tr);
+	}
 	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first, last));
 	ret = 0;
 out:
@@ -629,5 +770,87 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
 			}
 			fputc('\n', out);
 		}
+	}
+}
+
+/*
+ * Which spike lay behind each deadline miss: an audio xrun at boundary B
+ * (the period [B - interval, B] was not processed in time) or a video frame
+ * dropped at vsync V is matched to the largest spike on its CPU whose window
+ * overlaps [deadline - interval, deadline + lateness].
+ */
+void lw_match_misses(json_t *analysis)
+{
+	const json_t *all = json_object_get(json_object_get(analysis, "spikes"), "all");
+	json_t *wl = json_object_get(analysis, "workloads"), *w, *m, *counts;
+	const char *key;
+	size_t i, j;
+
+	if (!json_is_array(all) || !json_is_object(wl))
+		return;
+	json_object_foreach(wl, key, w) {
+		json_t *list = json_object_get(w, "xrun_list");
+		json_int_t interval = (json_int_t)json_number_value(json_object_get(w, "interval_ns"));
+
+		if (!list)
+			list = json_object_get(w, "dropped_list");
+		if (!json_array_size(list))
+			continue;
+		counts = json_object();
+		json_array_foreach(list, i, m) {
+			json_t *d = json_object_get(m, "boundary_ns");
+			json_int_t deadline, late, cpu = -1, best_lat = -1;
+			const json_t *best = NULL, *sp;
+			const char *cause;
+
+			if (!d)
+				d = json_object_get(m, "vsync_ns");
+			if (!json_is_integer(d))
+				continue;
+			deadline = json_integer_value(d);
+			late = json_integer_value(json_object_get(m, "lateness_ns"));
+			if (json_is_integer(json_object_get(m, "cpu")))
+				cpu = json_integer_value(json_object_get(m, "cpu"));
+			json_array_foreach((json_t *)all, j, sp) {
+				json_int_t c = json_integer_value(json_array_get(sp, 0));
+				json_int_t e = json_integer_value(json_array_get(sp, 1));
+				json_int_t l = json_integer_value(json_array_get(sp, 2));
+
+				if ((cpu >= 0 && c != cpu) || e > deadline + (late > 0 ? late : 0) ||
+				    e + l < deadline - interval)
+					continue;
+				if (l > best_lat) {
+					best_lat = l;
+					best = sp;
+				}
+			}
+			cause = best ? json_string_value(json_array_get(best, 4)) :
+				"no spike on its CPU in that period";
+			json_object_set_new(m, "cause", json_string(cause));
+			if (best)
+				json_object_set_new(m, "spike", json_pack("{s:O, s:O, s:O}",
+					"cpu", json_array_get(best, 0), "expected_ns", json_array_get(best, 1),
+					"latency_ns", json_array_get(best, 2)));
+			json_object_set_new(counts, cause, json_integer(json_integer_value(
+				json_object_get(counts, cause)) + 1));
+		}
+		json_object_set_new(w, "miss_causes", counts);
+	}
+}
+
+void lw_misses_print(FILE *out, const json_t *analysis)
+{
+	const json_t *w, *v;
+	const char *key, *cause;
+
+	json_object_foreach((json_t *)json_object_get(analysis, "workloads"), key, w) {
+		const json_t *mc = json_object_get(w, "miss_causes");
+
+		if (!json_object_size(mc))
+			continue;
+		fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
+		json_object_foreach((json_t *)mc, cause, v)
+			fprintf(out, " %s %lld;", cause, (long long)json_integer_value(v));
+		fputc('\n', out);
 	}
 }

@@ -34,6 +34,12 @@ struct lw_tracepass_opts {
  * Returns 0, 1 if the run has no trace.dat (nothing added), -1 on error. */
 int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o);
 
+/* Each audio xrun and dropped video frame in the "workloads" of @analysis
+ * gets the cause of the spike behind it ("cause", "spike"), and each
+ * workload a "miss_causes" count. */
+void lw_match_misses(json_t *analysis);
+void lw_misses_print(FILE *out, const json_t *analysis);
+
 /* The text of those sections (@top spikes in full). */
 void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top);
 

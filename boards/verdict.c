@@ -4,6 +4,7 @@
 
 #include "boards/board.h"
 #include "boards/budgets.h"
+#include "boards/tradeoff.h"
 #include "boards/verdict.h"
 #include "lib/error.h"
 #include "power/estimate.h"
@@ -33,6 +34,7 @@ int lw_analysis_power_budgets(const char *rundir, const char *board, json_t *doc
 	idle = lw_idle_summary(rundir);
 	lw_set_quiet(q);
 	json_object_set_new(doc, "idle", idle ? idle : json_null());
+	lw_tradeoff_power(b, doc);
 	broken = lw_budgets_check(b, doc, &results);
 	json_object_set_new(doc, "budgets", json_pack("{s:s, s:i, s:o}", "board", b->name,
 						      "broken", broken, "results", results));
@@ -43,6 +45,7 @@ int lw_analysis_power_budgets(const char *rundir, const char *board, json_t *doc
 			fprintf(out, "power: not measured (no RUN/power) and no trace to estimate it from\n");
 		if (idle)
 			lw_idle_print(out, idle);
+		lw_tradeoff_print(out, doc);
 		lw_budgets_print(out, b->name, results);
 	}
 	lw_board_free(b);

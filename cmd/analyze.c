@@ -143,8 +143,10 @@ int cmd_analyze(int argc, char **argv)
 	wl = lw_workload_summaries(rd.path);	/* audio/video records, stress throughput */
 	if (!wl)
 		ret = LW_EXIT_ERROR;
-	else if (json_object_size(wl))
+	else if (json_object_size(wl)) {
 		json_object_set(doc, "workloads", wl);
+		lw_match_misses(doc);
+	}
 	if (histogram) {
 		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
 			ret = LW_EXIT_ERROR;
@@ -156,6 +158,7 @@ int cmd_analyze(int argc, char **argv)
 		if (wl && json_object_size(wl)) {
 			printf("\nworkloads\n");
 			lw_workload_summaries_print(stdout, wl);
+			lw_misses_print(stdout, doc);
 		}
 	}
 	broken = lw_analysis_power_budgets(rd.path, board, doc,

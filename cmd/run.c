@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/runopts.h"
+#include "cmd/runscenario.h"
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/pmqos.h"
@@ -23,7 +24,9 @@
 #include "probes/timerlat.h"
 #include "boards/board.h"
 #include "power/sampler.h"
+#include "power/sources.h"
 #include "workloads/workload.h"
+#include "workloads/loads.h"
 
 static json_t *argv_json(int argc, char **argv)
 {
@@ -78,6 +81,32 @@ static int check_rt_allowed(int prio)
 	return 0;
 }
 
+/* Asked-for power sources must exist before the run directory is made: a
+ * refusal leaves nothing behind. */
+static int check_power_sources(const struct lw_run_opts *o, const struct lw_board *board)
+{
+	struct lw_power_opts po = {
+		.root = o->sysfs_root, .mask = o->power_mask, .is_auto = o->power_auto,
+		.iio_uri = o->iio_uri, .board = board,
+	};
+	struct lw_chans cs = { 0 };
+	char l[64];
+	int n;
+
+	if (!o->power_mask || o->power_auto)
+		return 0;
+	if (lw_power_discover(&po, &cs) < 0)
+		return -1;
+	n = cs.n;
+	lw_power_chans_free(&cs);
+	if (!n)
+		return error("--power %s: no such power source found%s%s",
+			     lw_power_sources_str(o->power_mask, l, sizeof(l)),
+			     o->sysfs_root && *o->sysfs_root ? " under " : "",
+			     o->sysfs_root ? o->sysfs_root : "");
+	return 0;
+}
+
 static int add(struct lw_run *run, struct lw_part *p)
 {
 	if (!p)
@@ -92,6 +121,7 @@ static int add(struct lw_run *run, struct lw_part *p)
 int cmd_run(int argc, char **argv)
 {
 	struct lw_run_opts o;
+	struct lw_run_scenario rs = { 0 };
 	struct lw_probe_env env;
 	struct lw_probe_plan plan;
 	struct lw_rundir rd;
@@ -107,27 +137,27 @@ int cmd_run(int argc, char **argv)
 	ret = lw_run_opts_parse(&o, argc, argv, &online);
 	if (ret)
 		return ret > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
+	ret = LW_EXIT_ERROR;
+	if ((o.scenario && lw_run_scenario_apply(&rs, &o, argc, argv, &online) < 0) ||
+	    lw_run_preflight(&o, &online) < 0)
+		goto out;
+	/* the probes as the scenario and the command line chose them */
 	if (lw_probe_env_read(&env, "") < 0 ||
 	    lw_probe_plan(&plan, &o.probes, &o.cpus, o.interval_ns, &env) < 0)
-		return LW_EXIT_ERROR;
+		goto out;
 
 	board = lw_board_find(o.board, o.sysfs_root);
-	if (!board)
-		return LW_EXIT_ERROR;
+	if (!board || check_power_sources(&o, board) < 0)
+		goto out;
 	lw_run_block_signals();
-	if (!o.no_rt && check_rt_allowed(o.priority) < 0) {
-		lw_board_free(board);
-		return LW_EXIT_ERROR;
-	}
+	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
+		goto out;
 	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
 		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
-		lw_board_free(board);
-		return LW_EXIT_ERROR;
+		goto out;
 	}
-	if (lw_rundir_create(&rd, o.output, o.force) < 0) {
-		lw_board_free(board);
-		return LW_EXIT_ERROR;
-	}
+	if (lw_rundir_create(&rd, o.output, o.force) < 0)
+		goto out;
 
 	lw_run_init(&run, &rd);
 	run.duration_ns = o.duration_ns;
@@ -141,6 +171,8 @@ int cmd_run(int argc, char **argv)
 	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
 	run.marker_fd = open_marker(run.dir.manifest);
 	lw_probe_plan_report(&plan, run.dir.manifest);
+	if (o.scenario && lw_run_scenario_record(&rs, &run) < 0)
+		goto fail;
 
 	struct lw_cyclic_opts co = {
 		.cpus = plan.cyclic_cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
@@ -171,30 +203,26 @@ int cmd_run(int argc, char **argv)
 		.iio_uri = o.iio_uri, .rate_hz = o.power_rate_hz, .board = board,
 		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
 	};
-	if (lw_board_record(board, run.dir.path) < 0) {
-		lw_run_destroy(&run);
-		lw_board_free(board);
-		return LW_EXIT_ERROR;
-	}
+	if (lw_board_record(board, run.dir.path) < 0)
+		goto fail;
 	if (add(&run, lw_trace_new(&to)) < 0 ||
 	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
 	    (plan.cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
 	    (plan.timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
-	    (plan.noise && add(&run, lw_noise_new(&no)) < 0)) {
-		lw_run_destroy(&run);
-		lw_board_free(board);
-		return LW_EXIT_ERROR;
-	}
+	    (plan.noise && add(&run, lw_noise_new(&no)) < 0))
+		goto fail;
 	for (int i = 0; i < o.nworkloads; i++)
-		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0) {
-			lw_run_destroy(&run);
-			lw_board_free(board);
-			return LW_EXIT_ERROR;
-		}
+		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0)
+			goto fail;
+	if (o.nloads && add(&run, lw_loads_new(o.load, o.nloads, &online, o.no_rt)) < 0)
+		goto fail;
 	ret = lw_run_execute(&run);
 	if (ret == LW_EXIT_OK || ret >= 128)
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
+fail:
 	lw_run_destroy(&run);
+out:
 	lw_board_free(board);
+	lw_run_scenario_free(&rs);
 	return ret;
 }

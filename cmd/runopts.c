@@ -9,6 +9,7 @@
 #include "lib/trace_rec.h"
 #include "power/sources.h"
 #include "workloads/workload.h"
+#include "workloads/loads.h"
 
 const char lw_run_usage[] =
 "usage: latwatt run [OPTIONS] -o RUN\n"
@@ -48,6 +49,13 @@ const char lw_run_usage[] =
 "                          video:fps=30,width=1280,height=720,\n"
 "                          stress:kind=io,intensity=0.5,cpus=0\n"
 "                          ('latwatt workloads' lists them and their parameters)\n"
+"      --scenario FILE|NAME  run a scenario file (workloads/scenarios/NAME.yaml;\n"
+"                          'latwatt scenarios' lists them); options given\n"
+"                          here override the file's\n"
+"  -l, --load 'CMD ARGS'   run a program as a load: stress-ng, hackbench, rt-app\n"
+"                          FILE.json or any other, repeatable; leading\n"
+"                          cpus=LIST name=N policy=fifo prio=N nice=N\n"
+"                          restart=yes words set where and how it runs\n"
 "  -h, --help              this text\n"
 "\n"
 "Probes:\n"
@@ -66,6 +74,7 @@ enum {
 	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
+	OPT_SCENARIO = 400,
 };
 
 static const struct option long_opts[] = {
@@ -96,6 +105,8 @@ static const struct option long_opts[] = {
 	{ "timerlat-period", required_argument, NULL, OPT_TIMERLAT_PERIOD },
 	{ "noise-cpus",      required_argument, NULL, OPT_NOISE_CPUS },
 	{ "noise-threshold", required_argument, NULL, OPT_NOISE_THRESHOLD },
+	{ "scenario",  required_argument, NULL, OPT_SCENARIO },
+	{ "load",      required_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -124,7 +135,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 
 	optind = 0;	/* full re-initialisation: parsing may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:l:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -248,6 +259,21 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 						     &o->probes.noise_threshold_ns) < 0)
 				return -1;
 			break;
+		case OPT_SCENARIO:
+			o->scenario = optarg;
+			break;
+		case 'l': {
+			struct lw_load_spec ls;
+			int bad = lw_load_spec_parse(&ls, optarg, "--load", online);
+
+			lw_load_spec_free(&ls);
+			if (bad)
+				return -1;
+			if (o->nloads == LW_RUN_MAX_LOADS)
+				return error("--load: at most %d loads", LW_RUN_MAX_LOADS);
+			o->load[o->nloads++] = optarg;
+			break;
+		}
 		case ':':
 			return error("option %s needs a value", argv[optind - 1]);
 		default:
@@ -262,3 +288,14 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("--cpus: no CPU selected");
 	return 0;
 }
+
+const struct option *lw_run_long_options(void)
+{
+	return long_opts;
+}
+
+const char *const lw_run_repeatable[] = {
+	"workload",
+	"load",
+	NULL,
+};

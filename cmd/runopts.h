@@ -6,11 +6,13 @@
 #ifndef LW_RUNOPTS_H
 #define LW_RUNOPTS_H
 
+#include <getopt.h>
 #include <sched.h>
 #include <stdint.h>
 
 #define LW_MAX_WORKLOAD_OPTS 16
 #include "probes/plan.h"
+#define LW_RUN_MAX_LOADS 16
 
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
@@ -38,6 +40,9 @@ struct lw_run_opts {
 	const char *workload[LW_MAX_WORKLOAD_OPTS];	/* -w SPEC, checked, in order */
 	int nworkloads;
 	struct lw_probe_opts probes;	/* --probes, --timerlat-period, --noise-* */
+	const char *scenario;		/* --scenario FILE|NAME (cmd/runscenario.c) */
+	const char *load[LW_RUN_MAX_LOADS];	/* -l, --load SPEC, repeatable (workloads/loads.h) */
+	int nloads;
 };
 
 extern const char lw_run_usage[];
@@ -45,5 +50,15 @@ extern const char lw_run_usage[];
 void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online);
 /* 0 ok, 1 --help was asked (usage printed), -1 bad option (error printed). */
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online);
+
+/*
+ * For scenario files (cmd/runscenario.c): every scenario key is a long
+ * option of this table, so a new option is a scenario key with no other
+ * code.  Options that may be given more than once (each one adds an item)
+ * are listed in lw_run_repeatable[]; a YAML list gives them once per item,
+ * while for any other option a list is joined with commas.
+ */
+const struct option *lw_run_long_options(void);
+extern const char *const lw_run_repeatable[];
 
 #endif

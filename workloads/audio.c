@@ -79,6 +79,7 @@ struct audio_stream {
 	struct audio *a;
 	int idx, cpu;
 	pthread_t tid;
+	_Atomic int ktid;	/* kernel thread id, as the trace names it */
 	int created;
 	struct lw_ring *ring;
 	struct lw_rec_ring *rec;
@@ -215,6 +216,7 @@ static void *stream_main(void *arg)
 	uint64_t next = 0;
 	char name[16];
 
+	atomic_store(&s->ktid, (int)gettid());
 	snprintf(name, sizeof(name), "lw-audio/%d", s->idx);
 	pthread_setname_np(pthread_self(), name);
 	wl_prefault_stack();
@@ -490,8 +492,9 @@ fail:
 
 static json_t *stream_json(const struct audio *a, const struct audio_stream *s)
 {
-	return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:f, s:f, s:f, s:i, s:f}}",
-		"stream", s->idx, "cpu", s->cpu,
+	return json_pack("{s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:f, s:f, s:f, s:i, s:f}}",
+		"stream", s->idx, "cpu", s->cpu, "tid", atomic_load(&s->ktid),
+		"priority", a->no_rt ? 0 : (int)a->c.prio,
 		"periods", (json_int_t)s->periods,
 		"xruns", (json_int_t)atomic_load(&s->xruns),
 		"skipped", (json_int_t)s->skipped,

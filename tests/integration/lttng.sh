@@ -32,12 +32,15 @@ fi
 
 lttng create "$session" --output="$TMP/trace" >"$TMP/lttng.log" 2>&1 &&
 	lttng enable-event -u 'latwatt:*' -s "$session" >>"$TMP/lttng.log" 2>&1 &&
+	lttng add-context -u -t vpid -s "$session" >>"$TMP/lttng.log" 2>&1 &&
 	lttng start "$session" >>"$TMP/lttng.log" 2>&1
 check "lttng session started" [ $? -eq 0 ]
 
 run=$TMP/run
 # A low threshold: most cyclic samples are spikes.
-"$LATWATT" run -o "$run" -d 3s -q --probes cyclic --threshold 2 >"$TMP/out" 2>&1
+"$LATWATT" run -o "$run" -d 3s -q --probes cyclic --threshold 2 >"$TMP/out" 2>&1 &
+lwpid=$!
+wait "$lwpid"
 rc=$?
 check "latwatt run exits 0" [ $rc -eq 0 ]
 lttng stop "$session" >>"$TMP/lttng.log" 2>&1
@@ -48,16 +51,19 @@ babeltrace2 "$TMP/trace" >"$TMP/events.txt" 2>"$TMP/bt.err"
 check "babeltrace2 reads the trace" [ $? -eq 0 ]
 python3 "$TOP/tests/integration/samples.py" "$run/samples" >"$TMP/samples.txt"
 
-python3 - "$TMP/events.txt" "$TMP/samples.txt" "$TMP/bt.err" <<'PY'
+python3 - "$TMP/events.txt" "$TMP/samples.txt" "$TMP/bt.err" "$lwpid" <<'PY'
 import re, sys
-ev = re.compile(r'latwatt:(\w+): \{ cpu_id = (\d+) \}, \{ probe = "([\w-]+)", cpu = (\d+), '
-                r'expected_ns = (\d+), latency_ns = (\d+) \}')
+# other latwatt processes may run meanwhile: only this run's (vpid) count
+ev = re.compile(r'latwatt:(\w+): \{ cpu_id = (\d+) \}, \{ vpid = (\d+) \}, \{ probe = "([\w-]+)", '
+                r'cpu = (\d+), expected_ns = (\d+), latency_ns = (\d+) \}')
 spikes, psamples = [], []
 for line in open(sys.argv[1]):
     m = ev.search(line)
     if not m:
         continue
-    name, cpu_id, probe, cpu, exp, lat = m.groups()
+    name, cpu_id, vpid, probe, cpu, exp, lat = m.groups()
+    if int(vpid) != int(sys.argv[4]):
+        continue
     rec = (probe, int(cpu), int(exp), int(lat))
     (spikes if name == 'spike' else psamples).append((rec, int(cpu_id)))
 samples = {}

@@ -129,6 +129,11 @@ expect_error bad-duration "'5parsecs' is not a duration\|unknown unit" "$LATWATT
 expect_error bad-cpu "CPU 4096 is" "$LATWATT" run -c 4096 -o "$TMP/x"
 expect_error offline-cpu "is not online" "$LATWATT" run -c "$ncpu" -o "$TMP/x"
 expect_error bad-command "'frob' is not a latwatt command" "$LATWATT" frob
+mkdir -p "$TMP/emptysys"
+expect_error missing-power-source "no such power source" "$LATWATT" run -d 1s --power hwmon \
+	--sysfs-root "$TMP/emptysys" -o "$TMP/nopower"
+[ ! -e "$TMP/nopower" ] && pass "missing-power-source-creates-nothing" ||
+	fail "missing-power-source-creates-nothing"
 cp "$TMP/r/manifest.json" "$TMP/manifest.keep"
 expect_error existing-run "exists and is not empty" "$LATWATT" run -d 1s -o "$TMP/r"
 cmp -s "$TMP/r/manifest.json" "$TMP/manifest.keep" && pass "existing-run-untouched" || fail "existing-run-untouched"

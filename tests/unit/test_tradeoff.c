@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* PM QoS trade-off: power from residency moved out of disallowed states,
+ * and the recommendation against the board's latency budget. */
+#include <math.h>
+
+#include "tests/unit/lw_test.h"
+#include "boards/board.h"
+#include "boards/tradeoff.h"
+
+static const char board_yaml[] =
+	"format: 1\n"
+	"name: tradeoff\n"
+	"idle_states:\n"
+	"  - {name: C1, exit_latency_us: 2, power_mw: 100}\n"
+	"  - {name: C6, exit_latency_us: 150, power_mw: 10}\n"
+	"model: {active_power_mw: 1000}\n"
+	"static_power_mw: 500\n"
+	"budgets:\n"
+	"  latency_us: {cyclic: {p99: %d}}\n";
+
+/* One CPU: half the time active, 20 % in C1, 30 % in C6.  Expected latency
+ * (p99) 60 us at PM QoS 2, 90 us at 150, 200 us unconstrained. */
+static json_t *doc(void)
+{
+	return json_pack("{s:{s:s, s:s, s:[{s:i, s:i}, {s:i, s:i}, {s:I, s:i}]},"
+			 " s:{s:{s:[{s:f, s:[{s:s, s:f, s:f}, {s:s, s:f, s:f}]}]}}}",
+		"tradeoff", "probe", "cyclic", "stat", "p99.9", "points",
+		"pm_qos_us", 2, "p99_ns", 60000, "pm_qos_us", 150, "p99_ns", 90000,
+		"pm_qos_us", (json_int_t)2000000000, "p99_ns", 200000,
+		"idle", "sysfs", "cpus", "active", 0.5, "states",
+		"name", "C1", "exit_latency_us", 2.0, "residency", 0.2,
+		"name", "C6", "exit_latency_us", 150.0, "residency", 0.3);
+}
+
+static double point(const json_t *d, size_t i, const char *key)
+{
+	return json_number_value(json_object_get(json_array_get(json_object_get(
+		json_object_get(d, "tradeoff"), "points"), i), key));
+}
+
+static struct lw_board *board(int p99_us)
+{
+	char buf[512];
+	struct lw_board *b;
+
+	snprintf(buf, sizeof(buf), board_yaml, p99_us);
+	b = lw_board_parse("tradeoff.yaml", buf);
+	assert_non_null(b);
+	return b;
+}
+
+static void test_power_and_recommendation(void **st)
+{
+	struct lw_board *b = board(100);
+	json_t *d = doc(), *t;
+
+	lw_tradeoff_power(b, d);
+	t = json_object_get(d, "tradeoff");
+	assert_string_equal(json_string_value(json_object_get(t, "stat")), "p99");
+	/* 500 static + 0.5 * 1000 active + 0.2 * 100 (C1) + 0.3 * 10 (C6) */
+	assert_true(fabs(point(d, 2, "power_mw") - 1023) < 1e-6);
+	assert_true(fabs(point(d, 1, "power_mw") - 1023) < 1e-6);	/* C6 allowed at 150 */
+	/* at 2 us, C6's 30 % moves to C1: 500 + 500 + 0.5 * 100 */
+	assert_true(fabs(point(d, 0, "power_mw") - 1050) < 1e-6);
+	assert_true(fabs(point(d, 0, "latency_ns") - 60000) < 1e-6);
+	/* p99 < 100 us: 150 is the least constraining value that meets it, for free */
+	assert_int_equal(json_integer_value(json_object_get(t, "recommended_pm_qos_us")), 150);
+	assert_true(fabs(json_number_value(json_object_get(t, "recommended_cost_mw"))) < 1e-6);
+	json_decref(d);
+	lw_board_free(b);
+
+	b = board(80);	/* only 2 us meets 80 us: it costs 27 mW */
+	d = doc();
+	lw_tradeoff_power(b, d);
+	t = json_object_get(d, "tradeoff");
+	assert_int_equal(json_integer_value(json_object_get(t, "recommended_pm_qos_us")), 2);
+	assert_true(fabs(json_number_value(json_object_get(t, "recommended_cost_mw")) - 27) < 1e-6);
+	json_decref(d);
+	lw_board_free(b);
+
+	b = board(50);	/* nothing meets 50 us: no recommendation, and why */
+	d = doc();
+	lw_tradeoff_power(b, d);
+	t = json_object_get(d, "tradeoff");
+	assert_true(json_is_null(json_object_get(t, "recommended_pm_qos_us")));
+	assert_non_null(strstr(json_string_value(json_object_get(t, "reason")), "not what limits"));
+	json_decref(d);
+	lw_board_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_power_and_recommendation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
