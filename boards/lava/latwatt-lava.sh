@@ -34,8 +34,11 @@ Run latwatt on this machine and report the run's budgets and key figures as
 LAVA test cases (through lava-test-case when it is on PATH, else printed).
 
   -d, --duration TIME   latwatt run -d (default 60s)
-  -s, --scenario LIST   workloads beside the probes: latwatt run -w specs,
-                        separated by spaces (default: none, probes only)
+  -s, --scenario NAME   a scenario (latwatt run --scenario: a name of
+                        'latwatt scenarios', or a file; default: none);
+                        the options here override the file's
+  -w, --workloads LIST  workloads beside the probes: latwatt run -w specs,
+                        separated by spaces (default: none)
   -b, --board NAME      board file the run is for and whose budgets are
                         checked (default local)
   -i, --interval US     cyclic probe period (default 1000)
@@ -77,7 +80,7 @@ finish() {
 	exit "$1"
 }
 
-duration=60s scenario='' board=local interval=1000 p99='' max='' budgets=''
+duration=60s scenario='' workloads='' board=local interval=1000 p99='' max='' budgets=''
 run_dir=/tmp/latwatt-run run_args='' from='' upload=none latwatt=''
 
 need() { [ $# -ge 2 ] || die "option $1 needs a value (try --help)"; }
@@ -85,6 +88,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-d|--duration) need "$@"; duration=$2; shift ;;
 	-s|--scenario) need "$@"; scenario=$2; shift ;;
+	-w|--workloads) need "$@"; workloads=$2; shift ;;
 	-b|--board) need "$@"; board=$2; shift ;;
 	-i|--interval) need "$@"; interval=$2; shift ;;
 	--p99) need "$@"; p99=$2; shift ;;
@@ -234,6 +238,11 @@ upload_run() {
 
 find_latwatt
 status=0
+# Run from the repository's clone: its scenario files too.
+if [ -d workloads/scenarios ]; then
+	LATWATT_SCENARIO_PATH=$(pwd)/workloads/scenarios${LATWATT_SCENARIO_PATH:+:$LATWATT_SCENARIO_PATH}
+	export LATWATT_SCENARIO_PATH
+fi
 
 test_set start latwatt
 if [ -n "$from" ]; then
@@ -246,7 +255,8 @@ else
 	"$latwatt" sysinfo --board "$board" || true
 	rm -rf "$run_dir"
 	set -- run -d "$duration" -i "$interval" --board "$board" -q -o "$run_dir"
-	for w in $scenario; do
+	[ -z "$scenario" ] || set -- "$@" --scenario "$scenario"
+	for w in $workloads; do
 		set -- "$@" -w "$w"
 	done
 	# shellcheck disable=SC2086  # split on purpose

@@ -97,6 +97,25 @@ else
 	fail "--from leaves the run directory as it was" "$(git -C "$TOP" diff --stat -- tests/data/reports/run-a)"
 fi
 
+# A real run on this machine: the scenario and the workloads reach
+# latwatt run (root and tracefs needed, 1 s).
+if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/trace_marker ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+	rc=0
+	(cd "$TOP" && sh "$wrapper" -d 1s --scenario idle --workloads "stress:kind=cpu,intensity=0.05,cpus=0" \
+		--run-dir "$TMP/real" --latwatt "$LATWATT") >"$TMP/real.log" 2>&1 || rc=$?
+	got=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+print(m.get("scenario", {}).get("name"), sorted(m.get("workloads", {})), m.get("status"))' "$TMP/real/manifest.json" 2>&1)
+	if [ $rc -le 1 ] && grep -qx "lava-test-case run --result pass" "$TMP/real.log" &&
+		[ "$got" = "idle ['stress'] complete" ]; then
+		pass "a real run: scenario and workloads passed to latwatt run"
+	else
+		fail "a real run: scenario and workloads passed to latwatt run" "status $rc, manifest: $got; $(grep -m2 'error' "$TMP/real.log")"
+	fi
+else
+	skip "a real run" "needs root and tracefs"
+fi
+
 # Bad parameters: one line naming the option; status 2 by hand, a failing
 # 'latwatt' case and status 0 inside LAVA.
 rc=0
