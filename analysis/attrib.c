@@ -27,6 +27,7 @@ struct cpu {
 	 * the interrupt returns (highest priority if several) */
 	struct ctx wakee;
 	int has_wakee;
+	int tentative;		/* the base is the wakee, not yet seen running */
 };
 
 struct lost { int cpu; uint64_t from, to; };
@@ -452,11 +453,17 @@ static int base_idle(const struct cpu *c)
  * where the kernel did not trace the switch. */
 static void run_wakee(struct cpu *c)
 {
-	if (c->has_wakee && c->depth == 1 && base_idle(c)) {
+	if (c->has_wakee && c->depth == 1 && (base_idle(c) || c->tentative)) {
 		c->stack[0] = c->wakee;
-		c->has_wakee = 0;
+		c->tentative = 1;	/* until an event is seen in its context */
 		c->idle_state = -1;
 	}
+}
+
+static void clear_wakee(struct cpu *c)
+{
+	c->has_wakee = 0;
+	c->tentative = 0;
 }
 
 static void pop(struct cpu *c, enum ctx_kind k)
@@ -509,10 +516,14 @@ static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
 	char buf[24];
 
 	if (pid == 0) {
+		/* still in the idle task (several timers expire in one interrupt):
+		 * a tentative wakee waits for the interrupt to end */
 		if (base->kind == CTX_TASK && base->pid != 0)
 			*base = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
 		return;
 	}
+	if (c->has_wakee && c->wakee.pid == pid)
+		clear_wakee(c);	/* seen running: no longer a guess */
 	if (base->kind == CTX_TASK && base->pid == pid)
 		return;
 	t = task_slot(a, pid);
@@ -543,7 +554,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	switch (ev->kind) {
 	case LW_TEV_SWITCH:
 		task_seen(a, ev->pid, ev->prio, ev->name);
-		c->has_wakee = 0;
+		clear_wakee(c);
 		c->depth = 1;	/* a switch happens in task context */
 		if (ev->pid == 0) {
 			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state };
@@ -563,7 +574,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		struct cpu *tc = &a->cpu[target];
 
 		task_seen(a, ev->pid, ev->prio, ev->name);
-		if (ev->pid > 0 && base_idle(tc) &&
+		if (ev->pid > 0 && (base_idle(tc) || tc->tentative) &&
 		    (!tc->has_wakee || ev->prio < tc->wakee.prio)) {
 			const struct task *t = task_slot(a, ev->pid);
 
@@ -609,7 +620,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		if (ev->arg >= 0) {
 			c->idle_state = (int)ev->arg;
 			c->idle_since = ev->ts;
-			c->has_wakee = 0;
+			clear_wakee(c);
 			c->depth = 1;
 			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, (int)ev->arg };
 			for (int i = 0; i < c->nopen; i++) {

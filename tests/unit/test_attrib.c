@@ -272,6 +272,40 @@ static void test_untraced_switch(void **st)
 	lw_attrib_free(a);
 }
 
+/* Two timers expire in one interrupt on an idle CPU: the hog's, then the
+ * probe's; the events of the second still come from the idle task.  The
+ * hog, of higher priority, runs once the interrupt ends (the switch to it
+ * untraced), until it switches to the probe. */
+static void test_two_timers_one_interrupt(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	struct lw_tev e;
+
+	spike(a, E, 300 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	e = (struct lw_tev){ .ts = E + 1 * US, .kind = LW_TEV_TIMER_ENTRY, .name = "hrtimer_wakeup",
+			     .has_cur = 1, .cur_pid = 0 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 2 * US, .kind = LW_TEV_WAKEUP, .pid = 555, .prio = 1,
+			     .name = "lw-hog", .has_cur = 1, .cur_pid = 0 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 3 * US, .kind = LW_TEV_TIMER_EXIT, .has_cur = 1, .cur_pid = 0 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 4 * US, .kind = LW_TEV_TIMER_ENTRY, .name = "hrtimer_wakeup",
+			     .has_cur = 1, .cur_pid = 0 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 5 * US, .kind = LW_TEV_WAKEUP, .pid = PROBE_TID,
+			     .prio = PROBE_KPRIO, .name = "lw-cyclic/0", .has_cur = 1, .cur_pid = 0 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 6 * US, .kind = LW_TEV_TIMER_EXIT, .has_cur = 1, .cur_pid = 0 };
+	lw_attrib_event(a, &e);
+	ev(a, E + 295 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_PREEMPT, "lw-hog", 289 * US);
+	lw_attrib_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
 		cmocka_unit_test(test_softirq_nested_irq),
 		cmocka_unit_test(test_untraced_switch),
+		cmocka_unit_test(test_two_timers_one_interrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
