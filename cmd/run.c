@@ -17,6 +17,7 @@
 #include "lib/pmqos.h"
 #include "lib/run.h"
 #include "lib/sysinfo.h"
+#include "lib/thread.h"
 #include "lib/trace_rec.h"
 #include "probes/cyclic.h"
 #include "probes/noise.h"
@@ -63,20 +64,11 @@ static void *noop(void *arg) { return arg; }
  * directory is created, so a refusal leaves nothing behind. */
 static int check_rt_allowed(int prio)
 {
-	struct sched_param sp = { .sched_priority = prio };
-	pthread_attr_t attr;
+	struct lw_sched sch = { .policy = SCHED_FIFO, .priority = prio, .cpu = -1 };
 	pthread_t t;
-	int ret;
 
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-	pthread_attr_setschedparam(&attr, &sp);
-	ret = pthread_create(&t, &attr, noop, NULL);
-	pthread_attr_destroy(&attr);
-	if (ret)
-		return error("cannot run SCHED_FIFO threads at priority %d: %s (run as root or with "
-			     "CAP_SYS_NICE, or use --no-rt)", prio, strerror(ret));
+	if (lw_thread_start(&t, noop, NULL, &sch, "a realtime thread") < 0)
+		return -1;
 	pthread_join(t, NULL);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 
 #define WRITER_PERIOD_NS (20 * LW_NSEC_PER_MSEC)
@@ -181,17 +182,12 @@ static int writer_start(struct lw_run *run)
 					 run->start_mono);
 	if (!run->samples)
 		return -1;
-	pthread_attr_t attr;
-	int ret;
+	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1 };
 
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
-	ret = pthread_create(&run->writer, &attr, writer_main, run);
-	pthread_attr_destroy(&attr);
-	if (ret) {
+	if (lw_thread_start(&run->writer, writer_main, run, &sch, "the sample writer") < 0) {
 		lw_samples_close(run->samples);
 		run->samples = NULL;
-		return error("cannot start the sample writer thread");
+		return -1;
 	}
 	run->writer_running = 1;
 	return 0;

@@ -18,6 +18,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "power/idle.h"
 #include "power/power.h"
@@ -110,8 +111,8 @@ static int sampler_start(struct lw_run *run, struct lw_part *p)
 		.iio_uri = s->o.iio_uri, .board = s->o.board,
 	};
 	char path[4096];
-	pthread_attr_t attr;
-	int ret;
+	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1,
+				.cpus = s->o.has_affinity ? &s->o.affinity : NULL };
 
 	s->idle_start = lw_idle_snapshot(s->o.root);
 	s->idle_start_ns = lw_mono_ns();
@@ -142,14 +143,8 @@ static int sampler_start(struct lw_run *run, struct lw_part *p)
 			return -1;
 	if (lw_power_flush(s->w) < 0)
 		return -1;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
-	if (s->o.has_affinity)
-		pthread_attr_setaffinity_np(&attr, sizeof(s->o.affinity), &s->o.affinity);
-	ret = pthread_create(&s->tid, &attr, sampler_main, s);
-	pthread_attr_destroy(&attr);
-	if (ret)
-		return error("cannot start the power sampler thread: %s", strerror(ret));
+	if (lw_thread_start(&s->tid, sampler_main, s, &sch, "the power sampler") < 0)
+		return -1;
 	s->running = 1;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "probes/cyclic.h"
 #include "probes/spike.h"
@@ -135,10 +136,9 @@ static int cyclic_start(struct lw_run *run, struct lw_part *p)
 		return error("out of memory");
 	for (int cpu = 0; cpu < CPU_SETSIZE && n < c->nthreads; cpu++) {
 		struct cyclic_thread *t;
-		pthread_attr_t attr;
-		struct sched_param sp = { .sched_priority = c->o.no_rt ? 0 : c->o.priority };
-		cpu_set_t one;
-		int ret;
+		struct lw_sched sch = { .policy = c->o.no_rt ? SCHED_OTHER : SCHED_FIFO,
+					.priority = c->o.priority, .cpu = cpu };
+		char what[48];
 
 		if (!CPU_ISSET(cpu, &c->o.cpus))
 			continue;
@@ -150,25 +150,9 @@ static int cyclic_start(struct lw_run *run, struct lw_part *p)
 		t->ring = lw_run_ring(run, RING_SAMPLES);
 		if (!t->ring)
 			goto fail;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		pthread_attr_init(&attr);
-		pthread_attr_setstacksize(&attr, LW_THREAD_STACK);
-		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
-		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-		pthread_attr_setschedpolicy(&attr, c->o.no_rt ? SCHED_OTHER : SCHED_FIFO);
-		pthread_attr_setschedparam(&attr, &sp);
-		ret = pthread_create(&t->tid, &attr, cyclic_main, t);
-		pthread_attr_destroy(&attr);
-		if (ret == EPERM) {
-			error("cannot start a SCHED_FIFO thread at priority %d on cpu %d: %s "
-			      "(run as root or with CAP_SYS_NICE, or use --no-rt)",
-			      c->o.priority, cpu, strerror(ret));
+		snprintf(what, sizeof(what), "the cyclic probe on cpu %d", cpu);
+		if (lw_thread_start(&t->tid, cyclic_main, t, &sch, what) < 0)
 			goto fail;
-		} else if (ret) {
-			error("cannot start the cyclic thread on cpu %d: %s", cpu, strerror(ret));
-			goto fail;
-		}
 		t->created = 1;
 		n++;
 	}

@@ -12,6 +12,7 @@
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "lib/ust.h"
 #include "probes/gap.h"
@@ -191,10 +192,9 @@ static int noise_start(struct lw_run *run, struct lw_part *p)
 
 	for (int cpu = 0; cpu < CPU_SETSIZE && i < n->nthreads; cpu++) {
 		struct noise_thread *t;
-		pthread_attr_t attr;
-		struct sched_param sp = { .sched_priority = n->o.no_rt ? 0 : n->o.priority };
-		cpu_set_t one;
-		int ret;
+		struct lw_sched sch = { .policy = n->o.no_rt ? SCHED_OTHER : SCHED_FIFO,
+					.priority = n->o.priority, .cpu = cpu };
+		char what[48];
 
 		if (!CPU_ISSET(cpu, &n->o.cpus))
 			continue;
@@ -205,24 +205,9 @@ static int noise_start(struct lw_run *run, struct lw_part *p)
 		t->ring = lw_run_ring(run, RING_SAMPLES);
 		if (!t->ring)
 			goto fail;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		pthread_attr_init(&attr);
-		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
-		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-		pthread_attr_setschedpolicy(&attr, n->o.no_rt ? SCHED_OTHER : SCHED_FIFO);
-		pthread_attr_setschedparam(&attr, &sp);
-		ret = pthread_create(&t->tid, &attr, noise_main, t);
-		pthread_attr_destroy(&attr);
-		if (ret == EPERM) {
-			error("noise: cannot start a SCHED_FIFO thread at priority %d on cpu %d: %s "
-			      "(run as root or with CAP_SYS_NICE, or use --no-rt)",
-			      n->o.priority, cpu, strerror(ret));
+		snprintf(what, sizeof(what), "the noise probe on cpu %d", cpu);
+		if (lw_thread_start(&t->tid, noise_main, t, &sch, what) < 0)
 			goto fail;
-		} else if (ret) {
-			error("noise: cannot start the busy loop on cpu %d: %s", cpu, strerror(ret));
-			goto fail;
-		}
 		t->created = 1;
 		i++;
 	}

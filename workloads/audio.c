@@ -427,9 +427,10 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 		.kind = "audio", .interval_num = a->period_num, .interval_den = a->period_den,
 		.streams = (uint32_t)c->streams,
 	};
-	struct wl_sched irq_sched = {
+	struct lw_sched irq_sched = {
 		.policy = a->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->irq_prio,
 		.cpu = -1, .cpus = &c->cpu,
+		.stack = WL_STACK_SIZE,
 	};
 	char path[4096], what[64];
 	uint64_t deadline;
@@ -453,13 +454,14 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 		goto fail;
 	for (int i = 0; i < a->nstreams; i++) {
 		struct audio_stream *s = &a->s[i];
-		struct wl_sched sch = {
+		struct lw_sched sch = {
 			.policy = a->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->prio,
 			.cpu = s->cpu,
+			.stack = WL_STACK_SIZE,
 		};
 
 		snprintf(what, sizeof(what), "%s stream %d on cpu %d", a->name, i, s->cpu);
-		if (wl_thread_start(&s->tid, stream_main, s, &sch, what) < 0)
+		if (lw_thread_start(&s->tid, stream_main, s, &sch, what) < 0)
 			goto fail;
 		s->created = 1;
 	}
@@ -481,7 +483,7 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 	a->t0 = lw_mono_ns() + a->period_num / a->period_den;
 	a->start_ns = a->t0;
 	snprintf(what, sizeof(what), "%s interrupt thread", a->name);
-	if (wl_thread_start(&a->irq, irq_main, a, &irq_sched, what) < 0)
+	if (lw_thread_start(&a->irq, irq_main, a, &irq_sched, what) < 0)
 		goto fail;
 	a->irq_created = 1;
 	return 0;

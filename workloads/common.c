@@ -25,38 +25,6 @@ const char *wl_policy_name(int policy)
 	}
 }
 
-int wl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct wl_sched *s,
-		    const char *what)
-{
-	struct sched_param sp = { .sched_priority = s->policy == SCHED_FIFO ? s->priority : 0 };
-	pthread_attr_t attr;
-	cpu_set_t one;
-	int ret;
-
-	pthread_attr_init(&attr);
-	/* Under mlockall(MCL_FUTURE) a default 8 MB stack is faulted in whole. */
-	pthread_attr_setstacksize(&attr, WL_STACK_SIZE);
-	if (s->cpu >= 0) {
-		CPU_ZERO(&one);
-		CPU_SET(s->cpu, &one);
-		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
-	} else if (s->cpus) {
-		pthread_attr_setaffinity_np(&attr, sizeof(*s->cpus), s->cpus);
-	}
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, s->policy);
-	pthread_attr_setschedparam(&attr, &sp);
-	ret = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	if (ret == EPERM && s->policy == SCHED_FIFO)
-		return error("cannot start %s (SCHED_FIFO priority %d): %s "
-			     "(run as root or with CAP_SYS_NICE, or use --no-rt)",
-			     what, s->priority, strerror(ret));
-	if (ret)
-		return error("cannot start %s: %s", what, strerror(ret));
-	return 0;
-}
-
 int wl_cpu_nth(const cpu_set_t *set, int n)
 {
 	int count = CPU_COUNT(set), k;

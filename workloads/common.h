@@ -10,23 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/thread.h"
+
 struct lw_run;
 
 /* Stack of workload threads: room for 64k receive buffers and prefaulting. */
 #define WL_STACK_SIZE (512 * 1024)
 
-/* How a workload thread is scheduled. */
-struct wl_sched {
-	int policy;		/* SCHED_FIFO, SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */
-	int priority;		/* SCHED_FIFO only */
-	int cpu;		/* pinned to this CPU, or -1 */
-	const cpu_set_t *cpus;	/* or to this set (when cpu < 0), or NULL: anywhere */
-};
-
-/* pthread_create with the policy and affinity set explicitly; error()
- * naming @what (with a hint for EPERM). */
-int wl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct wl_sched *s,
-		    const char *what);
 const char *wl_policy_name(int policy);
 
 /* The @n-th CPU of @set, cyclically; -1 for an empty set. */

@@ -321,7 +321,7 @@ static void *rx_main(void *arg)
 	return NULL;
 }
 
-static int start_rx(struct stress *s, struct worker *w, int slot, int fd, const struct wl_sched *sch)
+static int start_rx(struct stress *s, struct worker *w, int slot, int fd, const struct lw_sched *sch)
 {
 	struct rx_arg *a = malloc(sizeof(*a));
 	char what[64];
@@ -331,7 +331,7 @@ static int start_rx(struct stress *s, struct worker *w, int slot, int fd, const 
 	a->w = w;
 	a->fd = fd;
 	snprintf(what, sizeof(what), "%s receiver %d.%d", s->name, w->idx, slot);
-	if (wl_thread_start(&w->rx[slot], rx_main, a, sch, what) < 0) {
+	if (lw_thread_start(&w->rx[slot], rx_main, a, sch, what) < 0) {
 		free(a);
 		return -1;
 	}
@@ -372,9 +372,10 @@ static int tcp_pair(struct stress *s, int fds[2])
 
 static int worker_prepare(struct stress *s, struct worker *w)
 {
-	const struct wl_sched rx_sched = {
+	const struct lw_sched rx_sched = {
 		.policy = s->c.policy == 1 ? SCHED_BATCH : s->c.policy == 2 ? SCHED_IDLE : SCHED_OTHER,
 		.cpu = -1, .cpus = &s->c.cpus,
+		.stack = WL_STACK_SIZE,
 	};
 	char path[4096], file[64];
 
@@ -503,10 +504,11 @@ static int stress_start(struct lw_run *run, struct lw_part *p)
 	s->start_ns = lw_mono_ns();
 	for (int i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->w[i];
-		struct wl_sched sch = {
+		struct lw_sched sch = {
 			.policy = s->c.policy == 1 ? SCHED_BATCH :
 				  s->c.policy == 2 ? SCHED_IDLE : SCHED_OTHER,
 			.cpu = wl_cpu_nth(&s->c.cpus, i),
+			.stack = WL_STACK_SIZE,
 		};
 		char what[64];
 
@@ -516,7 +518,7 @@ static int stress_start(struct lw_run *run, struct lw_part *p)
 		if (worker_prepare(s, w) < 0)
 			goto fail;
 		snprintf(what, sizeof(what), "%s worker %d on cpu %d", s->name, i, w->cpu);
-		if (wl_thread_start(&w->tid, worker_main, w, &sch, what) < 0)
+		if (lw_thread_start(&w->tid, worker_main, w, &sch, what) < 0)
 			goto fail;
 		w->created = 1;
 	}

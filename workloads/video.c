@@ -372,13 +372,15 @@ static int video_start(struct lw_run *run, struct lw_part *p)
 		.kind = "video", .interval_num = v->iv_num, .interval_den = v->iv_den,
 		.streams = 1,
 	};
-	struct wl_sched dma = {
+	struct lw_sched dma = {
 		.policy = v->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->dma_prio,
 		.cpu = -1, .cpus = &c->cpu,
+		.stack = WL_STACK_SIZE,
 	};
-	struct wl_sched proc = {
+	struct lw_sched proc = {
 		.policy = v->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->prio,
 		.cpu = v->proc_cpu,
+		.stack = WL_STACK_SIZE,
 	};
 	char path[4096], what[64];
 
@@ -393,13 +395,13 @@ static int video_start(struct lw_run *run, struct lw_part *p)
 	if (!v->ring_s || !v->rec_r || lw_records_start(v->rec) < 0)
 		goto fail;
 	snprintf(what, sizeof(what), "%s processing thread on cpu %d", v->name, v->proc_cpu);
-	if (wl_thread_start(&v->proc, proc_main, v, &proc, what) < 0)
+	if (lw_thread_start(&v->proc, proc_main, v, &proc, what) < 0)
 		goto fail;
 	v->proc_created = 1;
 	v->t0 = lw_mono_ns() + v->iv_num / v->iv_den;
 	v->start_ns = v->t0;
 	snprintf(what, sizeof(what), "%s capture thread", v->name);
-	if (wl_thread_start(&v->dma, dma_main, v, &dma, what) < 0)
+	if (lw_thread_start(&v->dma, dma_main, v, &dma, what) < 0)
 		goto fail;
 	v->dma_created = 1;
 	return 0;

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Every thread latwatt starts: policy, priority and affinity set explicitly
+ * (so a refused SCHED_FIFO fails pthread_create itself, synchronously), and a
+ * small stack (LW_THREAD_STACK): memory is locked for realtime runs, and a
+ * default 8 MB stack would be faulted in whole.
+ */
+#ifndef LW_THREAD_H
+#define LW_THREAD_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+
+struct lw_sched {
+	int policy;		/* SCHED_FIFO, SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */
+	int priority;		/* SCHED_FIFO only */
+	int cpu;		/* pinned to this CPU, or -1 */
+	const cpu_set_t *cpus;	/* or to this set (when cpu < 0), or NULL: anywhere */
+	size_t stack;		/* bytes; 0: LW_THREAD_STACK */
+};
+
+/* pthread_create with @s; 0, or -1 after error() naming @what (with the
+ * remedy when SCHED_FIFO is refused). */
+int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct lw_sched *s,
+		    const char *what);
+
+#endif
