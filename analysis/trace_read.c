@@ -570,10 +570,23 @@ int lw_trace_u64(struct lw_trace *t, const struct lw_trace_event *ev, const char
 		 uint64_t *v)
 {
 	struct tep_format_field *f = lw_trace_field(t, ev, name);
+	const unsigned char *p;
 	unsigned long long val;
 
-	if (!f || (unsigned)f->offset + (unsigned)f->size > (unsigned)ev->record->size ||
-	    tep_read_number_field(f, ev->record->data, &val) < 0)
+	if (!f || (unsigned)f->offset + (unsigned)f->size > (unsigned)ev->record->size)
+		return -1;
+	p = (const unsigned char *)ev->record->data + f->offset;
+	/* the common case, a file of this machine's byte order: read in place */
+	if (tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep)) {
+		switch (f->size) {
+		case 1: *v = p[0]; return 0;
+		case 2: { uint16_t x; memcpy(&x, p, 2); *v = x; return 0; }
+		case 4: { uint32_t x; memcpy(&x, p, 4); *v = x; return 0; }
+		case 8: { uint64_t x; memcpy(&x, p, 8); *v = x; return 0; }
+		default: break;
+		}
+	}
+	if (tep_read_number_field(f, ev->record->data, &val) < 0)
 		return -1;
 	*v = val;
 	return 0;
