@@ -113,11 +113,8 @@ int cmd_analyze(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return LW_EXIT_OK;
-		case ':':
-			error("option %s needs a value", argv[optind - 1]);
-			return LW_EXIT_ERROR;
-		default:
-			error("unknown option '%s' (see 'latwatt analyze --help')", argv[optind - 1]);
+		default:	/* ':' or an unknown option */
+			lw_opt_error(c, argv, "analyze");
 			return LW_EXIT_ERROR;
 		}
 	}

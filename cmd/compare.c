@@ -188,10 +188,8 @@ static int parse(struct params *p, int argc, char **argv)
 			break;
 		case 'h':
 			return 1;
-		case ':':
-			return error("option %s needs a value", argv[optind - 1]);
-		default:
-			return error("unknown option '%s' (see 'latwatt compare --help')", argv[optind - 1]);
+		default:	/* ':' or an unknown option */
+			return lw_opt_error(c, argv, "compare");
 		}
 	}
 	for (; optind < argc; optind++) {

@@ -75,10 +75,8 @@ static int parse(struct params *p, int argc, char **argv)
 			break;
 		case 'h':
 			return 1;
-		case ':':
-			return error("option %s needs a value", argv[optind - 1]);
-		default:
-			return error("unknown option '%s' (see 'latwatt db --help')", argv[optind - 1]);
+		default:	/* ':' or an unknown option */
+			return lw_opt_error(c, argv, "db");
 		}
 	}
 	p->args = argv + optind;

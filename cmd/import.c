@@ -18,6 +18,7 @@
 #include "analysis/summary.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
@@ -181,11 +182,8 @@ int cmd_import(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return LW_EXIT_OK;
-		case ':':
-			error("option %s needs a value", argv[optind - 1]);
-			return LW_EXIT_ERROR;
-		default:
-			error("unknown option '%s' (see 'latwatt import --help')", argv[optind - 1]);
+		default:	/* ':' or an unknown option */
+			lw_opt_error(c, argv, "import");
 			return LW_EXIT_ERROR;
 		}
 	}

@@ -115,10 +115,8 @@ static int parse(struct popts *p, int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
-		case ':':
-			return error("option %s needs a value", argv[optind - 1]);
-		default:
-			return error("unknown option '%s' (see 'latwatt power --help')", argv[optind - 1]);
+		default:	/* ':' or an unknown option */
+			return lw_opt_error(c, argv, "power");
 		}
 	}
 	for (; optind < argc; optind++) {

@@ -274,10 +274,8 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			o->load[o->nloads++] = optarg;
 			break;
 		}
-		case ':':
-			return error("option %s needs a value", argv[optind - 1]);
-		default:
-			return error("unknown option '%s' (see 'latwatt run --help')", argv[optind - 1]);
+		default:	/* ':' or an unknown option */
+			return lw_opt_error(c, argv, "run");
 		}
 	}
 	if (optind < argc)

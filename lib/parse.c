@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <ctype.h>
+#include <getopt.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -243,4 +244,11 @@ char *lw_format_duration(uint64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%lluns", (unsigned long long)ns);
 	return buf;
+}
+
+int lw_opt_error(int c, char **argv, const char *cmd)
+{
+	if (c == ':')
+		return error("option %s needs a value", argv[optind - 1]);
+	return error("unknown option '%s' (see 'latwatt %s --help')", argv[optind - 1], cmd);
 }

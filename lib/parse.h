@@ -35,6 +35,14 @@ char *lw_format_cpulist(const cpu_set_t *set, char *buf, size_t len);
 /* The online CPUs (from sysfs; falls back to sched_getaffinity). */
 int lw_online_cpus(cpu_set_t *out);
 
+/*
+ * The end of every command's getopt_long() switch: @c is ':' (an option
+ * without its value) or anything else getopt returned for an unknown
+ * option.  Prints one error naming the option and pointing at
+ * 'latwatt @cmd --help'; returns -1.
+ */
+int lw_opt_error(int c, char **argv, const char *cmd);
+
 /* Format @ns as a short human duration ("2.67ms", "30s"). */
 char *lw_format_duration(uint64_t ns, char *buf, size_t len);
 
