@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/binfile.h"
 #include "lib/error.h"
 #include "lib/samples.h"
 
@@ -113,29 +114,13 @@ struct lw_samples_reader *lw_samples_open(const char *path)
 	struct lw_samples_reader *r = calloc(1, sizeof(*r));
 	unsigned char hdr[LW_SAMPLES_HDR];
 	uint32_t v, rs;
-	struct stat st;
 	uint64_t body;
 
 	if (!r)
 		return NULL;
-	r->f = fopen(path, "rbe");
-	if (!r->f) {
-		error_errno("cannot open %s", path);
+	r->f = lw_binfile_open(path, LW_SAMPLES_MAGIC, "sample", hdr, sizeof(hdr), &body);
+	if (!r->f)
 		goto fail;
-	}
-	if (fstat(fileno(r->f), &st) < 0) {
-		error_errno("cannot stat %s", path);
-		goto fail;
-	}
-	if (fread(hdr, sizeof(hdr), 1, r->f) != 1) {
-		error("%s: truncated header (%lld bytes, need %d)", path,
-		      (long long)st.st_size, LW_SAMPLES_HDR);
-		goto fail;
-	}
-	if (memcmp(hdr, LW_SAMPLES_MAGIC, 8)) {
-		error("%s: not a latwatt sample file (bad magic)", path);
-		goto fail;
-	}
 	memcpy(&v, hdr + 8, 4);
 	memcpy(&rs, hdr + 12, 4);
 	memcpy(&r->start, hdr + 16, 8);
@@ -148,7 +133,6 @@ struct lw_samples_reader *lw_samples_open(const char *path)
 		error("%s: record size %u, expected %zu", path, rs, sizeof(struct lw_sample));
 		goto fail;
 	}
-	body = (uint64_t)st.st_size - LW_SAMPLES_HDR;
 	r->count = body / rs;
 	if (body % rs) {
 		error("%s: truncated: %llu bytes after record %llu, a record is %u bytes", path,

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/binfile.h"
 #include "lib/error.h"
 #include "lib/run.h"
 #include "workloads/records.h"
@@ -208,7 +209,6 @@ struct lw_records_reader *lw_records_open(const char *path, struct lw_records_hd
 {
 	struct lw_records_reader *r = calloc(1, sizeof(*r));
 	unsigned char b[LW_RECORDS_HDR];
-	struct stat st;
 	uint64_t body;
 
 	if (!r || !(r->path = strdup(path))) {
@@ -216,24 +216,9 @@ struct lw_records_reader *lw_records_open(const char *path, struct lw_records_hd
 		error("out of memory");
 		return NULL;
 	}
-	r->f = fopen(path, "rbe");
-	if (!r->f) {
-		error_errno("cannot open %s", path);
+	r->f = lw_binfile_open(path, LW_RECORDS_MAGIC, "record", b, sizeof(b), &body);
+	if (!r->f)
 		goto fail;
-	}
-	if (fstat(fileno(r->f), &st) < 0) {
-		error_errno("cannot stat %s", path);
-		goto fail;
-	}
-	if (fread(b, sizeof(b), 1, r->f) != 1) {
-		error("%s: truncated header (%lld bytes, need %d)", path, (long long)st.st_size,
-		      LW_RECORDS_HDR);
-		goto fail;
-	}
-	if (memcmp(b, LW_RECORDS_MAGIC, 8)) {
-		error("%s: not a latwatt record file (bad magic)", path);
-		goto fail;
-	}
 	memset(h, 0, sizeof(*h));
 	memcpy(&h->version, b + 8, 4);
 	memcpy(&h->record_size, b + 12, 4);
@@ -258,7 +243,6 @@ struct lw_records_reader *lw_records_open(const char *path, struct lw_records_hd
 		goto fail;
 	}
 	r->size = h->record_size;
-	body = (uint64_t)st.st_size - LW_RECORDS_HDR;
 	r->count = body / r->size;
 	if (body % r->size)	/* a run killed mid-write: keep the whole records */
 		warning("%s: truncated: %llu bytes after record %llu are ignored", path,
