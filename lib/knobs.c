@@ -16,9 +16,14 @@ int lw_read_file(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
+	if (n < 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;	/* the caller may say why */
 		return -1;
+	}
+	close(fd);
 	buf[n] = 0;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = 0;

@@ -16,6 +16,7 @@
 
 #include "boards/board.h"
 #include "lib/error.h"
+#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "power/power.h"
 #include "power/sources.h"
@@ -127,22 +128,10 @@ const char *lw_power_sources_str(unsigned mask, char *buf, size_t len)
 
 static int read_str(const char *path, char *buf, size_t len, int *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int n = lw_read_file(path, buf, len);
 
-	if (fd < 0) {
-		*err = errno;
-		return -1;
-	}
-	n = read(fd, buf, len - 1);
-	*err = errno;
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = 0;
-	return (int)n;
+	*err = n < 0 ? errno : 0;
+	return n;
 }
 
 static int read_num(const char *path, double *v, char *why, size_t whylen)
