@@ -764,7 +764,26 @@ static int holm(json_t *ms, double alpha)
 static json_t *na_metric(json_t *m, const char *note)
 {
 	set_verdict(m, "none", NAN, LW_NA, note);
+	json_object_set_new(m, "judged_on", json_null());
 	return m;
+}
+
+/*
+ * "judged_on": the change a verdict is decided on, {"stat", "value",
+ * "practical"}: stat is "rel" (value / baseline - 1), "rate_rel" (the same
+ * of rates) or "cliffs_delta"; a verdict needs |value| > practical.  When
+ * the baseline is 0 the relative change is infinite: the stat is then
+ * "change" (value - baseline) and any change beyond 0 matters.
+ */
+static void judged_on(json_t *m, const char *stat, double value, double practical)
+{
+	if (isinf(value)) {
+		stat = "change";
+		value = dval(m, "change");
+		practical = 0;
+	}
+	json_object_set_new(m, "judged_on", json_pack("{s:s, s:o, s:f}", "stat", stat,
+			    "value", jnum(value), "practical", practical));
 }
 
 /* Relative differences of paired bootstrap replicates, its interval and p. */
@@ -798,6 +817,7 @@ static void add_rate(json_t *ms, const char *probe, const char *name, uint64_t x
 	json_object_set_new(m, "rate", jnum(rb));
 	json_object_set_new(m, "rate_rel", jnum(rel));
 	set_verdict(m, "rate", p, verdict(1, rel, o->practical, 1), NULL);
+	judged_on(m, "rate_rel", rel, o->practical);
 	json_array_append_new(ms, m);
 }
 
@@ -827,9 +847,11 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 			snprintf(note, sizeof(note), "fewer than 10 samples beyond %s: not tested",
 				 pct_name[k]);
 			set_verdict(m, "bootstrap", p, LW_NA, note);
+			json_object_set_new(m, "judged_on", json_null());
 		} else {
 			set_verdict(m, "bootstrap", p,
 				    verdict(1, rel_change(va, vb), o->practical, 1), NULL);
+			judged_on(m, "rel", rel_change(va, vb), o->practical);
 		}
 		json_array_append_new(ms, m);
 	}
@@ -841,6 +863,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 
 		set_verdict(m, "welch", p, verdict(1, rel_change(lw_dist_mean(da),
 				lw_dist_mean(db)), o->practical, 1), NULL);
+		judged_on(m, "rel", rel_change(lw_dist_mean(da), lw_dist_mean(db)), o->practical);
 	}
 	json_array_append_new(ms, m);
 
@@ -858,6 +881,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 		json_object_set_new(m, "cliffs_delta", jnum(u.cliffs_delta));
 		set_verdict(m, "mann-whitney", u.p, verdict(1, rel_change(
 			median_of(&a->bmd), median_of(&b->bmd)), o->practical, 1), NULL);
+		judged_on(m, "rel", rel_change(median_of(&a->bmd), median_of(&b->bmd)), o->practical);
 	}
 	json_array_append_new(ms, m);
 
@@ -876,6 +900,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 		json_object_set_new(m, "ci_rel", jpair(lo, hi));
 		set_verdict(m, "bootstrap", p, verdict(1, rel_change(a->evt.level,
 			    b->evt.level), o->practical, 1), "an estimate from extreme-value fits");
+		judged_on(m, "rel", rel_change(a->evt.level, b->evt.level), o->practical);
 	}
 	json_array_append_new(ms, m);
 
@@ -887,6 +912,7 @@ static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcach
 	json_object_set_new(m, "prob_superiority", jnum(u.ps));
 	set_verdict(m, "mann-whitney", u.p, fabs(u.cliffs_delta) >= o->min_effect ?
 		    (u.cliffs_delta > 0 ? LW_WORSE : LW_BETTER) : LW_NSD, NULL);
+	judged_on(m, "cliffs_delta", u.cliffs_delta, o->min_effect);
 	json_array_append_new(ms, m);
 
 	for (size_t t = 0; t < o->nthr; t++) {
@@ -962,6 +988,7 @@ static void power_metric(json_t *ms, const json_t *ra, const json_t *rb, const s
 				      vb, sb * sb, (uint64_t)json_integer_value(json_object_get(pb, "samples")));
 
 		set_verdict(m, "welch", p, verdict(1, rel_change(va, vb), o->practical, 1), NULL);
+		judged_on(m, "rel", rel_change(va, vb), o->practical);
 	} else {
 		na_metric(m, "one average per run, no spread: not tested (rules can still judge it)");
 	}

@@ -61,8 +61,17 @@ for m in d["comparisons"][0]["metrics"]:
     assert m["verdict"] in ("better", "worse", "no significant difference", "n/a"), m
     for k in ("kind", "unit", "baseline", "value", "change", "rel", "test", "p"):
         assert k in m, (m["name"], k)
+    assert "judged_on" in m, m["name"]
     if m["verdict"] in ("better", "worse"):
-        assert m["p_adjusted"] < s["alpha"] and abs(m["rel"]) > s["practical"], m
+        j = m["judged_on"]
+        assert m["p_adjusted"] < s["alpha"], m
+        assert j["stat"] in ("rel", "rate_rel", "cliffs_delta", "change"), m
+        assert j["value"] is not None and abs(j["value"]) > j["practical"], m
+        assert (j["value"] > 0) == (m["verdict"] == "worse"), m
+        if j["stat"] in ("rel", "rate_rel"):
+            assert j["practical"] == s["practical"] and j["value"] == m[j["stat"]], m
+    elif m["verdict"] == "n/a":
+        assert m["judged_on"] is None, m
     if m["name"] == "cyclic.distribution":
         assert -1 <= m["cliffs_delta"] <= 1 and 0 <= m["prob_superiority"] <= 1
 assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
