@@ -74,13 +74,37 @@ for m in d["comparisons"][0]["metrics"]:
         assert m["judged_on"] is None, m
     if m["name"] == "cyclic.distribution":
         assert -1 <= m["cliffs_delta"] <= 1 and 0 <= m["prob_superiority"] <= 1
+    # one run a side: figures, never a verdict
+    assert m["verdict"] in ("n/a", "no significant difference"), m
+c0 = d["comparisons"][0]
+assert c0["verdicts"] is False and c0["repeats_needed"] >= 3 and c0["runs"] == [1, 1], c0
+assert len(d["groups"]) == 2 and d["groups"][1]["runs"] == [1]
 assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
 assert d["rules"][0]["name"] == "p99>+100000%" and d["rules"][0]["unit"] == "%" and d["rules"][0]["limit"] == 100000
 st = d["probes"]["cyclic"]["stats"]
 assert [e["verdict"] for e in st["p99"]][0] == "baseline" and len(st["max"]) == 2
-assert st["p99"][1]["verdict"] in ("better", "worse", "same", "inconclusive")
+assert st["p99"][1]["verdict"] == "inconclusive", st["p99"]
 assert d["result"] == "pass"
 PY
+
+# -- a run with itself, and two groups of the same runs: never better or worse
+"$LATWATT" compare "$TMP/a" "$TMP/a" --block 50ms --json >"$TMP/self.json" 2>"$TMP/err"; rc=$?
+"$LATWATT" compare --group one "$TMP/a" "$TMP/b" --group two "$TMP/a" "$TMP/b" --block 50ms \
+	--json >"$TMP/same.json" 2>>"$TMP/err"; rc2=$?
+[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && python3 - "$TMP/self.json" "$TMP/same.json" <<'PY' &&
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    for c in d["comparisons"]:
+        for m in c["metrics"]:
+            assert m["verdict"] not in ("better", "worse"), (f, m)
+same = json.load(open(sys.argv[2]))
+c = same["comparisons"][0]
+assert c["verdicts"] is True and c["runs"] == [2, 2], c
+assert [g["name"] for g in same["groups"]] == ["one", "two"]
+assert any(m["verdict"] == "no significant difference" and m["min_detectable"] for m in c["metrics"])
+PY
+	pass "same-runs-no-verdict" || fail "same-runs-no-verdict" "exit $rc/$rc2: $(cat "$TMP/err")"
 
 # -- where Debian's scipy is installed, it agrees: U, p, percentiles
 if /usr/bin/python3 -c 'import scipy.stats, numpy' 2>/dev/null; then
@@ -93,7 +117,7 @@ a, b = (np.fromfile(r + "/samples", dtype=REC, offset=64)["lat"].astype(np.int64
 u = mannwhitneyu(b, a, method="asymptotic")
 m = [x for x in d["comparisons"][0]["metrics"] if x["name"] == "cyclic.distribution"][0]
 assert m["u_b"] == u.statistic, (m["u_b"], u.statistic)
-assert abs(m["p"] - u.pvalue) <= 1e-9 + 1e-6 * u.pvalue, (m["p"], u.pvalue)
+assert abs(m["mwu_p"] - u.pvalue) <= 1e-9 + 1e-6 * u.pvalue, (m["mwu_p"], u.pvalue)
 for v, run in zip((a, b), d["runs"]):
     s = np.sort(v)
     for q, k in ((50, "p50"), (99, "p99")):
