@@ -262,6 +262,20 @@ static int expand(struct params *p)
 		char **sub = NULL;
 		size_t ns = 0;
 
+		/* a run named twice is two groups (compare a run with itself) */
+		for (size_t k = 0, copy = 2; p->group[i] < 0 && k < p->nitems; k++)
+			if (!strcmp(p->items[k].group, group)) {
+				char *name;
+
+				if (p->nowned == MAX_ITEMS)
+					return error("at most %d runs at a time", MAX_ITEMS);
+				if (asprintf(&name, "%s (%zu)", p->runs[i], copy++) < 0)
+					return error("out of memory");
+				p->owned[p->nowned++] = name;
+				group = name;
+				k = (size_t)-1;		/* again, against every earlier one */
+			}
+
 		if (!lw_db_is_ref(p->runs[i]) && lw_repeat_list(p->runs[i], &sub, &ns) < 0)
 			return -1;
 		for (size_t j = 0; j < (ns ? ns : 1); j++) {
