@@ -363,7 +363,6 @@ void lw_cmp_opts_default(struct lw_cmp_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->alpha = 0.05;
 	o->practical = 0.05;
-	o->min_effect = 0.147;
 	o->conf = 0.95;
 	o->resamples = 2000;
 	o->seed = 1;
@@ -1762,11 +1761,11 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 	thr = json_array();
 	for (i = 0; i < o->nthr; i++)
 		json_array_append_new(thr, jint(o->thr[i]));
-	doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:{s:f, s:f, s:f, s:f, s:I, s:I, s:o, s:s, s:s, s:s,"
+	doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:{s:f, s:f, s:f, s:I, s:I, s:o, s:s, s:s, s:s,"
 			" s:s, s:I, s:f, s:{s:s, s:I, s:I, s:I}}, s:I, s:O, s:O, s:O}",
 		"schema", LW_COMPARISON_SCHEMA, "version", LW_COMPARISON_VERSION,
 		"tool", "name", "latwatt", "version", LW_VERSION,
-		"settings", "alpha", o->alpha, "practical", o->practical, "min_effect", o->min_effect,
+		"settings", "alpha", o->alpha, "practical", o->practical,
 		"confidence", o->conf, "resamples", (json_int_t)o->resamples,
 		"seed", (json_int_t)o->seed, "thresholds_ns", thr,
 		"inference", "t test on per-run figures (log scale for latencies and power, rates for "

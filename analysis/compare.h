@@ -78,7 +78,6 @@ uint64_t lw_crun_ident(const struct lw_crun *r);
 struct lw_cmp_opts {
 	double alpha;			/* significance level, 0.05 */
 	double practical;		/* smallest relative change that matters, 0.05 */
-	double min_effect;		/* smallest |Cliff's delta| that matters, 0.147 */
 	double conf;			/* confidence of intervals, 0.95 */
 	unsigned resamples;		/* bootstrap resamples, 2000 */
 	uint64_t seed;			/* 1 */

@@ -42,7 +42,6 @@ static const char usage[] =
 "  -t, --threshold US          count samples above US (repeatable; default 50 and 100)\n"
 "      --alpha P               significance level (default 0.05)\n"
 "      --practical PCT         smallest change that matters, percent (default 5)\n"
-"      --min-effect D          smallest |Cliff's delta| that matters (default 0.147)\n"
 "      --confidence PCT        confidence of intervals, percent (default 95)\n"
 "      --resamples N           bootstrap resamples (default 2000)\n"
 "      --seed N                bootstrap seed (default 1)\n"
@@ -98,7 +97,6 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "threshold",        required_argument, NULL, 't' },
 		{ "alpha",            required_argument, NULL, 'a' },
 		{ "practical",        required_argument, NULL, 'P' },
-		{ "min-effect",       required_argument, NULL, 'e' },
 		{ "confidence",       required_argument, NULL, 'c' },
 		{ "resamples",        required_argument, NULL, 'R' },
 		{ "seed",             required_argument, NULL, 's' },
@@ -176,10 +174,6 @@ static int parse(struct params *p, int argc, char **argv)
 			if (lw_parse_double("--practical", optarg, 0, 1000, &d) < 0)
 				return -1;
 			p->o.practical = d / 100;
-			break;
-		case 'e':
-			if (lw_parse_double("--min-effect", optarg, 0, 1, &p->o.min_effect) < 0)
-				return -1;
 			break;
 		case 'c':
 			if (lw_parse_double("--confidence", optarg, 50, 99.99, &d) < 0)

@@ -23,7 +23,7 @@ d = json.load(open(sys.argv[1]))
 assert d["schema"] == "latwatt-comparison" and d["version"] == 1, d["schema"]
 assert d["tool"]["name"] == "latwatt"
 s = d["settings"]
-for k in ("alpha", "practical", "min_effect", "confidence", "resamples", "seed", "thresholds_ns", "evt"):
+for k in ("alpha", "practical", "confidence", "inference", "power", "resamples", "seed", "thresholds_ns", "evt"):
     assert k in s, k
 assert s["evt"]["block_ns"] == 50000000 and s["evt"]["model"] == "gev"
 assert d["baseline"] == 0 and len(d["runs"]) == 2 and len(d["comparisons"]) == 1
