@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt compare RUN...: runs side by side against a baseline, verdicts, CI rules. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ struct params {
 	size_t nitems;
 	char *owned[MAX_ITEMS];
 	size_t nowned;
+	struct lw_db *dbh;		/* opened for baseline sets */
 	const char *runs[MAX_RUNS + 1];
 	int group[MAX_RUNS + 1];	/* index into gname, -1: a group of its own */
 	size_t nruns;
@@ -244,6 +246,36 @@ static int parse(struct params *p, int argc, char **argv)
 	return 0;
 }
 
+/* The runs of a stored baseline as db:ID references (none when it is one
+ * run: then it is loaded as baseline:NAME, as before sets). */
+static int baseline_set(struct params *p, const char *name, char ***sub, size_t *ns)
+{
+	int64_t *ids;
+	size_t n;
+
+	if (!p->dbh && !(p->dbh = lw_db_open(p->db)))
+		return -1;
+	if (lw_db_baseline_runs(p->dbh, name, &ids, &n) < 0)
+		return -1;
+	if (n > 1 && (*sub = calloc(n, sizeof(**sub)))) {
+		for (size_t i = 0; i < n; i++)
+			if (asprintf(&(*sub)[i], "db:%" PRId64, ids[i]) < 0) {
+				while (i)
+					free((*sub)[--i]);
+				free(*sub);
+				*sub = NULL;
+				free(ids);
+				return error("out of memory");
+			}
+		*ns = n;
+	} else if (n > 1) {
+		free(ids);
+		return error("out of memory");
+	}
+	free(ids);
+	return 0;
+}
+
 /*
  * The runs to load, in group order: each RUN with the group it belongs to
  * (its --group, else a group of its own named by it); a directory of
@@ -271,6 +303,8 @@ static int expand(struct params *p)
 			}
 
 		if (!lw_db_is_ref(p->runs[i]) && lw_repeat_list(p->runs[i], &sub, &ns) < 0)
+			return -1;
+		if (!strncmp(p->runs[i], "baseline:", 9) && baseline_set(p, p->runs[i] + 9, &sub, &ns) < 0)
 			return -1;
 		for (size_t j = 0; j < (ns ? ns : 1); j++) {
 			if (p->nitems == MAX_ITEMS || p->nowned == MAX_ITEMS) {
@@ -338,31 +372,38 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (r < 0)
 		goto out;
-	if (expand(p) < 0)
+	/* a baseline not among the runs (or groups) is put in front of them */
+	if (p->baseline) {
+		for (i = 0; i < p->nruns; i++)
+			if (!strcmp(p->runs[i], p->baseline) ||
+			    (p->group[i] >= 0 && !strcmp(p->gname[p->group[i]], p->baseline)))
+				break;
+		if (i == p->nruns) {
+			if (p->nruns == MAX_RUNS) {
+				error("at most %d runs at a time", MAX_RUNS);
+				goto out;
+			}
+			memmove(p->runs + 1, p->runs, p->nruns * sizeof(*p->runs));
+			memmove(p->group + 1, p->group, p->nruns * sizeof(*p->group));
+			p->runs[0] = p->baseline;
+			p->group[0] = -1;
+			p->nruns++;
+		}
+	}
+	r = expand(p);
+	db = p->dbh;		/* opened for a baseline set, or NULL */
+	if (r < 0)
 		goto out;
 	if (!p->nitems) {
 		error("no runs given (see 'latwatt compare --help')");
 		goto out;
 	}
-	/* the baseline: a group by name, one of the runs, or put in front of them */
-	if (p->baseline) {
-		for (i = 0; i < p->nitems; i++)
-			if (!strcmp(p->items[i].group, p->baseline) || !strcmp(p->items[i].ref, p->baseline))
-				break;
-		if (i == p->nitems) {
-			if (p->nitems == MAX_ITEMS) {
-				error("at most %d runs at a time", MAX_ITEMS);
-				goto out;
-			}
-			memmove(p->items + 1, p->items, p->nitems * sizeof(*p->items));
-			p->items[0].ref = p->items[0].group = p->baseline;
-			p->nitems++;
-			i = 0;
+	base_name = p->items[0].group;
+	for (i = 0; p->baseline && i < p->nitems; i++)
+		if (!strcmp(p->items[i].group, p->baseline) || !strcmp(p->items[i].ref, p->baseline)) {
+			base_name = p->items[i].group;
+			break;
 		}
-		base_name = p->items[i].group;
-	} else {
-		base_name = p->items[0].group;
-	}
 	ngroups = group_items(p, groups, base_name, &base);
 	if (ngroups < 2) {
 		error(p->nitems > 1 ? "one group: nothing to compare it with (see 'latwatt compare --help')" :

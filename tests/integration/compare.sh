@@ -183,6 +183,23 @@ PY
 	fail "db-rm-baseline-refused" "exit $rc: $(cat "$TMP/out")"
 mv "$TMP/a.gone" "$TMP/a"
 
+# -- a stored baseline is a set of runs that grows; compared as one group
+"$LATWATT" db --db "$db" baseline add grow "$TMP/a" >/dev/null 2>&1 &&
+	"$LATWATT" db --db "$db" baseline add grow "$TMP/b" >"$TMP/out" 2>&1 &&
+	grep -q "baseline grow: 2 runs" "$TMP/out" && pass "db-baseline-set-grows" ||
+	fail "db-baseline-set-grows" "$(cat "$TMP/out")"
+"$LATWATT" compare --db "$db" --against-baseline grow "$TMP/a" --block 50ms --json >"$TMP/g.json" \
+	2>"$TMP/err"; rc=$?
+[ "$rc" -eq 0 ] && python3 - "$TMP/g.json" <<'PY' && pass "compare-baseline-set" || fail "compare-baseline-set" "exit $rc: $(cat "$TMP/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["groups"]
+assert g[0]["name"] == "baseline:grow" and g[0]["count"] == 2 and g[1]["count"] == 1, g
+assert d["comparisons"][0]["runs"] == [2, 1] and d["comparisons"][0]["verdicts"] is False
+PY
+"$LATWATT" db --db "$db" list >"$TMP/list" 2>&1 && grep -q "grow" "$TMP/list" &&
+	pass "db-list-baseline-set" || fail "db-list-baseline-set" "$(cat "$TMP/list")"
+
 # -- an imported cyclictest run (histogram only) compares, without a worst case
 "$LATWATT" import cyclictest "$TOP/tests/data/cyclictest/rt-tests-2.40.json" -o "$TMP/imp" >/dev/null 2>&1
 "$LATWATT" compare "$TMP/imp" "$TMP/a" --fail-on 'p99>+100000%' --json >"$TMP/imp.json" 2>"$TMP/err"; rc=$?
