@@ -506,40 +506,69 @@ static int within_run(struct pcache *pc, const struct lw_cmp_opts *o, uint64_t i
 		}
 	if (lw_rng_stream(&rng, o->seed, ident, cp->probe, 200) < 0)
 		goto out;
-	if (cp->tl && cp->ntl >= 2) {
-		size_t maxb = 0;
+	if (cp->tl && cp->ntl >= 2 && cp->tl_off[cp->ntl] == d->n) {
+		/* a resample as counts over the run's distinct values: no sort,
+		 * exact values, O(samples) a resample */
+		uint32_t *idx = malloc(d->n * sizeof(*idx));
+		uint64_t *cnt = malloc(d->k * sizeof(*cnt));
+		double *bsum = malloc(cp->ntl * sizeof(*bsum));
 
 		pc->ci_method = "block bootstrap";
-		for (size_t b = 0; b < cp->ntl; b++)
-			if (cp->tl_off[b + 1] - cp->tl_off[b] > maxb)
-				maxb = cp->tl_off[b + 1] - cp->tl_off[b];
-		buf = malloc((cp->ntl * maxb + 1) * sizeof(*buf));
-		if (!buf) {
+		if (!idx || !cnt || !bsum) {
+			free(idx);
+			free(cnt);
+			free(bsum);
 			error("out of memory");
 			goto out;
 		}
-		for (unsigned r = 0; r < R; r++) {
-			size_t m = 0;
-			double sum = 0;
+		for (size_t b = 0; b < cp->ntl; b++) {
+			bsum[b] = 0;
+			for (size_t i = cp->tl_off[b]; i < cp->tl_off[b + 1]; i++) {
+				size_t lo = 0, hi = d->k - 1;
 
+				while (lo < hi) {	/* the distinct value it is */
+					size_t mid = lo + (hi - lo) / 2;
+
+					if (d->v[mid] < cp->tl[i])
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				idx[i] = (uint32_t)lo;
+				bsum[b] += (double)cp->tl[i];
+			}
+		}
+		for (unsigned r = 0; r < R; r++) {
+			uint64_t m = 0, acc = 0, rank[LW_NPCT];
+			double sum = 0;
+			size_t v = 0;
+
+			memset(cnt, 0, d->k * sizeof(*cnt));
 			for (size_t j = 0; j < cp->ntl; j++) {
 				size_t b = lw_rng_index(&rng, cp->ntl);
 
-				for (size_t i = cp->tl_off[b]; i < cp->tl_off[b + 1]; i++) {
-					buf[m++] = (double)cp->tl[i];
-					sum += (double)cp->tl[i];
-				}
+				for (size_t i = cp->tl_off[b]; i < cp->tl_off[b + 1]; i++)
+					cnt[idx[i]]++;
+				m += cp->tl_off[b + 1] - cp->tl_off[b];
+				sum += bsum[b];
 			}
 			if (!m) {
 				for (int k = 0; k <= LW_NPCT; k++)
 					rep[k][r] = NAN;
 				continue;
 			}
-			gsl_sort(buf, 1, m);
 			for (int k = 0; k < LW_NPCT; k++)
-				rep[k][r] = buf[lw_pct_rank(m, lw_pct[k]) - 1];
+				rank[k] = lw_pct_rank(m, lw_pct[k]);
+			for (int k = 0; k < LW_NPCT; k++) {
+				while (acc + cnt[v] < rank[k])
+					acc += cnt[v++];
+				rep[k][r] = (double)d->v[v];
+			}
 			rep[LW_NPCT][r] = sum / (double)m;
 		}
+		free(idx);
+		free(cnt);
+		free(bsum);
 	} else {
 		double se = sqrt(lw_dist_var(d) / (double)d->n);
 
