@@ -51,6 +51,7 @@ static void make_rundir(const char *path, size_t n, double median_ns, uint64_t s
 	}
 	assert_int_equal(lw_samples_close(w), 0);
 	lw_rundir_close(&rd);
+	lw_rng_free(&r);
 }
 
 /* A run to store, not from a directory: manifests differ by @tag. */
