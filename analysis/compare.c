@@ -2066,8 +2066,10 @@ void lw_compare_print(const json_t *doc, FILE *out)
 			dur = json_object_get(r, "duration_ns");
 			if (json_is_integer(dur))
 				lw_format_duration((uint64_t)json_integer_value(dur), d, sizeof(d));
+			int head = !j && json_array_size(json_object_get(g, "runs")) == 1;
+
 			fprintf(out, "%c%c  %-28s %-22s %-16s %-9s %-9s %-10s %s\n",
-				j ? ' ' : (int)('A' + (i % 26)), !j && i == base ? '*' : ' ',
+				head ? (int)('A' + (i % 26)) : ' ', head && i == base ? '*' : ' ',
 				sval(r, "label", "?"), sval(r, "kernel_release", "?"),
 				sval(r, "preempt_model", "?"), sval(r, "nohz_full", "off"),
 				sval(r, "board", "?"), sval(r, "status", "?"), d);
