@@ -31,7 +31,7 @@ endif
 # Required libraries: pkg-config name and the Debian package that provides it.
 REQ_PKGS := libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev \
             libtracecmd:libtracecmd-dev jansson:libjansson-dev \
-            yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev
+            yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev gsl:libgsl-dev
 # Optional libraries: compiled in when present.
 OPT_PKGS := lttng-ust:liblttng-ust-dev libiio:libiio-dev
 

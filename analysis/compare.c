@@ -4,7 +4,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
 
 #include "analysis/compare.h"
 #include "analysis/summary.h"
@@ -46,6 +52,8 @@ void lw_crun_free(struct lw_crun *r)
 		lw_dist_free(&r->p[i].d);
 		lw_hist_free(&r->p[i].hist);
 		free(r->p[i].bmax);
+		free(r->p[i].tl);
+		free(r->p[i].tl_off);
 	}
 	free(r->p);
 	free(r->label);
@@ -72,16 +80,83 @@ uint64_t lw_crun_ident(const struct lw_crun *r)
  * further out is a corrupt record, not a reason to allocate gigabytes. */
 #define MAX_BASE_BLOCKS (1UL << 27)
 
+/* Latencies in the order of the bootstrap blocks (LW_BOOT_BLOCK_NS of
+ * expected time): a growing list while reading, then a counting sort. */
+struct tlist {
+	uint64_t *lat;
+	uint32_t *blk;
+	size_t n, cap;
+	uint32_t nblk;
+};
+
+static int tlist_add(struct tlist *t, uint64_t lat, uint32_t blk)
+{
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 4096;
+		uint64_t *l = realloc(t->lat, nc * sizeof(*l));
+		uint32_t *b;
+
+		if (!l)
+			return error("out of memory");
+		t->lat = l;
+		b = realloc(t->blk, nc * sizeof(*b));
+		if (!b)
+			return error("out of memory");
+		t->blk = b;
+		t->cap = nc;
+	}
+	t->lat[t->n] = lat;
+	t->blk[t->n++] = blk;
+	if (blk + 1 > t->nblk)
+		t->nblk = blk + 1;
+	return 0;
+}
+
+static int tlist_finish(struct tlist *t, struct lw_cprobe *p)
+{
+	size_t *off;
+
+	if (!t->n)
+		return 0;
+	off = calloc((size_t)t->nblk + 1, sizeof(*off));
+	p->tl = malloc(t->n * sizeof(*p->tl));
+	if (!off || !p->tl) {
+		free(off);
+		return error("out of memory");
+	}
+	for (size_t i = 0; i < t->n; i++)
+		off[t->blk[i] + 1]++;
+	for (size_t b = 0; b < t->nblk; b++)
+		off[b + 1] += off[b];
+	{
+		size_t *fill = malloc(((size_t)t->nblk + 1) * sizeof(*fill));
+
+		if (!fill) {
+			free(off);
+			return error("out of memory");
+		}
+		memcpy(fill, off, ((size_t)t->nblk + 1) * sizeof(*fill));
+		for (size_t i = 0; i < t->n; i++)
+			p->tl[fill[t->blk[i]]++] = t->lat[i];
+		free(fill);
+	}
+	p->tl_off = off;
+	p->ntl = t->nblk;
+	return 0;
+}
+
 static int load_block_maxima(struct lw_crun *r, const char *path)
 {
 	struct lw_samples_reader *rd = lw_samples_open(path);
 	struct lw_cprobe *by_id[LW_PROBE_MAX] = { 0 };
+	struct tlist tl[LW_PROBE_MAX];
 	struct lw_sample s;
 	uint64_t start, rec = 0;
 	int ret;
 
 	if (!rd)
 		return -1;
+	memset(tl, 0, sizeof(tl));
 	start = lw_samples_start(rd);
 	for (size_t i = 0; i < r->np; i++)
 		if (r->p[i].probe < LW_PROBE_MAX)
@@ -97,6 +172,11 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		if (idx >= MAX_BASE_BLOCKS) {
 			ret = error("%s: record %" PRIu64 ": expected time %" PRIu64
 				    " is more than 15 days after the start", path, rec, s.expected_ns);
+			break;
+		}
+		if (tlist_add(&tl[s.probe], s.latency_ns,
+			      (uint32_t)(idx / (LW_BOOT_BLOCK_NS / LW_BLOCK_BASE_NS))) < 0) {
+			ret = -1;
 			break;
 		}
 		if (idx >= p->nb) {
@@ -118,6 +198,12 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 			p->bmax[idx] = v;
 	}
 	lw_samples_close_reader(rd);
+	for (unsigned i = 0; i < LW_PROBE_MAX; i++) {
+		if (ret >= 0 && by_id[i] && tlist_finish(&tl[i], by_id[i]) < 0)
+			ret = -1;
+		free(tl[i].lat);
+		free(tl[i].blk);
+	}
 	if (ret < 0)
 		return -1;
 	/* trim the unused tail of the doubling */
@@ -216,6 +302,60 @@ out:
 	return ret;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int lw_repeat_list(const char *path, char ***runs, size_t *n)
+{
+	char file[PATH_MAX], **v = NULL;
+	struct dirent *e;
+	size_t k = 0, cap = 0;
+	DIR *d;
+
+	*runs = NULL;
+	*n = 0;
+	snprintf(file, sizeof(file), "%s/manifest.json", path);
+	if (access(file, F_OK) == 0)
+		return 0;		/* a run itself */
+	d = opendir(path);
+	if (!d)
+		return 0;		/* not a directory: loading it says why */
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(e->d_name, LW_REPEAT_PREFIX, strlen(LW_REPEAT_PREFIX)))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(file, sizeof(file), "%s/manifest.json", e->d_name);
+		if (faccessat(dirfd(d), file, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* a repeat that never started */
+		if (k == cap) {
+			char **nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!nv)
+				goto oom;
+			v = nv;
+		}
+		if (asprintf(&v[k], "%s/%s", path, e->d_name) < 0)
+			goto oom;
+		k++;
+	}
+	closedir(d);
+	qsort(v, k, sizeof(*v), cmp_str);
+	*runs = v;
+	*n = k;
+	return 0;
+oom:
+	closedir(d);
+	while (k)
+		free(v[--k]);
+	free(v);
+	return error("out of memory");
+}
+
 /* ---- options ---------------------------------------------------------- */
 
 void lw_cmp_opts_default(struct lw_cmp_opts *o)
@@ -223,7 +363,6 @@ void lw_cmp_opts_default(struct lw_cmp_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->alpha = 0.05;
 	o->practical = 0.05;
-	o->min_effect = 0.147;
 	o->conf = 0.95;
 	o->resamples = 2000;
 	o->seed = 1;
@@ -268,9 +407,17 @@ static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base);
 
 static const char *const pct_name[LW_NPCT] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 
+/* The per-run figures a comparison judges: the percentiles, the mean and
+ * the median of the block maxima. */
+enum { ST_MEAN = LW_NPCT, ST_BLOCKMAX, NST };
+#define POWER 0.8		/* of the smallest detectable change */
+
 struct pcache {
 	const struct lw_cprobe *cp;
-	double *boot[LW_NPCT];		/* bootstrap replicates of each percentile */
+	double val[NST];		/* the run's figure */
+	double wvar[NST];		/* variance of its log within the run (bootstrap) */
+	double lo[NST], hi[NST];	/* its within-run interval */
+	const char *ci_method;
 	double *bm;			/* block maxima, ns, time order */
 	size_t nbm;
 	struct lw_dist bmd;		/* the same, as a distribution */
@@ -283,11 +430,9 @@ struct rcache {
 	uint64_t ident;
 };
 
-static int cmp_u64(const void *a, const void *b)
+static double median_of(const struct lw_dist *d)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return d->n ? (double)lw_dist_percentile(d, 50) : NAN;
 }
 
 static int block_maxima(const struct lw_cprobe *cp, uint64_t block_ns, struct pcache *pc)
@@ -317,13 +462,159 @@ static int block_maxima(const struct lw_cprobe *cp, uint64_t block_ns, struct pc
 		sorted[pc->nbm] = mx - 1;
 		pc->bm[pc->nbm++] = (double)(mx - 1);
 	}
-	qsort(sorted, pc->nbm, sizeof(*sorted), cmp_u64);
+	lw_sort_u64(sorted, pc->nbm);
 	if (lw_dist_from_sorted(&pc->bmd, sorted, pc->nbm) < 0) {
 		free(sorted);
 		return -1;
 	}
 	free(sorted);
 	return 0;
+}
+
+/*
+ * The run's own figures with their within-run intervals and the variance of
+ * their logs: a moving-block bootstrap (blocks of LW_BOOT_BLOCK_NS of the
+ * run drawn with replacement, so that bursts stay whole), or, for a run
+ * without time order (imported histogram, stored run), the bootstrap of
+ * independent samples (order statistics drawn from Beta), labelled so.
+ */
+static int within_run(struct pcache *pc, const struct lw_cmp_opts *o, uint64_t ident)
+{
+	const struct lw_cprobe *cp = pc->cp;
+	const struct lw_dist *d = &cp->d;
+	unsigned R = o->resamples < LW_BOOT_MAX_RESAMPLES ? o->resamples : LW_BOOT_MAX_RESAMPLES;
+	double *rep[LW_NPCT + 1] = { 0 }, *buf = NULL;
+	struct lw_rng rng = { 0 };
+	int ret = -1;
+
+	for (int k = 0; k < NST; k++) {
+		pc->val[k] = pc->lo[k] = pc->hi[k] = NAN;
+		pc->wvar[k] = 0;
+	}
+	pc->val[ST_BLOCKMAX] = median_of(&pc->bmd);
+	if (!d->n)
+		return 0;
+	for (int k = 0; k < LW_NPCT; k++)
+		pc->val[k] = (double)lw_dist_percentile(d, lw_pct[k]);
+	pc->val[ST_MEAN] = lw_dist_mean(d);
+	if (R < 20)
+		R = 20;
+	for (int k = 0; k <= LW_NPCT; k++)
+		if (!(rep[k] = malloc(R * sizeof(double)))) {
+			error("out of memory");
+			goto out;
+		}
+	if (lw_rng_stream(&rng, o->seed, ident, cp->probe, 200) < 0)
+		goto out;
+	if (cp->tl && cp->ntl >= 2 && cp->tl_off[cp->ntl] == d->n) {
+		/* a resample as counts over the run's distinct values: no sort,
+		 * exact values, O(samples) a resample */
+		uint32_t *idx = malloc(d->n * sizeof(*idx));
+		uint64_t *cnt = malloc(d->k * sizeof(*cnt));
+		double *bsum = malloc(cp->ntl * sizeof(*bsum));
+
+		pc->ci_method = "block bootstrap";
+		if (!idx || !cnt || !bsum) {
+			free(idx);
+			free(cnt);
+			free(bsum);
+			error("out of memory");
+			goto out;
+		}
+		for (size_t b = 0; b < cp->ntl; b++) {
+			bsum[b] = 0;
+			for (size_t i = cp->tl_off[b]; i < cp->tl_off[b + 1]; i++) {
+				size_t lo = 0, hi = d->k - 1;
+
+				while (lo < hi) {	/* the distinct value it is */
+					size_t mid = lo + (hi - lo) / 2;
+
+					if (d->v[mid] < cp->tl[i])
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				idx[i] = (uint32_t)lo;
+				bsum[b] += (double)cp->tl[i];
+			}
+		}
+		for (unsigned r = 0; r < R; r++) {
+			uint64_t m = 0, acc = 0, rank[LW_NPCT];
+			double sum = 0;
+			size_t v = 0;
+
+			memset(cnt, 0, d->k * sizeof(*cnt));
+			for (size_t j = 0; j < cp->ntl; j++) {
+				size_t b = lw_rng_index(&rng, cp->ntl);
+
+				for (size_t i = cp->tl_off[b]; i < cp->tl_off[b + 1]; i++)
+					cnt[idx[i]]++;
+				m += cp->tl_off[b + 1] - cp->tl_off[b];
+				sum += bsum[b];
+			}
+			if (!m) {
+				for (int k = 0; k <= LW_NPCT; k++)
+					rep[k][r] = NAN;
+				continue;
+			}
+			for (int k = 0; k < LW_NPCT; k++)
+				rank[k] = lw_pct_rank(m, lw_pct[k]);
+			for (int k = 0; k < LW_NPCT; k++) {
+				while (acc + cnt[v] < rank[k])
+					acc += cnt[v++];
+				rep[k][r] = (double)d->v[v];
+			}
+			rep[LW_NPCT][r] = sum / (double)m;
+		}
+		free(idx);
+		free(cnt);
+		free(bsum);
+	} else {
+		double se = sqrt(lw_dist_var(d) / (double)d->n);
+
+		pc->ci_method = "bootstrap of independent samples (the run has no time order)";
+		for (unsigned r = 0; r < R; r++) {
+			for (int k = 0; k < LW_NPCT; k++)
+				rep[k][r] = (double)lw_boot_percentile(d, lw_pct[k], &rng);
+			rep[LW_NPCT][r] = pc->val[ST_MEAN] + se * lw_rng_normal(&rng);
+		}
+	}
+	free(buf);
+	if (!(buf = malloc(R * sizeof(double)))) {
+		error("out of memory");
+		goto out;
+	}
+	for (int k = 0; k <= LW_NPCT; k++) {
+		double mean, var;
+		size_t n = 0;
+
+		/* the log's variance, then the interval */
+		for (unsigned r = 0; r < R; r++)
+			if (rep[k][r] > 0)
+				buf[n++] = log(rep[k][r]);
+		lw_mean_var(buf, n, &mean, &var);
+		pc->wvar[k] = var;
+		n = 0;
+		for (unsigned r = 0; r < R; r++)
+			if (isfinite(rep[k][r]))
+				rep[k][n++] = rep[k][r];
+		lw_interval(rep[k], n, o->conf, &pc->lo[k], &pc->hi[k]);
+	}
+	/* a figure read off a histogram is known to its bucket only */
+	for (int k = 0; k < LW_NPCT; k++)
+		if (pc->val[k] > 0 && d->resolution_ns > 1) {
+			double q = (double)d->resolution_ns / pc->val[k];
+
+			if (q * q / 12 > pc->wvar[k])
+				pc->wvar[k] = q * q / 12;
+		}
+	ret = 0;
+out:
+	for (int k = 0; k <= LW_NPCT; k++)
+		free(rep[k]);
+	free(buf);
+	lw_rng_free(&rng);
+	return ret;
 }
 
 /* Bootstrap streams are keyed by the run's identity (so a run gets the same
@@ -345,18 +636,11 @@ static int rcache_fill(struct rcache *rc, const struct lw_crun *r, const struct 
 	for (size_t i = 0; i < r->np; i++) {
 		const struct lw_cprobe *cp = &r->p[i];
 		struct pcache *pc = &rc->p[i];
-		struct lw_rng rng;
+		struct lw_rng rng = { 0 };
+		int ret;
 
 		pc->cp = cp;
-		for (int k = 0; k < LW_NPCT && cp->d.n; k++) {
-			pc->boot[k] = malloc((o->resamples ? o->resamples : 1) * sizeof(double));
-			if (!pc->boot[k])
-				return error("out of memory");
-			lw_rng_stream(&rng, o->seed, rc->ident, cp->probe, (uint64_t)k);
-			for (unsigned b = 0; b < o->resamples; b++)
-				pc->boot[k][b] = (double)lw_boot_percentile(&cp->d, lw_pct[k], &rng);
-		}
-		if (block_maxima(cp, o->block_ns, pc) < 0)
+		if (block_maxima(cp, o->block_ns, pc) < 0 || within_run(pc, o, rc->ident) < 0)
 			return -1;
 		if (!cp->nb) {
 			memset(&pc->evt, 0, sizeof(pc->evt));
@@ -364,10 +648,13 @@ static int rcache_fill(struct rcache *rc, const struct lw_crun *r, const struct 
 				 "no time series (a run imported from a histogram)");
 			continue;
 		}
-		lw_rng_stream(&rng, o->seed, rc->ident, cp->probe, 100);
-		if (lw_evt_estimate(pc->bm, pc->nbm, o->model,
-				    (double)o->horizon_ns / (double)o->block_ns, o->resamples, o->conf,
-				    o->min_blocks, &rng, &pc->evt) < 0)
+		if (lw_rng_stream(&rng, o->seed, rc->ident, cp->probe, 100) < 0)
+			return -1;
+		ret = lw_evt_estimate(pc->bm, pc->nbm, o->model,
+				      (double)o->horizon_ns / (double)o->block_ns, o->resamples, o->conf,
+				      o->min_blocks, &rng, &pc->evt);
+		lw_rng_free(&rng);
+		if (ret < 0)
 			return -1;
 	}
 	return 0;
@@ -378,14 +665,124 @@ static void rcache_free(struct rcache *rc)
 	if (!rc->p)
 		return;
 	for (size_t i = 0; i < rc->r->np; i++) {
-		for (int k = 0; k < LW_NPCT; k++)
-			free(rc->p[i].boot[k]);
 		free(rc->p[i].bm);
 		lw_dist_free(&rc->p[i].bmd);
 		lw_evt_est_free(&rc->p[i].evt);
 	}
 	free(rc->p);
 	rc->p = NULL;
+}
+
+static const struct pcache *rc_probe(const struct rcache *rc, unsigned probe)
+{
+	for (size_t i = 0; i < rc->r->np; i++)
+		if (rc->p[i].cp->probe == probe)
+			return &rc->p[i];
+	return NULL;
+}
+
+/* A group: runs rc[first .. first + n). */
+struct gview {
+	const struct lw_cgroup *g;
+	const struct rcache *rc;	/* rc + first */
+	size_t n;
+};
+
+/* Does every run of the group have @probe? */
+static int group_has(const struct gview *g, unsigned probe)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (!rc_probe(&g->rc[i], probe))
+			return 0;
+	return g->n > 0;
+}
+
+/*
+ * The worst case of a group: one extreme-value fit to the block maxima of
+ * all its runs pooled; its interval from a two-stage bootstrap (runs drawn
+ * with replacement, then each drawn run's block maxima with replacement, the
+ * fit repeated), so that it holds the run-to-run spread as well as the
+ * spread inside a run.
+ */
+static int group_evt(const struct gview *g, unsigned probe, const struct lw_cmp_opts *o,
+		     uint64_t key, struct lw_evt_est *est)
+{
+	double m = (double)o->horizon_ns / (double)o->block_ns, *pool, *bs = NULL, *lv = NULL;
+	size_t np = 0, maxn = 0;
+	struct lw_rng rng = { 0 };
+	int ret = -1;
+
+	memset(est, 0, sizeof(*est));
+	for (size_t i = 0; i < g->n; i++) {
+		const struct pcache *pc = rc_probe(&g->rc[i], probe);
+
+		np += pc->nbm;
+		if (!pc->cp->nb) {
+			snprintf(est->reason, sizeof(est->reason),
+				 "no time series (a run imported from a histogram)");
+			return 0;
+		}
+	}
+	pool = malloc((np ? np : 1) * sizeof(*pool));
+	if (!pool)
+		return error("out of memory");
+	np = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct pcache *pc = rc_probe(&g->rc[i], probe);
+
+		memcpy(pool + np, pc->bm, pc->nbm * sizeof(*pool));
+		np += pc->nbm;
+	}
+	if (lw_rng_stream(&rng, o->seed, key, probe, 300) < 0)
+		goto out;
+	if (lw_evt_estimate(pool, np, o->model, m, o->resamples, o->conf, o->min_blocks, &rng,
+			    est) < 0)
+		goto out;
+	if (!est->ok || g->n < 2) {
+		ret = 0;
+		goto out;
+	}
+	/* two stages: runs, then blocks inside each */
+	for (size_t i = 0; i < g->n; i++)
+		maxn += rc_probe(&g->rc[i], probe)->nbm;
+	bs = malloc(maxn * g->n * sizeof(*bs));
+	lv = malloc((o->resamples ? o->resamples : 1) * sizeof(*lv));
+	if (!bs || !lv) {
+		error("out of memory");
+		goto out;
+	}
+	{
+		size_t nl = 0;
+
+		for (unsigned r = 0; r < o->resamples; r++) {
+			struct lw_evt_fit f;
+			size_t k = 0;
+			int q;
+
+			for (size_t i = 0; i < g->n; i++) {
+				const struct pcache *pc = rc_probe(&g->rc[lw_rng_index(&rng, g->n)], probe);
+
+				for (size_t j = 0; j < pc->nbm; j++)
+					bs[k++] = pc->bm[lw_rng_index(&rng, pc->nbm)];
+			}
+			q = lw_set_quiet(1);	/* a resample without spread: no fit, left out */
+			if (lw_evt_fit(o->model, bs, k, &f) == 0) {
+				double l = lw_evt_return_level(&f, m);
+
+				if (isfinite(l))
+					lv[nl++] = l;
+			}
+			lw_set_quiet(q);
+		}
+		lw_interval(lv, nl, o->conf, &est->lo, &est->hi);
+	}
+	ret = 0;
+out:
+	free(pool);
+	free(bs);
+	free(lv);
+	lw_rng_free(&rng);
+	return ret;
 }
 
 /* ---- JSON helpers ------------------------------------------------------ */
@@ -410,11 +807,6 @@ static json_t *jpair(double lo, double hi)
 static json_t *jstr_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
-}
-
-static double median_of(const struct lw_dist *d)
-{
-	return d->n ? (double)lw_dist_percentile(d, 50) : NAN;
 }
 
 /* ---- extras: workloads, power, idle, causes -------------------------- */
@@ -560,35 +952,45 @@ static json_t *causes_json(const struct lw_crun *r)
 	return shares_json(c, "cause", "share");
 }
 
-/* ---- the run objects -------------------------------------------------- */
+
+/* ---- the run and group objects -------------------------------------- */
+
+static json_t *wc_json(const struct lw_evt_est *e, const struct lw_cmp_opts *o, const char *spread)
+{
+	if (!e->ok)
+		return json_pack("{s:b, s:s, s:I}", "estimated", 0, "reason", e->reason,
+				 "blocks", (json_int_t)e->blocks);
+	return json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:f, s:I, s:o, s:o, s:o, s:s}",
+		"estimated", 1, "model", lw_evt_model_name(o->model),
+		"method", o->model == LW_EVT_GEV ? "probability-weighted moments" : "maximum likelihood",
+		"horizon_ns", (json_int_t)o->horizon_ns, "block_ns", (json_int_t)o->block_ns,
+		"blocks", (json_int_t)e->blocks, "return_level_ns", jnum(e->level),
+		"ci_ns", jpair(e->lo, e->hi), "confidence", o->conf,
+		"resamples", (json_int_t)o->resamples,
+		"loc_ns", jnum(e->fit.loc), "scale_ns", jnum(e->fit.scale), "shape", jnum(e->fit.shape),
+		"ci_spread", spread);
+}
 
 static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 {
 	const struct lw_cprobe *cp = pc->cp;
 	const struct lw_dist *d = &cp->d;
-	json_t *pj = json_object(), *pcts = json_object(), *over = json_array(), *wc;
-	double *tmp = malloc((o->resamples ? o->resamples : 1) * sizeof(double));
+	json_t *pj = json_object(), *pcts = json_object(), *over = json_array();
 
 	json_object_set_new(pj, "count", jint(d->n));
 	json_object_set_new(pj, "exact", json_boolean(d->exact));
 	json_object_set_new(pj, "resolution_ns", jint(d->resolution_ns));
 	json_object_set_new(pj, "min_ns", d->n ? jint(d->v[0]) : json_null());
 	json_object_set_new(pj, "mean_ns", d->n ? jnum(lw_dist_mean(d)) : json_null());
+	json_object_set_new(pj, "mean_ci_ns", jpair(pc->lo[ST_MEAN], pc->hi[ST_MEAN]));
 	json_object_set_new(pj, "max_ns", d->n ? jint(d->v[d->k - 1]) : json_null());
 	json_object_set_new(pj, "missed_periods", jint(cp->missed));
 	json_object_set_new(pj, "dropped", jint(cp->dropped));
-	for (int k = 0; k < LW_NPCT; k++) {
-		double lo = NAN, hi = NAN;
-
-		if (d->n && tmp && pc->boot[k]) {
-			memcpy(tmp, pc->boot[k], o->resamples * sizeof(double));
-			lw_interval(tmp, o->resamples, o->conf, &lo, &hi);
-		}
+	json_object_set_new(pj, "ci_method", jstr_or_null(pc->ci_method));
+	for (int k = 0; k < LW_NPCT; k++)
 		json_object_set_new(pcts, pct_name[k], json_pack("{s:o, s:o}",
 			"value_ns", d->n ? jint(lw_dist_percentile(d, lw_pct[k])) : json_null(),
-			"ci_ns", jpair(lo, hi)));
-	}
-	free(tmp);
+			"ci_ns", jpair(pc->lo[k], pc->hi[k])));
 	json_object_set_new(pj, "percentiles", pcts);
 	for (size_t t = 0; t < o->nthr; t++) {
 		uint64_t c = lw_dist_count_above(d, o->thr[t]);
@@ -601,26 +1003,12 @@ static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 	json_object_set_new(pj, "block_maxima", cp->nb ? json_pack("{s:I, s:I, s:o}",
 		"block_ns", (json_int_t)o->block_ns, "blocks", (json_int_t)pc->nbm,
 		"median_ns", jnum(median_of(&pc->bmd))) : json_null());
-	if (pc->evt.ok) {
-		wc = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:f, s:I, s:o, s:o, s:o}",
-			"estimated", 1, "model", lw_evt_model_name(o->model),
-			"method", o->model == LW_EVT_GEV ? "probability-weighted moments" :
-							   "maximum likelihood",
-			"horizon_ns", (json_int_t)o->horizon_ns, "block_ns", (json_int_t)o->block_ns,
-			"blocks", (json_int_t)pc->evt.blocks, "return_level_ns", jnum(pc->evt.level),
-			"ci_ns", jpair(pc->evt.lo, pc->evt.hi), "confidence", o->conf,
-			"resamples", (json_int_t)o->resamples,
-			"loc_ns", jnum(pc->evt.fit.loc), "scale_ns", jnum(pc->evt.fit.scale),
-			"shape", jnum(pc->evt.fit.shape));
-	} else {
-		wc = json_pack("{s:b, s:s, s:I}", "estimated", 0, "reason", pc->evt.reason,
-			       "blocks", (json_int_t)pc->evt.blocks);
-	}
-	json_object_set_new(pj, "worst_case", wc);
+	json_object_set_new(pj, "worst_case", wc_json(&pc->evt, o, "blocks of the run"));
 	return pj;
 }
 
-static json_t *run_json(const struct rcache *rc, size_t index, const struct lw_cmp_opts *o)
+static json_t *run_json(const struct rcache *rc, size_t index, size_t group,
+			const struct lw_cmp_opts *o)
 {
 	const struct lw_crun *r = rc->r;
 	const json_t *m = r->manifest, *sys = json_object_get(m, "system");
@@ -629,9 +1017,9 @@ static json_t *run_json(const struct rcache *rc, size_t index, const struct lw_c
 	char id[32];
 
 	snprintf(id, sizeof(id), "%016" PRIx64, lw_crun_ident(r));
-	j = json_pack("{s:I, s:s, s:s, s:o, s:o, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?,"
+	j = json_pack("{s:I, s:I, s:s, s:s, s:o, s:o, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?,"
 		      " s:o, s:O?, s:O?, s:O?, s:O?, s:O?}",
-		"index", (json_int_t)index, "label", r->label,
+		"index", (json_int_t)index, "group", (json_int_t)group, "label", r->label,
 		"source", r->db_id ? "db" : "directory",
 		"path", jstr_or_null(r->path),
 		"db_id", r->db_id ? json_integer(r->db_id) : json_null(),
@@ -658,6 +1046,98 @@ static json_t *run_json(const struct rcache *rc, size_t index, const struct lw_c
 	json_object_set_new(j, "idle", idle_json(r));
 	json_object_set_new(j, "causes", causes_json(r));
 	return j;
+}
+
+/* The logs of the runs' figure @k into @x, and the mean of their within-run
+ * variances into *wv; how many runs had a positive figure. */
+static size_t group_logs(const struct gview *g, unsigned probe, int k, double *x, double *wv)
+{
+	size_t n = 0;
+
+	*wv = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct pcache *pc = rc_probe(&g->rc[i], probe);
+
+		if (!pc || !(pc->val[k] > 0))
+			continue;
+		x[n++] = log(pc->val[k]);
+		*wv += pc->wvar[k];
+	}
+	if (n)
+		*wv /= (double)n;
+	return n;
+}
+
+/* A group's figure (geometric mean of its runs') and interval: from the
+ * spread between its runs when it has two or more (t interval of the mean
+ * log, the spread at least what a run varies within), else the run's
+ * within-run interval. */
+static json_t *group_stat(const struct gview *g, unsigned probe, int k, const struct lw_cmp_opts *o)
+{
+	double x[LW_CMP_MAX_GROUP_RUNS], wv, mean, var, lo, hi;
+	size_t n = group_logs(g, probe, k, x, &wv);
+
+	if (!n)
+		return json_pack("{s:o, s:o}", "value_ns", json_null(), "ci_ns", json_null());
+	lw_mean_var(x, n, &mean, &var);
+	if (n >= 2) {
+		double t = gsl_cdf_tdist_Qinv((1 - o->conf) / 2, (double)(n - 1));
+		double se = sqrt((var > wv ? var : wv) / (double)n);
+
+		lo = exp(mean - t * se);
+		hi = exp(mean + t * se);
+		return json_pack("{s:o, s:o, s:s}", "value_ns", jnum(exp(mean)), "ci_ns", jpair(lo, hi),
+				 "ci_spread", "between runs");
+	}
+	{
+		const struct pcache *pc = rc_probe(&g->rc[0], probe);
+
+		return json_pack("{s:o, s:o, s:s}", "value_ns", jnum(exp(mean)),
+				 "ci_ns", jpair(pc->lo[k], pc->hi[k]), "ci_spread", "within the run");
+	}
+}
+
+static int group_json(const struct gview *g, size_t index, size_t first,
+		      const struct lw_cmp_opts *o, json_t **out)
+{
+	json_t *j, *runs = json_array(), *probes = json_object();
+	const struct lw_crun *r0 = g->rc[0].r;
+
+	for (size_t i = 0; i < g->n; i++)
+		json_array_append_new(runs, jint(first + i));
+	j = json_pack("{s:I, s:s, s:o, s:I}", "index", (json_int_t)index, "name", g->g->name,
+		      "runs", runs, "count", (json_int_t)g->n);
+	for (size_t pi = 0; pi < r0->np; pi++) {
+		unsigned probe = r0->p[pi].probe;
+		json_t *pj, *pcts = json_object();
+		struct lw_evt_est e;
+		double mx = 0;
+
+		if (!group_has(g, probe))
+			continue;
+		for (int k = 0; k < LW_NPCT; k++)
+			json_object_set_new(pcts, pct_name[k], group_stat(g, probe, k, o));
+		for (size_t i = 0; i < g->n; i++) {
+			const struct lw_dist *d = &rc_probe(&g->rc[i], probe)->cp->d;
+
+			if (d->n && (double)d->v[d->k - 1] > mx)
+				mx = (double)d->v[d->k - 1];
+		}
+		if (group_evt(g, probe, o, g->rc[0].ident ^ (uint64_t)index, &e) < 0) {
+			json_decref(j);
+			json_decref(pcts);
+			return -1;
+		}
+		pj = json_pack("{s:o, s:o, s:o, s:o}", "percentiles", pcts,
+			       "mean", group_stat(g, probe, ST_MEAN, o), "max_ns", jnum(mx),
+			       "worst_case", wc_json(&e, o, g->n >= 2 ?
+					"runs, then blocks inside each run" : "blocks of the run"));
+		lw_evt_est_free(&e);
+		json_object_set_new(probes, lw_probe_name(probe), pj);
+	}
+	json_object_set_new(j, "probes", probes);
+	*out = j;
+	return 0;
 }
 
 /* ---- the metrics of one comparison ---------------------------------- */
@@ -697,9 +1177,6 @@ static json_t *metric(const char *probe, const char *name, const char *kind, con
 	return m;
 }
 
-/* @v: the verdict should the difference prove significant (better, worse,
- * or no significant difference when it is too small to matter), or n/a;
- * holm() decides significance over every metric of the comparison. */
 static void set_verdict(json_t *m, const char *test, double p, const char *v, const char *note)
 {
 	json_object_set_new(m, "test", json_string(test));
@@ -707,6 +1184,422 @@ static void set_verdict(json_t *m, const char *test, double p, const char *v, co
 	json_object_set_new(m, "verdict", json_string(v));
 	if (note)
 		json_object_set_new(m, "note", json_string(note));
+}
+
+static json_t *na_metric(json_t *m, const char *note)
+{
+	set_verdict(m, "none", NAN, LW_NA, note);
+	json_object_set_new(m, "judged_on", json_null());
+	json_object_set_new(m, "min_detectable", json_null());
+	return m;
+}
+
+/*
+ * "judged_on": the change a verdict is decided on, {"stat", "value",
+ * "practical"}: stat is "rel" (value / baseline - 1) or "rate_rel" (the
+ * same of rates); a verdict needs |value| > practical.  When the baseline
+ * is 0 the relative change is infinite: the stat is then "change" (value -
+ * baseline) and any change beyond 0 matters.
+ */
+static void judged_on(json_t *m, const char *stat, double value, double practical)
+{
+	if (isinf(value)) {
+		stat = "change";
+		value = dval(m, "change");
+		practical = 0;
+	}
+	json_object_set_new(m, "judged_on", json_pack("{s:s, s:o, s:f}", "stat", stat,
+			    "value", jnum(value), "practical", practical));
+}
+
+struct cmpctx {
+	const struct gview *a, *b;	/* baseline, run */
+	const json_t *rj;		/* every run's object */
+	size_t fa, fb;			/* first run of each group in rj */
+	const struct lw_cmp_opts *o;
+};
+
+#define ONE_RUN_NOTE "too few runs for a verdict (one a side): each side's figures and " \
+		     "within-run intervals only; repeat the runs (see repeats_needed)"
+
+/* The tentative verdict of a between-run test (holm() decides significance),
+ * what it was judged on, and the test for the smallest detectable change. */
+static void judge(json_t *m, const struct lw_runs_test *t, const char *stat, double judged,
+		  double practical, double rate_base)
+{
+	if (!t->ok) {
+		set_verdict(m, "none", NAN, LW_NA, ONE_RUN_NOTE);
+		json_object_set_new(m, "judged_on", json_null());
+		json_object_set_new(m, "min_detectable", json_null());
+		return;
+	}
+	set_verdict(m, !strcmp(t->method, "welch") ? "runs-welch" : "runs-prediction", t->p,
+		    verdict(1, judged, practical, 1), NULL);
+	judged_on(m, stat, judged, practical);
+	json_object_set_new(m, "runs_test", json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}",
+		"method", t->method, "diff", jnum(t->diff), "se", jnum(t->se), "df", jnum(t->df),
+		"scale", rate_base >= 0 ? "rate" : "log", "rate_base", jnum(rate_base)));
+}
+
+/* A figure judged on the log scale: percentiles, mean, block maxima, power. */
+static void log_metric(json_t *ms, const struct cmpctx *c, unsigned probe, const char *name,
+		       const char *kind, const char *unit, const double *x, size_t na, double wa,
+		       const double *y, size_t nb, double wb)
+{
+	struct lw_runs_test t;
+	double ma, va, mb, vb;
+	json_t *m;
+
+	lw_mean_var(x, na, &ma, &va);
+	lw_mean_var(y, nb, &mb, &vb);
+	m = metric(probe == UINT_MAX ? NULL : lw_probe_name(probe), name, kind, unit, exp(ma), exp(mb));
+	json_object_set_new(m, "runs", json_pack("[I, I]", (json_int_t)na, (json_int_t)nb));
+	lw_runs_test(x, na, y, nb, wa, wb, c->o->conf, &t);
+	json_object_set_new(m, "ci_rel", t.ok ? jpair(expm1(t.lo), expm1(t.hi)) : json_null());
+	judge(m, &t, "rel", expm1(t.diff), c->o->practical, -1);
+	json_array_append_new(ms, m);
+}
+
+static void stat_metric(json_t *ms, const struct cmpctx *c, unsigned probe, int k,
+			const char *name, const char *kind)
+{
+	double x[LW_CMP_MAX_GROUP_RUNS], y[LW_CMP_MAX_GROUP_RUNS], wa, wb;
+	size_t na = group_logs(c->a, probe, k, x, &wa), nb = group_logs(c->b, probe, k, y, &wb);
+
+	if (na != c->a->n || nb != c->b->n) {
+		json_array_append_new(ms, na_metric(metric(lw_probe_name(probe), name, kind, "ns",
+			NAN, NAN), "a run has no such figure"));
+		return;
+	}
+	log_metric(ms, c, probe, name, kind, "ns", x, na, wa, y, nb, wb);
+}
+
+/* Events in exposures, one rate per run; a run's rate varies at least as a
+ * Poisson count does (mean rate / exposure). */
+static void rate_metric(json_t *ms, const struct cmpctx *c, const char *probe, const char *name,
+			const uint64_t *xa, const uint64_t *ea, size_t na,
+			const uint64_t *xb, const uint64_t *eb, size_t nb)
+{
+	double ra[LW_CMP_MAX_GROUP_RUNS], rb[LW_CMP_MAX_GROUP_RUNS];
+	double ca = 0, cb = 0, mea = 0, meb = 0, mra, mrb, v, rel;
+	struct lw_runs_test t;
+	json_t *m;
+
+	for (size_t i = 0; i < na; i++) {
+		ra[i] = ea[i] ? (double)xa[i] / (double)ea[i] : 0;
+		ca += (double)xa[i];
+		mea += (double)ea[i];
+	}
+	for (size_t i = 0; i < nb; i++) {
+		rb[i] = eb[i] ? (double)xb[i] / (double)eb[i] : 0;
+		cb += (double)xb[i];
+		meb += (double)eb[i];
+	}
+	ca /= (double)na;
+	cb /= (double)nb;
+	mea /= (double)na;
+	meb /= (double)nb;
+	lw_mean_var(ra, na, &mra, &v);
+	lw_mean_var(rb, nb, &mrb, &v);
+	rel = rel_change(mra, mrb);
+	m = metric(probe, name, "count", "count", ca, cb);
+	json_object_set_new(m, "runs", json_pack("[I, I]", (json_int_t)na, (json_int_t)nb));
+	json_object_set_new(m, "baseline_rate", jnum(mra));
+	json_object_set_new(m, "rate", jnum(mrb));
+	json_object_set_new(m, "rate_rel", jnum(rel));
+	if (!(mea > 0) || !(meb > 0)) {
+		json_array_append_new(ms, na_metric(m, "no exposure (periods, frames or time)"));
+		return;
+	}
+	lw_runs_test(ra, na, rb, nb, mra / mea, mrb / meb, c->o->conf, &t);
+	json_object_set_new(m, "ci_rel", t.ok && mra > 0 ? jpair(t.lo / mra, t.hi / mra) : json_null());
+	judge(m, &t, "rate_rel", rel, c->o->practical, mra);
+	json_array_append_new(ms, m);
+}
+
+/* The samples of every run of a group, pooled (for the informational
+ * Mann-Whitney of the distributions); *owned when it was built. */
+static int pool_dist(const struct gview *g, unsigned probe, struct lw_dist *out, int *owned)
+{
+	*owned = 0;
+	*out = rc_probe(&g->rc[0], probe)->cp->d;
+	for (size_t i = 1; i < g->n; i++) {
+		struct lw_dist m;
+
+		if (lw_dist_merge(out, &rc_probe(&g->rc[i], probe)->cp->d, &m) < 0) {
+			if (*owned)
+				lw_dist_free(out);
+			return -1;
+		}
+		if (*owned)
+			lw_dist_free(out);
+		*out = m;
+		*owned = 1;
+	}
+	return 0;
+}
+
+/* Per run of @g: samples over @thr in samples, missed periods in periods,
+ * or dropped samples in samples. */
+enum cnt { CNT_OVER, CNT_MISSED, CNT_DROPPED };
+
+static void probe_counts(const struct gview *g, unsigned probe, enum cnt what, uint64_t thr,
+			 uint64_t *x, uint64_t *e)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const struct lw_cprobe *cp = rc_probe(&g->rc[i], probe)->cp;
+
+		x[i] = what == CNT_OVER ? lw_dist_count_above(&cp->d, thr) :
+		       what == CNT_MISSED ? cp->missed : cp->dropped;
+		e[i] = cp->d.n + (what == CNT_MISSED ? cp->missed : what == CNT_DROPPED ? cp->dropped : 0);
+	}
+}
+
+static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, const json_t *ga,
+			 const json_t *gb)
+{
+	const struct lw_cmp_opts *o = c->o;
+	const char *pn = lw_probe_name(probe);
+	uint64_t xa[LW_CMP_MAX_GROUP_RUNS], ea[LW_CMP_MAX_GROUP_RUNS];
+	uint64_t xb[LW_CMP_MAX_GROUP_RUNS], eb[LW_CMP_MAX_GROUP_RUNS];
+	size_t na = c->a->n, nb = c->b->n;
+	struct lw_dist da, db;
+	int oa, ob, empty = 0;
+	struct lw_mwu u;
+	json_t *m, *wa, *wb;
+	char name[48], note[200];
+
+	for (size_t i = 0; i < na; i++)
+		empty |= !rc_probe(&c->a->rc[i], probe)->cp->d.n;
+	for (size_t i = 0; i < nb; i++)
+		empty |= !rc_probe(&c->b->rc[i], probe)->cp->d.n;
+	if (empty) {
+		json_array_append_new(ms, na_metric(metric(pn, "distribution", "distribution", "ns",
+							   NAN, NAN), "a run has no samples"));
+		return 0;
+	}
+	for (int k = 0; k < LW_NPCT; k++) {
+		double tail = 1 - lw_pct[k] / 100;
+		uint64_t fewest = UINT64_MAX;
+
+		for (size_t i = 0; i < na + nb; i++) {
+			uint64_t n = (i < na ? rc_probe(&c->a->rc[i], probe) :
+				      rc_probe(&c->b->rc[i - na], probe))->cp->d.n;
+
+			if (n < fewest)
+				fewest = n;
+		}
+		if ((double)fewest * tail < 10) {
+			double x[LW_CMP_MAX_GROUP_RUNS], y[LW_CMP_MAX_GROUP_RUNS], w, ma, mb, v;
+			size_t nx = group_logs(c->a, probe, k, x, &w), ny = group_logs(c->b, probe, k, y, &w);
+
+			lw_mean_var(x, nx, &ma, &v);
+			lw_mean_var(y, ny, &mb, &v);
+			snprintf(note, sizeof(note), "fewer than 10 samples beyond %s in a run: not tested",
+				 pct_name[k]);
+			json_array_append_new(ms, na_metric(metric(pn, pct_name[k], "percentile", "ns",
+				exp(ma), exp(mb)), note));
+			continue;
+		}
+		stat_metric(ms, c, probe, k, pct_name[k], "percentile");
+	}
+	stat_metric(ms, c, probe, ST_MEAN, "mean", "mean");
+
+	m = metric(pn, "max", "max", "ns", dval(json_object_get(json_object_get(ga, "probes"), pn),
+		   "max_ns"), dval(json_object_get(json_object_get(gb, "probes"), pn), "max_ns"));
+	json_array_append_new(ms, na_metric(m, "a single extreme is not tested: see blockmax and worst"));
+
+	{
+		size_t fewest = SIZE_MAX;
+
+		for (size_t i = 0; i < na + nb; i++) {
+			size_t n = (i < na ? rc_probe(&c->a->rc[i], probe) :
+				    rc_probe(&c->b->rc[i - na], probe))->nbm;
+
+			if (n < fewest)
+				fewest = n;
+		}
+		if (fewest < 10) {
+			snprintf(note, sizeof(note), "%zu blocks in a run: at least 10 needed", fewest);
+			m = metric(pn, "blockmax", "block-maxima", "ns", NAN, NAN);
+			json_object_set_new(m, "block_ns", jint(o->block_ns));
+			json_array_append_new(ms, na_metric(m, note));
+		} else {
+			stat_metric(ms, c, probe, ST_BLOCKMAX, "blockmax", "block-maxima");
+			json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "block_ns",
+					    jint(o->block_ns));
+		}
+	}
+
+	wa = json_object_get(json_object_get(json_object_get(ga, "probes"), pn), "worst_case");
+	wb = json_object_get(json_object_get(json_object_get(gb, "probes"), pn), "worst_case");
+	m = metric(pn, "worst", "worst-case", "ns", dval(wa, "return_level_ns"),
+		   dval(wb, "return_level_ns"));
+	json_object_set_new(m, "horizon_ns", jint(o->horizon_ns));
+	if (!json_is_true(json_object_get(wa, "estimated")) ||
+	    !json_is_true(json_object_get(wb, "estimated"))) {
+		snprintf(note, sizeof(note), "not extrapolated: %s: %s",
+			 json_is_true(json_object_get(wa, "estimated")) ? "run" : "baseline",
+			 json_string_value(json_object_get(json_is_true(json_object_get(wa, "estimated")) ?
+				 wb : wa, "reason")) ?: "?");
+		na_metric(m, note);
+	} else {
+		json_object_set_new(m, "ci_ns", json_pack("[O, O]", json_object_get(wa, "ci_ns"),
+							  json_object_get(wb, "ci_ns")));
+		na_metric(m, "an extrapolation: shown with each group's interval (runs and blocks "
+			  "resampled), not judged; rules can judge it");
+	}
+	json_array_append_new(ms, m);
+
+	if (pool_dist(c->a, probe, &da, &oa) < 0)
+		return -1;
+	if (pool_dist(c->b, probe, &db, &ob) < 0) {
+		if (oa)
+			lw_dist_free(&da);
+		return -1;
+	}
+	lw_mwu(&da, &db, &u);
+	m = metric(pn, "distribution", "distribution", "ns", median_of(&da), median_of(&db));
+	json_object_set_new(m, "u_b", jnum(u.u_b));
+	json_object_set_new(m, "z", jnum(u.z));
+	json_object_set_new(m, "mwu_p", jnum(u.p));
+	json_object_set_new(m, "cliffs_delta", jnum(u.cliffs_delta));
+	json_object_set_new(m, "prob_superiority", jnum(u.ps));
+	na_metric(m, "every sample pooled, shown, not judged: samples inside a run are dependent "
+		  "(the percentiles are judged from per-run figures)");
+	json_array_append_new(ms, m);
+	if (oa)
+		lw_dist_free(&da);
+	if (ob)
+		lw_dist_free(&db);
+
+	for (size_t t = 0; t < o->nthr; t++) {
+		char d[32];
+
+		snprintf(name, sizeof(name), "over:%s", lw_cmp_format_threshold(o->thr[t], d, sizeof(d)));
+		probe_counts(c->a, probe, CNT_OVER, o->thr[t], xa, ea);
+		probe_counts(c->b, probe, CNT_OVER, o->thr[t], xb, eb);
+		rate_metric(ms, c, pn, name, xa, ea, na, xb, eb, nb);
+		json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "threshold_ns",
+				    jint(o->thr[t]));
+	}
+	probe_counts(c->a, probe, CNT_MISSED, 0, xa, ea);
+	probe_counts(c->b, probe, CNT_MISSED, 0, xb, eb);
+	rate_metric(ms, c, pn, "missed", xa, ea, na, xb, eb, nb);
+	probe_counts(c->a, probe, CNT_DROPPED, 0, xa, ea);
+	probe_counts(c->b, probe, CNT_DROPPED, 0, xb, eb);
+	rate_metric(ms, c, pn, "dropped", xa, ea, na, xb, eb, nb);
+	return 0;
+}
+
+static uint64_t geti(const json_t *o, const char *k, int *have)
+{
+	json_t *v = json_object_get(o, k);
+
+	*have = json_is_integer(v);
+	return *have ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* xruns or dropped frames: events in exposures (periods, frames; the run's
+ * duration in ms when those are unknown), one rate per run. */
+static void event_metric(json_t *ms, const struct cmpctx *c, const char *name, const char *key,
+			 const char *exposure)
+{
+	uint64_t x[2][LW_CMP_MAX_GROUP_RUNS], e[2][LW_CMP_MAX_GROUP_RUNS];
+	size_t n[2] = { c->a->n, c->b->n }, first[2] = { c->fa, c->fb };
+	int missing[2] = { 0, 0 };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < n[s]; i++) {
+			const json_t *r = json_array_get(c->rj, first[s] + i);
+			const json_t *w = json_object_get(r, "workloads");
+			int hx, he, hd;
+
+			x[s][i] = geti(w, key, &hx);
+			e[s][i] = geti(w, exposure, &he);
+			if (!hx)
+				missing[s] = 1;
+			if (!he || !e[s][i])
+				e[s][i] = geti(r, "duration_ns", &hd) / LW_NSEC_PER_MSEC;
+		}
+	if (missing[0] || missing[1]) {
+		json_array_append_new(ms, na_metric(metric(NULL, name, "count", "count", NAN, NAN),
+			missing[0] && missing[1] ? "not recorded" : missing[0] ?
+			"not recorded in the baseline" : "not recorded in the run"));
+		return;
+	}
+	rate_metric(ms, c, NULL, name, x[0], e[0], n[0], x[1], e[1], n[1]);
+}
+
+static void power_metric(json_t *ms, const struct cmpctx *c)
+{
+	double v[2][LW_CMP_MAX_GROUP_RUNS], fl[2] = { 0, 0 };
+	size_t n[2] = { c->a->n, c->b->n }, first[2] = { c->fa, c->fb };
+	int missing[2] = { 0, 0 };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < n[s]; i++) {
+			const json_t *p = json_object_get(json_array_get(c->rj, first[s] + i), "power");
+			double w = dval(p, "mean_w"), sd = dval(p, "stddev_w"), k = dval(p, "samples");
+
+			if (!(w > 0)) {
+				missing[s] = 1;
+				continue;
+			}
+			v[s][i] = log(w);
+			/* what the run's own average varies by, as a floor */
+			if (sd > 0 && k > 1)
+				fl[s] += sd * sd / (w * w * k) / (double)n[s];
+		}
+	if (missing[0] || missing[1]) {
+		json_array_append_new(ms, na_metric(metric(NULL, "power", "power", "W", NAN, NAN),
+						    "not recorded"));
+		return;
+	}
+	log_metric(ms, c, UINT_MAX, "power", "power", "W", v[0], n[0], fl[0], v[1], n[1], fl[1]);
+}
+
+/* idle residency and spike causes: the groups' mean shares side by side,
+ * neither direction better */
+static void share_metrics(json_t *ms, const struct cmpctx *c, const char *key, const char *prefix)
+{
+	json_t *sum[2] = { json_object(), json_object() };
+	size_t n[2] = { c->a->n, c->b->n }, first[2] = { c->fa, c->fb };
+	int any = 0;
+	const char *k;
+	json_t *v;
+	char name[96];
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < n[s]; i++) {
+			const json_t *o = json_object_get(json_array_get(c->rj, first[s] + i), key);
+
+			if (!json_is_object(o))
+				continue;
+			any = 1;
+			json_object_foreach((json_t *)o, k, v) {
+				double before = dval(sum[s], k);
+
+				json_object_set_new(sum[s], k, json_real((isfinite(before) ? before : 0) +
+						    json_number_value(v) / (double)n[s]));
+			}
+		}
+	if (!any) {
+		json_array_append_new(ms, na_metric(metric(NULL, prefix, "info", "fraction", NAN, NAN),
+						    "not recorded"));
+	} else {
+		for (int pass = 0; pass < 2; pass++)
+			json_object_foreach(sum[pass], k, v) {
+				if (pass && json_object_get(sum[0], k))
+					continue;
+				snprintf(name, sizeof(name), "%s:%s", prefix, k);
+				json_array_append_new(ms, na_metric(metric(NULL, name, "info", "fraction",
+					dval(sum[0], k), dval(sum[1], k)),
+					"informational: neither direction is better"));
+			}
+	}
+	json_decref(sum[0]);
+	json_decref(sum[1]);
 }
 
 struct tested {
@@ -723,10 +1616,12 @@ static int cmp_tested(const void *a, const void *b)
 
 /*
  * Holm's step-down adjustment over the tested metrics of one comparison, so
- * that the chance of any verdict at all between two runs of one system stays
- * below alpha (a comparison tests a dozen metrics or more).  Adds "p_adjusted"
- * and turns verdicts whose adjusted p is not below alpha into "no
- * significant difference".
+ * that the chance of any verdict at all between two groups of runs of one
+ * system stays below alpha (a comparison tests a dozen metrics or more).
+ * Adds "p_adjusted", turns verdicts whose adjusted p is not below alpha into
+ * "no significant difference", and gives each tested metric the smallest
+ * change it would have found (power 0.8 at alpha over the number tested,
+ * the first step of Holm's).
  */
 static int holm(json_t *ms, double alpha)
 {
@@ -748,6 +1643,10 @@ static int holm(json_t *ms, double alpha)
 	qsort(t, k, sizeof(*t), cmp_tested);
 	for (i = 0; i < k; i++) {
 		double adj = (double)(k - i) * t[i].p;
+		const json_t *rt = json_object_get(t[i].m, "runs_test");
+		struct lw_runs_test rtest = { .ok = 1, .se = dval(rt, "se"), .df = dval(rt, "df") };
+		double mdc = lw_runs_mdc(&rtest, alpha / (double)k, POWER), base = dval(rt, "rate_base");
+		int rate = !strcmp(json_string_value(json_object_get(rt, "scale")) ?: "", "rate");
 
 		if (adj > 1)
 			adj = 1;
@@ -756,341 +1655,202 @@ static int holm(json_t *ms, double alpha)
 		json_object_set_new(t[i].m, "p_adjusted", json_real(run_max));
 		if (!(run_max < alpha))
 			json_object_set_new(t[i].m, "verdict", json_string(LW_NSD));
+		json_object_set_new(t[i].m, "min_detectable", json_pack("{s:s, s:o, s:f, s:f}",
+			"stat", rate ? "rate_rel" : "rel",
+			"value", rate ? (base > 0 ? jnum(mdc / base) : json_null()) : jnum(expm1(mdc)),
+			"power", POWER, "alpha", alpha / (double)k));
 	}
 	free(t);
 	return 0;
 }
 
-static json_t *na_metric(json_t *m, const char *note)
+/* With one run a side, how many runs a side would find a --practical change
+ * of the percentiles and the mean: from what a run varies within itself, a
+ * lower bound (runs also differ from one another). */
+static unsigned repeats_needed(const struct cmpctx *c, const unsigned *probes, size_t np)
 {
-	set_verdict(m, "none", NAN, LW_NA, note);
-	return m;
-}
+	unsigned need = 3;
+	size_t tested = 0;
 
-/* Relative differences of paired bootstrap replicates, its interval and p. */
-static void boot_rel(const double *a, const double *b, size_t n, double conf, double *lo,
-		     double *hi, double *p)
-{
-	double *d = malloc((n ? n : 1) * sizeof(*d));
-	size_t k = 0;
+	for (size_t p = 0; p < np; p++)
+		tested += LW_NPCT + 1;
+	for (size_t p = 0; p < np; p++)
+		for (int k = 0; k <= ST_MEAN; k++) {
+			double x[LW_CMP_MAX_GROUP_RUNS], wa, wb;
+			unsigned r;
 
-	*lo = *hi = *p = NAN;
-	if (!d)
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(a[i]) && isfinite(b[i]) && a[i] > 0)
-			d[k++] = b[i] / a[i] - 1;
-	if (k) {
-		*p = lw_boot_p(d, k);
-		lw_interval(d, k, conf, lo, hi);
-	}
-	free(d);
-}
-
-static void add_rate(json_t *ms, const char *probe, const char *name, uint64_t xa, uint64_t na,
-		     uint64_t xb, uint64_t nb, const struct lw_cmp_opts *o)
-{
-	double ra = na ? (double)xa / (double)na : NAN, rb = nb ? (double)xb / (double)nb : NAN;
-	json_t *m = metric(probe, name, "count", "count", (double)xa, (double)xb);
-	double p = lw_rate_test(xa, na, xb, nb), rel = rel_change(ra, rb);
-
-	json_object_set_new(m, "baseline_rate", jnum(ra));
-	json_object_set_new(m, "rate", jnum(rb));
-	json_object_set_new(m, "rate_rel", jnum(rel));
-	set_verdict(m, "rate", p, verdict(1, rel, o->practical, 1), NULL);
-	json_array_append_new(ms, m);
-}
-
-static void probe_metrics(json_t *ms, const struct pcache *a, const struct pcache *b,
-			  const struct lw_cmp_opts *o)
-{
-	const char *pn = lw_probe_name(a->cp->probe);
-	const struct lw_dist *da = &a->cp->d, *db = &b->cp->d;
-	struct lw_mwu u;
-	json_t *m;
-	char name[48], note[200];
-
-	if (!da->n || !db->n) {
-		json_array_append_new(ms, na_metric(metric(pn, "distribution", "distribution", "ns",
-							   NAN, NAN), "no samples"));
-		return;
-	}
-	for (int k = 0; k < LW_NPCT; k++) {
-		double va = (double)lw_dist_percentile(da, lw_pct[k]);
-		double vb = (double)lw_dist_percentile(db, lw_pct[k]);
-		double lo, hi, p, tail = 1 - lw_pct[k] / 100;
-
-		m = metric(pn, pct_name[k], "percentile", "ns", va, vb);
-		boot_rel(a->boot[k], b->boot[k], o->resamples, o->conf, &lo, &hi, &p);
-		json_object_set_new(m, "ci_rel", jpair(lo, hi));
-		if ((double)da->n * tail < 10 || (double)db->n * tail < 10) {
-			snprintf(note, sizeof(note), "fewer than 10 samples beyond %s: not tested",
-				 pct_name[k]);
-			set_verdict(m, "bootstrap", p, LW_NA, note);
-		} else {
-			set_verdict(m, "bootstrap", p,
-				    verdict(1, rel_change(va, vb), o->practical, 1), NULL);
-		}
-		json_array_append_new(ms, m);
-	}
-
-	m = metric(pn, "mean", "mean", "ns", lw_dist_mean(da), lw_dist_mean(db));
-	{
-		double p = lw_welch_p(lw_dist_mean(da), lw_dist_var(da), da->n, lw_dist_mean(db),
-				      lw_dist_var(db), db->n);
-
-		set_verdict(m, "welch", p, verdict(1, rel_change(lw_dist_mean(da),
-				lw_dist_mean(db)), o->practical, 1), NULL);
-	}
-	json_array_append_new(ms, m);
-
-	m = metric(pn, "max", "max", "ns", (double)da->v[da->k - 1], (double)db->v[db->k - 1]);
-	json_array_append_new(ms, na_metric(m, "a single extreme is not tested: see blockmax and worst"));
-
-	m = metric(pn, "blockmax", "block-maxima", "ns", median_of(&a->bmd), median_of(&b->bmd));
-	json_object_set_new(m, "block_ns", jint(o->block_ns));
-	if (a->bmd.n < 10 || b->bmd.n < 10) {
-		snprintf(note, sizeof(note), "%" PRIu64 " and %" PRIu64 " blocks: at least 10 needed",
-			 a->bmd.n, b->bmd.n);
-		na_metric(m, note);
-	} else {
-		lw_mwu(&a->bmd, &b->bmd, &u);
-		json_object_set_new(m, "cliffs_delta", jnum(u.cliffs_delta));
-		set_verdict(m, "mann-whitney", u.p, verdict(1, rel_change(
-			median_of(&a->bmd), median_of(&b->bmd)), o->practical, 1), NULL);
-	}
-	json_array_append_new(ms, m);
-
-	m = metric(pn, "worst", "worst-case", "ns", a->evt.ok ? a->evt.level : NAN,
-		   b->evt.ok ? b->evt.level : NAN);
-	json_object_set_new(m, "horizon_ns", jint(o->horizon_ns));
-	if (!a->evt.ok || !b->evt.ok) {
-		snprintf(note, sizeof(note), "not extrapolated: %s: %s", a->evt.ok ? "run" : "baseline",
-			 a->evt.ok ? b->evt.reason : a->evt.reason);
-		na_metric(m, note);
-	} else {
-		double lo, hi, p;
-
-		boot_rel(a->evt.boot, b->evt.boot, o->resamples < a->evt.nboot ? o->resamples :
-			 a->evt.nboot, o->conf, &lo, &hi, &p);
-		json_object_set_new(m, "ci_rel", jpair(lo, hi));
-		set_verdict(m, "bootstrap", p, verdict(1, rel_change(a->evt.level,
-			    b->evt.level), o->practical, 1), "an estimate from extreme-value fits");
-	}
-	json_array_append_new(ms, m);
-
-	lw_mwu(da, db, &u);
-	m = metric(pn, "distribution", "distribution", "ns", median_of(da), median_of(db));
-	json_object_set_new(m, "u_b", jnum(u.u_b));
-	json_object_set_new(m, "z", jnum(u.z));
-	json_object_set_new(m, "cliffs_delta", jnum(u.cliffs_delta));
-	json_object_set_new(m, "prob_superiority", jnum(u.ps));
-	set_verdict(m, "mann-whitney", u.p, fabs(u.cliffs_delta) >= o->min_effect ?
-		    (u.cliffs_delta > 0 ? LW_WORSE : LW_BETTER) : LW_NSD, NULL);
-	json_array_append_new(ms, m);
-
-	for (size_t t = 0; t < o->nthr; t++) {
-		char d[32];
-
-		snprintf(name, sizeof(name), "over:%s", lw_cmp_format_threshold(o->thr[t], d, sizeof(d)));
-		add_rate(ms, pn, name, lw_dist_count_above(da, o->thr[t]), da->n,
-			 lw_dist_count_above(db, o->thr[t]), db->n, o);
-		json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "threshold_ns",
-				    jint(o->thr[t]));
-	}
-	add_rate(ms, pn, "missed", a->cp->missed, da->n + a->cp->missed, b->cp->missed,
-		 db->n + b->cp->missed, o);
-	add_rate(ms, pn, "dropped", a->cp->dropped, da->n + a->cp->dropped, b->cp->dropped,
-		 db->n + b->cp->dropped, o);
-}
-
-static uint64_t geti(const json_t *o, const char *k, int *have)
-{
-	json_t *v = json_object_get(o, k);
-
-	*have = json_is_integer(v);
-	return *have ? (uint64_t)json_integer_value(v) : 0;
-}
-
-/* xruns or dropped frames: events in exposures (periods, frames; the run's
- * duration when those are unknown). */
-static void event_metric(json_t *ms, const json_t *ra, const json_t *rb, const char *name,
-			 const char *key, const char *exposure, const struct lw_cmp_opts *o)
-{
-	const json_t *wa = json_object_get(ra, "workloads"), *wb = json_object_get(rb, "workloads");
-	int ha, hb, hea, heb;
-	uint64_t xa = geti(wa, key, &ha), xb = geti(wb, key, &hb);
-	uint64_t ea = geti(wa, exposure, &hea), eb = geti(wb, exposure, &heb);
-
-	if (!ha || !hb) {
-		json_array_append_new(ms, na_metric(metric(NULL, name, "count", "count",
-			ha ? (double)xa : NAN, hb ? (double)xb : NAN),
-			!ha && !hb ? "not recorded" : !ha ? "not recorded in the baseline" :
-							    "not recorded in the run"));
-		return;
-	}
-	if (!hea || !heb || !ea || !eb) {
-		int h1, h2;
-
-		ea = geti(ra, "duration_ns", &h1) / LW_NSEC_PER_MSEC;
-		eb = geti(rb, "duration_ns", &h2) / LW_NSEC_PER_MSEC;
-	}
-	add_rate(ms, NULL, name, xa, ea, xb, eb, o);
-}
-
-static void power_metric(json_t *ms, const json_t *ra, const json_t *rb, const struct lw_cmp_opts *o)
-{
-	const json_t *pa = json_object_get(ra, "power"), *pb = json_object_get(rb, "power");
-	double va = json_number_value(json_object_get(pa, "mean_w"));
-	double vb = json_number_value(json_object_get(pb, "mean_w"));
-	json_t *m;
-
-	if (json_is_null(pa) || json_is_null(pb) || !pa || !pb) {
-		m = metric(NULL, "power", "power", "W", pa && !json_is_null(pa) ? va : NAN,
-			   pb && !json_is_null(pb) ? vb : NAN);
-		json_array_append_new(ms, na_metric(m, "not recorded"));
-		return;
-	}
-	m = metric(NULL, "power", "power", "W", va, vb);
-	if (json_is_number(json_object_get(pa, "stddev_w")) &&
-	    json_is_number(json_object_get(pb, "stddev_w")) &&
-	    json_is_integer(json_object_get(pa, "samples")) &&
-	    json_is_integer(json_object_get(pb, "samples"))) {
-		double sa = json_number_value(json_object_get(pa, "stddev_w"));
-		double sb = json_number_value(json_object_get(pb, "stddev_w"));
-		double p = lw_welch_p(va, sa * sa, (uint64_t)json_integer_value(json_object_get(pa, "samples")),
-				      vb, sb * sb, (uint64_t)json_integer_value(json_object_get(pb, "samples")));
-
-		set_verdict(m, "welch", p, verdict(1, rel_change(va, vb), o->practical, 1), NULL);
-	} else {
-		na_metric(m, "one average per run, no spread: not tested (rules can still judge it)");
-	}
-	json_array_append_new(ms, m);
-}
-
-/* idle residency and spike causes: shown side by side, neither direction better */
-static void share_metrics(json_t *ms, const json_t *ra, const json_t *rb, const char *key,
-			  const char *prefix)
-{
-	const json_t *a = json_object_get(ra, key), *b = json_object_get(rb, key);
-	const char *k;
-	json_t *v;
-	char name[96];
-
-	if (!json_is_object(a) && !json_is_object(b)) {
-		json_array_append_new(ms, na_metric(metric(NULL, prefix, "info", "fraction", NAN, NAN),
-						    "not recorded"));
-		return;
-	}
-	/* every name either run has */
-	for (int pass = 0; pass < 2; pass++) {
-		const json_t *src = pass ? b : a, *other = pass ? a : b;
-
-		json_object_foreach((json_t *)src, k, v) {
-			json_t *x = json_object_get(other, k);
-
-			if (pass && json_object_get(a, k))
+			if (k < LW_NPCT && (double)rc_probe(&c->a->rc[0], probes[p])->cp->d.n *
+			    (1 - lw_pct[k] / 100) < 10)
 				continue;
-			snprintf(name, sizeof(name), "%s:%s", prefix, k);
-			json_array_append_new(ms, na_metric(metric(NULL, name, "info", "fraction",
-				pass ? (x ? json_number_value(x) : NAN) : json_number_value(v),
-				pass ? json_number_value(v) : (x ? json_number_value(x) : NAN)),
-				"informational: neither direction is better"));
+			group_logs(c->a, probes[p], k, x, &wa);
+			group_logs(c->b, probes[p], k, x, &wb);
+			r = lw_runs_needed(sqrt(wa > wb ? wa : wb), log1p(c->o->practical),
+					   c->o->alpha / (double)(tested ? tested : 1), POWER);
+			if (r > need)
+				need = r;
 		}
-	}
+	return need;
 }
 
-static json_t *comparison_json(const struct rcache *base, const struct rcache *run,
-			       const json_t *rbase, const json_t *rrun, size_t ib, size_t ir,
-			       const struct lw_cmp_opts *o)
+static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const json_t *gb,
+			       size_t ib, size_t ir)
 {
-	json_t *ms = json_array();
+	json_t *ms = json_array(), *cj;
+	const struct lw_crun *r0 = c->a->rc[0].r;
+	unsigned probes[LW_PROBE_MAX];
+	size_t np = 0;
+	struct lw_runs_test t;
+	double one = 0;
 
-	for (size_t i = 0; i < base->r->np; i++)
-		for (size_t j = 0; j < run->r->np; j++)
-			if (base->r->p[i].probe == run->r->p[j].probe)
-				probe_metrics(ms, &base->p[i], &run->p[j], o);
-	event_metric(ms, rbase, rrun, "xruns", "xruns", "periods", o);
-	event_metric(ms, rbase, rrun, "dropped_frames", "dropped_frames", "frames", o);
-	power_metric(ms, rbase, rrun, o);
-	share_metrics(ms, rbase, rrun, "idle", "idle");
-	share_metrics(ms, rbase, rrun, "causes", "cause");
-	if (holm(ms, o->alpha) < 0) {
+	for (size_t i = 0; i < r0->np; i++)
+		if (group_has(c->a, r0->p[i].probe) && group_has(c->b, r0->p[i].probe)) {
+			if (probe_metrics(ms, c, r0->p[i].probe, ga, gb) < 0) {
+				json_decref(ms);
+				return NULL;
+			}
+			if (np < LW_PROBE_MAX)
+				probes[np++] = r0->p[i].probe;
+		}
+	event_metric(ms, c, "xruns", "xruns", "periods");
+	event_metric(ms, c, "dropped_frames", "dropped_frames", "frames");
+	power_metric(ms, c);
+	share_metrics(ms, c, "idle", "idle");
+	share_metrics(ms, c, "causes", "cause");
+	if (holm(ms, c->o->alpha) < 0) {
 		json_decref(ms);
 		return NULL;
 	}
-	return json_pack("{s:I, s:I, s:o}", "run", (json_int_t)ir, "baseline", (json_int_t)ib,
-			 "metrics", ms);
+	lw_runs_test(&one, c->a->n, &one, c->b->n, 0, 0, 0.95, &t);
+	cj = json_pack("{s:I, s:I, s:s, s:s, s:[I, I], s:b}", "run", (json_int_t)ir,
+		       "baseline", (json_int_t)ib, "label", c->b->g->name,
+		       "baseline_label", c->a->g->name,
+		       "runs", (json_int_t)c->a->n, (json_int_t)c->b->n, "verdicts", t.ok);
+	json_object_set_new(cj, "repeats_needed", t.ok ? json_null() :
+			    json_integer(repeats_needed(c, probes, np)));
+	json_object_set_new(cj, "metrics", ms);
+	return cj;
 }
 
-json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
-		   const struct lw_cmp_opts *o)
+json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *groups, size_t ng,
+			  size_t baseline, const struct lw_cmp_opts *o)
 {
-	struct rcache *rc = calloc(n ? n : 1, sizeof(*rc));
-	json_t *doc = NULL, *rj, *cj, *thr;
-	size_t i;
+	size_t n = 0, i;
+	struct rcache *rc;
+	struct gview *gv;
+	json_t *doc = NULL, *rj = NULL, *gj = NULL, *cj = NULL, *thr;
 
-	if (!rc) {
-		error("out of memory");
+	for (i = 0; i < ng; i++) {
+		if (!groups[i].n || groups[i].first != n)
+			return error("compare: group '%s' has no runs", groups[i].name), NULL;
+		if (groups[i].n > LW_CMP_MAX_GROUP_RUNS)
+			return error("compare: group '%s': at most %d runs", groups[i].name,
+				     LW_CMP_MAX_GROUP_RUNS), NULL;
+		n += groups[i].n;
+	}
+	if (ng < 2 || baseline >= ng) {
+		error("compare: two runs or groups at least, and a baseline among them");
 		return NULL;
 	}
-	if (n < 2 || baseline >= n) {
-		error("compare: two runs at least, and a baseline among them");
+	rc = calloc(n, sizeof(*rc));
+	gv = calloc(ng, sizeof(*gv));
+	if (!rc || !gv) {
+		error("out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++)
 		if (rcache_fill(&rc[i], &runs[i], o, rc, i) < 0)
 			goto out;
 	rj = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(rj, run_json(&rc[i], i, o));
-	cj = json_array();
-	for (i = 0; i < n; i++) {
+	gj = json_array();
+	for (size_t g = 0; g < ng; g++) {
 		json_t *one;
 
-		if (i == baseline)
-			continue;
-		one = comparison_json(&rc[baseline], &rc[i], json_array_get(rj, baseline),
-				      json_array_get(rj, i), baseline, i, o);
-		if (!one) {
-			json_decref(rj);
-			json_decref(cj);
+		gv[g].g = &groups[g];
+		gv[g].rc = rc + groups[g].first;
+		gv[g].n = groups[g].n;
+		for (i = 0; i < groups[g].n; i++)
+			json_array_append_new(rj, run_json(&rc[groups[g].first + i], groups[g].first + i,
+							   g, o));
+		if (group_json(&gv[g], g, groups[g].first, o, &one) < 0)
 			goto out;
-		}
+		json_array_append_new(gj, one);
+	}
+	cj = json_array();
+	for (size_t g = 0; g < ng; g++) {
+		struct cmpctx c = { &gv[baseline], &gv[g], rj, groups[baseline].first, groups[g].first, o };
+		json_t *one;
+
+		if (g == baseline)
+			continue;
+		one = comparison_json(&c, json_array_get(gj, baseline), json_array_get(gj, g), baseline, g);
+		if (!one)
+			goto out;
 		json_array_append_new(cj, one);
 	}
 	thr = json_array();
 	for (i = 0; i < o->nthr; i++)
 		json_array_append_new(thr, jint(o->thr[i]));
-	doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:{s:f, s:f, s:f, s:f, s:I, s:I, s:o, s:s, s:s,"
-			" s:{s:s, s:I, s:I, s:I}}, s:I, s:o, s:o}",
+	doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:{s:f, s:f, s:f, s:I, s:I, s:o, s:s, s:s, s:s,"
+			" s:s, s:I, s:f, s:{s:s, s:I, s:I, s:I}}, s:I, s:O, s:O, s:O}",
 		"schema", LW_COMPARISON_SCHEMA, "version", LW_COMPARISON_VERSION,
 		"tool", "name", "latwatt", "version", LW_VERSION,
-		"settings", "alpha", o->alpha, "practical", o->practical, "min_effect", o->min_effect,
+		"settings", "alpha", o->alpha, "practical", o->practical,
 		"confidence", o->conf, "resamples", (json_int_t)o->resamples,
 		"seed", (json_int_t)o->seed, "thresholds_ns", thr,
-		"percentile_ci", "bootstrap (order statistics drawn from Beta)",
+		"inference", "t test on per-run figures (log scale for latencies and power, rates for "
+			     "counts; Welch, or the prediction of one run from a set), Holm over the metrics",
+		"percentile_ci", "within a run: block bootstrap (100 ms blocks); a group: t interval over its runs",
 		"percentile_rule", "nearest rank",
+		"within_run_method", "block bootstrap",
+		"boot_block_ns", (json_int_t)LW_BOOT_BLOCK_NS, "power", POWER,
 		"evt", "model", lw_evt_model_name(o->model), "block_ns", (json_int_t)o->block_ns,
 		"horizon_ns", (json_int_t)o->horizon_ns, "min_blocks", (json_int_t)o->min_blocks,
-		"baseline", (json_int_t)baseline, "runs", rj, "comparisons", cj);
+		"baseline", (json_int_t)baseline, "runs", rj, "groups", gj, "comparisons", cj);
 	if (!doc)
 		error("compare: cannot build the comparison document");
 	else
+	{
+		json_object_set_new(doc, "baseline_run", jint(groups[baseline].first));
 		json_object_set_new(doc, "probes", report_view(json_object_get(doc, "runs"),
 			json_object_get(doc, "comparisons"), baseline));
+	}
 out:
-	for (i = 0; i < n; i++)
+	json_decref(rj);
+	json_decref(gj);
+	json_decref(cj);
+	for (i = 0; rc && i < n; i++)
 		rcache_free(&rc[i]);
 	free(rc);
+	free(gv);
+	return doc;
+}
+
+json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
+		   const struct lw_cmp_opts *o)
+{
+	struct lw_cgroup *g = calloc(n ? n : 1, sizeof(*g));
+	json_t *doc;
+
+	if (!g) {
+		error("out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		g[i].name = runs[i].label;
+		g[i].first = i;
+		g[i].n = 1;
+	}
+	doc = lw_compare_groups(runs, g, n, baseline, o);
+	free(g);
 	return doc;
 }
 
 /*
  * The report view: "probes": {NAME: {"stats": {STAT: [one per run: {value_ns,
- * ci_low_ns, ci_high_ns, verdict, change}]}}} for p50 ... p99.99 and max, in
- * the words the HTML report uses (better, worse, same, inconclusive,
- * baseline, no data; higher, lower, equal for the max).
+ * ci_low_ns, ci_high_ns, verdict, change}]}}} for p50 ... p99.99 and max:
+ * each run's own figure and within-run interval, and the verdict of its
+ * group's comparison in the words the HTML report uses (better, worse, same,
+ * inconclusive, baseline, no data; higher, lower, equal for the max).
  */
 static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base)
 {
@@ -1099,7 +1859,7 @@ static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base)
 	const char *pn;
 	size_t i;
 
-	json_object_foreach(json_object_get(json_array_get(runs, base), "probes"), pn, pj) {
+	json_object_foreach(json_object_get(json_array_get(runs, 0), "probes"), pn, pj) {
 		json_t *stats = json_object();
 
 		for (size_t k = 0; k < sizeof(stat) / sizeof(stat[0]); k++) {
@@ -1112,12 +1872,13 @@ static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base)
 				const json_t *pc = json_object_get(json_object_get(rp, "percentiles"), stat[k]);
 				const json_t *v = k == 5 ? json_object_get(rp, "max_ns") : json_object_get(pc, "value_ns");
 				const json_t *ci = json_object_get(pc, "ci_ns"), *m = NULL, *c;
+				size_t g = (size_t)json_integer_value(json_object_get(r, "group"));
 				const char *verdict = "no data";
 				double change = 0;
 				size_t ci_idx, mi;
 
 				json_array_foreach(cmps, ci_idx, c) {
-					if ((size_t)json_integer_value(json_object_get(c, "run")) != i)
+					if ((size_t)json_integer_value(json_object_get(c, "run")) != g)
 						continue;
 					json_array_foreach(json_object_get(c, "metrics"), mi, m)
 						if (!strcmp(json_string_value(json_object_get(m, "name")), name))
@@ -1125,7 +1886,7 @@ static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base)
 					if (mi == json_array_size(json_object_get(c, "metrics")))
 						m = NULL;
 				}
-				if (i == base && json_is_integer(v)) {
+				if (g == base && json_is_integer(v)) {
 					verdict = "baseline";
 				} else if (m && json_is_integer(v)) {
 					const char *mv = json_string_value(json_object_get(m, "verdict"));
@@ -1146,7 +1907,8 @@ static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base)
 					"ci_low_ns", json_is_array(ci) ? json_integer((json_int_t)llround(
 						json_number_value(json_array_get(ci, 0)))) : json_incref((json_t *)v),
 					"ci_high_ns", json_is_array(ci) ? json_integer((json_int_t)llround(
-						json_number_value(json_array_get(ci, 1)))) : json_incref((json_t *)v),
+						json_number_value(json_array_get(ci, 1)))) :
+						k == 5 ? json_incref((json_t *)v) : json_null(),
 					"verdict", verdict, "change", change));
 			}
 			json_object_set_new(stats, stat[k], arr);
@@ -1218,8 +1980,8 @@ static void print_metric(FILE *out, const json_t *m, const json_t *ra, const jso
 {
 	const char *name = sval(m, "name", "?"), *unit = sval(m, "unit", ""), *kind = sval(m, "kind", "");
 	const char *probe = sval(m, "probe", NULL), *short_name = name;
-	char a[64], b[64], ch[32], ci[48], p[16], ca[48], cb[48], label[64];
-	double rel = dval(m, "rel");
+	char a[64], b[64], ch[32], ci[48], p[16], ca[48], cb[48], label[64], md[16];
+	double rel = dval(m, "rel"), mdc;
 	const json_t *pa = NULL, *pb = NULL;
 
 	if (probe) {
@@ -1269,33 +2031,55 @@ static void print_metric(FILE *out, const json_t *m, const json_t *ra, const jso
 		snprintf(ci, sizeof(ci), "delta %+.3f", dval(m, "cliffs_delta"));
 	else
 		fmt_ci(json_object_get(m, "ci_rel"), 100, 1, 1, ci, sizeof(ci));
-	fprintf(out, "  %-15s %-24s %-24s %8s %-19s %7s  %s\n", label, a, b, ch, ci,
-		fmt_p(dval(m, "p"), p, sizeof(p)), sval(m, "verdict", "?"));
+	mdc = dval(json_object_get(m, "min_detectable"), "value");
+	if (isfinite(mdc) && mdc > 10)
+		snprintf(md, sizeof(md), ">1000%%");
+	else if (isfinite(mdc))
+		snprintf(md, sizeof(md), "%.0f%%", mdc * 100);
+	else
+		snprintf(md, sizeof(md), "-");
+	fprintf(out, "  %-15s %-24s %-24s %8s %-19s %7s %6s  %s\n", label, a, b, ch, ci,
+		fmt_p(dval(m, "p"), p, sizeof(p)), md, sval(m, "verdict", "?"));
 }
 
 void lw_compare_print(const json_t *doc, FILE *out)
 {
-	const json_t *runs = json_object_get(doc, "runs"), *r, *c;
-	size_t i, base = (size_t)json_integer_value(json_object_get(doc, "baseline"));
+	const json_t *runs = json_object_get(doc, "runs"), *groups = json_object_get(doc, "groups");
+	const json_t *r, *c, *g;
+	size_t i, j, base = (size_t)json_integer_value(json_object_get(doc, "baseline"));
 	const json_t *set = json_object_get(doc, "settings");
 
 	fprintf(out, "%-3s %-28s %-22s %-16s %-9s %-9s %-10s %s\n", "", "run", "kernel", "preempt",
 		"nohz_full", "board", "status", "duration");
-	json_array_foreach(runs, i, r) {
-		char d[32] = "?";
-		json_t *dur = json_object_get(r, "duration_ns");
+	json_array_foreach(groups, i, g) {
+		const json_t *idx;
 
-		if (json_is_integer(dur))
-			lw_format_duration((uint64_t)json_integer_value(dur), d, sizeof(d));
-		fprintf(out, "%c%c  %-28s %-22s %-16s %-9s %-9s %-10s %s\n", (int)('A' + (i % 26)),
-			i == base ? '*' : ' ', sval(r, "label", "?"), sval(r, "kernel_release", "?"),
-			sval(r, "preempt_model", "?"), sval(r, "nohz_full", "off"),
-			sval(r, "board", "?"), sval(r, "status", "?"), d);
+		if (json_array_size(json_object_get(g, "runs")) > 1)
+			fprintf(out, "%c%c  group %s: %zu runs\n", (int)('A' + (i % 26)),
+				i == base ? '*' : ' ', sval(g, "name", "?"),
+				json_array_size(json_object_get(g, "runs")));
+		json_array_foreach(json_object_get(g, "runs"), j, idx) {
+			char d[32] = "?";
+			json_t *dur;
+
+			r = json_array_get(runs, (size_t)json_integer_value(idx));
+			dur = json_object_get(r, "duration_ns");
+			if (json_is_integer(dur))
+				lw_format_duration((uint64_t)json_integer_value(dur), d, sizeof(d));
+			int head = !j && json_array_size(json_object_get(g, "runs")) == 1;
+
+			fprintf(out, "%c%c  %-28s %-22s %-16s %-9s %-9s %-10s %s\n",
+				head ? (int)('A' + (i % 26)) : ' ', head && i == base ? '*' : ' ',
+				sval(r, "label", "?"), sval(r, "kernel_release", "?"),
+				sval(r, "preempt_model", "?"), sval(r, "nohz_full", "off"),
+				sval(r, "board", "?"), sval(r, "status", "?"), d);
+		}
 	}
-	fprintf(out, "(* baseline; latencies in us; %.0f%% intervals from %" JSON_INTEGER_FORMAT
-		" seeded resamples; a verdict needs p < %g and a change beyond %.0f%%)\n",
-		dval(set, "confidence") * 100, json_integer_value(json_object_get(set, "resamples")),
-		dval(set, "alpha"), dval(set, "practical") * 100);
+	fprintf(out, "(* baseline; latencies in us; a group's figure is the geometric mean of its "
+		"runs'; %.0f%% intervals;\n verdicts from the spread between runs: p < %g after Holm "
+		"and a change beyond %.0f%%; mdc: smallest change these runs detect)\n",
+		dval(set, "confidence") * 100, dval(set, "alpha"), dval(set, "practical") * 100);
+	runs = groups;		/* the figures printed are the groups' */
 	json_array_foreach(json_object_get(doc, "comparisons"), i, c) {
 		size_t ir = (size_t)json_integer_value(json_object_get(c, "run")), k;
 		const json_t *ra = json_array_get(runs, base), *rb = json_array_get(runs, ir), *m;
@@ -1309,11 +2093,17 @@ void lw_compare_print(const json_t *doc, FILE *out)
 				fprintf(out, "\n%c vs %c%s%s\n", (int)('A' + (ir % 26)), (int)('A' + (base % 26)),
 					*probe ? ": probe " : ": workloads, power, idle, causes",
 					probe);
-				fprintf(out, "  %-15s %-24s %-24s %8s %-19s %7s  %s\n", "metric",
-					"baseline", "run", "change", "CI of change", "p", "verdict");
+				fprintf(out, "  %-15s %-24s %-24s %8s %-19s %7s %6s  %s\n", "metric",
+					"baseline", "run", "change", "CI of change", "p", "mdc", "verdict");
 			}
 			print_metric(out, m, ra, rb);
 		}
+		if (json_is_false(json_object_get(c, "verdicts")))
+			fprintf(out, "  no verdict: too few runs to measure how runs vary from one "
+				"another;\n  repeat the runs (run --repeat): at least %" JSON_INTEGER_FORMAT
+				" a side for a %.0f%% change here\n",
+				json_integer_value(json_object_get(c, "repeats_needed")),
+				dval(set, "practical") * 100);
 		/* why worst-case estimates were refused, once per probe */
 		const char *pn;
 		json_t *pj;

@@ -27,7 +27,10 @@
 #define LW_COMPARISON_SCHEMA  "latwatt-comparison"
 #define LW_COMPARISON_VERSION 1
 #define LW_BLOCK_BASE_NS      10000000ULL	/* 10 ms */
+#define LW_BOOT_BLOCK_NS      100000000ULL	/* 100 ms: blocks of the within-run bootstrap */
+#define LW_BOOT_MAX_RESAMPLES 400		/* within-run bootstrap resamples, at most */
 #define LW_CMP_MAX_THRESHOLDS 16
+#define LW_CMP_MAX_GROUP_RUNS 256
 
 struct lw_cprobe {
 	unsigned probe;			/* enum lw_probe_id */
@@ -36,6 +39,11 @@ struct lw_cprobe {
 	uint64_t missed, dropped;
 	uint64_t *bmax;			/* per 10 ms: largest latency + 1; 0: no sample */
 	size_t nb;
+	/* every latency, grouped by LW_BOOT_BLOCK_NS of the run in time order
+	 * (block b holds tl[tl_off[b] .. tl_off[b + 1]]), for the block
+	 * bootstrap; NULL when the run has no time series (imported, stored) */
+	uint64_t *tl;
+	size_t *tl_off, ntl;
 };
 
 struct lw_crun {
@@ -47,6 +55,16 @@ struct lw_crun {
 	struct lw_cprobe *p;
 	size_t np;
 };
+
+/*
+ * A directory of repeats (latwatt run --repeat): PARENT/repeat.json and one
+ * complete run directory per repeat, PARENT/run-01, run-02 ...  The paths
+ * of those that hold a manifest, in order, into *runs (allocated, each
+ * allocated); *n = 0 when @path is not such a directory.
+ */
+#define LW_REPEAT_PREFIX "run-"
+#define LW_REPEAT_FILE   "repeat.json"
+int lw_repeat_list(const char *path, char ***runs, size_t *n);
 
 /* Load a run directory (its samples, or its histogram when imported). */
 int lw_crun_load_dir(struct lw_crun *r, const char *path);
@@ -60,7 +78,6 @@ uint64_t lw_crun_ident(const struct lw_crun *r);
 struct lw_cmp_opts {
 	double alpha;			/* significance level, 0.05 */
 	double practical;		/* smallest relative change that matters, 0.05 */
-	double min_effect;		/* smallest |Cliff's delta| that matters, 0.147 */
 	double conf;			/* confidence of intervals, 0.95 */
 	unsigned resamples;		/* bootstrap resamples, 2000 */
 	uint64_t seed;			/* 1 */
@@ -79,7 +96,22 @@ int lw_cmp_add_threshold(struct lw_cmp_opts *o, uint64_t ns);
 /* A threshold as metric names spell it: "50us", "2ms", "1500ns". */
 char *lw_cmp_format_threshold(uint64_t ns, char *buf, size_t len);
 
-/* The comparison document; NULL after error(). */
+/* A group of runs of one system (repeats): runs[first .. first + n). */
+struct lw_cgroup {
+	const char *name;
+	size_t first, n;
+};
+
+/*
+ * The comparison document of groups (each group against the baseline
+ * group; the groups cover runs[] in order, each with at least one run);
+ * NULL after error().  Verdicts come from the variation between the runs
+ * of the groups (lw_runs_test() on per-run figures); with one run a side
+ * there is none, and the comparison says how many runs it needs.
+ */
+json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *groups, size_t ng,
+			  size_t baseline, const struct lw_cmp_opts *o);
+/* Each run a group of its own. */
 json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
 		   const struct lw_cmp_opts *o);
 /* The text table, printed from the document. */

@@ -55,6 +55,15 @@ static const char *const migrations[LW_DB_VERSION] = {
 	/* 1 -> 2: a label per run; finding runs by kernel */
 	"ALTER TABLE runs ADD COLUMN label TEXT;"
 	"CREATE INDEX runs_kernel ON runs(kernel_release, board);",
+	/* 2 -> 3: a baseline is a set of runs (repeats of the reference) that
+	 * grows; baselines.run_id stays the run it was set to */
+	"CREATE TABLE baseline_runs ("
+	"  name TEXT NOT NULL REFERENCES baselines(name) ON DELETE CASCADE,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  added TEXT NOT NULL,"
+	"  PRIMARY KEY (name, run_id)"
+	");"
+	"INSERT INTO baseline_runs (name, run_id, added) SELECT name, run_id, set_at FROM baselines;",
 };
 
 static int dberr(struct lw_db *db, const char *what)
@@ -679,7 +688,8 @@ int lw_db_remove(struct lw_db *db, int64_t id)
 
 	if (exec(db, "BEGIN IMMEDIATE", "cannot lock the database") < 0)
 		return -1;
-	if (sqlite3_prepare_v2(db->h, "SELECT name FROM baselines WHERE run_id = ?", -1, &st,
+	if (sqlite3_prepare_v2(db->h, "SELECT name FROM baselines WHERE run_id = ?1 UNION"
+			       " SELECT name FROM baseline_runs WHERE run_id = ?1", -1, &st,
 			       NULL) != SQLITE_OK)
 		goto fail_db;
 	sqlite3_bind_int64(st, 1, id);
@@ -758,36 +768,107 @@ json_t *lw_db_list(struct lw_db *db)
 	return query_json(db,
 		"SELECT r.id, r.label, r.added, r.board, r.hostname, r.kernel_release, r.preempt_model,"
 		" r.rt, r.nohz_full, r.status, r.start_utc, r.duration_ns, r.path,"
-		" (SELECT group_concat(name, ',') FROM baselines b WHERE b.run_id = r.id) AS baselines,"
+		" (SELECT group_concat(name, ',') FROM baseline_runs b WHERE b.run_id = r.id) AS baselines,"
 		" s.count AS cyclic_count, s.p99_ns AS cyclic_p99_ns, s.max_ns AS cyclic_max_ns,"
 		" s.samples IS NOT NULL AS samples_stored"
 		" FROM runs r LEFT JOIN series s ON s.run_id = r.id AND s.probe = 'cyclic'"
 		" ORDER BY r.id");
 }
 
+static int baseline_put(struct lw_db *db, const char *name, int64_t id, int reset);
+
 int lw_db_baseline_set(struct lw_db *db, const char *name, int64_t id)
 {
-	static const char sql[] = "INSERT INTO baselines (name, run_id, set_at) VALUES (?, ?, ?)"
-				  " ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id,"
-				  " set_at = excluded.set_at";
+	return baseline_put(db, name, id, 1);
+}
+
+/* One statement with a name, an id and a time bound (as many of them as
+ * it has placeholders). */
+static int exec_name_id(struct lw_db *db, const char *sql, const char *name, int64_t id,
+			const char *when)
+{
 	sqlite3_stmt *st;
-	char now[32];
 	int rc;
 
-	if (!*name || strchr(name, ':'))
-		return error("baseline name '%s': must be non-empty and without ':'", name);
-	utc_now(now, sizeof(now));
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
 		return dberr(db, "cannot set a baseline");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, id);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_text(st, 3, when, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
 		return error("%s: no run db:%" PRId64, db->path, id);
 	if (rc != SQLITE_DONE)
 		return dberr(db, "cannot set a baseline");
+	return 0;
+}
+
+static int baseline_put(struct lw_db *db, const char *name, int64_t id, int reset)
+{
+	char now[32];
+
+	if (!*name || strchr(name, ':'))
+		return error("baseline name '%s': must be non-empty and without ':'", name);
+	utc_now(now, sizeof(now));
+	if (exec(db, "BEGIN IMMEDIATE", "cannot lock the database") < 0)
+		return -1;
+	if (exec_name_id(db, reset ?
+			 "INSERT INTO baselines (name, run_id, set_at) VALUES (?, ?, ?)"
+			 " ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id,"
+			 " set_at = excluded.set_at" :
+			 "INSERT INTO baselines (name, run_id, set_at) VALUES (?, ?, ?)"
+			 " ON CONFLICT(name) DO NOTHING", name, id, now) < 0 ||
+	    (reset && exec_name_id(db, "DELETE FROM baseline_runs WHERE name = ? AND run_id != ?", name, id, now) < 0) ||
+	    exec_name_id(db, "INSERT INTO baseline_runs (name, run_id, added) VALUES (?, ?, ?)"
+			 " ON CONFLICT DO NOTHING", name, id, now) < 0) {
+		rollback(db);
+		return -1;
+	}
+	return exec(db, "COMMIT", "cannot set a baseline");
+}
+
+int lw_db_baseline_add(struct lw_db *db, const char *name, int64_t id)
+{
+	return baseline_put(db, name, id, 0);
+}
+
+int lw_db_baseline_runs(struct lw_db *db, const char *name, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db->h, "SELECT run_id FROM baseline_runs WHERE name = ?"
+			       " ORDER BY added, run_id", -1, &st, NULL) != SQLITE_OK)
+		return dberr(db, "cannot read a baseline");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			int64_t *v = realloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!v) {
+				sqlite3_finalize(st);
+				free(*ids);
+				*ids = NULL;
+				return error("out of memory");
+			}
+			*ids = v;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		return dberr(db, "cannot read a baseline");
+	}
+	if (!*n)
+		return error("%s: no baseline '%s' (see 'latwatt db baseline list')", db->path, name);
 	return 0;
 }
 
@@ -816,6 +897,8 @@ int lw_db_baseline_remove(struct lw_db *db, const char *name)
 	sqlite3_stmt *st;
 	int rc;
 
+	if (exec_name_id(db, "DELETE FROM baseline_runs WHERE name = ?", name, 0, "") < 0)
+		return -1;
 	if (sqlite3_prepare_v2(db->h, "DELETE FROM baselines WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
 		return dberr(db, "cannot remove a baseline");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -831,7 +914,8 @@ int lw_db_baseline_remove(struct lw_db *db, const char *name)
 json_t *lw_db_baselines(struct lw_db *db)
 {
 	return query_json(db, "SELECT b.name, b.run_id AS run, b.set_at AS \"set\", r.kernel_release,"
-			      " r.board, r.label FROM baselines b JOIN runs r ON r.id = b.run_id"
+			      " r.board, r.label, (SELECT count(*) FROM baseline_runs x"
+			      " WHERE x.name = b.name) AS runs FROM baselines b JOIN runs r ON r.id = b.run_id"
 			      " ORDER BY b.name");
 }
 

@@ -28,7 +28,7 @@
 
 #include "analysis/compare.h"
 
-#define LW_DB_VERSION 2
+#define LW_DB_VERSION 3
 #define LW_DB_BUSY_MS 10000
 
 struct lw_db;
@@ -56,7 +56,12 @@ int lw_db_remove(struct lw_db *db, int64_t id);
 /* Every run: [{"id", "label", "added", "board", "kernel_release", ...}]. */
 json_t *lw_db_list(struct lw_db *db);
 
+/* A baseline is a set of runs (repeats of the reference system): set makes
+ * it {id}, add puts one more run in it (creating it when new). */
 int lw_db_baseline_set(struct lw_db *db, const char *name, int64_t id);
+int lw_db_baseline_add(struct lw_db *db, const char *name, int64_t id);
+/* The runs of baseline @name, in the order they were added (allocated). */
+int lw_db_baseline_runs(struct lw_db *db, const char *name, int64_t **ids, size_t *n);
 int lw_db_baseline_get(struct lw_db *db, const char *name, int64_t *id);
 int lw_db_baseline_remove(struct lw_db *db, const char *name);
 json_t *lw_db_baselines(struct lw_db *db);	/* [{"name", "run", "set"}] */

@@ -272,8 +272,8 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 
 	json_array_foreach(json_object_get(doc, "comparisons"), ci, c) {
 		json_int_t ir = json_integer_value(json_object_get(c, "run"));
-		const char *label = json_string_value(json_object_get(json_array_get(runs, (size_t)ir),
-								       "label")) ?: "?";
+		const char *label = json_string_value(json_object_get(c, "label")) ?:
+			json_string_value(json_object_get(json_array_get(runs, (size_t)ir), "label")) ?: "?";
 
 		for (size_t k = 0; k < n; k++) {
 			const struct lw_rule *r = &rules[k];

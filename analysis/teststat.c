@@ -3,6 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_gamma.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "analysis/teststat.h"
 #include "lib/error.h"
 
@@ -15,88 +22,67 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void lw_rng_seed(struct lw_rng *r, uint64_t seed)
+/* GSL's Mersenne twister, seeded with 32 bits of the mixed seed (all the
+ * generator takes, and the same on 32- and 64-bit machines). */
+int lw_rng_seed(struct lw_rng *r, uint64_t seed)
 {
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
+	uint64_t x = seed;
+
+	r->g = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!r->g)
+		return error("out of memory for a random number generator");
+	x = splitmix64(&x);
+	gsl_rng_set(r->g, (unsigned long)((x ^ (x >> 32)) & 0xffffffffULL));
+	return 0;
 }
 
-void lw_rng_stream(struct lw_rng *r, uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
+int lw_rng_stream(struct lw_rng *r, uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t x = seed;
 
 	x = splitmix64(&x) ^ (a * 0x9e3779b97f4a7c15ULL);
 	x = splitmix64(&x) ^ (b * 0xc2b2ae3d27d4eb4fULL);
 	x = splitmix64(&x) ^ (c * 0x165667b19e3779f9ULL);
-	lw_rng_seed(r, x);
+	return lw_rng_seed(r, x);
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
+void lw_rng_free(struct lw_rng *r)
 {
-	return (x << k) | (x >> (64 - k));
+	if (r->g)
+		gsl_rng_free(r->g);
+	r->g = NULL;
 }
 
 uint64_t lw_rng_next(struct lw_rng *r)
 {
-	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	uint64_t hi = gsl_rng_get(r->g) & 0xffffffffULL;
 
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
+	return hi << 32 | (gsl_rng_get(r->g) & 0xffffffffULL);
 }
 
 double lw_rng_uniform(struct lw_rng *r)
 {
-	/* 53 random bits, shifted half a step off zero: never 0, never 1 */
-	return ((double)(lw_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+	return gsl_rng_uniform_pos(r->g);
+}
+
+size_t lw_rng_index(struct lw_rng *r, size_t n)
+{
+	return n > 1 ? (size_t)gsl_rng_uniform_int(r->g, (unsigned long)n) : 0;
 }
 
 double lw_rng_normal(struct lw_rng *r)
 {
-	/* Marsaglia's polar method; the second value is dropped to keep the
-	 * generator stateless beyond its four words. */
-	double u, v, s;
-
-	do {
-		u = 2 * lw_rng_uniform(r) - 1;
-		v = 2 * lw_rng_uniform(r) - 1;
-		s = u * u + v * v;
-	} while (s >= 1 || s == 0);
-	return u * sqrt(-2 * log(s) / s);
+	return gsl_ran_ugaussian(r->g);
 }
 
 double lw_rng_gamma(struct lw_rng *r, double shape)
 {
-	/* Marsaglia and Tsang (2000); shape < 1 through Gamma(shape + 1) U^(1/shape) */
-	double d, c, x, v, u;
-
-	if (shape < 1)
-		return lw_rng_gamma(r, shape + 1) * pow(lw_rng_uniform(r), 1 / shape);
-	d = shape - 1.0 / 3;
-	c = 1 / sqrt(9 * d);
-	for (;;) {
-		do {
-			x = lw_rng_normal(r);
-			v = 1 + c * x;
-		} while (v <= 0);
-		v = v * v * v;
-		u = lw_rng_uniform(r);
-		if (u < 1 - 0.0331 * x * x * x * x)
-			return d * v;
-		if (log(u) < 0.5 * x * x + d * (1 - v + log(v)))
-			return d * v;
-	}
+	return gsl_ran_gamma(r->g, shape, 1);
 }
 
 double lw_rng_beta(struct lw_rng *r, double a, double b)
 {
-	double x = lw_rng_gamma(r, a), y = lw_rng_gamma(r, b);
-
-	return x / (x + y);
+	return gsl_ran_beta(r->g, a, b);
 }
 
 static int dist_alloc(struct lw_dist *d, size_t k)
@@ -179,6 +165,35 @@ int lw_dist_from_hist(struct lw_dist *d, const struct lw_hist *h)
 	return 0;
 }
 
+int lw_dist_merge(const struct lw_dist *a, const struct lw_dist *b, struct lw_dist *d)
+{
+	size_t i = 0, j = 0;
+	uint64_t ca = 0, cb = 0;
+
+	if (dist_alloc(d, a->k + b->k) < 0)
+		return -1;
+	while (i < a->k || j < b->k) {
+		uint64_t v;
+
+		if (j == b->k || (i < a->k && a->v[i] <= b->v[j]))
+			v = a->v[i];
+		else
+			v = b->v[j];
+		while (i < a->k && a->v[i] == v)
+			ca = a->cum[i++];
+		while (j < b->k && b->v[j] == v)
+			cb = b->cum[j++];
+		d->v[d->k] = v;
+		d->cum[d->k++] = ca + cb;
+	}
+	d->n = a->n + b->n;
+	d->exact = a->exact && b->exact;
+	d->resolution_ns = a->resolution_ns > b->resolution_ns ? a->resolution_ns : b->resolution_ns;
+	d->sum = a->sum + b->sum;
+	d->sumsq = a->sumsq + b->sumsq;
+	return 0;
+}
+
 void lw_dist_free(struct lw_dist *d)
 {
 	free(d->v);
@@ -248,50 +263,23 @@ double lw_dist_var(const struct lw_dist *d)
 
 double lw_normal_sf(double z)
 {
-	return 0.5 * erfc(z / M_SQRT2);
+	return gsl_cdf_ugaussian_Q(z);
 }
 
 double lw_normal_p2(double z)
 {
-	double p = erfc(fabs(z) / M_SQRT2);
+	double p = 2 * gsl_cdf_ugaussian_Q(fabs(z));
 
 	return p > 1 ? 1 : p;
 }
 
 double lw_normal_quantile(double p)
 {
-	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02,
-		-2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01,
-		2.506628277459239e+00 };
-	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02,
-		-1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01 };
-	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01,
-		-2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00,
-		2.938163982698783e+00 };
-	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01,
-		2.445134137142996e+00, 3.754408661907416e+00 };
-	double q, r, x;
-
 	if (p <= 0)
 		return -INFINITY;
 	if (p >= 1)
 		return INFINITY;
-	if (p < 0.02425 || p > 1 - 0.02425) {
-		q = sqrt(-2 * log(p < 0.5 ? p : 1 - p));
-		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-		if (p > 0.5)
-			x = -x;
-	} else {
-		q = p - 0.5;
-		r = q * q;
-		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-	}
-	/* one Halley step against erfc */
-	double e = 0.5 * erfc(-x / M_SQRT2) - p, u = e * sqrt(2 * M_PI) * exp(x * x / 2);
-
-	return x - u / (1 + x * u / 2);
+	return gsl_cdf_ugaussian_Pinv(p);
 }
 
 int lw_mwu(const struct lw_dist *a, const struct lw_dist *b, struct lw_mwu *o)
@@ -363,31 +351,17 @@ uint64_t lw_boot_percentile(const struct lw_dist *d, double q, struct lw_rng *r)
 	return lw_dist_at_rank(d, j);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void lw_interval(double *x, size_t n, double conf, double *lo, double *hi)
 {
 	double tail = (1 - conf) / 2;
-	size_t l, h;
 
 	if (!n) {
 		*lo = *hi = NAN;
 		return;
 	}
-	qsort(x, n, sizeof(*x), cmp_double);
-	l = (size_t)floor(tail * (double)n);
-	h = (size_t)ceil((1 - tail) * (double)n) - 1;
-	if (h >= n)
-		h = n - 1;
-	if (l > h)
-		l = h;
-	*lo = x[l];
-	*hi = x[h];
+	gsl_sort(x, 1, n);
+	*lo = gsl_stats_quantile_from_sorted_data(x, 1, n, tail);
+	*hi = gsl_stats_quantile_from_sorted_data(x, 1, n, 1 - tail);
 }
 
 double lw_boot_p(const double *d, size_t n)
@@ -414,8 +388,8 @@ double lw_boot_p(const double *d, size_t n)
 
 static double binom_logpmf(uint64_t j, uint64_t n, double pi)
 {
-	return lgamma((double)n + 1) - lgamma((double)j + 1) - lgamma((double)(n - j) + 1) +
-	       (double)j * log(pi) + (double)(n - j) * log1p(-pi);
+	return gsl_sf_lnchoose((unsigned)n, (unsigned)j) + (double)j * log(pi) +
+	       (double)(n - j) * log1p(-pi);
 }
 
 double lw_rate_test(uint64_t xa, uint64_t na, uint64_t xb, uint64_t nb)
@@ -454,4 +428,83 @@ double lw_welch_p(double ma, double va, uint64_t na, double mb, double vb, uint6
 	if (!(se > 0))
 		return ma == mb ? 1 : 0;
 	return lw_normal_p2((mb - ma) / se);
+}
+
+void lw_mean_var(const double *x, size_t n, double *mean, double *var)
+{
+	*mean = n ? gsl_stats_mean(x, 1, n) : NAN;
+	*var = n > 1 ? gsl_stats_variance_m(x, 1, n, *mean) : 0;
+}
+
+void lw_runs_test(const double *x, size_t na, const double *y, size_t nb, double floor_a,
+		  double floor_b, double conf, struct lw_runs_test *t)
+{
+	double ma, va, mb, vb, tq;
+
+	memset(t, 0, sizeof(*t));
+	t->diff = t->se = t->df = t->p = t->lo = t->hi = NAN;
+	if (!na || !nb)
+		return;
+	lw_mean_var(x, na, &ma, &va);
+	lw_mean_var(y, nb, &mb, &vb);
+	t->diff = mb - ma;
+	if (!(floor_a >= 0))
+		floor_a = 0;
+	if (!(floor_b >= 0))
+		floor_b = 0;
+	if (na >= 2 && nb >= 2) {
+		double qa, qb;
+
+		va = va > floor_a ? va : floor_a;
+		vb = vb > floor_b ? vb : floor_b;
+		qa = va / (double)na;
+		qb = vb / (double)nb;
+		t->method = "welch";
+		t->se = sqrt(qa + qb);
+		t->df = (qa + qb) * (qa + qb) /
+			(qa * qa / (double)(na - 1) + qb * qb / (double)(nb - 1));
+		if (!isfinite(t->df))	/* no spread at all */
+			t->df = (double)(na + nb - 2);
+	} else if (na + nb >= 4) {
+		/* one run against a set: the set's spread, for both */
+		double v = na == 1 ? vb : va, f = floor_a > floor_b ? floor_a : floor_b;
+
+		v = v > f ? v : f;
+		t->method = "prediction";
+		t->se = sqrt(v * (1 / (double)na + 1 / (double)nb));
+		t->df = (double)(na + nb - 2);
+	} else {
+		return;		/* one run a side, or one and two */
+	}
+	t->ok = 1;
+	if (!(t->se > 0)) {
+		t->p = t->diff == 0 ? 1 : 0;
+		t->lo = t->hi = t->diff;
+		return;
+	}
+	t->p = 2 * gsl_cdf_tdist_Q(fabs(t->diff) / t->se, t->df);
+	if (t->p > 1)
+		t->p = 1;
+	tq = gsl_cdf_tdist_Qinv((1 - conf) / 2, t->df);
+	t->lo = t->diff - tq * t->se;
+	t->hi = t->diff + tq * t->se;
+}
+
+double lw_runs_mdc(const struct lw_runs_test *t, double alpha, double power)
+{
+	if (!t->ok)
+		return NAN;
+	return (gsl_cdf_tdist_Qinv(alpha / 2, t->df) + gsl_cdf_tdist_Qinv(1 - power, t->df)) * t->se;
+}
+
+unsigned lw_runs_needed(double sd, double delta, double alpha, double power)
+{
+	double z = gsl_cdf_ugaussian_Qinv(alpha / 2) + gsl_cdf_ugaussian_Qinv(1 - power), n;
+
+	if (!(sd > 0) || !(delta > 0))
+		return 3;
+	n = ceil(2 * (z * sd / delta) * (z * sd / delta));
+	if (n < 3)
+		return 3;
+	return n > 1000 ? 1000 : (unsigned)n;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Two-sample statistics for `latwatt compare`: a seeded PRNG, latency
+ * Two-sample statistics for `latwatt compare` (GSL underneath): a seeded PRNG, latency
  * distributions as sorted distinct values with cumulative counts, the
  * Mann-Whitney U test with tie correction, a fast exact bootstrap of
  * nearest-rank percentiles, and a test of two event rates.
@@ -14,19 +14,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "lib/stats.h"
 
-/* xoshiro256** seeded through splitmix64: fast, reproducible streams. */
+/* GSL's Mersenne twister (gsl_rng_mt19937) seeded through splitmix64:
+ * reproducible streams.  Seeding allocates (-1 after error()); free with
+ * lw_rng_free(). */
 struct lw_rng {
-	uint64_t s[4];
+	gsl_rng *g;
 };
 
-void lw_rng_seed(struct lw_rng *r, uint64_t seed);
+int lw_rng_seed(struct lw_rng *r, uint64_t seed);
 /* A stream derived from @seed and up to three indices (run, metric, ...),
  * so that results do not depend on the order things are computed in. */
-void lw_rng_stream(struct lw_rng *r, uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+int lw_rng_stream(struct lw_rng *r, uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+void lw_rng_free(struct lw_rng *r);
 uint64_t lw_rng_next(struct lw_rng *r);
 double lw_rng_uniform(struct lw_rng *r);		/* in (0, 1) */
+size_t lw_rng_index(struct lw_rng *r, size_t n);	/* uniform in [0, n) */
 double lw_rng_normal(struct lw_rng *r);			/* N(0, 1) */
 double lw_rng_gamma(struct lw_rng *r, double shape);	/* scale 1, shape > 0 */
 double lw_rng_beta(struct lw_rng *r, double a, double b);
@@ -49,6 +55,8 @@ struct lw_dist {
 
 int lw_dist_from_sorted(struct lw_dist *d, const uint64_t *sorted, size_t n);
 int lw_dist_from_hist(struct lw_dist *d, const struct lw_hist *h);
+/* The samples of @a and @b together into @out (allocated). */
+int lw_dist_merge(const struct lw_dist *a, const struct lw_dist *b, struct lw_dist *out);
 void lw_dist_free(struct lw_dist *d);
 /* The value of 1-based rank @r (1 <= r <= n). */
 uint64_t lw_dist_at_rank(const struct lw_dist *d, uint64_t r);
@@ -83,8 +91,7 @@ int lw_mwu(const struct lw_dist *a, const struct lw_dist *b, struct lw_mwu *out)
 /* Upper tail of the standard normal, and the two-sided p of z. */
 double lw_normal_sf(double z);
 double lw_normal_p2(double z);
-/* The standard normal quantile (Acklam's rational approximation refined by
- * one Newton step; |error| < 1e-12). */
+/* The standard normal quantile (GSL). */
 double lw_normal_quantile(double p);
 
 /*
@@ -115,5 +122,36 @@ double lw_rate_test(uint64_t xa, uint64_t na, uint64_t xb, uint64_t nb);
 
 /* Welch's test of two means from large samples (normal approximation). */
 double lw_welch_p(double ma, double va, uint64_t na, double mb, double vb, uint64_t nb);
+
+/*
+ * The test of a comparison of groups of runs: one figure per run (the log of
+ * a run's p99, or its rate of missed periods), so the samples inside a run
+ * may be as dependent as they like - the run is the unit.  B against A:
+ * diff = mean(y) - mean(x), Welch's t test (Welch-Satterthwaite degrees of
+ * freedom) when both sides have two runs or more; when one side has a single
+ * run, the other side's spread stands for both (the prediction of one new
+ * run from a set, df = runs - 1, at least 2).  Each side's variance is at
+ * least @floor_a / @floor_b (what a single run varies within itself, or a
+ * Poisson count's variance), so that a few runs that happen to agree do not
+ * make a small difference significant.  ok = 0 (no test) with too few runs.
+ * t distribution from GSL.
+ */
+struct lw_runs_test {
+	int ok;
+	const char *method;	/* "welch", "prediction" */
+	double diff, se, df, p;
+	double lo, hi;		/* @conf interval of diff */
+};
+
+void lw_runs_test(const double *x, size_t na, const double *y, size_t nb, double floor_a,
+		  double floor_b, double conf, struct lw_runs_test *t);
+/* The smallest |diff| the test finds with probability @power at level
+ * @alpha (two-sided): (t(1 - alpha/2) + t(power)) se.  NAN unless ok. */
+double lw_runs_mdc(const struct lw_runs_test *t, double alpha, double power);
+/* Runs a side for a two-sample test to find @delta when one run's figure
+ * has standard deviation @sd (normal approximation), at least 3. */
+unsigned lw_runs_needed(double sd, double delta, double alpha, double power);
+/* Mean and sample variance of @x (variance 0 for one value). */
+void lw_mean_var(const double *x, size_t n, double *mean, double *var);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt compare RUN...: runs side by side against a baseline, verdicts, CI rules. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +16,23 @@
 
 static const char usage[] =
 "usage: latwatt compare [OPTIONS] RUN...\n"
+"       latwatt compare [OPTIONS] --group NAME RUN... --group NAME RUN...\n"
 "\n"
-"Compare runs side by side, each against a baseline (the first RUN unless\n"
-"--baseline): kernel, preemption model, nohz_full; percentiles with bootstrap\n"
-"intervals; Mann-Whitney U and Cliff's delta; counts above thresholds; block\n"
-"maxima and an extreme-value estimate of the worst case; xruns, dropped\n"
-"frames, power, idle residency and spike causes where the runs have them.\n"
-"Per metric a verdict: better, worse, no significant difference, or n/a.\n"
+"Compare runs, or groups of repeated runs of one system, each against a\n"
+"baseline (the first unless --baseline): kernel, preemption model, nohz_full;\n"
+"percentiles, mean, block maxima, counts above thresholds, missed periods,\n"
+"xruns, dropped frames and power judged from the spread between runs (one\n"
+"figure per run); an extreme-value estimate of the worst case from the pooled\n"
+"block maxima; the distributions, idle residency and spike causes shown.\n"
+"Per metric a verdict: better, worse, no significant difference, or n/a, and\n"
+"the smallest change the runs could detect. With one run a side there is no\n"
+"verdict: repeat the runs (latwatt run --repeat N).\n"
 "\n"
-"RUN is a run directory, db:ID (a run in the results store) or baseline:NAME.\n"
+"RUN is a run directory, a directory of repeats (latwatt run --repeat: its\n"
+"runs form a group), db:ID (a run in the results store) or baseline:NAME.\n"
 "\n"
-"  -b, --baseline RUN          compare against RUN (default: the first RUN)\n"
+"  -g, --group NAME            the RUNs that follow form group NAME\n"
+"  -b, --baseline RUN|NAME     compare against RUN or group NAME (default: the first)\n"
 "  -B, --against-baseline NAME compare against the stored baseline NAME\n"
 "      --db PATH               results store (default: see 'latwatt db --help')\n"
 "  -o, --output FILE           write the comparison JSON (latwatt-comparison) to FILE\n"
@@ -36,7 +43,6 @@ static const char usage[] =
 "  -t, --threshold US          count samples above US (repeatable; default 50 and 100)\n"
 "      --alpha P               significance level (default 0.05)\n"
 "      --practical PCT         smallest change that matters, percent (default 5)\n"
-"      --min-effect D          smallest |Cliff's delta| that matters (default 0.147)\n"
 "      --confidence PCT        confidence of intervals, percent (default 95)\n"
 "      --resamples N           bootstrap resamples (default 2000)\n"
 "      --seed N                bootstrap seed (default 1)\n"
@@ -49,12 +55,27 @@ static const char usage[] =
 "\n"
 "Exit status: 0 no rule failed, 1 a rule failed (regression), 2 error.\n";
 
-#define MAX_RUNS  64
+#define MAX_RUNS  256
 #define MAX_RULES 64
+#define MAX_GROUPS 64
+
+#define MAX_ITEMS 512
+
+struct item {
+	const char *ref, *group;
+};
 
 struct params {
+	struct item items[MAX_ITEMS];	/* the runs to load, after expand() */
+	size_t nitems;
+	char *owned[MAX_ITEMS];
+	size_t nowned;
+	struct lw_db *dbh;		/* opened for baseline sets */
 	const char *runs[MAX_RUNS + 1];
+	int group[MAX_RUNS + 1];	/* index into gname, -1: a group of its own */
 	size_t nruns;
+	const char *gname[MAX_GROUPS];
+	size_t ngroups;
 	const char *baseline;		/* a RUN reference, or NULL */
 	char *baseline_buf;		/* "baseline:NAME" */
 	const char *db;
@@ -68,6 +89,7 @@ struct params {
 static int parse(struct params *p, int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "group",            required_argument, NULL, 'g' },
 		{ "baseline",         required_argument, NULL, 'b' },
 		{ "against-baseline", required_argument, NULL, 'B' },
 		{ "db",               required_argument, NULL, 'D' },
@@ -77,7 +99,6 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "threshold",        required_argument, NULL, 't' },
 		{ "alpha",            required_argument, NULL, 'a' },
 		{ "practical",        required_argument, NULL, 'P' },
-		{ "min-effect",       required_argument, NULL, 'e' },
 		{ "confidence",       required_argument, NULL, 'c' },
 		{ "resamples",        required_argument, NULL, 'R' },
 		{ "seed",             required_argument, NULL, 's' },
@@ -91,13 +112,31 @@ static int parse(struct params *p, int argc, char **argv)
 	};
 	uint64_t u;
 	double d;
-	int c;
+	int c, cur = -1;
 
 	lw_cmp_opts_default(&p->o);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:B:o:F:t:qh", opts, NULL)) != -1) {
+	/* '-': RUNs come in order, each to the --group before it */
+	while ((c = getopt_long(argc, argv, "-:g:b:B:o:F:t:qh", opts, NULL)) != -1) {
 		switch (c) {
+		case 1:
+			if (p->nruns == MAX_RUNS)
+				return error("at most %d runs at a time", MAX_RUNS);
+			p->group[p->nruns] = cur;
+			p->runs[p->nruns++] = optarg;
+			break;
+		case 'g':
+			if (p->ngroups == MAX_GROUPS)
+				return error("--group: at most %d groups", MAX_GROUPS);
+			if (!*optarg || strchr(optarg, '\n'))
+				return error("--group: '%s' is not a group name", optarg);
+			for (size_t i = 0; i < p->ngroups; i++)
+				if (!strcmp(p->gname[i], optarg))
+					return error("--group %s: named twice", optarg);
+			cur = (int)p->ngroups;
+			p->gname[p->ngroups++] = optarg;
+			break;
 		case 'b':
 			p->baseline = optarg;
 			break;
@@ -137,10 +176,6 @@ static int parse(struct params *p, int argc, char **argv)
 			if (lw_parse_double("--practical", optarg, 0, 1000, &d) < 0)
 				return -1;
 			p->o.practical = d / 100;
-			break;
-		case 'e':
-			if (lw_parse_double("--min-effect", optarg, 0, 1, &p->o.min_effect) < 0)
-				return -1;
 			break;
 		case 'c':
 			if (lw_parse_double("--confidence", optarg, 50, 99.99, &d) < 0)
@@ -192,14 +227,128 @@ static int parse(struct params *p, int argc, char **argv)
 			return lw_opt_error(c, argv, "compare");
 		}
 	}
-	for (; optind < argc; optind++) {
+	for (; optind < argc; optind++) {	/* after "--" */
 		if (p->nruns == MAX_RUNS)
 			return error("at most %d runs at a time", MAX_RUNS);
+		p->group[p->nruns] = cur;
 		p->runs[p->nruns++] = argv[optind];
+	}
+	for (size_t g = 0; g < p->ngroups; g++) {
+		size_t i;
+
+		for (i = 0; i < p->nruns && p->group[i] != (int)g; i++)
+			;
+		if (i == p->nruns)
+			return error("--group %s: no runs follow it", p->gname[g]);
 	}
 	if (p->o.horizon_ns <= p->o.block_ns)
 		return error("--horizon must be longer than --block");
 	return 0;
+}
+
+/* The runs of a stored baseline as db:ID references (none when it is one
+ * run: then it is loaded as baseline:NAME, as before sets). */
+static int baseline_set(struct params *p, const char *name, char ***sub, size_t *ns)
+{
+	int64_t *ids;
+	size_t n;
+
+	if (!p->dbh && !(p->dbh = lw_db_open(p->db)))
+		return -1;
+	if (lw_db_baseline_runs(p->dbh, name, &ids, &n) < 0)
+		return -1;
+	if (n > 1 && (*sub = calloc(n, sizeof(**sub)))) {
+		for (size_t i = 0; i < n; i++)
+			if (asprintf(&(*sub)[i], "db:%" PRId64, ids[i]) < 0) {
+				while (i)
+					free((*sub)[--i]);
+				free(*sub);
+				*sub = NULL;
+				free(ids);
+				return error("out of memory");
+			}
+		*ns = n;
+	} else if (n > 1) {
+		free(ids);
+		return error("out of memory");
+	}
+	free(ids);
+	return 0;
+}
+
+/*
+ * The runs to load, in group order: each RUN with the group it belongs to
+ * (its --group, else a group of its own named by it); a directory of
+ * repeats stands for its runs.
+ */
+static int expand(struct params *p)
+{
+	for (size_t i = 0; i < p->nruns; i++) {
+		const char *group = p->group[i] >= 0 ? p->gname[p->group[i]] : p->runs[i];
+		char **sub = NULL;
+		size_t ns = 0;
+
+		/* a run named twice is two groups (compare a run with itself) */
+		for (size_t k = 0, copy = 2; p->group[i] < 0 && k < p->nitems; k++)
+			if (!strcmp(p->items[k].group, group)) {
+				char *name;
+
+				if (p->nowned == MAX_ITEMS)
+					return error("at most %d runs at a time", MAX_ITEMS);
+				if (asprintf(&name, "%s (%zu)", p->runs[i], copy++) < 0)
+					return error("out of memory");
+				p->owned[p->nowned++] = name;
+				group = name;
+				k = (size_t)-1;		/* again, against every earlier one */
+			}
+
+		if (!lw_db_is_ref(p->runs[i]) && lw_repeat_list(p->runs[i], &sub, &ns) < 0)
+			return -1;
+		if (!strncmp(p->runs[i], "baseline:", 9) && baseline_set(p, p->runs[i] + 9, &sub, &ns) < 0)
+			return -1;
+		for (size_t j = 0; j < (ns ? ns : 1); j++) {
+			if (p->nitems == MAX_ITEMS || p->nowned == MAX_ITEMS) {
+				for (; j < ns; j++)
+					free(sub[j]);
+				free(sub);
+				return error("at most %d runs at a time", MAX_ITEMS);
+			}
+			p->items[p->nitems].group = group;
+			p->items[p->nitems++].ref = ns ? sub[j] : p->runs[i];
+			if (ns)
+				p->owned[p->nowned++] = sub[j];
+		}
+		free(sub);
+	}
+	return 0;
+}
+
+/* Items reordered so that each group's runs are together (groups in the
+ * order they first appear, the baseline's included); the groups into @g. */
+static size_t group_items(struct params *p, struct lw_cgroup *g, const char *base_name, size_t *base)
+{
+	struct item sorted[MAX_ITEMS];
+	size_t ng = 0, k = 0;
+
+	for (size_t i = 0; i < p->nitems; i++) {
+		size_t j;
+
+		for (j = 0; j < ng && strcmp(g[j].name, p->items[i].group); j++)
+			;
+		if (j < ng)
+			continue;
+		g[ng].name = p->items[i].group;
+		g[ng].first = k;
+		for (size_t m = i; m < p->nitems; m++)
+			if (!strcmp(p->items[m].group, g[ng].name))
+				sorted[k++] = p->items[m];
+		g[ng].n = k - g[ng].first;
+		if (!strcmp(g[ng].name, base_name))
+			*base = ng;
+		ng++;
+	}
+	memcpy(p->items, sorted, k * sizeof(*sorted));
+	return ng;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -207,7 +356,9 @@ int cmd_compare(int argc, char **argv)
 	struct params *p = calloc(1, sizeof(*p));
 	struct lw_crun *runs = NULL;
 	struct lw_db *db = NULL;
-	size_t n = 0, base = 0, i;
+	struct lw_cgroup groups[MAX_ITEMS];
+	size_t n = 0, base = 0, i, ngroups;
+	const char *base_name;
 	json_t *doc = NULL;
 	int ret = LW_EXIT_ERROR, failed, r;
 
@@ -221,22 +372,42 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (r < 0)
 		goto out;
-	/* the baseline: one of the runs, or put in front of them */
+	/* a baseline not among the runs (or groups) is put in front of them */
 	if (p->baseline) {
 		for (i = 0; i < p->nruns; i++)
-			if (!strcmp(p->runs[i], p->baseline))
+			if (!strcmp(p->runs[i], p->baseline) ||
+			    (p->group[i] >= 0 && !strcmp(p->gname[p->group[i]], p->baseline)))
 				break;
 		if (i == p->nruns) {
+			if (p->nruns == MAX_RUNS) {
+				error("at most %d runs at a time", MAX_RUNS);
+				goto out;
+			}
 			memmove(p->runs + 1, p->runs, p->nruns * sizeof(*p->runs));
+			memmove(p->group + 1, p->group, p->nruns * sizeof(*p->group));
 			p->runs[0] = p->baseline;
+			p->group[0] = -1;
 			p->nruns++;
-			i = 0;
 		}
-		base = i;
 	}
-	if (p->nruns < 2) {
-		error(p->nruns ? "one run: nothing to compare it with (see 'latwatt compare --help')" :
-				 "no runs given (see 'latwatt compare --help')");
+	r = expand(p);
+	db = p->dbh;		/* opened for a baseline set, or NULL */
+	if (r < 0)
+		goto out;
+	if (!p->nitems) {
+		error("no runs given (see 'latwatt compare --help')");
+		goto out;
+	}
+	base_name = p->items[0].group;
+	for (i = 0; p->baseline && i < p->nitems; i++)
+		if (!strcmp(p->items[i].group, p->baseline) || !strcmp(p->items[i].ref, p->baseline)) {
+			base_name = p->items[i].group;
+			break;
+		}
+	ngroups = group_items(p, groups, base_name, &base);
+	if (ngroups < 2) {
+		error(p->nitems > 1 ? "one group: nothing to compare it with (see 'latwatt compare --help')" :
+				      "one run: nothing to compare it with (see 'latwatt compare --help')");
 		goto out;
 	}
 	if (!p->have_thr) {
@@ -249,13 +420,13 @@ int cmd_compare(int argc, char **argv)
 	if (!p->nrules)
 		lw_rule_parse("any:worse", &p->rules[p->nrules++]);
 
-	runs = calloc(p->nruns, sizeof(*runs));
+	runs = calloc(p->nitems, sizeof(*runs));
 	if (!runs) {
 		error("out of memory");
 		goto out;
 	}
-	for (n = 0; n < p->nruns; n++) {
-		const char *ref = p->runs[n];
+	for (n = 0; n < p->nitems; n++) {
+		const char *ref = p->items[n].ref;
 
 		if (lw_db_is_ref(ref)) {
 			int64_t id;
@@ -275,7 +446,7 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	doc = lw_compare(runs, n, base, &p->o);
+	doc = lw_compare_groups(runs, groups, ngroups, base, &p->o);
 	if (!doc)
 		goto out;
 	failed = lw_rules_eval(p->rules, p->nrules, doc);
@@ -295,6 +466,8 @@ out:
 	free(runs);
 	lw_db_close(db);
 	free(p->baseline_buf);
+	for (i = 0; i < p->nowned; i++)
+		free(p->owned[i]);
 	free(p);
 	return ret;
 }

@@ -24,6 +24,9 @@ static const char usage[] =
 "  list [--json]                              the stored runs\n"
 "  rm ID                                      remove a stored run\n"
 "  baseline set NAME RUN                      name a run (a directory is stored first)\n"
+"  baseline add NAME RUN...                   add runs (repeats of the reference) to the\n"
+"                                             set baseline NAME stands for; a directory\n"
+"                                             of repeats adds all its runs\n"
 "  baseline get NAME                          print the baseline's db:ID\n"
 "  baseline list [--json]                     every baseline\n"
 "  baseline rm NAME                           forget a baseline (the run stays)\n"
@@ -219,7 +222,7 @@ static int run(struct lw_db *db, const struct params *p)
 	if (strcmp(cmd, "baseline"))
 		return error("db: unknown command '%s' (add, list, rm, baseline, path)", cmd);
 	if (p->nargs < 2)
-		return error("db baseline: set, get, list or rm (see 'latwatt db --help')");
+		return error("db baseline: set, add, get, list or rm (see 'latwatt db --help')");
 	cmd = p->args[1];
 	if (!strcmp(cmd, "set")) {
 		if (p->nargs != 4)
@@ -228,6 +231,38 @@ static int run(struct lw_db *db, const struct params *p)
 		    lw_db_baseline_set(db, p->args[2], id) < 0)
 			return -1;
 		printf("baseline %s: db:%" PRId64 "\n", p->args[2], id);
+		return 0;
+	}
+	if (!strcmp(cmd, "add")) {
+		int64_t *ids;
+		size_t n;
+
+		if (p->nargs < 4)
+			return error("db baseline add: needs NAME and at least one RUN");
+		for (int i = 3; i < p->nargs; i++) {
+			char **sub = NULL;
+			size_t ns = 0;
+
+			if (!lw_db_is_ref(p->args[i]) && lw_repeat_list(p->args[i], &sub, &ns) < 0)
+				return -1;
+			for (size_t j = 0; j < (ns ? ns : 1); j++) {
+				int r = run_id(db, ns ? sub[j] : p->args[i], p->label, !p->no_samples, &id, 1);
+
+				if (r < 0 || lw_db_baseline_add(db, p->args[2], id) < 0) {
+					while (j < ns)
+						free(sub[j++]);
+					free(sub);
+					return -1;
+				}
+				if (ns)
+					free(sub[j]);
+			}
+			free(sub);
+		}
+		if (lw_db_baseline_runs(db, p->args[2], &ids, &n) < 0)
+			return -1;
+		printf("baseline %s: %zu runs\n", p->args[2], n);
+		free(ids);
 		return 0;
 	}
 	if (!strcmp(cmd, "get")) {
@@ -244,7 +279,7 @@ static int run(struct lw_db *db, const struct params *p)
 	if (!strcmp(cmd, "rm"))
 		return p->nargs != 3 ? error("db baseline rm: needs NAME") :
 				       lw_db_baseline_remove(db, p->args[2]);
-	return error("db baseline: unknown command '%s' (set, get, list, rm)", cmd);
+	return error("db baseline: unknown command '%s' (set, add, get, list, rm)", cmd);
 }
 
 int cmd_db(int argc, char **argv)

@@ -9,6 +9,10 @@
 #include <tracefs.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "analysis/compare.h"
 #include "cmd/commands.h"
 #include "cmd/runopts.h"
 #include "cmd/runscenario.h"
@@ -110,17 +114,174 @@ static int add(struct lw_run *run, struct lw_part *p)
 	return 0;
 }
 
+/* One run into @output (@repeat: its place among repeats, or NULL). */
+static int one_run(const struct lw_run_opts *o, const char *output, json_t *repeat,
+		   struct lw_run_scenario *rs, const struct lw_probe_env *env,
+		   const struct lw_probe_plan *plan, struct lw_board *board, const cpu_set_t *online,
+		   int argc, char **argv)
+{
+	struct lw_rundir rd;
+	struct lw_run run;
+	char cpus[256];
+	int ret = LW_EXIT_ERROR;
+
+	if (lw_rundir_create(&rd, output, o->force) < 0)
+		return LW_EXIT_ERROR;
+
+	lw_run_init(&run, &rd);
+	run.duration_ns = o->duration_ns;
+	run.cpus = o->cpus;
+	run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+	json_object_set_new(run.dir.manifest, "command", argv_json(argc, argv));
+	json_object_set_new(run.dir.manifest, "board", json_string(o->board));
+	json_object_set_new(run.dir.manifest, "cpus", json_string(lw_format_cpulist(&o->cpus, cpus,
+								    sizeof(cpus))));
+	json_object_set_new(run.dir.manifest, "realtime", json_boolean(!o->no_rt));
+	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
+	if (repeat)
+		json_object_set_new(run.dir.manifest, "repeat", json_incref(repeat));
+	run.marker_fd = open_marker(run.dir.manifest);
+	lw_probe_plan_report(plan, run.dir.manifest);
+	if (o->scenario && lw_run_scenario_record(rs, &run) < 0)
+		goto fail;
+
+	struct lw_cyclic_opts co = {
+		.cpus = plan->cyclic_cpus, .interval_ns = o->interval_ns, .distance_ns = o->distance_ns,
+		.priority = o->priority, .no_rt = o->no_rt, .threshold_ns = o->threshold_ns,
+		.break_ns = o->break_ns,
+	};
+	struct lw_timerlat_opts tlo = {
+		.cpus = plan->timerlat_cpus, .period_ns = plan->timerlat_period_ns,
+		.priority = o->priority, .no_rt = o->no_rt, .threshold_ns = o->threshold_ns,
+		.break_ns = o->break_ns, .optional = plan->timerlat_optional,
+	};
+	struct lw_noise_opts no = {
+		.cpus = plan->noise_cpus, .isolated = env->isolated,
+		.gap_threshold_ns = plan->noise_threshold_ns, .priority = o->priority,
+		.no_rt = o->no_rt, .threshold_ns = o->threshold_ns, .break_ns = o->break_ns,
+	};
+	struct lw_trace_opts to = {
+		.mode = !o->trace ? LW_TRACE_AUTO : strcmp(o->trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.events = o->trace && strcmp(o->trace, "off") ? o->trace : "default",
+		.buffer_bytes = o->trace_buffer, .flight = o->break_ns != 0,
+		.no_kallsyms = o->no_kallsyms,
+	};
+	cpu_set_t hk;
+
+	CPU_AND(&hk, &board->housekeeping, online);
+	struct lw_power_sampler_opts po = {
+		.root = o->sysfs_root, .mask = o->power_mask, .is_auto = o->power_auto,
+		.iio_uri = o->iio_uri, .rate_hz = o->power_rate_hz, .board = board,
+		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
+	};
+	if (lw_board_record(board, run.dir.path) < 0)
+		goto fail;
+	if (add(&run, lw_trace_new(&to)) < 0 ||
+	    add(&run, lw_pmqos_new(o->pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
+	    (plan->cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
+	    (plan->timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
+	    (plan->noise && add(&run, lw_noise_new(&no)) < 0))
+		goto fail;
+	for (int i = 0; i < o->nworkloads; i++)
+		if (add(&run, lw_workload_new(&run, o->workload[i], o->no_rt)) < 0)
+			goto fail;
+	if (o->nloads && add(&run, lw_loads_new(o->load, o->nloads, online, o->no_rt)) < 0)
+		goto fail;
+	ret = lw_run_execute(&run);
+	if (ret == LW_EXIT_OK || ret >= 128)
+		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
+fail:
+	lw_run_destroy(&run);
+	return ret;
+}
+
+static int save_repeat(const char *parent, json_t *rj)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/" LW_REPEAT_FILE, parent) >= sizeof(path))
+		return error("%s: path too long", parent);
+	return lw_json_save(rj, path);
+}
+
+/*
+ * --repeat N: RUN/run-01 ... RUN/run-NN, each a complete run directory, with
+ * a pause of --settle between them, and RUN/repeat.json saying what was
+ * asked and which finished.  A stop signal (during a run or a pause) ends
+ * the repeats: the run it interrupted is kept, marked incomplete, as a
+ * single run's would be; kernel state is restored by each run.
+ */
+static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
+		       const struct lw_probe_env *env, const struct lw_probe_plan *plan,
+		       struct lw_board *board, const cpu_set_t *online, int argc, char **argv)
+{
+	json_t *rj, *names = json_array();
+	int ret = LW_EXIT_OK, fd, width = o->repeat > 99 ? 3 : 2;
+	struct stat st;
+
+	if (mkdir(o->output, 0755) < 0 && errno != EEXIST)
+		return error_errno("cannot create %s", o->output);
+	fd = open(o->output, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return error_errno("%s: not a directory of our own", o->output);
+	}
+	close(fd);
+	rj = json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:s}", "schema", "latwatt-repeat",
+		       "version", 1, "requested", (json_int_t)o->repeat,
+		       "settle_ns", (json_int_t)o->settle_ns, "duration_ns", (json_int_t)o->duration_ns,
+		       "runs", names, "status", "running");
+	if (save_repeat(o->output, rj) < 0) {
+		json_decref(rj);
+		return LW_EXIT_ERROR;
+	}
+	for (unsigned i = 1; i <= o->repeat; i++) {
+		char path[PATH_MAX], name[32];
+		json_t *where;
+
+		snprintf(name, sizeof(name), LW_REPEAT_PREFIX "%0*u", width, i);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", o->output, name) >= sizeof(path)) {
+			ret = error("%s: path too long", o->output);
+			break;
+		}
+		if (i > 1) {
+			int sig = lw_run_settle(o->settle_ns);
+
+			if (sig) {
+				note("stopped by signal %d between repeats", sig);
+				ret = 128 + sig;
+				break;
+			}
+		}
+		where = json_pack("{s:I, s:I, s:s}", "index", (json_int_t)i, "of", (json_int_t)o->repeat,
+				  "parent", o->output);
+		ret = one_run(o, path, where, rs, env, plan, board, online, argc, argv);
+		json_decref(where);
+		if (ret == LW_EXIT_OK || ret >= 128)
+			json_array_append_new(names, json_string(name));
+		if (ret != LW_EXIT_OK)
+			break;
+	}
+	json_object_set_new(rj, "status", json_string(ret == LW_EXIT_OK ? "complete" : "incomplete"));
+	json_object_set_new(rj, "complete", json_integer((json_int_t)json_array_size(names) -
+					    (ret >= 128 ? 1 : 0)));
+	if (save_repeat(o->output, rj) < 0 && ret == LW_EXIT_OK)
+		ret = LW_EXIT_ERROR;
+	note("%s: %zu of %u repeats (%s)", o->output, json_array_size(names), o->repeat,
+	     ret == LW_EXIT_OK ? "complete" : "incomplete");
+	json_decref(rj);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct lw_run_opts o;
 	struct lw_run_scenario rs = { 0 };
 	struct lw_probe_env env;
 	struct lw_probe_plan plan;
-	struct lw_rundir rd;
-	struct lw_run run;
 	struct lw_board *board = NULL;
 	cpu_set_t online;
-	char cpus[256];
 	int ret;
 
 	if (lw_online_cpus(&online) < 0)
@@ -148,71 +309,8 @@ int cmd_run(int argc, char **argv)
 		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
 		goto out;
 	}
-	if (lw_rundir_create(&rd, o.output, o.force) < 0)
-		goto out;
-
-	lw_run_init(&run, &rd);
-	run.duration_ns = o.duration_ns;
-	run.cpus = o.cpus;
-	run.progress = o.progress < 0 ? isatty(STDERR_FILENO) : o.progress;
-	json_object_set_new(run.dir.manifest, "command", argv_json(argc, argv));
-	json_object_set_new(run.dir.manifest, "board", json_string(o.board));
-	json_object_set_new(run.dir.manifest, "cpus", json_string(lw_format_cpulist(&o.cpus, cpus,
-								    sizeof(cpus))));
-	json_object_set_new(run.dir.manifest, "realtime", json_boolean(!o.no_rt));
-	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
-	run.marker_fd = open_marker(run.dir.manifest);
-	lw_probe_plan_report(&plan, run.dir.manifest);
-	if (o.scenario && lw_run_scenario_record(&rs, &run) < 0)
-		goto fail;
-
-	struct lw_cyclic_opts co = {
-		.cpus = plan.cyclic_cpus, .interval_ns = o.interval_ns, .distance_ns = o.distance_ns,
-		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
-		.break_ns = o.break_ns,
-	};
-	struct lw_timerlat_opts tlo = {
-		.cpus = plan.timerlat_cpus, .period_ns = plan.timerlat_period_ns,
-		.priority = o.priority, .no_rt = o.no_rt, .threshold_ns = o.threshold_ns,
-		.break_ns = o.break_ns, .optional = plan.timerlat_optional,
-	};
-	struct lw_noise_opts no = {
-		.cpus = plan.noise_cpus, .isolated = env.isolated,
-		.gap_threshold_ns = plan.noise_threshold_ns, .priority = o.priority,
-		.no_rt = o.no_rt, .threshold_ns = o.threshold_ns, .break_ns = o.break_ns,
-	};
-	struct lw_trace_opts to = {
-		.mode = !o.trace ? LW_TRACE_AUTO : strcmp(o.trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
-		.events = o.trace && strcmp(o.trace, "off") ? o.trace : "default",
-		.buffer_bytes = o.trace_buffer, .flight = o.break_ns != 0,
-		.no_kallsyms = o.no_kallsyms,
-	};
-	cpu_set_t hk;
-
-	CPU_AND(&hk, &board->housekeeping, &online);
-	struct lw_power_sampler_opts po = {
-		.root = o.sysfs_root, .mask = o.power_mask, .is_auto = o.power_auto,
-		.iio_uri = o.iio_uri, .rate_hz = o.power_rate_hz, .board = board,
-		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
-	};
-	if (lw_board_record(board, run.dir.path) < 0)
-		goto fail;
-	if (add(&run, lw_trace_new(&to)) < 0 ||
-	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
-	    (plan.cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
-	    (plan.timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
-	    (plan.noise && add(&run, lw_noise_new(&no)) < 0))
-		goto fail;
-	for (int i = 0; i < o.nworkloads; i++)
-		if (add(&run, lw_workload_new(&run, o.workload[i], o.no_rt)) < 0)
-			goto fail;
-	if (o.nloads && add(&run, lw_loads_new(o.load, o.nloads, &online, o.no_rt)) < 0)
-		goto fail;
-	ret = lw_run_execute(&run);
-	if (ret == LW_EXIT_OK || ret >= 128)
-		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
-fail:
-	lw_run_destroy(&run);
+	ret = o.repeat > 1 ? repeat_runs(&o, &rs, &env, &plan, board, &online, argc, argv) :
+			     one_run(&o, o.output, NULL, &rs, &env, &plan, board, &online, argc, argv);
 out:
 	lw_board_free(board);
 	lw_run_scenario_free(&rs);

@@ -31,6 +31,10 @@ const char lw_run_usage[] =
 "  -b, --break-on US       stop the run at the first sample above US\n"
 "      --board NAME        board the run is for (default local)\n"
 "  -f, --force             replace the run in an existing non-empty RUN\n"
+"      --repeat N          N runs, one after another: RUN/run-01 ... RUN/run-NN,\n"
+"                          each a complete run directory, and RUN/repeat.json\n"
+"                          ('latwatt compare RUN' takes them as one group)\n"
+"      --settle TIME       pause between repeats (default 2s)\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
 "      --trace WHAT        kernel trace into RUN/trace.dat: off, default, or a\n"
@@ -74,6 +78,7 @@ enum {
 	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
+	OPT_REPEAT, OPT_SETTLE,
 	OPT_SCENARIO = 400,
 };
 
@@ -90,6 +95,8 @@ static const struct option long_opts[] = {
 	{ "break-on",  required_argument, NULL, 'b' },
 	{ "board",     required_argument, NULL, OPT_BOARD },
 	{ "force",     no_argument,       NULL, 'f' },
+	{ "repeat",    required_argument, NULL, OPT_REPEAT },
+	{ "settle",    required_argument, NULL, OPT_SETTLE },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
@@ -114,6 +121,8 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 {
 	memset(o, 0, sizeof(*o));
 	o->duration_ns = 10 * LW_NSEC_PER_SEC;
+	o->repeat = 1;
+	o->settle_ns = 2 * LW_NSEC_PER_SEC;
 	o->cpus = *online;
 	o->interval_ns = 1000 * LW_NSEC_PER_USEC;
 	o->priority = 95;
@@ -192,6 +201,18 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
+			break;
+		case OPT_REPEAT: {
+			uint64_t n;
+
+			if (lw_parse_uint("--repeat", optarg, 1, LW_RUN_MAX_REPEAT, &n) < 0)
+				return -1;
+			o->repeat = (unsigned)n;
+			break;
+		}
+		case OPT_SETTLE:
+			if (lw_parse_duration("--settle", optarg, &o->settle_ns) < 0)
+				return -1;
 			break;
 		case OPT_TRACE:
 			if (strcmp(optarg, "off") && lw_trace_check_list("--trace", optarg) < 0)

@@ -13,6 +13,7 @@
 #define LW_MAX_WORKLOAD_OPTS 16
 #include "probes/plan.h"
 #define LW_RUN_MAX_LOADS 16
+#define LW_RUN_MAX_REPEAT 999
 
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
@@ -26,6 +27,8 @@ struct lw_run_opts {
 	uint64_t threshold_ns;		/* --threshold, default 0: no markers */
 	uint64_t break_ns;		/* --break-on, default 0 */
 	int force;			/* --force */
+	unsigned repeat;		/* --repeat N, default 1 */
+	uint64_t settle_ns;		/* --settle, default 2s */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */
 	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */

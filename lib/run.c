@@ -30,6 +30,19 @@ void lw_run_block_signals(void)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
+int lw_run_settle(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / LW_NSEC_PER_SEC), (long)(ns % LW_NSEC_PER_SEC) };
+	sigset_t set;
+	siginfo_t si;
+	int s;
+
+	stop_sigset(&set);
+	while ((s = sigtimedwait(&set, &si, &ts)) < 0 && errno == EINTR)
+		;
+	return s > 0 ? s : 0;
+}
+
 void lw_run_unblock_signals(void)
 {
 	sigset_t set;

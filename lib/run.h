@@ -138,6 +138,9 @@ struct lw_run {
  * (lw_run_unblock_signals()). */
 void lw_run_block_signals(void);
 void lw_run_unblock_signals(void);
+/* Wait @ns with the stop signals blocked (between repeated runs): 0, or the
+ * stop signal that came. */
+int lw_run_settle(uint64_t ns);
 
 /* Initialise @run for the directory @rd (ownership moves to @run). */
 void lw_run_init(struct lw_run *run, struct lw_rundir *rd);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Comparison of runs for reports: percentiles with distribution-free 95 %
- * confidence intervals (order statistics), and a verdict of every run
- * against the baseline, or the same read from `latwatt compare -o` output.
+ * Comparison of runs for reports: the figures, within-run intervals and
+ * verdicts of analysis/compare.c (the one comparison engine), for run
+ * directories or read from `latwatt compare -o` output.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -11,44 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/compare.h"
+#include "lib/parse.h"
 #include "analysis/summary.h"
 #include "lib/error.h"
 #include "lib/samples.h"
 #include "reports/report.h"
 
-#define LW_COMPARISON_SCHEMA "latwatt-comparison"
 
 const char *const lw_cmp_stat[LW_CMP_NSTAT] = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
-static const double cmp_q[LW_CMP_NSTAT] = { 50, 90, 99, 99.9, 99.99, 100 };
-
-void lw_pci_sorted(struct lw_pci *p, const uint64_t *v, size_t n, double q)
-{
-	double np, half, lo, hi;
-
-	memset(p, 0, sizeof(*p));
-	p->count = n;
-	if (!n) {
-		p->hi = UINT64_MAX;
-		return;
-	}
-	if (q >= 100) {			/* the maximum: no interval */
-		p->value = p->lo = p->hi = v[n - 1];
-		return;
-	}
-	p->value = lw_percentile_sorted(v, n, q);
-	/* Ranks (1-based) bracketing the q-quantile with 95 % confidence, from
-	 * the normal approximation of the binomial count of samples below it. */
-	np = (double)n * q / 100.0;
-	half = 1.96 * sqrt(np * (1.0 - q / 100.0));
-	lo = floor(np - half);
-	hi = ceil(np + half) + 1;
-	p->lo = lo < 1 ? 0 : v[(size_t)lo - 1];
-	p->hi = hi > (double)n ? UINT64_MAX : v[(size_t)hi - 1];
-	if (p->lo > p->value)
-		p->lo = p->value;
-	if (p->hi < p->value)
-		p->hi = p->value;
-}
 
 static struct lw_cmp_probe *cmp_probe(struct lw_comparison *c, const char *name)
 {
@@ -81,84 +52,6 @@ static struct lw_cmp_probe *cmp_probe(struct lw_comparison *c, const char *name)
 }
 
 /* CIs of every probe of run @ri, from its samples (or histogram). */
-static int run_cis(struct lw_comparison *c, size_t ri)
-{
-	struct lw_rrun *r = &c->run[ri];
-	struct lw_rundir rd = { .path = r->path, .manifest = r->manifest };
-	struct lw_summary sum;
-
-	if (lw_summary_load(&sum, &rd, 0) < 0)
-		return -1;
-	for (size_t i = 0; i < sum.n; i++) {
-		const struct lw_series *s = &sum.s[i];
-		struct lw_cmp_probe *p;
-
-		if (s->cpu >= 0)
-			continue;
-		p = cmp_probe(c, lw_probe_name(s->probe));
-		if (!p) {
-			lw_summary_free(&sum);
-			return error("out of memory");
-		}
-		for (int k = 0; k < LW_CMP_NSTAT; k++) {
-			struct lw_pci *pc = &p->pci[ri * LW_CMP_NSTAT + k];
-
-			if (sum.from_histogram) {
-				/* bucket resolution, no interval: the run has no samples */
-				const char *key = lw_stat_key(lw_cmp_stat[k]);
-
-				pc->count = s->stats.count;
-				pc->value = k == LW_CMP_NSTAT - 1 ? s->stats.max :
-					(uint64_t)json_integer_value(json_object_get(
-						json_object_get(json_object_get(lw_rrun_probes(r),
-						lw_probe_name(s->probe)), "all"), key));
-				pc->lo = 0;
-				pc->hi = UINT64_MAX;
-				if (k == LW_CMP_NSTAT - 1)
-					pc->lo = pc->hi = pc->value;
-			} else {
-				lw_pci_sorted(pc, s->v, s->n, cmp_q[k]);
-			}
-		}
-	}
-	lw_summary_free(&sum);
-	return 0;
-}
-
-static void verdicts(struct lw_comparison *c)
-{
-	for (size_t pi = 0; pi < c->nprobe; pi++) {
-		struct lw_cmp_probe *p = &c->probe[pi];
-
-		for (size_t ri = 0; ri < c->nrun; ri++)
-			for (int k = 0; k < LW_CMP_NSTAT; k++) {
-				const struct lw_pci *b = &p->pci[c->baseline * LW_CMP_NSTAT + k];
-				const struct lw_pci *x = &p->pci[ri * LW_CMP_NSTAT + k];
-				char *v = p->verdict[ri * LW_CMP_NSTAT + k];
-
-				if (v[0])		/* given by the comparison JSON */
-					continue;
-				p->change[ri * LW_CMP_NSTAT + k] = b->value ?
-					((double)x->value - (double)b->value) / (double)b->value : 0;
-				if (ri == c->baseline)
-					strcpy(v, "baseline");
-				else if (!b->count || !x->count)
-					strcpy(v, "no data");
-				else if (k == LW_CMP_NSTAT - 1)
-					strcpy(v, x->value > b->value ? "higher" :
-					       x->value < b->value ? "lower" : "equal");
-				else if (b->hi != UINT64_MAX && x->lo > b->hi)
-					strcpy(v, "worse");
-				else if (x->hi != UINT64_MAX && x->hi < b->lo)
-					strcpy(v, "better");
-				else if (b->hi == UINT64_MAX || x->hi == UINT64_MAX)
-					strcpy(v, "inconclusive");
-				else
-					strcpy(v, "same");
-			}
-	}
-}
-
 static int load_runs(struct lw_comparison *c, char **paths, size_t n)
 {
 	c->run = calloc(n, sizeof(*c->run));
@@ -169,25 +62,87 @@ static int load_runs(struct lw_comparison *c, char **paths, size_t n)
 			return -1;
 		c->nrun++;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (run_cis(c, i) < 0)
-			return -1;
 	return 0;
 }
 
+static void take_stats(struct lw_comparison *c);
+
+/*
+ * From run directories: the comparison document of analysis/compare (each
+ * directory a group of its own, a directory of repeats a group of its runs),
+ * read as `latwatt compare -o` output is: one engine for every verdict.
+ */
 int lw_comparison_from_runs(struct lw_comparison *c, char **paths, size_t n, double tolerance)
 {
+	struct lw_cmp_opts o;
+	struct lw_crun *cr = NULL;
+	struct lw_cgroup *g = NULL;
+	char **rp = NULL;
+	size_t nr = 0, i;
+	int ret = -1;
+
 	memset(c, 0, sizeof(*c));
 	c->tolerance = tolerance;
 	strcpy(c->source, "runs");
 	if (n < 2)
 		return error("a comparison needs at least two runs");
-	if (load_runs(c, paths, n) < 0) {
-		lw_comparison_free(c);
-		return -1;
+	g = calloc(n, sizeof(*g));
+	if (!g)
+		return error("out of memory");
+	for (i = 0; i < n; i++) {
+		char **sub = NULL, **nrp;
+		size_t ns = 0;
+
+		if (lw_repeat_list(paths[i], &sub, &ns) < 0)
+			goto out;
+		nrp = realloc(rp, (nr + (ns ? ns : 1)) * sizeof(*rp));
+		if (!nrp) {
+			while (ns)
+				free(sub[--ns]);
+			free(sub);
+			error("out of memory");
+			goto out;
+		}
+		rp = nrp;
+		g[i].name = paths[i];
+		g[i].first = nr;
+		g[i].n = ns ? ns : 1;
+		if (ns) {
+			memcpy(rp + nr, sub, ns * sizeof(*sub));
+			nr += ns;
+		} else if (!(rp[nr++] = strdup(paths[i]))) {
+			error("out of memory");
+			goto out;
+		}
+		free(sub);
 	}
-	verdicts(c);
-	return 0;
+	cr = calloc(nr, sizeof(*cr));
+	if (!cr) {
+		error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nr; i++)
+		if (lw_crun_load_dir(&cr[i], rp[i]) < 0)
+			goto out;
+	lw_cmp_opts_default(&o);
+	lw_cmp_add_threshold(&o, 50 * LW_NSEC_PER_USEC);
+	lw_cmp_add_threshold(&o, 100 * LW_NSEC_PER_USEC);
+	c->doc = lw_compare_groups(cr, g, n, 0, &o);
+	if (!c->doc || load_runs(c, rp, nr) < 0)
+		goto out;
+	take_stats(c);
+	ret = 0;
+out:
+	for (i = 0; cr && i < nr; i++)
+		lw_crun_free(&cr[i]);
+	free(cr);
+	for (i = 0; i < nr; i++)
+		free(rp[i]);
+	free(rp);
+	free(g);
+	if (ret < 0)
+		lw_comparison_free(c);
+	return ret;
 }
 
 /* A run path of a comparison JSON: as written, else relative to the JSON. */
@@ -204,6 +159,8 @@ static char *resolve(const char *json_path, const char *p)
 	return out;
 }
 
+/* The figures, within-run intervals and verdicts of the comparison's report
+ * view (analysis/compare.c); a cell it does not have is "no data". */
 static void take_stats(struct lw_comparison *c)
 {
 	const json_t *probes = json_object_get(c->doc, "probes"), *p;
@@ -226,8 +183,16 @@ static void take_stats(struct lw_comparison *c)
 				if (ri >= c->nrun)
 					break;
 				pc = &cp->pci[ri * LW_CMP_NSTAT + k];
-				if (json_is_integer(json_object_get(e, "value_ns")))
+				pc->count = (uint64_t)json_integer_value(json_object_get(json_object_get(
+					json_object_get(json_array_get(json_object_get(c->doc, "runs"), ri),
+							"probes"), name), "count"));
+				if (json_is_integer(json_object_get(e, "value_ns"))) {
 					pc->value = (uint64_t)json_integer_value(json_object_get(e, "value_ns"));
+					if (!pc->count)	/* a document without the runs' counts */
+						pc->count = (uint64_t)json_integer_value(json_object_get(
+							json_object_get(json_object_get(lw_rrun_probes(&c->run[ri]),
+							name), "all"), "count")) ?: 1;
+				}
 				if (json_is_integer(json_object_get(e, "ci_low_ns")))
 					pc->lo = (uint64_t)json_integer_value(json_object_get(e, "ci_low_ns"));
 				if (json_is_integer(json_object_get(e, "ci_high_ns")))
@@ -294,8 +259,10 @@ int lw_comparison_from_json(struct lw_comparison *c, const char *path, double to
 			goto out;
 		}
 	}
-	if (json_is_integer(json_object_get(c->doc, "baseline"))) {
-		json_int_t b = json_integer_value(json_object_get(c->doc, "baseline"));
+	if (json_is_integer(json_object_get(c->doc, "baseline_run")) ||
+	    json_is_integer(json_object_get(c->doc, "baseline"))) {
+		json_int_t b = json_integer_value(json_object_get(c->doc, "baseline_run") ?:
+						  json_object_get(c->doc, "baseline"));
 
 		if (b < 0 || (size_t)b >= n) {
 			error("%s: baseline %lld is not one of the %zu runs", path, (long long)b, n);
@@ -315,7 +282,6 @@ int lw_comparison_from_json(struct lw_comparison *c, const char *path, double to
 		}
 	}
 	take_stats(c);
-	verdicts(c);
 	ret = 0;
 out:
 	for (i = 0; paths && i < n; i++)

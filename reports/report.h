@@ -184,7 +184,8 @@ struct lw_comparison {
 	char source[16];		/* "runs" or "comparison" */
 };
 
-/* From run directories (CIs computed from every sample). */
+/* From run directories (a directory of repeats is a group of its runs):
+ * the comparison of analysis/compare.h, its verdicts and within-run CIs. */
 int lw_comparison_from_runs(struct lw_comparison *c, char **paths, size_t n, double tolerance);
 /* From `latwatt compare -o` output: its runs are loaded from their paths,
  * its CIs and verdicts used where present. */
@@ -192,8 +193,6 @@ int lw_comparison_from_json(struct lw_comparison *c, const char *path, double to
 void lw_comparison_free(struct lw_comparison *c);
 /* The comparison rules as checks (one per probe, statistic and run). */
 int lw_comparison_checks(const struct lw_comparison *c, struct lw_checks *out);
-/* Exposed for tests: CI of the q-th percentile of sorted @v. */
-void lw_pci_sorted(struct lw_pci *p, const uint64_t *v, size_t n, double q);
 
 /* ---- plots (gnuplot) ------------------------------------------------ */
 

@@ -23,7 +23,7 @@ d = json.load(open(sys.argv[1]))
 assert d["schema"] == "latwatt-comparison" and d["version"] == 1, d["schema"]
 assert d["tool"]["name"] == "latwatt"
 s = d["settings"]
-for k in ("alpha", "practical", "min_effect", "confidence", "resamples", "seed", "thresholds_ns", "evt"):
+for k in ("alpha", "practical", "confidence", "inference", "power", "resamples", "seed", "thresholds_ns", "evt"):
     assert k in s, k
 assert s["evt"]["block_ns"] == 50000000 and s["evt"]["model"] == "gev"
 assert d["baseline"] == 0 and len(d["runs"]) == 2 and len(d["comparisons"]) == 1
@@ -61,17 +61,50 @@ for m in d["comparisons"][0]["metrics"]:
     assert m["verdict"] in ("better", "worse", "no significant difference", "n/a"), m
     for k in ("kind", "unit", "baseline", "value", "change", "rel", "test", "p"):
         assert k in m, (m["name"], k)
+    assert "judged_on" in m, m["name"]
     if m["verdict"] in ("better", "worse"):
-        assert m["p_adjusted"] < s["alpha"] and abs(m["rel"]) > s["practical"], m
+        j = m["judged_on"]
+        assert m["p_adjusted"] < s["alpha"], m
+        assert j["stat"] in ("rel", "rate_rel", "cliffs_delta", "change"), m
+        assert j["value"] is not None and abs(j["value"]) > j["practical"], m
+        assert (j["value"] > 0) == (m["verdict"] == "worse"), m
+        if j["stat"] in ("rel", "rate_rel"):
+            assert j["practical"] == s["practical"] and j["value"] == m[j["stat"]], m
+    elif m["verdict"] == "n/a":
+        assert m["judged_on"] is None, m
     if m["name"] == "cyclic.distribution":
         assert -1 <= m["cliffs_delta"] <= 1 and 0 <= m["prob_superiority"] <= 1
+    # one run a side: figures, never a verdict
+    assert m["verdict"] in ("n/a", "no significant difference"), m
+c0 = d["comparisons"][0]
+assert c0["verdicts"] is False and c0["repeats_needed"] >= 3 and c0["runs"] == [1, 1], c0
+assert len(d["groups"]) == 2 and d["groups"][1]["runs"] == [1]
 assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
 assert d["rules"][0]["name"] == "p99>+100000%" and d["rules"][0]["unit"] == "%" and d["rules"][0]["limit"] == 100000
 st = d["probes"]["cyclic"]["stats"]
 assert [e["verdict"] for e in st["p99"]][0] == "baseline" and len(st["max"]) == 2
-assert st["p99"][1]["verdict"] in ("better", "worse", "same", "inconclusive")
+assert st["p99"][1]["verdict"] == "inconclusive", st["p99"]
 assert d["result"] == "pass"
 PY
+
+# -- a run with itself, and two groups of the same runs: never better or worse
+"$LATWATT" compare "$TMP/a" "$TMP/a" --block 50ms --json >"$TMP/self.json" 2>"$TMP/err"; rc=$?
+"$LATWATT" compare --group one "$TMP/a" "$TMP/b" --group two "$TMP/a" "$TMP/b" --block 50ms \
+	--json >"$TMP/same.json" 2>>"$TMP/err"; rc2=$?
+[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && python3 - "$TMP/self.json" "$TMP/same.json" <<'PY' &&
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    for c in d["comparisons"]:
+        for m in c["metrics"]:
+            assert m["verdict"] not in ("better", "worse"), (f, m)
+same = json.load(open(sys.argv[2]))
+c = same["comparisons"][0]
+assert c["verdicts"] is True and c["runs"] == [2, 2], c
+assert [g["name"] for g in same["groups"]] == ["one", "two"]
+assert any(m["verdict"] == "no significant difference" and m["min_detectable"] for m in c["metrics"])
+PY
+	pass "same-runs-no-verdict" || fail "same-runs-no-verdict" "exit $rc/$rc2: $(cat "$TMP/err")"
 
 # -- where Debian's scipy is installed, it agrees: U, p, percentiles
 if /usr/bin/python3 -c 'import scipy.stats, numpy' 2>/dev/null; then
@@ -84,7 +117,7 @@ a, b = (np.fromfile(r + "/samples", dtype=REC, offset=64)["lat"].astype(np.int64
 u = mannwhitneyu(b, a, method="asymptotic")
 m = [x for x in d["comparisons"][0]["metrics"] if x["name"] == "cyclic.distribution"][0]
 assert m["u_b"] == u.statistic, (m["u_b"], u.statistic)
-assert abs(m["p"] - u.pvalue) <= 1e-9 + 1e-6 * u.pvalue, (m["p"], u.pvalue)
+assert abs(m["mwu_p"] - u.pvalue) <= 1e-9 + 1e-6 * u.pvalue, (m["mwu_p"], u.pvalue)
 for v, run in zip((a, b), d["runs"]):
     s = np.sort(v)
     for q, k in ((50, "p50"), (99, "p99")):
@@ -149,6 +182,23 @@ PY
 [ "$rc" -eq 2 ] && grep -q "is baseline 'release'" "$TMP/out" && pass "db-rm-baseline-refused" ||
 	fail "db-rm-baseline-refused" "exit $rc: $(cat "$TMP/out")"
 mv "$TMP/a.gone" "$TMP/a"
+
+# -- a stored baseline is a set of runs that grows; compared as one group
+"$LATWATT" db --db "$db" baseline add grow "$TMP/a" >/dev/null 2>&1 &&
+	"$LATWATT" db --db "$db" baseline add grow "$TMP/b" >"$TMP/out" 2>&1 &&
+	grep -q "baseline grow: 2 runs" "$TMP/out" && pass "db-baseline-set-grows" ||
+	fail "db-baseline-set-grows" "$(cat "$TMP/out")"
+"$LATWATT" compare --db "$db" --against-baseline grow "$TMP/a" --block 50ms --json >"$TMP/g.json" \
+	2>"$TMP/err"; rc=$?
+[ "$rc" -eq 0 ] && python3 - "$TMP/g.json" <<'PY' && pass "compare-baseline-set" || fail "compare-baseline-set" "exit $rc: $(cat "$TMP/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["groups"]
+assert g[0]["name"] == "baseline:grow" and g[0]["count"] == 2 and g[1]["count"] == 1, g
+assert d["comparisons"][0]["runs"] == [2, 1] and d["comparisons"][0]["verdicts"] is False
+PY
+"$LATWATT" db --db "$db" list >"$TMP/list" 2>&1 && grep -q "grow" "$TMP/list" &&
+	pass "db-list-baseline-set" || fail "db-list-baseline-set" "$(cat "$TMP/list")"
 
 # -- an imported cyclictest run (histogram only) compares, without a worst case
 "$LATWATT" import cyclictest "$TOP/tests/data/cyclictest/rt-tests-2.40.json" -o "$TMP/imp" >/dev/null 2>&1

@@ -230,14 +230,8 @@ for td in doc.iter("{http://www.w3.org/1999/xhtml}td"):
     elif stat == "max":
         assert v in ("higher", "lower", "equal")
     else:
-        b = doc.find(".//*[@data-run='0'][@data-stat='%s']" % stat)
-        bhi = b.get("data-ci-high")
-        if bhi is not None and lo > int(bhi):
-            assert v == "worse", td.attrib
-        elif hi is not None and int(hi) < int(b.get("data-ci-low")):
-            assert v == "better", td.attrib
-        else:
-            assert v in ("same", "inconclusive"), td.attrib
+        # one run a side: the comparison engine gives no verdict
+        assert v == "inconclusive", td.attrib
     n += 1
 assert n == 12, n
 PY
@@ -253,16 +247,28 @@ fi
 grep -q '^### latwatt comparison against run-a' "$TMP/c.md" && [ "$(wc -l <"$TMP/c.md")" -le 30 ] &&
 	pass "compare-markdown" || fail "compare-markdown" "$(cat "$TMP/c.md")"
 
-# a regression beyond the tolerance fails: the baseline swapped, tolerance 0
-"$LATWATT" report --compare "$B" "$A" --tolerance 0 --junit "$TMP/r.xml" >"$TMP/out" 2>&1; rc=$?
+# a regression beyond the tolerance fails: repeats of each run (copies: the
+# plumbing, not the statistics, is tested here), the baseline swapped,
+# tolerance 0; the verdicts are the comparison engine's
+for g in a b; do
+	for i in 01 02 03; do
+		mkdir -p "$TMP/rep-$g"
+		cp -r "$D/run-$g" "$TMP/rep-$g/run-$i"
+	done
+done
+"$LATWATT" report --compare "$TMP/rep-b" "$TMP/rep-a" --tolerance 0 --junit "$TMP/r.xml" >"$TMP/out" 2>&1; rc=$?
 python3 - "$TMP/r.xml" "$rc" <<'PY' && pass "compare-regression-fails" || fail "compare-regression-fails" "$(cat "$TMP/out")"
 import sys, xml.etree.ElementTree as ET
 x = ET.parse(sys.argv[1]).getroot()
 fails = [c.get("name") for c in x.iter("testcase") if c.find("failure") is not None]
-# run-a's p50 is significantly above run-b's in these fixtures
-assert "compare.cyclic.p50.run-a" in fails, fails
+# run-a's p50 is above run-b's in these fixtures
+assert any(f.startswith("compare.cyclic.p50.") for f in fails), fails
 assert sys.argv[2] == "1"
 PY
+# one run a side: no verdict, so no failure however large the change
+"$LATWATT" report --compare "$B" "$A" --tolerance 0 --junit "$TMP/r1.xml" >"$TMP/out" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && ! grep -q "<failure" "$TMP/r1.xml" && pass "compare-one-run-a-side-no-failure" ||
+	fail "compare-one-run-a-side-no-failure" "exit $rc: $(cat "$TMP/out")"
 
 # -- from a comparison JSON: its rules are the test cases
 "$LATWATT" report --compare "$D/comparison.json" -o "$TMP/cj.html" --junit "$TMP/cj.xml" >"$TMP/out" 2>&1; rc=$?

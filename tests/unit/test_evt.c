@@ -18,6 +18,7 @@ static void draw(double *x, size_t n, double loc, double scale, double shape, ui
 
 		x[i] = shape == 0 ? loc - scale * log(y) : loc + scale * (pow(y, -shape) - 1) / shape;
 	}
+	lw_rng_free(&r);
 }
 
 static void test_formulas(void **st)
@@ -109,6 +110,7 @@ static void test_return_level_and_interval(void **st)
 		covered += e.lo <= 169.07255070523718 && 169.07255070523718 <= e.hi;
 		assert_int_equal(e.nboot, 500);
 		lw_evt_est_free(&e);
+		lw_rng_free(&r);
 	}
 	/* 95 % intervals: at least 16 of 20 (binomial: P(X < 16) < 0.02) */
 	assert_true(covered >= 16);
@@ -134,6 +136,7 @@ static void test_refuses(void **st)
 	assert_non_null(strstr(e.reason, "do not vary"));
 	lw_evt_est_free(&e);
 	assert_error(lw_evt_fit_gumbel_ml(x, 2, &(struct lw_evt_fit){ 0 }) < 0, "at least 3");
+	lw_rng_free(&r);
 }
 
 int main(void)

@@ -216,66 +216,6 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The interval covers the true percentile about 95 % of the time: draw
- * samples from a known distribution (uniform 0..999999) many times. */
-static void test_percentile_ci_coverage(void **st)
-{
-	const size_t n = 2000, trials = 400;
-	const double qs[] = { 50, 90, 99 };
-	uint64_t seed = 7, *v = malloc(n * sizeof(*v));
-
-	for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
-		double truth = qs[k] / 100 * 1000000;
-		size_t covered = 0;
-
-		for (size_t t = 0; t < trials; t++) {
-			struct lw_pci p;
-
-			for (size_t i = 0; i < n; i++)
-				v[i] = rnd(&seed) % 1000000;
-			qsort(v, n, sizeof(*v), cmp_u64);
-			lw_pci_sorted(&p, v, n, qs[k]);
-			assert_true(p.lo <= p.value && p.value <= p.hi);
-			assert_true(p.hi != UINT64_MAX);
-			covered += p.lo <= truth && truth <= p.hi;
-		}
-		/* 95 % nominal; the discrete ranks make it a little conservative */
-		if (covered < trials * 90 / 100 || covered > trials * 995 / 1000)
-			fail_msg("p%g: covered %zu of %zu", qs[k], covered, trials);
-	}
-	free(v);
-}
-
-static void test_percentile_ci_small(void **st)
-{
-	uint64_t v[100];
-	struct lw_pci p;
-
-	for (size_t i = 0; i < 100; i++)
-		v[i] = (i + 1) * 1000;
-	/* 100 samples cannot bound p99.9 from above */
-	lw_pci_sorted(&p, v, 100, 99.9);
-	assert_int_equal(p.value, 100000);
-	assert_true(p.hi == UINT64_MAX);
-	/* the median of 100: ranks 50 +- 1.96*5 -> [40, 61] */
-	lw_pci_sorted(&p, v, 100, 50);
-	assert_int_equal(p.value, 50000);
-	assert_int_equal(p.lo, 40000);
-	assert_int_equal(p.hi, 61000);
-	/* max: no interval */
-	lw_pci_sorted(&p, v, 100, 100);
-	assert_true(p.lo == 100000 && p.hi == 100000);
-	lw_pci_sorted(&p, v, 0, 50);
-	assert_int_equal(p.count, 0);
-}
-
 /* Decimation keeps the largest sample of every bucket, per CPU. */
 static void test_timeline(void **st)
 {
@@ -373,8 +313,6 @@ int main(void)
 		cmocka_unit_test(test_budget_eval),
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_svg_embed),
-		cmocka_unit_test(test_percentile_ci_coverage),
-		cmocka_unit_test(test_percentile_ci_small),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_gnuplot),
 		cmocka_unit_test(test_gnuplot_missing),

@@ -150,6 +150,8 @@ static void test_boot_percentile_matches_resampling(void **st)
 		if (fabs(f1[i] - f2[i]) > 0.015)
 			fail_msg("rank %d: order statistics %.4f, resampling %.4f", i, f1[i], f2[i]);
 	lw_dist_free(&d);
+	lw_rng_free(&r1);
+	lw_rng_free(&r2);
 }
 
 static void test_dist_queries(void **st)
@@ -215,6 +217,9 @@ static void test_rng_reproducible(void **st)
 	}
 	assert_float_equal(sum / 1e5, 3, 0.03);
 	assert_float_equal(sq / 1e5 - (sum / 1e5) * (sum / 1e5), 3, 0.1);
+	lw_rng_free(&a);
+	lw_rng_free(&b);
+	lw_rng_free(&c);
 }
 
 int main(void)
