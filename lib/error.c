@@ -14,12 +14,16 @@ const char *lw_progname(void) { return progname; }
 int lw_set_quiet(int q) { int old = quiet; quiet = q; return old; }
 const char *lw_last_error(void) { return last; }
 
+/* Formatted into a buffer of its own first: an argument may be last itself
+ * (error("...: %s", lw_last_error())). */
 static void report(const char *prefix, const char *fmt, va_list ap, int err)
 {
-	size_t n = (size_t)vsnprintf(last, sizeof(last), fmt, ap);
+	char buf[sizeof(last)];
+	size_t n = (size_t)vsnprintf(buf, sizeof(buf), fmt, ap);
 
-	if (err && n < sizeof(last))
-		snprintf(last + n, sizeof(last) - n, ": %s", strerror(err));
+	if (err && n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, ": %s", strerror(err));
+	memcpy(last, buf, sizeof(last));
 	if (!quiet)
 		fprintf(stderr, "%s: %s%s\n", progname, prefix, last);
 }

@@ -8,6 +8,7 @@
 
 #include "lib/binfile.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/samples.h"
 
 #if __BYTE_ORDER != __LITTLE_ENDIAN
@@ -50,9 +51,10 @@ struct lw_samples_writer *lw_samples_create(const char *path, uint64_t start_mon
 	if (!w)
 		return NULL;
 	w->path = strdup(path);
-	w->f = fopen(path, "wbe");
-	if (!w->f || !w->path) {
-		error_errno("cannot create %s", path);
+	w->f = w->path ? lw_fcreate(path, 0644) : NULL;
+	if (!w->f) {
+		if (!w->path)
+			error("out of memory");
 		free(w->path);
 		free(w);
 		return NULL;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
@@ -508,9 +509,9 @@ static int setup_files(struct lw_run *run, struct trace_rec *tr)
 			page_size = tracefs_cpu_read_size(c->tcpu);
 		lw_rundir_file(&run->dir, "", path, sizeof(path));
 		snprintf(c->path, sizeof(c->path), "%s.trace-cpu%d", path, i);
-		c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		c->fd = lw_create(c->path, LW_MODE_PRIVATE);	/* kernel addresses */
 		if (c->fd < 0)
-			return error_errno("cannot create %s", c->path);
+			return -1;
 	}
 	if (page_size <= 0)
 		return error("cannot learn the trace sub-buffer size of %s", tr->idir);

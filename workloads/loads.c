@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/timeutil.h"
@@ -888,13 +889,6 @@ static void loads_stop(struct lw_run *run, struct lw_part *p)
 	stop_all(run, ls);
 }
 
-static int mkdir_once(const char *path)
-{
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return error_errno("cannot create %s", path);
-	return 0;
-}
-
 static int copy_file(const char *from, const char *to)
 {
 	char buf[65536];
@@ -903,10 +897,10 @@ static int copy_file(const char *from, const char *to)
 
 	if (in < 0)
 		return error_errno("cannot open %s", from);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = lw_create(to, 0644);
 	if (out < 0) {
 		close(in);
-		return error_errno("cannot create %s", to);
+		return -1;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n) {
@@ -948,9 +942,9 @@ static int prepare(struct lw_run *run, struct loads *ls, struct load *l)
 	}
 	snprintf(l->log_rel, sizeof(l->log_rel), "loads/%s.log", l->s.name);
 	lw_rundir_file(&run->dir, l->log_rel, file, sizeof(file));
-	l->log_fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	l->log_fd = lw_create_flags(file, 0644, O_WRONLY | O_APPEND);
 	if (l->log_fd < 0)
-		return error_errno("cannot create %s", file);
+		return -1;
 	return 0;
 }
 
@@ -962,7 +956,7 @@ static int loads_start(struct lw_run *run, struct lw_part *p)
 	ls->run = run;
 	ls->self = getpid();
 	lw_rundir_file(&run->dir, "loads", ls->dir, sizeof(ls->dir));
-	if (mkdir_once(ls->dir) < 0)
+	if (lw_mkdir(ls->dir, 0755) < 0)
 		return -1;
 	/* Orphans of a load (its leader died first) are reparented to us. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
