@@ -67,6 +67,19 @@ int lw_dir_of(const char *path, char *base, size_t len)
 	return lw_dir_open(dir, 0);
 }
 
+/* openat(O_DIRECTORY | O_NOFOLLOW), with ELOOP for a symlink (the kernel
+ * says ENOTDIR). */
+static int open_subdir(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 && errno == ENOTDIR && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		errno = ELOOP;
+	return fd;
+}
+
 int lw_mkdir(const char *path, mode_t mode)
 {
 	char base[256];
@@ -79,16 +92,69 @@ int lw_mkdir(const char *path, mode_t mode)
 		close(dfd);
 		return -1;
 	}
-	fd = openat(dfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_subdir(dfd, base);
 	close(dfd);
 	if (fd < 0)
-		return error_errno("cannot open directory %s", path);
+		return errno == ELOOP ? error("%s is a symlink: refusing to follow it", path) :
+					error_errno("cannot open directory %s", path);
 	if (lw_dir_check(fd, path, 1) < 0) {
 		close(fd);
 		return -1;
 	}
 	close(fd);
 	return 0;
+}
+
+int lw_dir_walk(const char *path, size_t keep, mode_t mode)
+{
+	char buf[4096], *save = NULL, *tok;
+	size_t len = strlen(path), at;
+	int dfd;
+
+	if (len >= sizeof(buf) || keep > len)
+		return error("%s: path too long", path);
+	memcpy(buf, path, len + 1);
+	if (keep) {
+		buf[keep] = 0;
+		dfd = lw_dir_open(buf, 0);
+		buf[keep] = path[keep];
+	} else {
+		dfd = lw_dir_open(path[0] == '/' ? "/" : ".", 0);
+	}
+	for (tok = strtok_r(buf + keep, "/", &save); tok && dfd >= 0;
+	     tok = strtok_r(NULL, "/", &save)) {
+		int nfd;
+
+		if (!strcmp(tok, "."))
+			continue;
+		at = (size_t)(tok - buf) + strlen(tok);
+		if (!strcmp(tok, "..")) {
+			error("%.*s: '..' in a directory to create", (int)at, path);
+			close(dfd);
+			return -1;
+		}
+		if (mkdirat(dfd, tok, mode) < 0 && errno != EEXIST) {
+			error_errno("cannot create %.*s", (int)at, path);
+			close(dfd);
+			return -1;
+		}
+		nfd = open_subdir(dfd, tok);
+		close(dfd);
+		if (nfd < 0)
+			return errno == ELOOP ?
+				error("%.*s is a symlink: refusing to follow it", (int)at, path) :
+				error_errno("cannot open directory %.*s", (int)at, path);
+		memcpy(buf, path, at);	/* strtok_r cut it: the full prefix, for messages */
+		buf[at] = 0;
+		if (lw_dir_check(nfd, buf, 1) < 0) {
+			close(nfd);
+			return -1;
+		}
+		memcpy(buf, path, len + 1);
+		buf[at] = 0;		/* where strtok_r left off */
+		dfd = nfd;
+	}
+	return dfd;
 }
 
 static int create_at(int dfd, const char *base, const char *path, mode_t mode, int flags)
@@ -152,8 +218,10 @@ FILE *lw_fappend(const char *path, mode_t mode, int *created)
 		fd = create_at(dfd, base, path, mode, O_WRONLY | O_APPEND);
 		*created = fd >= 0;
 	} else if (fd < 0) {
-		error_errno(errno == ELOOP ? "%s is a symlink: refusing to write through it"
-					   : "cannot open %s", path);
+		if (errno == ELOOP)
+			error("%s is a symlink: refusing to write through it", path);
+		else
+			error_errno("cannot open %s", path);
 	} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
 		   st.st_uid != geteuid()) {
 		error("%s is not a regular file of uid %u with one link: refusing to append to it",

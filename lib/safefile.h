@@ -39,6 +39,12 @@ int lw_dir_of(const char *path, char *base, size_t len);
 /* Create directory @path in a checked parent, or accept it if it exists and
  * passes the strict check.  0 or -1. */
 int lw_mkdir(const char *path, mode_t mode);
+/* Open the directory @path: its first @keep bytes name a directory that
+ * must exist (followed, checked like lw_dir_of's); every component after
+ * them is created if missing (mode @mode) and opened without following a
+ * symlink, each checked strictly.  @keep 0: all of @path is walked.  Returns
+ * the descriptor of the last directory, or -1. */
+int lw_dir_walk(const char *path, size_t keep, mode_t mode);
 
 /* Create @path fresh (an existing entry is removed first); returns an
  * O_WRONLY descriptor, or -1. */
