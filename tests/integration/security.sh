@@ -188,7 +188,10 @@ fi
 
 # ---- board files are not taken from ./boards -------------------------------------
 mkdir -p "$TMP/cwd/boards"
-printf 'name: planted\n' >"$TMP/cwd/boards/planted.yaml"
+sed 's/^name:.*/name: planted/' "$TOP/boards/qemu-x86_64.yaml" >"$TMP/cwd/boards/planted.yaml"
 (cd "$TMP/cwd" && "$LATWATT" boards show planted >"$TMP/out" 2>&1); rc=$?
-[ $rc -ne 0 ] && pass "no-boards-from-cwd" || fail "no-boards-from-cwd" "$(cat "$TMP/out")"
+[ $rc -ne 0 ] && grep -q "board 'planted' not found" "$TMP/out" && pass "no-boards-from-cwd" ||
+	fail "no-boards-from-cwd" "$(cat "$TMP/out")"
+(cd "$TMP/cwd" && "$LATWATT" boards show ./boards/planted.yaml >/dev/null 2>&1) &&
+	pass "explicit-board-path-in-cwd" || fail "explicit-board-path-in-cwd"
 finish
