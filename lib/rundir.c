@@ -61,6 +61,8 @@ int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
 	memset(rd, 0, sizeof(*rd));
 	if (!path || !*path)
 		return error("no run directory given (-o RUN)");
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return error("%s is a symlink: give the directory itself", path);
 	if (stat(path, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
 			return error("%s exists and is not a directory", path);
