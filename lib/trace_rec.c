@@ -1013,7 +1013,8 @@ int lw_trace_cleanup(FILE *out, int dry_run)
 	if (!d)
 		return error_errno("cannot open %s", path);
 	while ((de = readdir(d))) {
-		const char *num = de->d_name + strlen(LW_TRACE_INSTANCE_PREFIX);
+		/* latwatt-PID (the recorder) and latwatt-timerlat-PID */
+		const char *dash = strrchr(de->d_name, '-'), *num = dash ? dash + 1 : de->d_name;
 		char *end;
 		long pid;
 		struct tracefs_instance *inst;
@@ -1034,6 +1035,8 @@ int lw_trace_cleanup(FILE *out, int dry_run)
 			continue;
 		}
 		inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (inst)
+			tracefs_tracer_clear(inst);	/* a timerlat tracer still running */
 		if (!inst || tracefs_instance_destroy(inst) < 0) {
 			error_errno("cannot remove trace instance %s/%s", path, de->d_name);
 			failed++;
