@@ -948,6 +948,9 @@ const char *const *lw_board_dirs(void)
 				*slash = 0;
 				snprintf(store[s], sizeof(store[s]), "%s/boards", exe);
 				dirs[n++] = store[s++];
+				/* an O= build: the source tree's boards */
+				snprintf(store[s], sizeof(store[s]), "%s/../boards", exe);
+				dirs[n++] = store[s++];
 				snprintf(store[s], sizeof(store[s]), "%s/../share/latwatt/boards", exe);
 				dirs[n++] = store[s++];
 			}
