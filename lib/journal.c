@@ -289,8 +289,9 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 		const char *path = json_string_value(json_array_get(json_array_get(knobs, i), 0));
 		const char *orig = json_string_value(json_array_get(json_array_get(knobs, i), 1));
 
-		if (!path || !orig || (!prefixed(path, "/proc/sys/") && !prefixed(path, "/sys/")))
-			continue;
+		if (!path || !orig || (!prefixed(path, "/proc/sys/") && !prefixed(path, "/sys/")) ||
+		    strstr(path, "/../") || access(path, F_OK) < 0)
+			continue;	/* gone with what it belonged to: nothing to restore */
 		if (!dry_run && lw_write_file(path, orig) < 0) {
 			failed++;
 			continue;
@@ -324,7 +325,8 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 		if (r < 0)
 			failed++;
 		else if (r > 0)
-			say(out, "  %s trace instance %s", dry_run ? "would remove" : "removed", inst);
+			say(out, "  %s trace instance %s (process %ld is gone)",
+			    dry_run ? "would remove" : "removed", inst, pid);
 	}
 	rundir = json_string_value(json_object_get(doc, "rundir"));
 	if (rundir && lw_rundir_remove_cpu_files(rundir, out, dry_run) < 0)

@@ -936,8 +936,10 @@ static int make_cgroup(struct lw_run *run, struct loads *ls)
 		lw_set_quiet(q);
 	}
 	if (mkdir(ls->cg, 0755) < 0) {
-		note("loads: no cgroup of their own (%s: %s): what they start outside their "
-		     "process groups is not stopped with them", ls->cg, strerror(errno));
+		if (geteuid() == 0)
+			note("loads: no cgroup of their own (%s: %s): what they start outside "
+			     "their process groups is not stopped with them", ls->cg,
+			     strerror(errno));
 		ls->cg[0] = 0;
 		return 0;
 	}
