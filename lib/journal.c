@@ -239,7 +239,11 @@ int lw_rundir_remove_cpu_files(const char *rundir, FILE *out, int dry_run)
 	while ((e = readdir(d))) {
 		const char *p = e->d_name;
 
-		if (!prefixed(p, ".trace-cpu") || !p[10] || strspn(p + 10, "0123456789") != strlen(p + 10))
+		const char *t = strstr(p, ".tmp.");
+
+		/* .trace-cpuN, and NAME.tmp.XXXXXXXXXXXX of a write cut short */
+		if (!(prefixed(p, ".trace-cpu") && p[10] && strspn(p + 10, "0123456789") == strlen(p + 10)) &&
+		    !(t && t > p && strlen(t + 5) == 12 && strspn(t + 5, "0123456789abcdef") == 12))
 			continue;
 		if (dry_run || unlinkat(dfd, p, 0) == 0) {
 			say(out, "%s %s/%s", dry_run ? "would remove" : "removed", rundir, p);

@@ -53,8 +53,8 @@ int lw_journal_replay(FILE *out, int dry_run);
 /* Is @rundir the run directory of a live run with a journal? */
 int lw_journal_rundir_live(const char *rundir);
 
-/* Remove the .trace-cpuN files of a run that is gone from @rundir; the
- * count, or -1. */
+/* Remove the .trace-cpuN files (and temporary files of writes cut short)
+ * of a run that is gone from @rundir; the count, or -1. */
 int lw_rundir_remove_cpu_files(const char *rundir, FILE *out, int dry_run);
 
 /* Kill everything in the cgroup v2 directory @path (cgroup.kill) and remove
