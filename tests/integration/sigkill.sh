@@ -69,8 +69,11 @@ else
 	fail "a run changes RT throttling, PM QoS, tracing and starts the load" \
 		"rt=$(cat "$RT") qos=$(pmqos) $(cat "$TMP/probe.log")"
 fi
+: >"$TMP/probe/manifest.json.tmp.0123456789ab"	# as a write cut short leaves it
 "$LATWATT" cleanup "$TMP/probe" >"$TMP/cleanup.out" 2>&1 || fail "cleanup-status" "$(cat "$TMP/cleanup.out")"
 state_ok "cleanup after SIGKILL restores everything" "$TMP/probe"
+[ ! -e "$TMP/probe/manifest.json.tmp.0123456789ab" ] && [ -f "$TMP/probe/manifest.json" ] &&
+	pass "cleanup removes temporary files, keeps the run" || fail "cleanup removes temporary files, keeps the run"
 grep -q "restored $RT to '$rt_before'" "$TMP/cleanup.out" && pass "cleanup says what it restored" ||
 	fail "cleanup says what it restored" "$(cat "$TMP/cleanup.out")"
 
