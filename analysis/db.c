@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -12,6 +13,7 @@
 
 #include "analysis/db.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
 
@@ -167,56 +169,110 @@ static int set_wal(struct lw_db *db)
 	}
 }
 
-static int mkdir_parents(const char *file)
+/*
+ * The directory of the database file, created if missing: the part of it
+ * that exists (or, for the default path, $XDG_DATA_HOME or $HOME) is checked
+ * as ours, every directory created below it is opened without following a
+ * symlink, and the file itself must not be a symlink.  latwatt runs as root:
+ * a planted ~/.local/share/latwatt -> /etc must not become a place it writes.
+ */
+static int check_location(const char *file, size_t keep)
 {
-	char buf[PATH_MAX];
+	char dir[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+	struct stat st;
+	int dfd;
 
-	if (snprintf(buf, sizeof(buf), "%s", file) >= (int)sizeof(buf))
-		return error("%s: path too long", file);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return error_errno("cannot create %s", buf);
-		*p = '/';
+	if (!slash || slash == file) {
+		snprintf(dir, sizeof(dir), "%s", slash ? "/" : ".");
+		keep = strlen(dir);
+	} else {
+		if ((size_t)(slash - file) >= sizeof(dir))
+			return error("%s: path too long", file);
+		memcpy(dir, file, (size_t)(slash - file));
+		dir[slash - file] = 0;
+		while (!keep) {	/* the deepest directory of it that exists */
+			size_t k = strlen(dir);
+
+			for (;;) {
+				char c = dir[k];
+				int found;
+
+				dir[k] = 0;
+				found = stat(dir, &st) == 0 || errno != ENOENT;
+				dir[k] = c;
+				if (found)
+					break;
+				while (k > 0 && dir[k - 1] != '/')
+					k--;
+				while (k > 1 && dir[k - 1] == '/')
+					k--;
+				if (!k)
+					break;
+			}
+			if (!k)
+				break;	/* relative, nothing of it exists: walk from "." */
+			keep = k;
+		}
 	}
+	dfd = lw_dir_walk(dir, keep > strlen(dir) ? strlen(dir) : keep, 0755);
+	if (dfd < 0)
+		return -1;
+	if (fstatat(dfd, slash ? slash + 1 : file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISREG(st.st_mode)) {
+		close(dfd);
+		return error("%s is %s: refusing to open it as the results database", file,
+			     S_ISLNK(st.st_mode) ? "a symlink" : "not a regular file");
+	}
+	close(dfd);
+	return 0;
+}
+
+/* @keep: the length of the environment's part of the path */
+static int default_path(char *buf, size_t len, size_t *keep)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (x && x[0] == '/') {	/* the spec says relative values are ignored */
+		n = snprintf(buf, len, "%s/latwatt/results.db", x);
+		if (keep)
+			*keep = strlen(x);
+	} else if (home && *home) {
+		n = snprintf(buf, len, "%s/.local/share/latwatt/results.db", home);
+		if (keep)
+			*keep = strlen(home);
+	} else {
+		return error("no --db given, and neither XDG_DATA_HOME nor HOME is set");
+	}
+	if (n < 0 || (size_t)n >= len)
+		return error("results database path too long");
 	return 0;
 }
 
 int lw_db_default_path(char *buf, size_t len)
 {
-	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-	int n;
-
-	if (x && x[0] == '/')	/* the spec says relative values are ignored */
-		n = snprintf(buf, len, "%s/latwatt/results.db", x);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.local/share/latwatt/results.db", home);
-	else
-		return error("no --db given, and neither XDG_DATA_HOME nor HOME is set");
-	if (n < 0 || (size_t)n >= len)
-		return error("results database path too long");
-	return 0;
+	return default_path(buf, len, NULL);
 }
 
 struct lw_db *lw_db_open_version(const char *path, int version)
 {
 	struct lw_db *db = calloc(1, sizeof(*db));
 	char def[PATH_MAX];
+	size_t keep = 0;
 
 	if (!db) {
 		error("out of memory");
 		return NULL;
 	}
 	if (!path) {
-		if (lw_db_default_path(def, sizeof(def)) < 0) {
+		if (default_path(def, sizeof(def), &keep) < 0) {
 			free(db);
 			return NULL;
 		}
 		path = def;
 	}
-	if (mkdir_parents(path) < 0) {
+	if (check_location(path, keep) < 0) {
 		free(db);
 		return NULL;
 	}
@@ -226,7 +282,8 @@ struct lw_db *lw_db_open_version(const char *path, int version)
 		error("out of memory");
 		return NULL;
 	}
-	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		error("%s: cannot open: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
 	}

@@ -81,7 +81,8 @@ static uint64_t manifest_dropped(const json_t *m, unsigned probe, int cpu)
 
 static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, const char *path)
 {
-	struct lw_samples_reader *r = lw_samples_open(path);
+	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_manifest_is_complete(rd->manifest) ?
+							     0 : LW_SAMPLES_PARTIAL_OK);
 	struct lw_sample smp;
 	uint64_t rec = 0;
 	int ret;

@@ -273,7 +273,8 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		return NULL;
 	}
 	t->fd = -1;
-	t->h = tracecmd_open(path, (flags & LW_TRACE_PLUGINS) ? 0 : TRACECMD_FL_LOAD_NO_PLUGINS);
+	/* never plugins: they would be loaded from $HOME and the environment */
+	t->h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->h) {
 		error("%s: libtracecmd cannot read this trace file", path);
 		free(info.cpu_off);

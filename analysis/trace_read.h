@@ -57,7 +57,9 @@ struct lw_trace_window {
 };
 
 enum lw_trace_open_flags {
-	LW_TRACE_PLUGINS = 1 << 0,	/* load libtraceevent plugins (nicer printing) */
+	/* Formerly "load libtraceevent plugins": plugins are never loaded, as
+	 * libtraceevent would take them from $HOME and the environment. */
+	LW_TRACE_PLUGINS = 1 << 0,
 };
 
 /* Open a trace.dat.  A malformed file gets an error() naming it and the

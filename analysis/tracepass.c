@@ -495,7 +495,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	}
 
 	/* samples: the spikes, and a point per sample for the idle state */
-	r = lw_samples_open(lw_rundir_file(rd, "samples", path, sizeof(path)));
+	r = lw_samples_open_flags(lw_rundir_file(rd, "samples", path, sizeof(path)),
+				  lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK);
 	if (!r)
 		goto out;
 	pts = malloc((lw_samples_count(r) ? lw_samples_count(r) : 1) * sizeof(*pts));

@@ -16,6 +16,7 @@
 #include "boards/board.h"
 #include "boards/yamltree.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
@@ -933,8 +934,8 @@ const char *const *lw_board_dirs(void)
 			dirs[n++] = store[s++];
 		}
 	}
-	snprintf(store[s], sizeof(store[s]), "boards");
-	dirs[n++] = store[s++];
+	/* never ./boards: a root latwatt would read board files from wherever it
+	 * was started (a shared /tmp, a colleague's run directory) */
 	{
 		char exe[PATH_MAX - 64];
 		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -946,6 +947,9 @@ const char *const *lw_board_dirs(void)
 			if (slash) {
 				*slash = 0;
 				snprintf(store[s], sizeof(store[s]), "%s/boards", exe);
+				dirs[n++] = store[s++];
+				/* an O= build: the source tree's boards */
+				snprintf(store[s], sizeof(store[s]), "%s/../boards", exe);
 				dirs[n++] = store[s++];
 				snprintf(store[s], sizeof(store[s]), "%s/../share/latwatt/boards", exe);
 				dirs[n++] = store[s++];
@@ -1239,10 +1243,10 @@ static int copy_file(const char *from, const char *to)
 
 	if (!in)
 		return error_errno("cannot open %s", from);
-	out = fopen(to, "w");
+	out = lw_fcreate(to, 0644);
 	if (!out) {
 		fclose(in);
-		return error_errno("cannot create %s", to);
+		return -1;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
 		if (fwrite(buf, 1, n, out) != n) {

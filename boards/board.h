@@ -115,9 +115,10 @@ struct lw_board *lw_board_parse(const char *name, const char *text);
  * Find a board by name ("qemu-x86_64") or path ("./my.yaml") and load it.
  * "local" is discovered under @root ("" or NULL: this machine) and merged
  * with a local.yaml if one is found.  Search path: $LATWATT_BOARDS (colon
- * separated), ./boards, the boards/ folder next to the executable (and
+ * separated), the boards/ folder next to the executable (and ../boards,
  * ../share/latwatt/boards from it), /etc/latwatt/boards (where the QEMU
- * guest gets its board), then PREFIX/share/latwatt/boards.
+ * guest gets its board), then PREFIX/share/latwatt/boards.  Never the
+ * current directory: "./NAME.yaml" names a file there explicitly.
  */
 struct lw_board *lw_board_find(const char *name, const char *root);
 /* Fill what a board leaves out (CPUs, idle states, OPPs) from the machine

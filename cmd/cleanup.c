@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* latwatt cleanup: remove what a killed run left in the kernel. */
+/* latwatt cleanup: undo what a killed run left in the kernel. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/journal.h"
 #include "lib/trace_rec.h"
 
 static const char usage[] =
-"usage: latwatt cleanup [--dry-run]\n"
+"usage: latwatt cleanup [--dry-run] [RUN...]\n"
 "\n"
-"Remove the trace instances (" LW_TRACE_INSTANCE_PREFIX "PID) of runs that were killed\n"
-"without a chance to clean up (SIGKILL, a crash), and say what was removed.\n"
-"Instances of runs still going are kept.\n"
+"Undo what runs killed without a chance to clean up (SIGKILL, a crash) left\n"
+"behind: from each run's restore journal (" LW_STATE_DIR "), the kernel\n"
+"settings it changed are written back (RT throttling, timerlat and osnoise\n"
+"settings), the processes of its external loads are killed (their cgroup),\n"
+"its trace instances (" LW_TRACE_INSTANCE_PREFIX "PID, " LW_TRACE_INSTANCE_PREFIX "timerlat-PID) removed and\n"
+"the .trace-cpuN files in its run directory deleted.  Trace instances of\n"
+"killed runs without a journal are found by name.  Runs still going are left\n"
+"alone.  With RUN: also the .trace-cpuN files left in those run directories.\n"
+"PM QoS needs nothing: the kernel drops a request when its holder dies.\n"
 "\n"
-"  -n, --dry-run    only say what would be removed\n"
+"  -n, --dry-run    only say what would be done\n"
 "  -h, --help       this text\n";
 
 int cmd_cleanup(int argc, char **argv)
 {
-	int dry = 0, n;
+	int dry = 0, n, total = 0, failed = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--dry-run")) {
@@ -27,15 +34,37 @@ int cmd_cleanup(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage, stdout);
 			return LW_EXIT_OK;
-		} else {
+		} else if (argv[i][0] == '-') {
 			error("unknown option '%s' (see 'latwatt cleanup --help')", argv[i]);
 			return LW_EXIT_ERROR;
 		}
 	}
+	n = lw_journal_replay(stdout, dry);
+	if (n < 0)
+		failed = 1;
+	else
+		total += n;
 	n = lw_trace_cleanup(stdout, dry);
 	if (n < 0)
+		failed = 1;
+	else
+		total += n;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-')
+			continue;
+		if (lw_journal_rundir_live(argv[i])) {
+			printf("kept %s: its run is still going\n", argv[i]);
+			continue;
+		}
+		n = lw_rundir_remove_cpu_files(argv[i], stdout, dry);
+		if (n < 0)
+			failed = 1;
+		else
+			total += n;
+	}
+	if (failed)
 		return LW_EXIT_ERROR;
-	if (n == 0)
+	if (total == 0)
 		printf("nothing to clean up\n");
 	return LW_EXIT_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/parse.h"
 #include "reports/report.h"
 
@@ -53,7 +54,7 @@ static const char usage[] =
 
 struct out {
 	const char *path;
-	char tmp[PATH_MAX];
+	struct lw_atomic a;
 	FILE *f;
 };
 
@@ -64,12 +65,8 @@ static int out_open(struct out *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
-	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", path) >= sizeof(o->tmp))
-		return error("%s: path too long", path);
-	o->f = fopen(o->tmp, "w");
-	if (!o->f)
-		return error_errno("cannot write %s", o->tmp);
-	return 0;
+	o->f = lw_atomic_fopen(&o->a, path, 0644);
+	return o->f ? 0 : -1;
 }
 
 /* Close, and put in place if @ok; else remove what was written. */
@@ -79,13 +76,11 @@ static int out_close(struct out *o, int ok)
 
 	if (!o->f || o->f == stdout)
 		return o->f && fflush(stdout) == EOF ? error_errno("cannot write to stdout") : 0;
-	if (fclose(o->f) != 0 && ok)
-		ret = error_errno("cannot write %s", o->tmp);
+	if (ok)
+		ret = lw_atomic_commit(&o->a);
+	else
+		lw_atomic_abort(&o->a);
 	o->f = NULL;
-	if (ok && !ret && rename(o->tmp, o->path) < 0)
-		ret = error_errno("cannot rename %s to %s", o->tmp, o->path);
-	if (!ok || ret)
-		unlink(o->tmp);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cmd/runscenario.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
@@ -290,10 +291,10 @@ int lw_run_scenario_record(const struct lw_run_scenario *rs, struct lw_run *run)
 	ssize_t w;
 
 	lw_rundir_file(&run->dir, "scenario.yaml", file, sizeof(file));
-	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = lw_create(file, 0644);
 	if (fd < 0) {
 		json_decref(opts);
-		return error_errno("cannot create %s", file);
+		return -1;
 	}
 	w = write(fd, rs->sc.text, rs->sc.text_len);
 	if (w != (ssize_t)rs->sc.text_len || close(fd) < 0) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/journal.h"
 #include "lib/knobs.h"
 
 int lw_read_file(const char *path, char *buf, size_t len)
@@ -62,6 +63,8 @@ int lw_knob_write(struct lw_knobs *k, const char *path, const char *value)
 			return error("too many kernel knobs changed (%d)", LW_MAX_KNOBS);
 		if (lw_read_file(path, buf, sizeof(buf)) < 0)
 			return error_errno("cannot read %s", path);
+		if (lw_journal_knob(k->journal, path, buf) < 0)
+			return -1;	/* unchanged: nothing to undo */
 		k->knob[i].path = strdup(path);
 		k->knob[i].orig = strdup(buf);
 		if (!k->knob[i].path || !k->knob[i].orig)

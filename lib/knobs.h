@@ -15,12 +15,17 @@ struct lw_knob {
 	char *orig;	/* content before we first wrote it */
 };
 
+struct lw_journal;
+
 struct lw_knobs {
 	struct lw_knob knob[LW_MAX_KNOBS];
 	int n;
+	struct lw_journal *journal;	/* NULL: none; else each knob is journaled
+					 * before it is first written */
 };
 
-/* Write @value to @path, saving its content first (once per path). */
+/* Write @value to @path, saving its content first (once per path, in memory
+ * and in the journal). */
 int lw_knob_write(struct lw_knobs *k, const char *path, const char *value);
 /* Restore every knob (reverse order); returns the number that failed. */
 int lw_knobs_restore(struct lw_knobs *k);

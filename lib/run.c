@@ -59,6 +59,13 @@ void lw_run_init(struct lw_run *run, struct lw_rundir *rd)
 	run->marker_fd = -1;
 	run->trace_off_fd = -1;
 	CPU_ZERO(&run->cpus);
+	/* what runs killed before us left, then our own journal, before any
+	 * part is made (the trace recorder makes its instance then) */
+	if (lw_journal_replay(NULL, 0) < 0)
+		warning("what a killed run left could not all be undone (see above)");
+	if (lw_journal_begin(&run->journal, run->dir.path) < 0)
+		warning("this run keeps no restore journal (see above)");
+	run->knobs.journal = &run->journal;
 }
 
 int lw_run_add(struct lw_run *run, struct lw_part *p)
@@ -354,7 +361,8 @@ finish:
 				 run->part[i]->name, lw_last_error());
 		}
 	if (lw_knobs_restore(&run->knobs))
-		warning("some kernel settings could not be restored (see above)");
+		warning("some kernel settings could not be restored (see above; 'latwatt "
+			"cleanup' tries again)");
 
 	why = reason_text(run, reason, sizeof(reason));
 	switch (atomic_load(&run->stop_reason)) {
@@ -389,5 +397,11 @@ void lw_run_destroy(struct lw_run *run)
 	}
 	if (run->marker_fd >= 0)
 		close(run->marker_fd);
+	/* the parts removed their instances and cgroups; a knob that could not
+	 * be restored keeps the journal for 'latwatt cleanup' */
+	if (!run->knobs.n)
+		lw_journal_end(&run->journal);
+	json_decref(run->journal.doc);
+	run->journal.doc = NULL;
 	lw_rundir_close(&run->dir);
 }

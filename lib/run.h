@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/journal.h"
 #include "lib/knobs.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
@@ -121,6 +122,9 @@ struct lw_run {
 	int nparts;
 
 	struct lw_knobs knobs;
+	/* what the run changed in the kernel, for 'latwatt cleanup' after a
+	 * SIGKILL (lib/journal.h); knobs.journal points here */
+	struct lw_journal journal;
 
 	/* sample sink */
 	struct lw_ring *ring[LW_MAX_RINGS];

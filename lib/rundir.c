@@ -12,6 +12,7 @@
 
 #include "lib/error.h"
 #include "lib/rundir.h"
+#include "lib/safefile.h"
 #include "lib/timeutil.h"
 
 static int mkdir_p(const char *path)
@@ -55,10 +56,13 @@ static int dir_is_empty(const char *path)
 int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
 {
 	struct stat st;
+	int dfd;
 
 	memset(rd, 0, sizeof(*rd));
 	if (!path || !*path)
 		return error("no run directory given (-o RUN)");
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return error("%s is a symlink: give the directory itself", path);
 	if (stat(path, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
 			return error("%s exists and is not a directory", path);
@@ -70,6 +74,11 @@ int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
 	}
 	if (mkdir_p(path) < 0)
 		return -1;
+	/* latwatt writes into it as root: the directory must be ours alone */
+	dfd = lw_dir_open(path, 1);
+	if (dfd < 0)
+		return -1;
+	close(dfd);
 	rd->path = strdup(path);
 	rd->manifest = json_object();
 	if (!rd->path || !rd->manifest)
@@ -145,25 +154,16 @@ const char *lw_rundir_file(const struct lw_rundir *rd, const char *name, char *b
 
 int lw_json_save(const json_t *v, const char *path)
 {
-	char tmp[PATH_MAX];
-	int fd;
+	struct lw_atomic a;
+	FILE *f = lw_atomic_fopen(&a, path, 0644);
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return error("%s: path too long", path);
-	if (json_dump_file(v, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
-		unlink(tmp);
-		return error_errno("cannot write %s", tmp);
+	if (!f)
+		return -1;
+	if (json_dumpf(v, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+		lw_atomic_abort(&a);
+		return error_errno("cannot write %s", path);
 	}
-	fd = open(tmp, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	if (rename(tmp, path) < 0) {
-		unlink(tmp);
-		return error_errno("cannot rename %s to %s", tmp, path);
-	}
-	return 0;
+	return lw_atomic_commit(&a);
 }
 
 int lw_rundir_save(struct lw_rundir *rd)

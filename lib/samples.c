@@ -8,6 +8,7 @@
 
 #include "lib/binfile.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/samples.h"
 
 #if __BYTE_ORDER != __LITTLE_ENDIAN
@@ -50,9 +51,10 @@ struct lw_samples_writer *lw_samples_create(const char *path, uint64_t start_mon
 	if (!w)
 		return NULL;
 	w->path = strdup(path);
-	w->f = fopen(path, "wbe");
-	if (!w->f || !w->path) {
-		error_errno("cannot create %s", path);
+	w->f = w->path ? lw_fcreate(path, 0644) : NULL;
+	if (!w->f) {
+		if (!w->path)
+			error("out of memory");
 		free(w->path);
 		free(w);
 		return NULL;
@@ -111,6 +113,11 @@ struct lw_samples_reader {
 
 struct lw_samples_reader *lw_samples_open(const char *path)
 {
+	return lw_samples_open_flags(path, 0);
+}
+
+struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags)
+{
 	struct lw_samples_reader *r = calloc(1, sizeof(*r));
 	unsigned char hdr[LW_SAMPLES_HDR];
 	uint32_t v, rs;
@@ -134,7 +141,11 @@ struct lw_samples_reader *lw_samples_open(const char *path)
 		goto fail;
 	}
 	r->count = body / rs;
-	if (body % rs) {
+	if (body % rs && (flags & LW_SAMPLES_PARTIAL_OK)) {
+		warning("%s: the run did not complete: the %llu bytes after record %llu are "
+			"left out", path, (unsigned long long)(body % rs),
+			(unsigned long long)r->count);
+	} else if (body % rs) {
 		error("%s: truncated: %llu bytes after record %llu, a record is %u bytes", path,
 		      (unsigned long long)(body % rs), (unsigned long long)r->count, rs);
 		goto fail;

@@ -63,6 +63,11 @@ int lw_samples_close(struct lw_samples_writer *w);
  * file (a partial record at the end) fail lw_samples_open() with error(). */
 struct lw_samples_reader;
 struct lw_samples_reader *lw_samples_open(const char *path);
+/* LW_SAMPLES_PARTIAL_OK: a run that did not complete (killed mid-write)
+ * may end in a partial record: it is left out with a warning, and every
+ * whole record read. */
+#define LW_SAMPLES_PARTIAL_OK 1
+struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags);
 uint64_t lw_samples_start(const struct lw_samples_reader *r);
 uint64_t lw_samples_count(const struct lw_samples_reader *r);	/* whole records */
 /* 1 with *s filled, 0 at end, -1 on read error. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
@@ -508,9 +509,9 @@ static int setup_files(struct lw_run *run, struct trace_rec *tr)
 			page_size = tracefs_cpu_read_size(c->tcpu);
 		lw_rundir_file(&run->dir, "", path, sizeof(path));
 		snprintf(c->path, sizeof(c->path), "%s.trace-cpu%d", path, i);
-		c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		c->fd = lw_create(c->path, LW_MODE_PRIVATE);	/* kernel addresses */
 		if (c->fd < 0)
-			return error_errno("cannot create %s", c->path);
+			return -1;
 	}
 	if (page_size <= 0)
 		return error("cannot learn the trace sub-buffer size of %s", tr->idir);
@@ -1012,7 +1013,8 @@ int lw_trace_cleanup(FILE *out, int dry_run)
 	if (!d)
 		return error_errno("cannot open %s", path);
 	while ((de = readdir(d))) {
-		const char *num = de->d_name + strlen(LW_TRACE_INSTANCE_PREFIX);
+		/* latwatt-PID (the recorder) and latwatt-timerlat-PID */
+		const char *dash = strrchr(de->d_name, '-'), *num = dash ? dash + 1 : de->d_name;
 		char *end;
 		long pid;
 		struct tracefs_instance *inst;
@@ -1033,6 +1035,8 @@ int lw_trace_cleanup(FILE *out, int dry_run)
 			continue;
 		}
 		inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (inst)
+			tracefs_tracer_clear(inst);	/* a timerlat tracer still running */
 		if (!inst || tracefs_instance_destroy(inst) < 0) {
 			error_errno("cannot remove trace instance %s/%s", path, de->d_name);
 			failed++;

@@ -10,6 +10,7 @@
 #include <kbuffer.h>
 
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/tracedat.h"
 
 #define MAX_WINDOWS 4096	/* per CPU; later losses widen the last window */
@@ -236,6 +237,7 @@ int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char 
 	char tmp[4096];
 	uint64_t data_off, off;
 	int out = -1, ret = -1;
+	struct lw_atomic at;
 	const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 	if (!size || !fd) {
@@ -327,12 +329,11 @@ int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char 
 		goto out;
 	}
 
+	/* kallsyms and the events hold kernel addresses: 0600, never through a link */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		error_errno("cannot create %s", tmp);
+	out = lw_atomic_open(&at, path, LW_MODE_PRIVATE);
+	if (out < 0)
 		goto out;
-	}
 	if (write(out, b.p, b.len) != (ssize_t)b.len) {
 		error_errno("cannot write %s", tmp);
 		goto out;
@@ -340,26 +341,13 @@ int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char 
 	for (int c = 0; c < d->cpus; c++)
 		if (size[c] && copy_fd(out, fd[c], size[c], cpu_paths[c], tmp) < 0)
 			goto out;
-	if (fsync(out) < 0) {
-		error_errno("cannot write %s", tmp);
-		goto out;
-	}
-	if (close(out) < 0) {
-		out = -1;
-		error_errno("cannot write %s", tmp);
-		goto out;
-	}
 	out = -1;
-	if (rename(tmp, path) < 0) {
-		error_errno("cannot rename %s to %s", tmp, path);
+	if (lw_atomic_commit(&at) < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	if (out >= 0) {
-		close(out);
-		unlink(tmp);
-	}
+	if (out >= 0)
+		lw_atomic_abort(&at);
 	for (int c = 0; c < d->cpus; c++)
 		if (fd[c] >= 0)
 			close(fd[c]);

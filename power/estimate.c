@@ -56,7 +56,9 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 
 long lw_pm_feed_trace(const char *trace_path, struct lw_pm_model *m)
 {
-	struct tracecmd_input *h = tracecmd_open(trace_path, 0);
+	/* no plugins: libtraceevent would load them from $HOME and the environment */
+	struct tracecmd_input *h = tracecmd_open(trace_path, TRACECMD_FL_LOAD_NO_PLUGINS |
+						 TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	struct feed f = { .m = m };
 	struct tep_handle *tep;
 

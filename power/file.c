@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "power/power.h"
 
 struct lw_power_writer {
@@ -31,20 +32,19 @@ static void clean(char *dst, size_t len, const char *src)
 struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int append)
 {
 	struct lw_power_writer *w = calloc(1, sizeof(*w));
-	int exists = append && access(path, F_OK) == 0;
+	int created = 1;
 
 	if (!w) {
 		error("out of memory");
 		return NULL;
 	}
-	w->f = fopen(path, exists ? "a" : "w");
+	w->f = append ? lw_fappend(path, 0644, &created) : lw_fcreate(path, 0644);
 	if (!w->f) {
-		error_errno("cannot create %s", path);
 		free(w);
 		return NULL;
 	}
 	w->path = strdup(path);
-	if (!exists)
+	if (created)
 		fprintf(w->f, "%s\t%d\nstart_ns\t%llu\n", LW_POWER_MAGIC, LW_POWER_VERSION,
 			(unsigned long long)start_ns);
 	return w;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/error.h"
@@ -100,19 +101,27 @@ static int time_unit(const char *u, double *to_s)
 	return error("--time-unit: '%s' is not s, ms, us or ns", u);
 }
 
+/* The highest rail id in @path, -1 if there is no such file, -2 on error. */
 static int max_rail_id(const char *path)
 {
 	struct lw_power_data *d;
+	struct stat st;
 	int max = -1;
 	int q;
 
-	if (access(path, F_OK) < 0)
+	if (lstat(path, &st) < 0)
 		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		error("%s is not a regular file: refusing to add to it", path);
+		return -2;
+	}
 	q = lw_set_quiet(1);
 	d = lw_power_read(path);
 	lw_set_quiet(q);
-	if (!d)
-		return error("%s: cannot add to it (run 'latwatt power show' to see why)", path);
+	if (!d) {
+		error("%s: cannot add to it (run 'latwatt power show' to see why)", path);
+		return -2;
+	}
 	for (int i = 0; i < d->nrail; i++)
 		if (d->rail[i].id > max)
 			max = d->rail[i].id;

@@ -397,6 +397,8 @@ static int setup(struct lw_run *run, struct timerlat *tl)
 	snprintf(tl->name, sizeof(tl->name), INSTANCE_PREFIX "%d", (int)getpid());
 	if (tracefs_instance_exists(tl->name))
 		return error("timerlat: the trace instance %s exists already", tl->name);
+	if (lw_journal_add(&run->journal, "instances", tl->name) < 0)
+		return -1;
 	tl->inst = tracefs_instance_create(tl->name);
 	if (!tl->inst)
 		return error_errno("timerlat: cannot create the trace instance %s", tl->name);

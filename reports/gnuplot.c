@@ -57,14 +57,30 @@ void lw_xml_escape(FILE *f, const char *s)
 	}
 }
 
+/*
+ * A gnuplot string for untrusted text.  Single quotes: gnuplot expands
+ * `backquotes` (a shell command) inside double-quoted strings, never inside
+ * single-quoted ones, where the only special character is ' (doubled).
+ * Control characters would end the command line: they become spaces.
+ */
 void lw_gp_quote(FILE *f, const char *s)
 {
-	fputc('"', f);
+	fputc('\'', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fputc('\\', f);
-		fputc(*p < 0x20 ? ' ' : *p, f);	/* enhanced text is off: no markup */
+		if (*p == '\'')
+			fputc('\'', f);
+		fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, f);	/* enhanced text is off */
 	}
+	fputc('\'', f);
+}
+
+/* A string column of an inline data block: data lines are never expanded,
+ * and have no escapes, so " (which would end the column) becomes '. */
+void lw_gp_datum(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p == '"' ? '\'' : *p, f);
 	fputc('"', f);
 }
 
@@ -168,7 +184,8 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 	}
 	snprintf(out, sizeof(out), "%s/plot.svg", dir);
 	snprintf(err, sizeof(err), "%s/stderr", dir);
-	snprintf(cmd, sizeof(cmd), "exec gnuplot 2>%s", err);
+	/* -d: no ~/.gnuplot or system gnuplotrc, whoever's HOME this is */
+	snprintf(cmd, sizeof(cmd), "exec gnuplot -d 2>%s", err);
 	sigaction(SIGPIPE, &ign, &old);		/* gnuplot may die mid-script */
 	gp = popen(cmd, "w");
 	if (!gp) {
@@ -176,7 +193,7 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 		goto out;
 	}
 	fprintf(gp, "set terminal svg size %d,%d font \"sans,11\" background \"white\"\n"
-		"set output \"%s\"\nset encoding utf8\nset termoption noenhanced\n",
+		"set output '%s'\nset encoding utf8\nset termoption noenhanced\n",
 		width, height, out);
 	fputs(script, gp);
 	fputs("\nunset output\n", gp);

@@ -202,7 +202,7 @@ static void causes_section(struct page *pg, const struct lw_comparison *c)
 		pg_text(pg, names[k]);
 		pg_raw(pg, "</td>");
 		if (f)
-			lw_gp_quote(f, names[k]);
+			lw_gp_datum(f, names[k]);
 		for (size_t ri = 0; ri < c->nrun; ri++) {
 			const json_t *cs = json_object_get(json_object_get(c->run[ri].analysis,
 									   "spikes"), "causes"), *e;

@@ -350,7 +350,7 @@ static void spike_row(FILE *f, double a, double b, const char *kind, const char 
 	int lane = lane_of(kind);
 
 	fprintf(f, "%g %d %g 0.3 ", (a + b) / 2, lane, fmax((b - a) / 2, 0.05));
-	lw_gp_quote(f, name && *name ? name : kind);
+	lw_gp_datum(f, name && *name ? name : kind);
 	fprintf(f, " %d\n", lane + 1);
 }
 
@@ -423,7 +423,7 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 			json_array_foreach((json_t *)causes, i, e) {
 				if (i >= 16)
 					break;
-				lw_gp_quote(f, jstr(e, "cause", "?"));
+				lw_gp_datum(f, jstr(e, "cause", "?"));
 				fprintf(f, " %g\n", jnum(e, "share", 0) * 100);
 			}
 			fprintf(f, "EOD\nset style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:*]\n"
@@ -597,7 +597,7 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 
 				snprintf(lbl, sizeof(lbl), "%s %s", jstr(e, "probe", "?"),
 					 jstr(e, "state", "?"));
-				lw_gp_quote(f, lbl);
+				lw_gp_datum(f, lbl);
 				fprintf(f, " %g %g %g\n", jnum(e, "p50_ns", 0) / 1e3,
 					jnum(e, "p99_ns", 0) / 1e3, jnum(e, "max_ns", 0) / 1e3);
 			}
@@ -879,13 +879,19 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 				jnum(e, "latency_ns", 0) / 1e3, qs, q == rec);
 	}
 	pg_raw(pg, "</table>\n");
-	if (f)
-		fprintf(f, "EOD\nset grid\nset xlabel \"average power (mW)\"\nset ylabel \"%s latency "
-			"(us), log scale\"\nset logscale y\nset offsets graph 0.05, graph 0.1, graph 0.1, "
+	if (f) {
+		char yl[96];
+
+		/* the statistic's name comes from analysis.json: quoted for gnuplot */
+		snprintf(yl, sizeof(yl), "%s latency (us), log scale", jstr(t, "stat", "p99"));
+		fprintf(f, "EOD\nset grid\nset xlabel \"average power (mW)\"\nset ylabel ");
+		lw_gp_quote(f, yl);
+		fprintf(f, "\nset logscale y\nset offsets graph 0.05, graph 0.1, graph 0.1, "
 			"graph 0.1\nplot $d using 1:2 with linespoints pt 7 lc rgb \"#4060a0\" title "
 			"\"PM QoS setting\", $d using 1:2:3 with labels offset 0,1 font \",9\" notitle, "
 			"$d using 1:($4 > 0 ? $2 : 1/0) with points pt 6 ps 3 lw 2 lc rgb \"#b00000\" title "
-			"\"recommended\"\n", jstr(t, "stat", "p99"));
+			"\"recommended\"\n");
+	}
 	snprintf(cap, sizeof(cap), "Latency against power for each PM QoS value; the recommended "
 		 "value circled.");
 	pg_figure(pg, "tradeoff", script_close(&sc), 800, 380, cap);
@@ -1042,7 +1048,7 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 			if (i && strcmp(ms[i].workload, ms[i - 1].workload))
 				lane++;
 			fprintf(f, "%.6f %zu ", (ms[i].t_ns - (double)r->start_ns) / 1e9, lane);
-			lw_gp_quote(f, ms[i].cause);
+			lw_gp_datum(f, ms[i].cause);
 			fprintf(f, "\n");
 		}
 		nlanes = lane + 1;

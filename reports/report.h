@@ -213,8 +213,11 @@ char *lw_svg_embed(const char *svg, const char *id);
 /* XML-escape @s (text and attribute values); invalid control characters
  * become U+FFFD. */
 void lw_xml_escape(FILE *f, const char *s);
-/* Quote @s for a gnuplot double-quoted string. */
+/* Untrusted text for gnuplot: lw_gp_quote in commands (single quotes, which
+ * gnuplot never expands), lw_gp_datum inside an inline data block (double
+ * quotes, the only string syntax of data; data is never expanded). */
 void lw_gp_quote(FILE *f, const char *s);
+void lw_gp_datum(FILE *f, const char *s);
 
 struct lw_report_opts {
 	size_t points;		/* time buckets of the latency-over-time plot */

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/journal.h"
+#include "lib/safefile.h"
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/timeutil.h"
@@ -569,6 +571,8 @@ struct loads {
 	struct lw_run *run;
 	pid_t self;			/* our pid, for the children's parent check */
 	char dir[PATH_MAX];		/* RUN/loads */
+	char cg[PATH_MAX];		/* our cgroup v2 for the loads, "" if none */
+	int cg_fd;			/* its cgroup.procs, for the children */
 	pthread_t monitor;
 	int monitor_running;
 	_Atomic int quit;
@@ -619,6 +623,8 @@ static void child(struct loads *ls, struct load *l, int errfd, int devnull)
 	lw_run_unblock_signals();
 	signal(SIGPIPE, SIG_DFL);
 	err[1] = 0;
+	/* into the loads' cgroup first: all it starts, setsid or not, stays in */
+	if (ls->cg_fd >= 0 && write(ls->cg_fd, "0", 1) != 1) { err[1] = 9; goto fail; }
 	if (setpgid(0, 0) < 0) { err[1] = 1; goto fail; }
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0) { err[1] = 2; goto fail; }
 	if (getppid() != ls->self)
@@ -651,7 +657,7 @@ static const char *const step_names[] = {
 	"", "cannot create its process group", "cannot set its parent-death signal",
 	"cannot redirect its output", "cannot enter the run directory",
 	"cannot set its CPU affinity", "cannot set its scheduling policy",
-	"cannot set its nice value", "cannot execute",
+	"cannot set its nice value", "cannot execute", "cannot enter the loads' cgroup",
 };
 
 /* Start one instance of @l; 0 or -1 after error(). */
@@ -700,7 +706,7 @@ static int spawn(struct lw_run *run, struct loads *ls, struct load *l)
 				     "or drop policy=)", l->s.name, policy_name(l->s.policy),
 				     l->s.prio, strerror(errno));
 		return error_errno("load %s: %s %s", l->s.name,
-				   step_names[err[1] > 0 && err[1] <= 8 ? err[1] : 8], l->path);
+				   step_names[err[1] > 0 && err[1] <= 9 ? err[1] : 8], l->path);
 	}
 	if (add_group(l, pid) < 0) {
 		kill(-pid, SIGKILL);
@@ -876,6 +882,122 @@ static void stop_all(struct lw_run *run, struct loads *ls)
 	}
 }
 
+/*
+ * A cgroup v2 of the run's own for its loads, a child of latwatt's: what a
+ * load starts stays in it, also a setsid'd daemon that left the load's
+ * process group, and cgroup.kill ends all of it, at the end of the run or,
+ * after a SIGKILL, from the journal ('latwatt cleanup', the next run).
+ * Without cgroup v2 (or where latwatt may not make one) the process groups
+ * alone are stopped.
+ */
+static int make_cgroup(struct lw_run *run, struct loads *ls)
+{
+	char line[PATH_MAX], file[PATH_MAX + 32], mnt[PATH_MAX] = "", *self = NULL;
+	FILE *f = fopen("/proc/mounts", "re");
+	int q;
+
+	ls->cg[0] = 0;
+	/* cgroup v2 at /sys/fs/cgroup, or beside v1 (/sys/fs/cgroup/unified) */
+	while (f && fgets(line, sizeof(line), f)) {
+		char dev[64], dir[PATH_MAX], type[32];
+
+		if (sscanf(line, "%63s %4095s %31s", dev, dir, type) == 3 && !strcmp(type, "cgroup2") &&
+		    !strncmp(dir, "/sys/fs/cgroup", 14) && !strchr(dir, '\\')) {
+			snprintf(mnt, sizeof(mnt), "%s", dir);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	f = mnt[0] ? fopen("/proc/self/cgroup", "re") : NULL;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			self = line + 3;
+			break;
+		}
+	fclose(f);
+	if (!self)
+		return 0;	/* no cgroup v2 */
+	if ((size_t)snprintf(ls->cg, sizeof(ls->cg), "%s%s/latwatt-loads-%d", mnt,
+			     strcmp(self, "/") ? self : "", (int)getpid()) >= sizeof(ls->cg)) {
+		ls->cg[0] = 0;
+		return 0;
+	}
+	if (lw_journal_add(&run->journal, "cgroups", ls->cg) < 0) {
+		ls->cg[0] = 0;
+		return -1;
+	}
+	if (access(ls->cg, F_OK) == 0) {	/* our pid, a killed run's cgroup */
+		q = lw_set_quiet(1);
+		lw_cgroup_kill_remove(ls->cg);
+		lw_set_quiet(q);
+	}
+	if (mkdir(ls->cg, 0755) < 0) {
+		if (geteuid() == 0)
+			note("loads: no cgroup of their own (%s: %s): what they start outside "
+			     "their process groups is not stopped with them", ls->cg,
+			     strerror(errno));
+		ls->cg[0] = 0;
+		return 0;
+	}
+	snprintf(file, sizeof(file), "%s/cgroup.procs", ls->cg);
+	ls->cg_fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (ls->cg_fd < 0) {
+		int err = errno;
+
+		rmdir(ls->cg);
+		errno = err;
+		return error_errno("cannot open %s", file);
+	}
+	json_object_set_new(lw_json_object_at(run->dir.manifest, "loads_control"), "cgroup",
+			    json_string(ls->cg));
+	return 0;
+}
+
+/* End what is left in the loads' cgroup (SIGTERM, a moment, then
+ * cgroup.kill), reap what of it was ours, remove the cgroup. */
+static void end_cgroup(struct loads *ls)
+{
+	char file[PATH_MAX + 32], buf[256];
+	pid_t pids[256];
+	int n = 0;
+	FILE *f;
+
+	if (!ls->cg[0])
+		return;
+	if (ls->cg_fd >= 0)
+		close(ls->cg_fd);
+	ls->cg_fd = -1;
+	snprintf(file, sizeof(file), "%s/cgroup.procs", ls->cg);
+	if ((f = fopen(file, "re"))) {
+		long pid;
+
+		while (n < 256 && fscanf(f, "%ld", &pid) == 1) {
+			pids[n++] = (pid_t)pid;
+			kill((pid_t)pid, SIGTERM);
+		}
+		fclose(f);
+	}
+	snprintf(file, sizeof(file), "%s/cgroup.events", ls->cg);
+	for (int i = 0; n && i < 50; i++) {	/* up to half a second */
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (lw_read_file(file, buf, sizeof(buf)) >= 0 && strstr(buf, "populated 0"))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (lw_cgroup_kill_remove(ls->cg) < 0)
+		warning("the loads' cgroup %s is left for 'latwatt cleanup'", ls->cg);
+	/* orphans reparented to us (we are their subreaper) */
+	for (int i = 0; i < n; i++)
+		while (waitpid(pids[i], NULL, WNOHANG) < 0 && errno == EINTR)
+			;
+	ls->cg[0] = 0;
+}
+
 static void loads_stop(struct lw_run *run, struct lw_part *p)
 {
 	struct loads *ls = p->priv;
@@ -886,13 +1008,7 @@ static void loads_stop(struct lw_run *run, struct lw_part *p)
 		ls->monitor_running = 0;
 	}
 	stop_all(run, ls);
-}
-
-static int mkdir_once(const char *path)
-{
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return error_errno("cannot create %s", path);
-	return 0;
+	end_cgroup(ls);
 }
 
 static int copy_file(const char *from, const char *to)
@@ -903,10 +1019,10 @@ static int copy_file(const char *from, const char *to)
 
 	if (in < 0)
 		return error_errno("cannot open %s", from);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = lw_create(to, 0644);
 	if (out < 0) {
 		close(in);
-		return error_errno("cannot create %s", to);
+		return -1;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n) {
@@ -948,9 +1064,9 @@ static int prepare(struct lw_run *run, struct loads *ls, struct load *l)
 	}
 	snprintf(l->log_rel, sizeof(l->log_rel), "loads/%s.log", l->s.name);
 	lw_rundir_file(&run->dir, l->log_rel, file, sizeof(file));
-	l->log_fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	l->log_fd = lw_create_flags(file, 0644, O_WRONLY | O_APPEND);
 	if (l->log_fd < 0)
-		return error_errno("cannot create %s", file);
+		return -1;
 	return 0;
 }
 
@@ -962,14 +1078,16 @@ static int loads_start(struct lw_run *run, struct lw_part *p)
 	ls->run = run;
 	ls->self = getpid();
 	lw_rundir_file(&run->dir, "loads", ls->dir, sizeof(ls->dir));
-	if (mkdir_once(ls->dir) < 0)
+	if (lw_mkdir(ls->dir, 0755) < 0)
 		return -1;
 	/* Orphans of a load (its leader died first) are reparented to us. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		return error_errno("cannot become a child subreaper for the loads");
+	if (make_cgroup(run, ls) < 0)
+		return -1;
 	for (i = 0; i < ls->n; i++)
 		if (prepare(run, ls, &ls->l[i]) < 0)
-			return -1;
+			goto fail;
 	for (i = 0; i < ls->n; i++)
 		if (spawn(run, ls, &ls->l[i]) < 0)
 			goto fail;
@@ -981,6 +1099,7 @@ static int loads_start(struct lw_run *run, struct lw_part *p)
 	return 0;
 fail:
 	stop_all(run, ls);
+	end_cgroup(ls);
 	return -1;
 }
 
@@ -1085,6 +1204,7 @@ struct lw_part *lw_loads_new(const char *const *specs, int n, const cpu_set_t *o
 	}
 	ls->online = *online;
 	ls->no_rt = no_rt;
+	ls->cg_fd = -1;
 	ls->part = (struct lw_part){
 		.name = "loads",
 		.start = loads_start,

@@ -11,6 +11,7 @@
 
 #include "lib/binfile.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/run.h"
 #include "workloads/records.h"
 
@@ -61,11 +62,9 @@ struct lw_records *lw_records_create(const char *path, const struct lw_records_h
 		return NULL;
 	}
 	w->size = h->record_size;
-	w->f = fopen(path, "wbe");
-	if (!w->f) {
-		error_errno("cannot create %s", path);
+	w->f = lw_fcreate(path, 0644);
+	if (!w->f)
 		goto fail;
-	}
 	setvbuf(w->f, NULL, _IOFBF, 1 << 18);
 	put_hdr(hdr, h);
 	if (fwrite(hdr, sizeof(hdr), 1, w->f) != 1) {

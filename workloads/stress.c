@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
@@ -396,9 +397,9 @@ static int worker_prepare(struct stress *s, struct worker *w)
 		snprintf(file, sizeof(file), "%s-io-%d.tmp", s->name, w->idx);
 		if (!*lw_rundir_file(&s->run->dir, file, path, sizeof(path)))
 			return -1;
-		w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		w->fd = lw_create_flags(path, 0600, O_RDWR);
 		if (w->fd < 0)
-			return error_errno("cannot create %s", path);
+			return -1;
 		unlink(path);	/* gone whatever happens; the space is freed at close */
 		break;
 	case K_MESSAGING:

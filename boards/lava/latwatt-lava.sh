@@ -46,7 +46,9 @@ LAVA test cases (through lava-test-case when it is on PATH, else printed).
       --max US          a budget on every probe's maximum, in microseconds
       --budget SPEC     another budget, as latwatt report --budget
                         (repeatable; several in one word, space-separated)
-  -o, --run-dir DIR     run directory (default /tmp/latwatt-run; replaced)
+  -o, --run-dir DIR     run directory: must not exist, or be an empty
+                        directory of this user (default: a new directory
+                        made by mktemp under \$TMPDIR or /tmp); never removed
       --run-args ARGS   more latwatt run arguments (split on spaces)
       --from RUN        report an existing run directory; do not run
       --upload WHERE    send the run directory off the device as a tar.gz:
@@ -81,7 +83,7 @@ finish() {
 }
 
 duration=60s scenario='' workloads='' board=local interval=1000 p99='' max='' budgets=''
-run_dir=/tmp/latwatt-run run_args='' from='' upload=none latwatt=''
+run_dir='' run_args='' from='' upload=none latwatt=''
 
 need() { [ $# -ge 2 ] || die "option $1 needs a value (try --help)"; }
 while [ $# -gt 0 ]; do
@@ -185,7 +187,15 @@ http_put() {
 # the console without trace.dat: megabytes for a few seconds, too slow for
 # a serial line and a job log (analysis.json has what the trace explained).
 upload_run() {
-	dir=$1 name=$(basename "$1") tarball=${TMPDIR:-/tmp}/$(basename "$1").tar.gz
+	dir=$1 name=$(basename "$1")
+	# a directory of our own for the tarball: a fixed name in /tmp could be
+	# a symlink planted by anyone, and tar would write through it
+	if ! updir=$(mktemp -d "${TMPDIR:-/tmp}/latwatt-upload.XXXXXX"); then
+		say "cannot create a temporary directory for the upload"
+		test_case run-dir --result fail
+		return 1
+	fi
+	tarball=$updir/$name.tar.gz
 	files=$name
 	if [ "$upload" = console ] && [ -f "$dir/trace.dat" ]; then
 		# latwatt's own file names: no spaces
@@ -195,6 +205,8 @@ upload_run() {
 	# shellcheck disable=SC2086  # one word per file
 	if ! tar -C "$(dirname "$dir")" -czf "$tarball" $files; then
 		test_case run-dir --result fail
+		rm -f "$tarball"
+		rmdir "$updir"
 		return 1
 	fi
 	case $upload in
@@ -232,6 +244,7 @@ upload_run() {
 		;;
 	esac
 	rm -f "$tarball"
+	rmdir "$updir"
 }
 
 # ------------------------------------------------------------------- run
@@ -253,7 +266,14 @@ else
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 	fi
 	"$latwatt" sysinfo --board "$board" || true
-	rm -rf "$run_dir"
+	# Never removed: a directory given here may hold anything.  latwatt run
+	# takes only a new or empty directory of ours.
+	if [ -z "$run_dir" ]; then
+		run_dir=$(mktemp -d "${TMPDIR:-/tmp}/latwatt-run.XXXXXX") ||
+			die "cannot create a run directory under ${TMPDIR:-/tmp}"
+	elif [ -L "$run_dir" ] || { [ -e "$run_dir" ] && [ -n "$(ls -A "$run_dir" 2>/dev/null)" ]; }; then
+		die "--run-dir $run_dir exists and is not an empty directory: remove it or choose another"
+	fi
 	set -- run -d "$duration" -i "$interval" --board "$board" -q -o "$run_dir"
 	[ -z "$scenario" ] || set -- "$@" --scenario "$scenario"
 	for w in $workloads; do

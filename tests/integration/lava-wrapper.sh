@@ -162,6 +162,35 @@ for log in console.log lava.log; do
 		fail "--upload console: the run directory comes back from a $log" "$(cat "$TMP/extract.err")"
 	fi
 done
+# The tarball goes into a directory of the wrapper's own (mktemp), never
+# through a name planted in $TMPDIR; nothing is left there.
+mkdir -p "$TMP/tmpdir"
+printf 'precious\n' >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/tmpdir/run-c.tar.gz"
+TMPDIR=$TMP/tmpdir sh "$wrapper" --from "$TMP/run-c" --upload console --latwatt "$LATWATT" \
+	>"$TMP/planted.log" 2>&1
+if [ "$(cat "$TMP/victim")" = precious ] && grep -qx "lava-test-case run-dir --result pass" "$TMP/planted.log" &&
+	[ "$(ls -A "$TMP/tmpdir")" = run-c.tar.gz ]; then
+	pass "upload tarball not written through a planted symlink"
+else
+	fail "upload tarball not written through a planted symlink" "$(ls -A "$TMP/tmpdir" | tr '\n' ' ')"
+fi
+# A --run-dir that holds something is refused before anything runs, and
+# never removed.
+mkdir -p "$TMP/not-ours"
+printf 'keep\n' >"$TMP/not-ours/file"
+rc=0
+sh "$wrapper" --run-dir "$TMP/not-ours" --latwatt "$LATWATT" >"$TMP/rd.log" 2>&1 || rc=$?
+if [ $rc = 2 ] && [ -f "$TMP/not-ours/file" ] && grep -q "exists and is not an empty directory" "$TMP/rd.log"; then
+	pass "--run-dir with files refused, not removed"
+else
+	fail "--run-dir with files refused, not removed" "status $rc: $(tail -n2 "$TMP/rd.log")"
+fi
+ln -s "$TMP/not-ours" "$TMP/link-run"
+rc=0
+sh "$wrapper" --run-dir "$TMP/link-run" --latwatt "$LATWATT" >"$TMP/rd.log" 2>&1 || rc=$?
+[ $rc = 2 ] && [ -f "$TMP/not-ours/file" ] && pass "--run-dir symlink refused" ||
+	fail "--run-dir symlink refused" "status $rc"
 # Inside LAVA: trace.dat stays on the device, and LAVA's test shell gets a
 # signal it ignores every 200 lines (it slows to a crawl without); the
 # extraction skips them.

@@ -59,6 +59,20 @@ static void test_truncated(void **st)
 	write_file(path, 100);
 	assert_int_equal(truncate(path, LW_SAMPLES_HDR + 24 * 50 + 10), 0);
 	assert_error(lw_samples_open(path) == NULL, "truncated: 10 bytes after record 50");
+	{	/* a run killed mid-write: every whole record, the partial one left out */
+		int q = lw_set_quiet(1);
+		struct lw_samples_reader *r = lw_samples_open_flags(path, LW_SAMPLES_PARTIAL_OK);
+		struct lw_sample smp;
+		int n = 0;
+
+		lw_set_quiet(q);
+		assert_non_null(r);
+		assert_int_equal(lw_samples_count(r), 50);
+		while (lw_samples_next(r, &smp) == 1)
+			n++;
+		assert_int_equal(n, 50);
+		lw_samples_close_reader(r);
+	}
 	assert_int_equal(truncate(path, 20), 0);
 	assert_error(lw_samples_open(path) == NULL, "truncated header");
 	assert_int_equal(truncate(path, 0), 0);

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SIGKILL at random moments during short runs that change everything a run
+# changes (RT throttling off for the noise probe, PM QoS held, a trace
+# instance with .trace-cpuN files, an external load whose child escapes with
+# setsid), then 'latwatt cleanup' or the next 'latwatt run': the kernel's
+# tracing, RT throttling and PM QoS state and the process table are as they
+# were before, and the killed run is analyzable as incomplete.
+#   SIGKILL_RUNS=N (default 8) runs; each is killed 0.3 to 2.5 s after it starts.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+need_cmd python3
+mk_tmp
+RUNS=${SIGKILL_RUNS:-8}
+RT=/proc/sys/kernel/sched_rt_runtime_us
+[ -w "$RT" ] || skip_all "$RT is not writable here"
+ncpu=$(nproc)
+[ "$ncpu" -ge 2 ] || skip_all "needs 2 CPUs (a noise CPU and a cyclic one)"
+noise_cpu=$((ncpu - 1))
+
+pmqos() { python3 -c 'import struct; print(struct.unpack("i", open("/dev/cpu_dma_latency","rb").read(4))[0])'; }
+instances() { ls "$TRACEFS/instances" 2>/dev/null | grep '^latwatt-' | sort; }
+cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'latwatt-loads-*' 2>/dev/null | sort; }
+# processes of ours: the load's marker sleeps, and latwatt runs
+leftovers() { pgrep -f 'sleep 9876[56]'; pgrep -f -- "-o $TMP/"; }
+qos_holders() {	# latwatt processes holding /dev/cpu_dma_latency open
+	for p in $(pgrep -x latwatt); do
+		ls -l "/proc/$p/fd" 2>/dev/null | grep -q cpu_dma_latency && echo "$p"
+	done
+}
+
+rt_before=$(cat "$RT")
+qos_before=$(pmqos)
+inst_before=$(instances)
+cg_before=$(cgroups)
+[ -z "$(leftovers)" ] || skip_all "latwatt or the test's marker processes are already running"
+
+state_ok() {	# state_ok NAME RUNDIR
+	local why=""
+	[ "$(cat "$RT")" = "$rt_before" ] || why="$why sched_rt_runtime_us=$(cat "$RT") (was $rt_before);"
+	[ "$(pmqos)" = "$qos_before" ] || why="$why PM QoS $(pmqos) (was $qos_before);"
+	[ -z "$(qos_holders)" ] || why="$why PM QoS held by $(qos_holders);"
+	[ "$(instances)" = "$inst_before" ] || why="$why trace instances: $(instances | tr '\n' ' ');"
+	[ "$(cgroups)" = "$cg_before" ] || why="$why cgroups: $(cgroups | tr '\n' ' ');"
+	[ -z "$(leftovers)" ] || why="$why processes left: $(leftovers | tr '\n' ' ');"
+	ls -A "$2" 2>/dev/null | grep -q '^\.trace-cpu' && why="$why .trace-cpuN left in $2;"
+	ls /run/latwatt 2>/dev/null | grep -q '^run-' && why="$why journal left: $(ls /run/latwatt);"
+	if [ -z "$why" ]; then pass "$1"; else fail "$1" "$why"; return 1; fi
+}
+
+# the run changes what it should (else the test proves nothing)
+start_run() {	# start_run DIR: a run in the background, $! its pid
+	"$LATWATT" run -d 60s -q -c 0-"$noise_cpu" --probes cyclic,noise --noise-cpus "$noise_cpu" \
+		--pm-qos 0 --trace-buffer 256k --no-kallsyms \
+		-l "sh -c 'setsid sleep 98765 & exec sleep 98766'" -o "$1" >"$1.log" 2>&1 &
+}
+start_run "$TMP/probe"
+pid=$!
+changed=""
+for _ in $(seq 1 60); do
+	sleep 0.1
+	[ "$(cat "$RT")" = -1 ] && [ -n "$(pgrep -f 'sleep 98765')" ] && [ -n "$(ls -A "$TMP/probe" | grep trace-cpu)" ] &&
+		[ "$(pmqos)" = 0 ] && { changed=yes; break; }
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+if [ -n "$changed" ]; then
+	pass "a run changes RT throttling, PM QoS, tracing and starts the load"
+else
+	fail "a run changes RT throttling, PM QoS, tracing and starts the load" \
+		"rt=$(cat "$RT") qos=$(pmqos) $(cat "$TMP/probe.log")"
+fi
+: >"$TMP/probe/manifest.json.tmp.0123456789ab"	# as a write cut short leaves it
+"$LATWATT" cleanup "$TMP/probe" >"$TMP/cleanup.out" 2>&1 || fail "cleanup-status" "$(cat "$TMP/cleanup.out")"
+state_ok "cleanup after SIGKILL restores everything" "$TMP/probe"
+[ ! -e "$TMP/probe/manifest.json.tmp.0123456789ab" ] && [ -f "$TMP/probe/manifest.json" ] &&
+	pass "cleanup removes temporary files, keeps the run" || fail "cleanup removes temporary files, keeps the run"
+grep -q "restored $RT to '$rt_before'" "$TMP/cleanup.out" && pass "cleanup says what it restored" ||
+	fail "cleanup says what it restored" "$(cat "$TMP/cleanup.out")"
+
+# the killed run is read as incomplete, with every whole record, also when
+# it was cut in the middle of one
+if [ -s "$TMP/probe/samples" ]; then
+	truncate -s -5 "$TMP/probe/samples"
+	"$LATWATT" analyze -n "$TMP/probe" >"$TMP/an.out" 2>&1; rc=$?
+	if [ $rc -ne 2 ] && grep -q "left out" "$TMP/an.out"; then
+		pass "a killed run with a partial last record is analyzed"
+	else
+		fail "a killed run with a partial last record is analyzed" "status $rc: $(tail -n3 "$TMP/an.out")"
+	fi
+else
+	skip "a killed run with a partial last record is analyzed" "no samples written before the kill"
+fi
+
+# random moments; every other kill is cleaned up by the next run instead
+failed_runs=0
+for i in $(seq 1 "$RUNS"); do
+	start_run "$TMP/k$i"
+	pid=$!
+	delay=$(python3 -c 'import random; print(round(random.uniform(0.3, 2.5), 2))')
+	sleep "$delay"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if [ $((i % 2)) = 1 ] && [ "$i" != "$RUNS" ]; then
+		continue	# the next run's start replays the journal
+	fi
+	"$LATWATT" cleanup "$TMP/k$i" >"$TMP/cleanup.out" 2>&1 || fail "cleanup-$i" "$(cat "$TMP/cleanup.out")"
+	prev=$((i - 1))
+	[ "$prev" -ge 1 ] && [ -e "$TMP/k$prev" ] && "$LATWATT" cleanup "$TMP/k$prev" >/dev/null 2>&1
+	state_ok "state restored after SIGKILL at ${delay}s (run $i)" "$TMP/k$i" ||
+		failed_runs=$((failed_runs + 1))
+done
+[ "$failed_runs" = 0 ] && pass "$RUNS runs killed at random moments: nothing left" ||
+	fail "$RUNS runs killed at random moments: nothing left" "$failed_runs checks failed"
+
+# and a normal run leaves nothing either: not the load's setsid'd child
+"$LATWATT" run -d 1s -q -c 0 --trace off -l "sh -c 'setsid sleep 98765 & exec sleep 98766'" \
+	-o "$TMP/normal" >"$TMP/normal.log" 2>&1 || fail "normal-run" "$(cat "$TMP/normal.log")"
+state_ok "a normal run leaves no process of its loads" "$TMP/normal"
+
+# trace.dat holds kernel addresses: not readable by others
+"$LATWATT" run -d 300ms -q -c 0 --trace-buffer 256k -o "$TMP/perm" >/dev/null 2>&1
+if [ -f "$TMP/perm/trace.dat" ]; then
+	m=$(stat -c %a "$TMP/perm/trace.dat")
+	[ "$m" = 600 ] && pass "trace.dat is 0600" || fail "trace.dat is 0600" "mode $m"
+else
+	skip "trace.dat is 0600" "the run wrote no trace.dat"
+fi
+# finally whatever is left is put back, even if a check failed
+"$LATWATT" cleanup >/dev/null 2>&1
+[ "$(cat "$RT")" = "$rt_before" ] || echo "$rt_before" >"$RT"
+finish

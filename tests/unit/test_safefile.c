@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Writing into directories that may hold planted links: lib/safefile. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/unit/lw_test.h"
+#include "lib/rundir.h"
+#include "lib/safefile.h"
+
+static char *dir;
+
+static int setup(void **st) { dir = lw_test_tmpdir(); return 0; }
+static int teardown(void **st) { lw_test_rmdir(dir); return 0; }
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static int entries(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static int is_link(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/* A symlink planted under the name is replaced, never written through. */
+static void test_atomic_replaces_link(void **st)
+{
+	char victim[300], target[300];
+	struct lw_atomic a;
+	FILE *f;
+
+	path_of(victim, sizeof(victim), "victim");
+	path_of(target, sizeof(target), "out.json");
+	lw_test_write(victim, "precious", 8);
+	assert_int_equal(symlink(victim, target), 0);
+	f = lw_atomic_fopen(&a, target, 0644);
+	assert_non_null(f);
+	fputs("new", f);
+	assert_int_equal(lw_atomic_commit(&a), 0);
+	assert_string_equal(slurp(victim), "precious");
+	assert_false(is_link(target));
+	assert_string_equal(slurp(target), "new");
+
+	/* aborted: nothing left, the old file kept */
+	f = lw_atomic_fopen(&a, target, 0644);
+	fputs("half", f);
+	lw_atomic_abort(&a);
+	assert_string_equal(slurp(target), "new");
+	assert_int_equal(entries(), 2);	/* victim and out.json: no temporary left */
+}
+
+static void test_create_replaces_link_and_hardlink(void **st)
+{
+	char victim[300], target[300];
+	struct stat s;
+	int fd;
+
+	path_of(victim, sizeof(victim), "victim");
+	path_of(target, sizeof(target), "samples");
+	lw_test_write(victim, "precious", 8);
+	assert_int_equal(symlink(victim, target), 0);
+	fd = lw_create(target, LW_MODE_PRIVATE);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	assert_string_equal(slurp(victim), "precious");
+	assert_int_equal(stat(target, &s), 0);
+	assert_int_equal(s.st_mode & 0777, 0600);
+
+	unlink(target);
+	assert_int_equal(link(victim, target), 0);
+	fd = lw_create(target, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "y", 1), 1);
+	close(fd);
+	assert_string_equal(slurp(victim), "precious");
+}
+
+static void test_append_refuses_links(void **st)
+{
+	char victim[300], target[300];
+	int created;
+	FILE *f;
+
+	path_of(victim, sizeof(victim), "victim");
+	path_of(target, sizeof(target), "power");
+	lw_test_write(victim, "precious", 8);
+	assert_int_equal(symlink(victim, target), 0);
+	assert_error(lw_fappend(target, 0644, &created) == NULL, "is a symlink");
+	unlink(target);
+	assert_int_equal(link(victim, target), 0);
+	assert_error(lw_fappend(target, 0644, &created) == NULL, "with one link");
+	assert_string_equal(slurp(victim), "precious");
+	unlink(target);
+	f = lw_fappend(target, 0644, &created);
+	assert_non_null(f);
+	assert_true(created);
+	fputs("a", f);
+	fclose(f);
+	f = lw_fappend(target, 0644, &created);
+	assert_non_null(f);
+	assert_false(created);
+	fputs("b", f);
+	fclose(f);
+	assert_string_equal(slurp(target), "ab");
+}
+
+static void test_directory_rules(void **st)
+{
+	char sub[300], file[320];
+	struct lw_rundir rd;
+
+	path_of(sub, sizeof(sub), "shared");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(chmod(sub, 0777), 0);
+	snprintf(file, sizeof(file), "%s/x", sub);
+	assert_error(lw_create(file, 0644) < 0, "writable by others (mode 0777)");
+	assert_error(lw_rundir_create(&rd, sub, 0) < 0, "writable by others");
+	/* sticky like /tmp: single files are fine (rename and O_EXCL are safe
+	 * there), a run directory is not */
+	assert_int_equal(chmod(sub, 01777), 0);
+	{
+		int fd = lw_create(file, 0644);
+
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	assert_error(lw_rundir_create(&rd, sub, 1) < 0, "writable by others");
+	assert_int_equal(chmod(sub, 0775), 0);
+	assert_error(lw_create(file, 0644) < 0, "writable by its group");
+
+	if (geteuid() == 0) {	/* another owner: only root can make one */
+		assert_int_equal(chmod(sub, 0755), 0);
+		assert_int_equal(unlink(file), 0);
+		assert_int_equal(chown(sub, 65534, 65534), 0);
+		assert_error(lw_rundir_create(&rd, sub, 0) < 0, "belongs to uid 65534");
+		assert_error(lw_create(file, 0644) < 0, "belongs to uid 65534");
+		assert_int_equal(chown(sub, 0, 0), 0);
+	}
+}
+
+/* Directories walked below a base: a symlinked component is refused. */
+static void test_dir_walk(void **st)
+{
+	char path[400], other[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	fd = lw_dir_walk(path, strlen(dir), 0755);
+	assert_true(fd >= 0);
+	close(fd);
+	path_of(other, sizeof(other), "elsewhere");
+	assert_int_equal(mkdir(other, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a/link", dir);
+	assert_int_equal(symlink(other, path), 0);
+	snprintf(path, sizeof(path), "%s/a/link/d", dir);
+	assert_error(lw_dir_walk(path, strlen(dir), 0755) < 0, "a/link is a symlink");
+	snprintf(path, sizeof(path), "%s/elsewhere/d", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/a/../x", dir);
+	assert_error(lw_dir_walk(path, strlen(dir), 0755) < 0, "'..'");
+	snprintf(path, sizeof(path), "%s/a/link", dir);
+	assert_error(lw_mkdir(path, 0755) < 0, "is a symlink");
+}
+
+/* error() with its own last message as an argument. */
+static void test_error_formats_last_message(void **st)
+{
+	int q = lw_set_quiet(1);
+
+	error("first %s", "message");
+	error("again: %s", lw_last_error());
+	lw_set_quiet(q);
+	assert_string_equal(lw_last_error(), "again: first message");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_atomic_replaces_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_replaces_link_and_hardlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_append_refuses_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_directory_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_walk, setup, teardown),
+		cmocka_unit_test(test_error_formats_last_message),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
