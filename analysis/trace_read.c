@@ -273,7 +273,14 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		return NULL;
 	}
 	t->fd = -1;
-	t->h = tracecmd_open(path, (flags & LW_TRACE_PLUGINS) ? 0 : TRACECMD_FL_LOAD_NO_PLUGINS);
+	/* version 6: libtracecmd parses the (checked) header only; the pages
+	 * are read here, each checked before kbuffer sees it */
+	if (info.version == 6)
+		t->h = tracecmd_open_head(path, (flags & LW_TRACE_PLUGINS) ? 0 :
+					  TRACECMD_FL_LOAD_NO_PLUGINS);
+	else
+		t->h = tracecmd_open(path, (flags & LW_TRACE_PLUGINS) ? 0 :
+				     TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!t->h) {
 		error("%s: libtracecmd cannot read this trace file", path);
 		free(info.cpu_off);

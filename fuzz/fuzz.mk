@@ -24,7 +24,7 @@ FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link
 FUZZ_RUN_OPTS ?= -rss_limit_mb=2048 -timeout=10 -malloc_limit_mb=512 -max_len=262144
 FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
                 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-                LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp)
+                LSAN_OPTIONS=suppressions=$(abspath fuzz/lsan.supp)
 
 # The library, built by this Makefile with clang and the sanitizers.
 fuzz-lib:
