@@ -12,7 +12,35 @@
 #include "analysis/summary.h"
 #include "fuzz/fuzz.h"
 #include "power/power.h"
+#include "reports/page.h"
 #include "reports/report.h"
+
+/* The report's plot scripts, for every histogram analysis.json holds. */
+static void plots(const json_t *j, FILE *null, int depth)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (depth > 8)
+		return;
+	if (json_is_object(j)) {
+		json_object_foreach((json_t *)j, key, v) {
+			if (!strcmp(key, "histogram") && json_is_object(v)) {
+				const json_t *h[1] = { v };
+				const char *t[1] = { "fuzz" };
+
+				gp_histogram(null, h, t, 1, 1);
+				gp_cdf(null, h, t, 1, 1, json_object_get(j, "percentiles"));
+			} else {
+				plots(v, null, depth + 1);
+			}
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach((json_t *)j, i, v)
+			plots(v, null, depth + 1);
+	}
+}
 
 static const char *const files[] = { "manifest.json", "analysis.json", "histogram.json", "power" };
 #define NFILES (sizeof(files) / sizeof(files[0]))
@@ -59,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		lw_run_metrics(&rr, &cs);
 		lw_checks_free(&cs);
+		plots(rr.analysis, null, 0);
 		lw_rrun_free(&rr);
 	}
 	if (lw_crun_load_dir(&cr, run) == 0)
