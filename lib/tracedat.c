@@ -606,6 +606,128 @@ static int rd_text(struct rd *r, uint64_t n, const char *what, line_check line, 
 }
 
 /*
+ * The print format's arguments are C expressions that libtraceevent's
+ * parser takes apart, and that parser does not survive every malformed one.
+ * They are checked here token by token against the shape kernels write:
+ * a string, then comma-separated expressions of identifiers, numbers,
+ * strings, operators, casts, calls and { value, "name" } lists, brackets
+ * balanced and nested, every operator between operands.
+ */
+enum { T_OPERAND, T_OPEN, T_CLOSE, T_COMMA, T_SEMI, T_BINOP, T_STAR, T_UNARY, T_MEMBER, T_IDENT };
+
+static const char *print_fmt_check(const char *s, size_t n)
+{
+	char stack[32];
+	int depth = 0, prev = T_COMMA, first = 1;
+	size_t i = 0;
+
+	while (i < n) {
+		char c = s[i];
+		int t;
+
+		if (c == ' ' || c == '\t' || c == '\n') {
+			i++;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			for (i++; i < n && s[i] != c; i++)
+				if (s[i] == '\\' && ++i >= n)
+					break;
+			if (i >= n)
+				return "an unterminated string in the print format";
+			i++;
+			t = T_OPERAND;
+		} else if ((c >= '0' && c <= '9')) {
+			while (i < n && (s[i] == '_' || s[i] == '.' || (s[i] >= '0' && s[i] <= '9') ||
+					 ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z')))
+				i++;
+			t = T_OPERAND;
+		} else if (c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z')) {
+			while (i < n && (s[i] == '_' || (s[i] >= '0' && s[i] <= '9') ||
+					 ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z')))
+				i++;
+			t = T_IDENT;
+		} else if (c == '(' || c == '[' || c == '{') {
+			if (depth == (int)sizeof(stack))
+				return "brackets nested too deep in the print format";
+			if (c == '{' && prev != T_COMMA && prev != T_OPEN && prev != T_SEMI &&
+			    prev != T_BINOP)
+				return "a { list where no value may start in the print format";
+			if (c == '[' && prev != T_OPERAND && prev != T_IDENT && prev != T_CLOSE)
+				return "an index without a value in the print format";
+			stack[depth++] = c;
+			i++;
+			t = T_OPEN;
+		} else if (c == ')' || c == ']' || c == '}') {
+			char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+
+			if (!depth || stack[--depth] != want)
+				return "unbalanced brackets in the print format";
+			/* "f()", and the end of a cast "(char *)" */
+			if (prev != T_OPERAND && prev != T_IDENT && prev != T_CLOSE &&
+			    prev != T_OPEN && !(c == ')' && prev == T_STAR) &&
+			    !(c == '}' && prev == T_SEMI))
+				return "a bracket closed after an operator in the print format";
+			i++;
+			t = T_CLOSE;
+		} else if (c == ',') {
+			if (prev != T_OPERAND && prev != T_IDENT && prev != T_CLOSE)
+				return "an empty argument in the print format";
+			i++;
+			t = T_COMMA;
+		} else if (c == ';') {
+			/* statement expressions: ({ int x = (REC->a); ... ; }) */
+			if (!depth || stack[depth - 1] != '{' ||
+			    (prev != T_OPERAND && prev != T_IDENT && prev != T_CLOSE))
+				return "a ; outside a { } block in the print format";
+			i++;
+			t = T_SEMI;
+		} else if (c == '-' && i + 1 < n && s[i + 1] == '>') {
+			i += 2;
+			t = T_MEMBER;
+		} else if (c == '.') {
+			i++;
+			t = T_MEMBER;
+		} else if (strchr("+-*&!~/%|^<>=?:", c)) {
+			size_t b = i++;
+
+			if (i < n && strchr("&|<>=", s[i]) && (s[i] == c || s[i] == '=') && c != '?' && c != ':')
+				i++;
+			if (i - b == 1 && (c == '!' || c == '~'))
+				t = T_UNARY;
+			else if (i - b == 1 && (c == '*' || c == '&' || c == '-' || c == '+'))
+				t = (prev == T_OPERAND || prev == T_IDENT || prev == T_CLOSE) ?
+				    (c == '*' ? T_STAR : T_BINOP) : T_UNARY;
+			else
+				t = T_BINOP;
+		} else {
+			return "a character the print format cannot hold";
+		}
+		if (first) {
+			if (c != '"')
+				return "the print format does not begin with a string";
+			first = 0;
+		}
+		/* operators between operands */
+		if ((t == T_BINOP || t == T_STAR) && prev != T_OPERAND && prev != T_IDENT &&
+		    prev != T_CLOSE)
+			return "an operator without a left operand in the print format";
+		if (prev == T_MEMBER && t != T_IDENT)
+			return "-> or . without a member name in the print format";
+		if (t == T_OPERAND && (prev == T_OPERAND || prev == T_IDENT) && c != '"')
+			return "two values without an operator in the print format";
+		prev = t;
+	}
+	if (first)
+		return "an empty print format";
+	if (depth)
+		return "unbalanced brackets in the print format";
+	if (prev != T_OPERAND && prev != T_IDENT && prev != T_CLOSE)
+		return "the print format ends with an operator";
+	return NULL;
+}
+
+/*
  * An event format ("name: N\nID: N\nformat:\n\tfield:...;\toffset:N;\t
  * size:N;\tsigned:N;\n...\nprint fmt: ..."): the lines libtraceevent's
  * parser relies on, each field within a record (records live in one
@@ -659,11 +781,9 @@ static const char *format_text(const char *s, size_t n, uint32_t page_size)
 	if (!fields)
 		return "no fields";
 	pf += 12;
-	if (memchr(pf, '\n', (size_t)(end - pf)) && (size_t)(end - (char *)memchr(pf, '\n', (size_t)(end - pf))) > 1)
-		return "text after the print format's line";
 	if (!printable(pf, (size_t)(end - pf) - (end[-1] == '\n')))
 		return "control characters in the print format";
-	return NULL;
+	return print_fmt_check(pf, (size_t)(end - pf));
 }
 
 static int rd_format(struct rd *r, uint64_t n, const char *what)

@@ -18,7 +18,20 @@ if [ -z "$bindir" ]; then
 			skip_all "clang has no libFuzzer runtime (install libclang-rt-14-dev)"
 		fi
 		fail "fuzz-build" "$(grep -m3 -e error "$TMP/build.log" | tr '\n' ' ')"
-		finish
+		
+# 3. no false refusals: every event format of the running kernel passes
+if [ -r /sys/kernel/tracing/events/sched/sched_switch/format ]; then
+	n=$(python3 "$TOP/fuzz/kernel-formats.py" "$TOP/fuzz/corpus/tracedat/v6-small.dat" \
+		"$TMP/all.dat" | cut -d' ' -f1)
+	if "$LATWATT" tracedump --count "$TMP/all.dat" >/dev/null 2>"$TMP/err"; then
+		pass "trace.dat with the kernel's $n event formats accepted"
+	else
+		fail "kernel formats" "$(head -c 300 "$TMP/err")"
+	fi
+else
+	skip "kernel formats" "no readable tracefs at /sys/kernel/tracing"
+fi
+finish
 	fi
 fi
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
@@ -79,4 +92,17 @@ for f in "$TOP"/fuzz/regressions/samples/*; do
 	cp "$f" "$TMP/b/samples"
 	refused "compare $(basename "$f")" "$TMP/b/samples" "$LATWATT" compare "$TMP/a" "$TMP/b"
 done
+
+# 3. no false refusals: every event format of the running kernel passes
+if [ -r /sys/kernel/tracing/events/sched/sched_switch/format ]; then
+	n=$(python3 "$TOP/fuzz/kernel-formats.py" "$TOP/fuzz/corpus/tracedat/v6-small.dat" \
+		"$TMP/all.dat" | cut -d' ' -f1)
+	if "$LATWATT" tracedump --count "$TMP/all.dat" >/dev/null 2>"$TMP/err"; then
+		pass "trace.dat with the kernel's $n event formats accepted"
+	else
+		fail "kernel formats" "$(head -c 300 "$TMP/err")"
+	fi
+else
+	skip "kernel formats" "no readable tracefs at /sys/kernel/tracing"
+fi
 finish
