@@ -10,6 +10,7 @@
 #define LW_FUZZ_H
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,18 +24,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char fz_root[256];
 
-/* The private directory, created at the first call; NULL on failure. */
+static int fz_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static inline void fz_cleanup(void)
+{
+	if (fz_root[0])
+		nftw(fz_root, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The private directory, created at the first call (removed at exit). */
 static inline const char *fz_dir(void)
 {
 	if (!fz_root[0]) {
+		/* memory-backed when there is one: the parsers' writers fsync */
 		const char *t = getenv("TMPDIR");
 
-		snprintf(fz_root, sizeof(fz_root), "%s/latwatt-fuzz.XXXXXX", t && *t ? t : "/tmp");
+		if (!t || !*t)
+			t = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+		snprintf(fz_root, sizeof(fz_root), "%s/latwatt-fuzz.XXXXXX", t);
 		if (!mkdtemp(fz_root)) {
 			perror(fz_root);
 			abort();
 		}
 		lw_set_quiet(getenv("FUZZ_VERBOSE") == NULL);
+		atexit(fz_cleanup);
 	}
 	return fz_root;
 }
