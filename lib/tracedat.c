@@ -789,10 +789,10 @@ static const char *format_text(const char *s, size_t n, uint32_t page_size)
 static int rd_format(struct rd *r, uint64_t n, const char *what)
 {
 	uint64_t at = r->off;
-	char *text;
+	char *text = NULL;
 	const char *why;
 
-	if (rd_text(r, n, what, NULL, &text) < 0)
+	if (rd_text(r, n, what, NULL, &text) < 0 || !text)
 		return -1;
 	why = format_text(text, n, r->info->page_size);
 	if (why) {
@@ -810,10 +810,10 @@ static int rd_format(struct rd *r, uint64_t n, const char *what)
 static int rd_header_text(struct rd *r, const char *name, size_t namelen)
 {
 	uint64_t n;
-	char *text;
+	char *text = NULL;
 
 	if (rd_expect(r, name, namelen) < 0 || rd_size(r, 8, &n, MAX_HDR_TEXT, name) < 0 ||
-	    rd_text(r, n, name, NULL, &text) < 0)
+	    rd_text(r, n, name, NULL, &text) < 0 || !text)
 		return -1;
 	if (namelen == 12) {
 		if (!strstr(text, "commit;") || !strstr(text, "field:")) {
