@@ -29,14 +29,14 @@ FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 # The library, built by this Makefile with clang and the sanitizers.
 fuzz-lib:
 	$(Q)CFLAGS='$(FUZZ_FLAGS)' $(MAKE) --no-print-directory CC=$(FUZZ_CC) O=$(FUZZ_O) \
-		SANITIZE=1 WERROR=0 $(FUZZ_O)/obj/liblatwatt.a
+		SANITIZE=1 WERROR=0 $(FUZZ_O)/obj/liblatwatt.a $(FUZZ_O)/obj/libcmd.a
 
-$(FUZZ_O)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_O)/obj/liblatwatt.a
+$(FUZZ_O)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_O)/obj/liblatwatt.a $(FUZZ_O)/obj/libcmd.a
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(subst fuzzer-no-link,fuzzer,$(FUZZ_FLAGS)) \
 		-fsanitize=address,undefined -std=gnu11 -D_GNU_SOURCE -I. -DFUZZ_SRC='"$(abspath .)"' \
-		$(shell $(PKG_CONFIG) --cflags $(PKGS)) $(DEFS) -o $@ $< \
-		$(FUZZ_O)/obj/liblatwatt.a $(LDLIBS)
+		$(PKG_CFLAGS) $(DEFS) -o $@ $< \
+		$(FUZZ_O)/obj/libcmd.a $(FUZZ_O)/obj/liblatwatt.a $(LDLIBS)
 
 fuzz-build:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) not found: install clang and libclang-rt-14-dev (scripts/deps-fuzz.txt)"; exit 2; }
