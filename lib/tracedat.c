@@ -939,6 +939,51 @@ static int check_page_size(struct rd *r)
 	return 0;
 }
 
+/*
+ * The options whose payload libtracecmd reads, besides the buffer and
+ * section options: strings (NUL-terminated text), and fixed-size numbers.
+ * Any other option (guests, time shifts, process maps, hooks, offsets) has
+ * a structure of its own that is not checked, and is refused.
+ */
+static int check_option(struct rd *r, uint64_t id, uint64_t n)
+{
+	static const struct { uint16_t id; uint16_t size; } fixed[] = {
+		{ LW_TDOPT_CPUCOUNT, 4 }, { 11 /* TRACEID */, 8 }, { 14 /* TSC2NSEC */, 16 },
+	};
+	uint64_t at = r->off;
+	char *text = NULL;
+
+	switch (id) {
+	case LW_TDOPT_DATE:
+	case LW_TDOPT_CPUSTAT:
+	case LW_TDOPT_TRACECLOCK:
+	case LW_TDOPT_UNAME:
+	case LW_TDOPT_VERSION:
+		if (!n)
+			return error("%s: byte %llu: option %llu is empty", r->path,
+				     (unsigned long long)at, (unsigned long long)id);
+		if (rd_text(r, n - 1, "option text", NULL, &text) < 0 || !text)
+			return -1;
+		free(text);
+		if (rd_expect(r, "", 1) < 0)
+			return error("%s: byte %llu: option %llu does not end in a NUL", r->path,
+				     (unsigned long long)at, (unsigned long long)id);
+		return 0;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (fixed[i].id == id) {
+			if (n != fixed[i].size)
+				return error("%s: byte %llu: option %llu has %llu bytes, not %u",
+					     r->path, (unsigned long long)at, (unsigned long long)id,
+					     (unsigned long long)n, fixed[i].size);
+			return rd_bytes(r, NULL, n, "option");
+		}
+	return error("%s: byte %llu: trace file option %llu is not read by latwatt", r->path,
+		     (unsigned long long)at, (unsigned long long)id);
+}
+
 static int check_v6(struct rd *r)
 {
 	uint64_t n, cpus;
@@ -961,14 +1006,14 @@ static int check_v6(struct rd *r)
 				return -1;
 			if (id == LW_TDOPT_DONE)
 				break;
+			if (id == LW_TDOPT_BUFFER)
+				return error("%s: byte %llu: buffer instances in a version 6 file are "
+					     "not read", r->path, (unsigned long long)(r->off - 2));
 			if (rd_size(r, 4, &n, MAX_OPTION, "option size") < 0 ||
-			    rd_bytes(r, NULL, n, "option") < 0)
+			    check_option(r, id, n) < 0)
 				return -1;
 			if (id == LW_TDOPT_TRACECLOCK)
 				has_clock = 1;
-			if (id == LW_TDOPT_BUFFER)
-				return error("%s: byte %llu: buffer instances in a version 6 file are "
-					     "not read", r->path, (unsigned long long)(r->off - n - 6));
 		}
 		if (rd_bytes(r, name, 10, "section name") < 0)
 			return -1;
@@ -1155,6 +1200,8 @@ static int check_v7(struct rd *r)
 			} else if (id == V7_BUFFER_TEXT) {
 				return error("%s: a latency-tracer trace (no per-CPU data) is not read",
 					     r->path);
+			} else if (check_option(r, id, n) < 0) {
+				return -1;
 			}
 			if (rd_seek(r, end, "option") < 0)
 				return -1;
