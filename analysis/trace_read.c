@@ -73,6 +73,7 @@ struct lw_trace {
 
 	struct ev_cache *cache;		/* by event id */
 	int ncache;
+	int max_id;			/* the largest id with a format: the cache's bound */
 
 	struct lw_trace_window **win;	/* per CPU */
 	size_t *nwin;
@@ -234,6 +235,20 @@ static void put_record(struct lw_trace *t, struct tep_record *r)
 		tracecmd_free_record(r);
 }
 
+/* Records carry ids the file chose; only those with a format are cached. */
+static void set_max_id(struct lw_trace *t)
+{
+	int n = tep_get_events_count(t->tep);
+
+	t->max_id = -1;
+	for (int i = 0; i < n; i++) {
+		struct tep_event *e = tep_get_event(t->tep, i);
+
+		if (e && e->id > t->max_id)
+			t->max_id = e->id;
+	}
+}
+
 static int use_instance(struct lw_trace *t, int index)
 {
 	struct tracecmd_input *b = tracecmd_buffer_instance_handle(t->h, index);
@@ -245,6 +260,7 @@ static int use_instance(struct lw_trace *t, int index)
 	t->top = t->h;
 	t->h = b;
 	t->tep = tracecmd_get_tep(b);
+	set_max_id(t);
 	cpus = tep_get_cpus(t->tep);
 	if (cpus > t->cpus) {
 		error("%s: buffer instance %s has more CPUs (%d) than the file (%d)", t->path,
@@ -290,6 +306,7 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		return NULL;
 	}
 	t->tep = tracecmd_get_tep(t->h);
+	set_max_id(t);
 	t->cpus = tep_get_cpus(t->tep);
 	if (info.cpus > t->cpus)
 		t->cpus = info.cpus;
@@ -402,7 +419,7 @@ static struct ev_cache *cache_for(struct lw_trace *t, int id)
 {
 	struct ev_cache *c;
 
-	if (id < 0 || id > 1 << 20)
+	if (id < 0 || id > t->max_id)
 		return NULL;
 	if (id >= t->ncache) {
 		int n = t->ncache ? t->ncache : 256;

@@ -750,6 +750,9 @@ static const char *format_text(const char *s, size_t n, uint32_t page_size)
 
 		if (!decrun(id, (size_t)(end - id), &i) || id[i] != '\n')
 			return "ID is not a number";
+		/* records hold the id in common_type, an unsigned short */
+		if (strtoul(id + 5, NULL, 10) > 65535)
+			return "ID beyond 65535";
 	}
 	if (!printable(s, (size_t)(fmt - s)))
 		return "control characters in its name";
