@@ -41,7 +41,9 @@ $(FUZZ_O)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_O)/obj/liblatwatt.a $(FUZZ_O)
 fuzz-build:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) not found: install clang and libclang-rt-14-dev (scripts/deps-fuzz.txt)"; exit 2; }
 	$(Q)$(MAKE) --no-print-directory fuzz-lib
-	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)$(MAKE) --no-print-directory fuzz-bins
+
+fuzz-bins: $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	$(Q)mkdir -p fuzz/crashes; \
@@ -64,4 +66,4 @@ fuzz: fuzz-build
 fuzz-regress: fuzz-build
 	$(Q)FUZZ_BIN_DIR=$(abspath $(FUZZ_O)) tests/integration/fuzz-regressions.sh
 
-.PHONY: fuzz fuzz-build fuzz-lib fuzz-regress
+.PHONY: fuzz fuzz-build fuzz-lib fuzz-bins fuzz-regress
