@@ -100,6 +100,12 @@ static struct lw_ynode *parse_coll(struct yparse *y, yaml_event_t *start)
 			lw_yaml_free(k);
 			goto fail;
 		}
+		if (is_map && !(count & 1) && count / 2 >= LW_YAML_MAX_KEYS) {
+			error("%s:%d:%d: more than " LW_STR(LW_YAML_MAX_KEYS) " keys in one mapping",
+			      y->name, k->line, k->col);
+			lw_yaml_free(k);
+			goto fail;
+		}
 		if (is_map && !(count & 1)) {
 			for (size_t i = 0; i < count; i += 2)
 				if (!strcmp(n->kid[i]->value, k->value)) {
@@ -167,6 +173,9 @@ int lw_yaml_check(const char *name, const char *text, size_t len)
 	struct yparse y = { .name = name };
 	yaml_event_t ev;
 	int ret = 0;
+	/* per open collection: a mapping?, and how many nodes it holds */
+	char is_map[LW_YAML_MAX_DEPTH + 2];
+	long kids[LW_YAML_MAX_DEPTH + 2];
 
 	if (len > LW_YAML_MAX_TEXT)
 		return error("%s: larger than %d bytes", name, LW_YAML_MAX_TEXT);
@@ -180,11 +189,19 @@ int lw_yaml_check(const char *name, const char *text, size_t len)
 		if (!yaml_parser_parse(&y.p, &ev))
 			break;
 		type = ev.type;
-		if ((type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) &&
-		    ++y.depth > LW_YAML_MAX_DEPTH)
+		int start = type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT;
+
+		if ((start || type == YAML_SCALAR_EVENT || type == YAML_ALIAS_EVENT) &&
+		    y.depth > 0 && is_map[y.depth] && ++kids[y.depth] > 2L * LW_YAML_MAX_KEYS)
+			ret = perr(&y, &ev.start_mark,
+				   "more than " LW_STR(LW_YAML_MAX_KEYS) " keys in one mapping");
+		else if (start && ++y.depth > LW_YAML_MAX_DEPTH)
 			ret = perr(&y, &ev.start_mark,
 				   "nested more than " LW_STR(LW_YAML_MAX_DEPTH) " deep");
-		else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
+		else if (start) {
+			is_map[y.depth] = type == YAML_MAPPING_START_EVENT;
+			kids[y.depth] = 0;
+		} else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
 			y.depth--;
 		else if ((type == YAML_SCALAR_EVENT || type == YAML_ALIAS_EVENT) &&
 			 ++y.nodes > LW_YAML_MAX_NODES)

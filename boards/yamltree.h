@@ -31,6 +31,8 @@ struct lw_ynode {
 #define LW_YAML_MAX_TEXT  (1 << 20)	/* bytes */
 #define LW_YAML_MAX_DEPTH 64		/* nested mappings and sequences */
 #define LW_YAML_MAX_NODES 100000	/* scalars, mappings and sequences */
+#define LW_YAML_MAX_KEYS  1000		/* keys of one mapping (duplicates are
+					 * looked for pair by pair) */
 
 /* Check @text against the limits above with libyaml's event parser (no
  * tree built): 0, or -1 after error("name:line:col: ...").  A syntax

@@ -351,7 +351,8 @@ struct lw_power_data *lw_power_read(const char *path)
 
 		if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
 			r->n--;		/* a gap at the very end */
-		qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
+		if (r->n)	/* qsort(NULL, 0) is undefined */
+			qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
 	}
 	return d;
 fail:

@@ -95,6 +95,9 @@ done
 for f in "$TOP"/fuzz/regressions/scenario/*; do
 	[ -f "$f" ] && refused "scenario $(basename "$f")" "$f" "$LATWATT" scenarios --check "$f"
 done
+for f in "$TOP"/fuzz/regressions/board/*; do
+	[ -f "$f" ] && refused "board $(basename "$f")" "$f" "$LATWATT" boards check "$f"
+done
 for f in "$TOP"/fuzz/regressions/cyclictest/*; do
 	[ -f "$f" ] && refused "import $(basename "$f")" "$f" \
 		"$LATWATT" import cyclictest "$f" -o "$TMP/imported" -f
