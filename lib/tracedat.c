@@ -615,10 +615,36 @@ static int rd_text(struct rd *r, uint64_t n, const char *what, line_check line, 
  */
 enum { T_OPERAND, T_OPEN, T_CLOSE, T_COMMA, T_SEMI, T_BINOP, T_STAR, T_UNARY, T_MEMBER, T_IDENT };
 
-static const char *print_fmt_check(const char *s, size_t n)
+/* The field names of a format (pointers into its text). */
+#define MAX_FIELDS 512
+struct fnames {
+	const char *name[MAX_FIELDS];
+	size_t len[MAX_FIELDS];
+	int n;
+};
+
+static int is_field(const struct fnames *f, const char *s, size_t n)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->len[i] == n && !memcmp(f->name[i], s, n))
+			return 1;
+	return 0;
+}
+
+/* "REC->" or "(REC)->" ends at @s[i]: the record's own fields follow */
+static int after_rec(const char *s, size_t i)
+{
+	while (i && (s[i - 1] == ' ' || s[i - 1] == ')'))
+		i--;
+	return i >= 3 && !memcmp(s + i - 3, "REC", 3) &&
+	       (i == 3 || !(s[i - 4] == '_' || (s[i - 4] >= '0' && s[i - 4] <= '9') ||
+			    ((s[i - 4] | 32) >= 'a' && (s[i - 4] | 32) <= 'z')));
+}
+
+static const char *print_fmt_check(const char *s, size_t n, const struct fnames *f)
 {
 	char stack[32];
-	int depth = 0, prev = T_COMMA, first = 1;
+	int depth = 0, prev = T_COMMA, first = 1, want_field = 0;
 	size_t i = 0;
 
 	while (i < n) {
@@ -683,6 +709,9 @@ static const char *print_fmt_check(const char *s, size_t n)
 			i++;
 			t = T_SEMI;
 		} else if (c == '-' && i + 1 < n && s[i + 1] == '>') {
+			/* libtraceevent looks REC->NAME up among the fields and
+			 * does not survive a name that is not one */
+			want_field = after_rec(s, i);
 			i += 2;
 			t = T_MEMBER;
 		} else if (c == '.') {
@@ -714,6 +743,16 @@ static const char *print_fmt_check(const char *s, size_t n)
 			return "an operator without a left operand in the print format";
 		if (prev == T_MEMBER && t != T_IDENT)
 			return "-> or . without a member name in the print format";
+		if (prev == T_MEMBER && want_field) {
+			size_t b = i;
+
+			while (b && (s[b - 1] == '_' || (s[b - 1] >= '0' && s[b - 1] <= '9') ||
+				     ((s[b - 1] | 32) >= 'a' && (s[b - 1] | 32) <= 'z')))
+				b--;
+			if (!is_field(f, s + b, i - b))
+				return "REC-> names a field the format does not have";
+			want_field = 0;
+		}
 		if (t == T_OPERAND && (prev == T_OPERAND || prev == T_IDENT) && c != '"')
 			return "two values without an operator in the print format";
 		prev = t;
@@ -737,6 +776,8 @@ static const char *format_text(const char *s, size_t n, uint32_t page_size)
 {
 	const char *p = s, *end = s + n, *id, *fmt, *pf;
 	int fields = 0;
+	struct fnames *names;
+	const char *why;
 
 	if (n < 6 || memcmp(s, "name: ", 6))
 		return "does not begin with \"name: \"";
@@ -783,10 +824,39 @@ static const char *format_text(const char *s, size_t n, uint32_t page_size)
 	}
 	if (!fields)
 		return "no fields";
+	if (fields > MAX_FIELDS)
+		return "more than 512 fields";
 	pf += 12;
 	if (!printable(pf, (size_t)(end - pf) - (end[-1] == '\n')))
 		return "control characters in the print format";
-	return print_fmt_check(pf, (size_t)(end - pf));
+	names = calloc(1, sizeof(*names));
+	if (!names)
+		return "out of memory";
+	for (p = fmt + 9; p < pf - 11; ) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		const char *semi, *b;
+
+		if (!e)
+			e = end;
+		semi = e - p > 7 ? memchr(p + 7, ';', (size_t)(e - p - 7)) : NULL;
+		if (semi) {
+			/* "field:TYPE NAME[N];": NAME */
+			b = semi;
+			if (b > p + 7 && b[-1] == ']')
+				while (b > p + 7 && *--b != '[')
+					;
+			semi = b;
+			while (b > p + 7 && (b[-1] == '_' || (b[-1] >= '0' && b[-1] <= '9') ||
+					     ((b[-1] | 32) >= 'a' && (b[-1] | 32) <= 'z')))
+				b--;
+			names->name[names->n] = b;
+			names->len[names->n++] = (size_t)(semi - b);
+		}
+		p = e + 1;
+	}
+	why = print_fmt_check(pf, (size_t)(end - pf), names);
+	free(names);
+	return why;
 }
 
 static int rd_format(struct rd *r, uint64_t n, const char *what)
