@@ -56,7 +56,6 @@ struct ev_cache {
 struct lw_trace {
 	char *path;
 	struct tracecmd_input *h;
-	struct tracecmd_input *top;	/* when h is a buffer instance of it */
 	struct tep_handle *tep;
 	int cpus;
 	char clock[32];
@@ -221,18 +220,10 @@ static struct tep_record *next_record(struct lw_trace *t, int cpu)
 	int err = 0;
 	struct tep_record *r;
 
-	if (!t->cur)
-		return tracecmd_read_data(t->h, cpu);
 	r = raw_next(t, cpu, &err);
 	if (err)
 		t->err = -1;
 	return r;
-}
-
-static void put_record(struct lw_trace *t, struct tep_record *r)
-{
-	if (r && !t->cur)
-		tracecmd_free_record(r);
 }
 
 /* Records carry ids the file chose; only those with a format are cached. */
@@ -249,29 +240,6 @@ static void set_max_id(struct lw_trace *t)
 	}
 }
 
-static int use_instance(struct lw_trace *t, int index)
-{
-	struct tracecmd_input *b = tracecmd_buffer_instance_handle(t->h, index);
-	int cpus;
-
-	if (!b)
-		return error("%s: cannot read buffer instance %s", t->path,
-			     tracecmd_buffer_instance_name(t->h, index));
-	t->top = t->h;
-	t->h = b;
-	t->tep = tracecmd_get_tep(b);
-	set_max_id(t);
-	cpus = tep_get_cpus(t->tep);
-	if (cpus > t->cpus) {
-		error("%s: buffer instance %s has more CPUs (%d) than the file (%d)", t->path,
-		      tracecmd_buffer_instance_name(t->top, index), cpus, t->cpus);
-		return -1;
-	}
-	for (int i = 0; i < t->cpus; i++)
-		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
-	return 0;
-}
-
 struct lw_trace *lw_trace_open(const char *path, int flags)
 {
 	struct lw_tracedat_info info = { .want_ranges = 1 };
@@ -279,6 +247,17 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 
 	if (lw_tracedat_check_info(path, &info) < 0)
 		return NULL;
+	/* version 7 passed the structural check, but libtracecmd would read
+	 * its pages (and other parts) unchecked: fuzzing made it allocate
+	 * gigabytes on a 66 KB file.  trace-cmd itself converts. */
+	if (info.version != 6) {
+		free(info.cpu_off);
+		free(info.cpu_size);
+		error("%s: a version %d trace file; latwatt reads version 6 (what it writes): "
+		      "'trace-cmd convert --file-version 6 -i %s -o FILE.dat' makes one", path,
+		      info.version, path);
+		return NULL;
+	}
 	tracecmd_quiet_once();
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->path = strdup(path))) {
@@ -289,14 +268,9 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		return NULL;
 	}
 	t->fd = -1;
-	/* version 6: libtracecmd parses the (checked) header only; the pages
-	 * are read here, each checked before kbuffer sees it */
-	if (info.version == 6)
-		t->h = tracecmd_open_head(path, (flags & LW_TRACE_PLUGINS) ? 0 :
-					  TRACECMD_FL_LOAD_NO_PLUGINS);
-	else
-		t->h = tracecmd_open(path, (flags & LW_TRACE_PLUGINS) ? 0 :
-				     TRACECMD_FL_LOAD_NO_PLUGINS);
+	/* libtracecmd parses the (checked) header only; the pages are read
+	 * here, each checked before kbuffer sees it */
+	t->h = tracecmd_open_head(path, (flags & LW_TRACE_PLUGINS) ? 0 : TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!t->h) {
 		error("%s: libtracecmd cannot read this trace file", path);
 		free(info.cpu_off);
@@ -322,24 +296,12 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		error("out of memory");
 		return NULL;
 	}
-	if (info.version == 6) {
+	{
 		int ret = raw_init(t, &info);
 
 		free(info.cpu_off);
 		free(info.cpu_size);
 		if (ret < 0) {
-			lw_trace_close(t);
-			return NULL;
-		}
-		return t;
-	}
-	/* first records (they stay pending); a trace-cmd file whose top buffer
-	 * is empty is read from its first buffer instance instead */
-	for (int i = 0, empty = 1; i < t->cpus; i++) {
-		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
-		empty &= !t->pending[i];
-		if (i == t->cpus - 1 && empty && tracecmd_buffer_instances(t->h) > 0 &&
-		    use_instance(t, 0) < 0) {
 			lw_trace_close(t);
 			return NULL;
 		}
@@ -383,9 +345,6 @@ void lw_trace_close(struct lw_trace *t)
 {
 	if (!t)
 		return;
-	put_record(t, t->last);
-	for (int i = 0; t->pending && i < t->cpus; i++)
-		put_record(t, t->pending[i]);
 	for (int i = 0; t->cur && i < t->cpus; i++) {
 		kbuffer_free(t->cur[i].kb);
 		free(t->cur[i].buf[0]);
@@ -403,8 +362,6 @@ void lw_trace_close(struct lw_trace *t)
 	free(t->cache);
 	if (t->h)
 		tracecmd_close(t->h);
-	if (t->top)
-		tracecmd_close(t->top);
 	free(t->path);
 	free(t);
 }
@@ -492,9 +449,9 @@ static void sift_down(struct lw_trace *t, int i)
 	}
 }
 
+/* records live in the cursors' buffers: nothing to free */
 static void release_last(struct lw_trace *t)
 {
-	put_record(t, t->last);
 	t->last = NULL;
 }
 
@@ -555,14 +512,9 @@ void lw_trace_rewind(struct lw_trace *t)
 	release_last(t);
 	t->err = 0;
 	for (int i = 0; i < t->cpus; i++) {
-		put_record(t, t->pending[i]);
 		/* the first record, read again: it becomes the pending one */
-		if (t->cur) {
-			raw_reset(t, i);
-			t->pending[i] = next_record(t, i);
-		} else {
-			t->pending[i] = tracecmd_read_cpu_first(t->h, i);
-		}
+		raw_reset(t, i);
+		t->pending[i] = next_record(t, i);
 	}
 	t->primed = 0;
 	t->nheap = 0;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Reading a run's kernel trace (RUN/trace.dat, or any trace-cmd file) event
- * by event, in timestamp order, merged over the CPUs or for one CPU.  The
- * header (formats, kallsyms, command lines) is parsed by libtracecmd; the
- * events of a version 6 file (what latwatt writes) are read page by page
- * with pread() and libtraceevent's kbuffer — two 64 KiB chunks per CPU,
- * whatever the length of the trace, no allocation per event — and those of
- * other versions (trace-cmd's v7) through libtracecmd's record reader.
+ * Reading a run's kernel trace (RUN/trace.dat, version 6 as latwatt and
+ * trace-cmd write it) event by event, in timestamp order, merged over the
+ * CPUs or for one CPU.  The file is checked first (lw_tracedat_check_info());
+ * the header (formats, kallsyms, command lines) is then parsed by
+ * libtracecmd, and the events are read page by page with pread() and
+ * libtraceevent's kbuffer — two 64 KiB chunks per CPU, whatever the length
+ * of the trace, no allocation per event.  Version 7 files are refused with
+ * the trace-cmd command that converts them.
  *
  *	struct lw_trace *t = lw_trace_open_run("RUN");
  *	struct lw_trace_event ev;
