@@ -644,7 +644,7 @@ static int after_rec(const char *s, size_t i)
 static const char *print_fmt_check(const char *s, size_t n, const struct fnames *f)
 {
 	char stack[32];
-	int depth = 0, prev = T_COMMA, first = 1, want_field = 0;
+	int depth = 0, prev = T_COMMA, first = 1, want_field = 0, divide = 0;
 	size_t i = 0;
 
 	while (i < n) {
@@ -737,6 +737,13 @@ static const char *print_fmt_check(const char *s, size_t n, const struct fnames 
 				return "the print format does not begin with a string";
 			first = 0;
 		}
+		/* libtraceevent folds constants, and an operand it cannot resolve
+		 * counts as 0: only a non-zero number or a sizeof may divide */
+		if (divide && !(t == T_OPERAND && c >= '1' && c <= '9') &&
+		    !(t == T_IDENT && i >= 6 && !memcmp(s + i - 6, "sizeof", 6)))
+			return "a division by something other than a non-zero number or a "
+			       "sizeof in the print format";
+		divide = t == T_BINOP && (c == '/' || c == '%') && i >= 1 && s[i - 1] == c;
 		/* operators between operands */
 		if ((t == T_BINOP || t == T_STAR) && prev != T_OPERAND && prev != T_IDENT &&
 		    prev != T_CLOSE)
