@@ -819,6 +819,27 @@ static const char *format_text(const char *s, size_t n, uint32_t page_size)
 			return "a field line does not begin with \"\\tfield:\"";
 		if (!printable(p, (size_t)(e - p)))
 			return "control characters in a field line";
+		{
+			/* "field:DECLARATION;" in plain ASCII, its brackets closed,
+			 * ending in a name or "]" */
+			const char *q = p + 7, *semi = memchr(q, ';', (size_t)(e - q));
+			int br = 0;
+
+			if (!semi || semi == q)
+				return "a field line without \"TYPE NAME;\"";
+			for (const char *x = q; x < semi; x++) {
+				if ((unsigned char)*x < 0x20 || (unsigned char)*x > 0x7e)
+					return "a field declaration that is not plain ASCII";
+				br += *x == '[';
+				br -= *x == ']';
+				if (br < 0 || br > 1)
+					return "unbalanced brackets in a field declaration";
+			}
+			if (br || !(semi[-1] == ']' || semi[-1] == '_' ||
+				    (semi[-1] >= '0' && semi[-1] <= '9') ||
+				    ((semi[-1] | 32) >= 'a' && (semi[-1] | 32) <= 'z')))
+				return "a field declaration that does not end in its name";
+		}
 		o = memmem(p, (size_t)(e - p), "\toffset:", 8);
 		z = memmem(p, (size_t)(e - p), "\tsize:", 6);
 		if (!o || !z || sscanf(o, "\toffset:%lu;", &off) != 1 ||
