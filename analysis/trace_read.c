@@ -620,6 +620,36 @@ const char *lw_trace_str(struct lw_trace *t, const struct lw_trace_event *ev, co
 	return data + off;
 }
 
+int lw_trace_record_ok(struct lw_trace *t, const struct lw_trace_event *ev)
+{
+	const char *data = ev->record->data;
+	unsigned size = (unsigned)ev->record->size;
+
+	if (!ev->event)
+		return 0;
+	for (struct tep_format_field *f = ev->event->format.fields; f; f = f->next) {
+		unsigned off = (unsigned)f->offset, fs = (unsigned)f->size;
+
+		if (off > size || fs > size - off)
+			return 0;
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t loc;
+			unsigned doff, dlen;
+
+			if (fs < 4)
+				return 0;
+			memcpy(&loc, data + off, 4);
+			doff = loc & 0xffff;
+			dlen = loc >> 16;
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				doff += off + 4;
+			if (doff > size || dlen > size - doff)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 const char *lw_trace_comm(struct lw_trace *t, int pid)
 {
 	return tep_data_comm_from_pid(t->tep, pid);

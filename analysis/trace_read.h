@@ -96,6 +96,9 @@ int lw_trace_s64(struct lw_trace *t, const struct lw_trace_event *ev, const char
  * up to the first NUL or trailing newline; NULL if no such field. */
 const char *lw_trace_str(struct lw_trace *t, const struct lw_trace_event *ev, const char *name,
 			 size_t *len);
+/* 1 if every field of the event, and every dynamic array's data, lies
+ * within its record: what libtraceevent's printing assumes. */
+int lw_trace_record_ok(struct lw_trace *t, const struct lw_trace_event *ev);
 /* The command name the trace knows for @pid ("<...>" if none). */
 const char *lw_trace_comm(struct lw_trace *t, int pid);
 

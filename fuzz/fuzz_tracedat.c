@@ -39,7 +39,7 @@ static void walk(struct lw_trace *t, int cpu, struct trace_seq *s)
 			lw_trace_u64(t, &ev, "ip", &u);
 		}
 		lw_trace_comm(t, ev.pid);
-		if (s) {
+		if (s && lw_trace_record_ok(t, &ev)) {	/* as tracedump prints */
 			trace_seq_reset(s);
 			tep_print_event(lw_trace_tep(t), s, ev.record, "%s", TEP_PRINT_INFO);
 			trace_seq_terminate(s);
