@@ -147,4 +147,5 @@ help:
 .PHONY: all tests check install clean help
 include boards/qemu.mk
 include boards/lava.mk
+include fuzz/fuzz.mk
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -145,19 +145,41 @@ static int tlist_finish(struct tlist *t, struct lw_cprobe *p)
 	return 0;
 }
 
+/* How many blocks the run can span: to the manifest's end (or start plus
+ * its duration), a minute of slack, at most MAX_BASE_BLOCKS; a manifest
+ * with neither allows 11 hours (32 MB).  A record later than that is
+ * corrupt, and must not size an allocation. */
+static uint64_t run_blocks(const json_t *m, uint64_t start)
+{
+	json_int_t end = json_integer_value(json_object_get(json_object_get(m, "end"),
+							    "monotonic_ns"));
+	json_int_t dur = json_integer_value(json_object_get(m, "duration_ns"));
+	uint64_t span;
+
+	if (end > 0 && (uint64_t)end > start)
+		span = (uint64_t)end - start;
+	else if (dur > 0)
+		span = (uint64_t)dur;
+	else
+		return 1UL << 22;
+	span = span / LW_BLOCK_BASE_NS + 6000;
+	return span < MAX_BASE_BLOCKS ? span : MAX_BASE_BLOCKS;
+}
+
 static int load_block_maxima(struct lw_crun *r, const char *path)
 {
 	struct lw_samples_reader *rd = lw_samples_open(path);
 	struct lw_cprobe *by_id[LW_PROBE_MAX] = { 0 };
 	struct tlist tl[LW_PROBE_MAX];
 	struct lw_sample s;
-	uint64_t start, rec = 0;
+	uint64_t start, rec = 0, limit;
 	int ret;
 
 	if (!rd)
 		return -1;
 	memset(tl, 0, sizeof(tl));
 	start = lw_samples_start(rd);
+	limit = run_blocks(r->manifest, start);
 	for (size_t i = 0; i < r->np; i++)
 		if (r->p[i].probe < LW_PROBE_MAX)
 			by_id[r->p[i].probe] = &r->p[i];
@@ -169,9 +191,11 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		rec++;
 		if (!p)
 			continue;	/* the summary already refused unknown probes */
-		if (idx >= MAX_BASE_BLOCKS) {
-			ret = error("%s: record %" PRIu64 ": expected time %" PRIu64
-				    " is more than 15 days after the start", path, rec, s.expected_ns);
+		if (idx >= limit) {
+			ret = error("%s: record %" PRIu64 ": expected time %" PRIu64 " is %" PRIu64
+				    " s after the start: later than the run can have lasted (the "
+				    "manifest's end, and a minute)", path, rec, s.expected_ns,
+				    (s.expected_ns - start) / 1000000000);
 			break;
 		}
 		if (tlist_add(&tl[s.probe], s.latency_ns,

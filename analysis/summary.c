@@ -235,7 +235,8 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 		lw_summary_free(sum);
 		return -1;
 	}
-	qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
+	if (sum->n)	/* qsort(NULL, 0) is undefined */
+		qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
 	return 0;
 }
 

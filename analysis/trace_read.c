@@ -56,7 +56,6 @@ struct ev_cache {
 struct lw_trace {
 	char *path;
 	struct tracecmd_input *h;
-	struct tracecmd_input *top;	/* when h is a buffer instance of it */
 	struct tep_handle *tep;
 	int cpus;
 	char clock[32];
@@ -73,6 +72,7 @@ struct lw_trace {
 
 	struct ev_cache *cache;		/* by event id */
 	int ncache;
+	int max_id;			/* the largest id with a format: the cache's bound */
 
 	struct lw_trace_window **win;	/* per CPU */
 	size_t *nwin;
@@ -220,40 +220,24 @@ static struct tep_record *next_record(struct lw_trace *t, int cpu)
 	int err = 0;
 	struct tep_record *r;
 
-	if (!t->cur)
-		return tracecmd_read_data(t->h, cpu);
 	r = raw_next(t, cpu, &err);
 	if (err)
 		t->err = -1;
 	return r;
 }
 
-static void put_record(struct lw_trace *t, struct tep_record *r)
+/* Records carry ids the file chose; only those with a format are cached. */
+static void set_max_id(struct lw_trace *t)
 {
-	if (r && !t->cur)
-		tracecmd_free_record(r);
-}
+	int n = tep_get_events_count(t->tep);
 
-static int use_instance(struct lw_trace *t, int index)
-{
-	struct tracecmd_input *b = tracecmd_buffer_instance_handle(t->h, index);
-	int cpus;
+	t->max_id = -1;
+	for (int i = 0; i < n; i++) {
+		struct tep_event *e = tep_get_event(t->tep, i);
 
-	if (!b)
-		return error("%s: cannot read buffer instance %s", t->path,
-			     tracecmd_buffer_instance_name(t->h, index));
-	t->top = t->h;
-	t->h = b;
-	t->tep = tracecmd_get_tep(b);
-	cpus = tep_get_cpus(t->tep);
-	if (cpus > t->cpus) {
-		error("%s: buffer instance %s has more CPUs (%d) than the file (%d)", t->path,
-		      tracecmd_buffer_instance_name(t->top, index), cpus, t->cpus);
-		return -1;
+		if (e && e->id > t->max_id)
+			t->max_id = e->id;
 	}
-	for (int i = 0; i < t->cpus; i++)
-		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
-	return 0;
 }
 
 struct lw_trace *lw_trace_open(const char *path, int flags)
@@ -263,6 +247,17 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 
 	if (lw_tracedat_check_info(path, &info) < 0)
 		return NULL;
+	/* version 7 passed the structural check, but libtracecmd would read
+	 * its pages (and other parts) unchecked: fuzzing made it allocate
+	 * gigabytes on a 66 KB file.  trace-cmd itself converts. */
+	if (info.version != 6) {
+		free(info.cpu_off);
+		free(info.cpu_size);
+		error("%s: a version %d trace file; latwatt reads version 6 (what it writes): "
+		      "'trace-cmd convert --file-version 6 -i %s -o FILE.dat' makes one", path,
+		      info.version, path);
+		return NULL;
+	}
 	tracecmd_quiet_once();
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->path = strdup(path))) {
@@ -273,8 +268,12 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		return NULL;
 	}
 	t->fd = -1;
-	/* never plugins: they would be loaded from $HOME and the environment */
-	t->h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	/* libtracecmd parses the (checked) header only; the pages are read
+	 * here, each checked before kbuffer sees it.  Never plugins: they would
+	 * be loaded from $HOME and the environment. */
+	(void)flags;
+	t->h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
+					 TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->h) {
 		error("%s: libtracecmd cannot read this trace file", path);
 		free(info.cpu_off);
@@ -284,6 +283,7 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		return NULL;
 	}
 	t->tep = tracecmd_get_tep(t->h);
+	set_max_id(t);
 	t->cpus = tep_get_cpus(t->tep);
 	if (info.cpus > t->cpus)
 		t->cpus = info.cpus;
@@ -299,24 +299,12 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 		error("out of memory");
 		return NULL;
 	}
-	if (info.version == 6) {
+	{
 		int ret = raw_init(t, &info);
 
 		free(info.cpu_off);
 		free(info.cpu_size);
 		if (ret < 0) {
-			lw_trace_close(t);
-			return NULL;
-		}
-		return t;
-	}
-	/* first records (they stay pending); a trace-cmd file whose top buffer
-	 * is empty is read from its first buffer instance instead */
-	for (int i = 0, empty = 1; i < t->cpus; i++) {
-		t->pending[i] = tracecmd_read_cpu_first(t->h, i);
-		empty &= !t->pending[i];
-		if (i == t->cpus - 1 && empty && tracecmd_buffer_instances(t->h) > 0 &&
-		    use_instance(t, 0) < 0) {
 			lw_trace_close(t);
 			return NULL;
 		}
@@ -360,9 +348,6 @@ void lw_trace_close(struct lw_trace *t)
 {
 	if (!t)
 		return;
-	put_record(t, t->last);
-	for (int i = 0; t->pending && i < t->cpus; i++)
-		put_record(t, t->pending[i]);
 	for (int i = 0; t->cur && i < t->cpus; i++) {
 		kbuffer_free(t->cur[i].kb);
 		free(t->cur[i].buf[0]);
@@ -380,8 +365,6 @@ void lw_trace_close(struct lw_trace *t)
 	free(t->cache);
 	if (t->h)
 		tracecmd_close(t->h);
-	if (t->top)
-		tracecmd_close(t->top);
 	free(t->path);
 	free(t);
 }
@@ -396,7 +379,7 @@ static struct ev_cache *cache_for(struct lw_trace *t, int id)
 {
 	struct ev_cache *c;
 
-	if (id < 0 || id > 1 << 20)
+	if (id < 0 || id > t->max_id)
 		return NULL;
 	if (id >= t->ncache) {
 		int n = t->ncache ? t->ncache : 256;
@@ -469,9 +452,9 @@ static void sift_down(struct lw_trace *t, int i)
 	}
 }
 
+/* records live in the cursors' buffers: nothing to free */
 static void release_last(struct lw_trace *t)
 {
-	put_record(t, t->last);
 	t->last = NULL;
 }
 
@@ -532,14 +515,9 @@ void lw_trace_rewind(struct lw_trace *t)
 	release_last(t);
 	t->err = 0;
 	for (int i = 0; i < t->cpus; i++) {
-		put_record(t, t->pending[i]);
 		/* the first record, read again: it becomes the pending one */
-		if (t->cur) {
-			raw_reset(t, i);
-			t->pending[i] = next_record(t, i);
-		} else {
-			t->pending[i] = tracecmd_read_cpu_first(t->h, i);
-		}
+		raw_reset(t, i);
+		t->pending[i] = next_record(t, i);
 	}
 	t->primed = 0;
 	t->nheap = 0;
@@ -643,6 +621,36 @@ const char *lw_trace_str(struct lw_trace *t, const struct lw_trace_event *ev, co
 	if (len)
 		*len = n;
 	return data + off;
+}
+
+int lw_trace_record_ok(struct lw_trace *t, const struct lw_trace_event *ev)
+{
+	const char *data = ev->record->data;
+	unsigned size = (unsigned)ev->record->size;
+
+	if (!ev->event)
+		return 0;
+	for (struct tep_format_field *f = ev->event->format.fields; f; f = f->next) {
+		unsigned off = (unsigned)f->offset, fs = (unsigned)f->size;
+
+		if (off > size || fs > size - off)
+			return 0;
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t loc;
+			unsigned doff, dlen;
+
+			if (fs < 4)
+				return 0;
+			memcpy(&loc, data + off, 4);
+			doff = loc & 0xffff;
+			dlen = loc >> 16;
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				doff += off + 4;
+			if (doff > size || dlen > size - doff)
+				return 0;
+		}
+	}
+	return 1;
 }
 
 const char *lw_trace_comm(struct lw_trace *t, int pid)

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Reading a run's kernel trace (RUN/trace.dat, or any trace-cmd file) event
- * by event, in timestamp order, merged over the CPUs or for one CPU.  The
- * header (formats, kallsyms, command lines) is parsed by libtracecmd; the
- * events of a version 6 file (what latwatt writes) are read page by page
- * with pread() and libtraceevent's kbuffer — two 64 KiB chunks per CPU,
- * whatever the length of the trace, no allocation per event — and those of
- * other versions (trace-cmd's v7) through libtracecmd's record reader.
+ * Reading a run's kernel trace (RUN/trace.dat, version 6 as latwatt and
+ * trace-cmd write it) event by event, in timestamp order, merged over the
+ * CPUs or for one CPU.  The file is checked first (lw_tracedat_check_info());
+ * the header (formats, kallsyms, command lines) is then parsed by
+ * libtracecmd, and the events are read page by page with pread() and
+ * libtraceevent's kbuffer — two 64 KiB chunks per CPU, whatever the length
+ * of the trace, no allocation per event.  Version 7 files are refused with
+ * the trace-cmd command that converts them.
  *
  *	struct lw_trace *t = lw_trace_open_run("RUN");
  *	struct lw_trace_event ev;
@@ -97,6 +98,9 @@ int lw_trace_s64(struct lw_trace *t, const struct lw_trace_event *ev, const char
  * up to the first NUL or trailing newline; NULL if no such field. */
 const char *lw_trace_str(struct lw_trace *t, const struct lw_trace_event *ev, const char *name,
 			 size_t *len);
+/* 1 if every field of the event, and every dynamic array's data, lies
+ * within its record: what libtraceevent's printing assumes. */
+int lw_trace_record_ok(struct lw_trace *t, const struct lw_trace_event *ev);
 /* The command name the trace knows for @pid ("<...>" if none). */
 const char *lw_trace_comm(struct lw_trace *t, int pid);
 

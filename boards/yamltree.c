@@ -8,13 +8,15 @@
 #include "boards/yamltree.h"
 #include "lib/error.h"
 
+#define LW_STR_(x) #x
+#define LW_STR(x) LW_STR_(x)
+
 struct yparse {
 	yaml_parser_t p;
 	const char *name;
 	int depth;
+	long nodes;
 };
-
-#define MAX_DEPTH 64
 
 static int perr(struct yparse *y, const yaml_mark_t *m, const char *what)
 {
@@ -75,8 +77,8 @@ static struct lw_ynode *parse_coll(struct yparse *y, yaml_event_t *start)
 
 	if (!n)
 		return NULL;
-	if (++y->depth > MAX_DEPTH) {
-		perr(y, &start->start_mark, "nested too deep");
+	if (++y->depth > LW_YAML_MAX_DEPTH) {
+		perr(y, &start->start_mark, "nested more than " LW_STR(LW_YAML_MAX_DEPTH) " deep");
 		goto fail;
 	}
 	for (;;) {
@@ -95,6 +97,12 @@ static struct lw_ynode *parse_coll(struct yparse *y, yaml_event_t *start)
 			goto fail;
 		if (is_map && !(count & 1) && k->type != LW_Y_SCALAR) {
 			error("%s:%d:%d: mapping keys must be plain scalars", y->name, k->line, k->col);
+			lw_yaml_free(k);
+			goto fail;
+		}
+		if (is_map && !(count & 1) && count / 2 >= LW_YAML_MAX_KEYS) {
+			error("%s:%d:%d: more than " LW_STR(LW_YAML_MAX_KEYS) " keys in one mapping",
+			      y->name, k->line, k->col);
 			lw_yaml_free(k);
 			goto fail;
 		}
@@ -130,6 +138,10 @@ static struct lw_ynode *parse_node(struct yparse *y, yaml_event_t *ev)
 {
 	struct lw_ynode *n;
 
+	if (++y->nodes > LW_YAML_MAX_NODES) {
+		perr(y, &ev->start_mark, "more than " LW_STR(LW_YAML_MAX_NODES) " values");
+		return NULL;
+	}
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
 		n = node_new(LW_Y_SCALAR, &ev->start_mark);
@@ -156,6 +168,53 @@ static struct lw_ynode *parse_node(struct yparse *y, yaml_event_t *ev)
 	}
 }
 
+int lw_yaml_check(const char *name, const char *text, size_t len)
+{
+	struct yparse y = { .name = name };
+	yaml_event_t ev;
+	int ret = 0;
+	/* per open collection: a mapping?, and how many nodes it holds */
+	char is_map[LW_YAML_MAX_DEPTH + 2];
+	long kids[LW_YAML_MAX_DEPTH + 2];
+
+	if (len > LW_YAML_MAX_TEXT)
+		return error("%s: larger than %d bytes", name, LW_YAML_MAX_TEXT);
+	if (!yaml_parser_initialize(&y.p))
+		return error("%s: cannot initialise the YAML parser", name);
+	yaml_parser_set_input_string(&y.p, (const unsigned char *)text, len);
+	for (;;) {
+		yaml_event_type_t type;
+
+		/* a syntax error is the loader's to report, where it meets it */
+		if (!yaml_parser_parse(&y.p, &ev))
+			break;
+		type = ev.type;
+		int start = type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT;
+
+		if ((start || type == YAML_SCALAR_EVENT || type == YAML_ALIAS_EVENT) &&
+		    y.depth > 0 && is_map[y.depth] && ++kids[y.depth] > 2L * LW_YAML_MAX_KEYS)
+			ret = perr(&y, &ev.start_mark,
+				   "more than " LW_STR(LW_YAML_MAX_KEYS) " keys in one mapping");
+		else if (start && ++y.depth > LW_YAML_MAX_DEPTH)
+			ret = perr(&y, &ev.start_mark,
+				   "nested more than " LW_STR(LW_YAML_MAX_DEPTH) " deep");
+		else if (start) {
+			is_map[y.depth] = type == YAML_MAPPING_START_EVENT;
+			kids[y.depth] = 0;
+		} else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
+			y.depth--;
+		else if ((type == YAML_SCALAR_EVENT || type == YAML_ALIAS_EVENT) &&
+			 ++y.nodes > LW_YAML_MAX_NODES)
+			ret = perr(&y, &ev.start_mark,
+				   "more than " LW_STR(LW_YAML_MAX_NODES) " values");
+		yaml_event_delete(&ev);
+		if (ret < 0 || type == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&y.p);
+	return ret;
+}
+
 struct lw_ynode *lw_yaml_parse(const char *name, const char *text, size_t len)
 {
 	struct yparse y = { .name = name };
@@ -163,6 +222,10 @@ struct lw_ynode *lw_yaml_parse(const char *name, const char *text, size_t len)
 	yaml_event_t ev;
 	int done = 0;
 
+	if (len > LW_YAML_MAX_TEXT) {
+		error("%s: larger than %d bytes", name, LW_YAML_MAX_TEXT);
+		return NULL;
+	}
 	if (!yaml_parser_initialize(&y.p)) {
 		error("%s: cannot initialise the YAML parser", name);
 		return NULL;
@@ -241,7 +304,7 @@ struct lw_ynode *lw_yaml_load(const char *path)
 		}
 		got = fread(buf + len, 1, cap - len, f);
 		len += got;
-		if (got == 0)
+		if (got == 0 || len > LW_YAML_MAX_TEXT)
 			break;
 	}
 	if (ferror(f)) {

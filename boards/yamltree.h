@@ -23,6 +23,22 @@ struct lw_ynode {
 	size_t n;			/* seq: items; map: pairs */
 };
 
+/*
+ * Limits every YAML file latwatt reads is held to (board and scenario
+ * files): a page or two of plain data, not a megabyte nested 50,000 deep,
+ * which libyaml's loader takes seconds over.
+ */
+#define LW_YAML_MAX_TEXT  (1 << 20)	/* bytes */
+#define LW_YAML_MAX_DEPTH 64		/* nested mappings and sequences */
+#define LW_YAML_MAX_NODES 100000	/* scalars, mappings and sequences */
+#define LW_YAML_MAX_KEYS  1000		/* keys of one mapping (duplicates are
+					 * looked for pair by pair) */
+
+/* Check @text against the limits above with libyaml's event parser (no
+ * tree built): 0, or -1 after error("name:line:col: ...").  A syntax
+ * error stops the check with 0: the loader that follows reports it. */
+int lw_yaml_check(const char *name, const char *text, size_t len);
+
 /* Parse @path; NULL after error("path:line:col: ...").  An empty file
  * gives an empty mapping. */
 struct lw_ynode *lw_yaml_load(const char *path);

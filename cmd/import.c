@@ -72,8 +72,13 @@ static json_t *thread_hist(const char *file, const char *tid, const json_t *t)
 		char *end;
 		unsigned long long b = strtoull(key, &end, 10);
 
-		if (*end || !*key || b > 100000000 || !json_is_integer(v) || json_integer_value(v) < 0) {
+		if (*end || !*key || !json_is_integer(v) || json_integer_value(v) < 0) {
 			error("%s: thread %s: bad histogram entry \"%s\"", file, tid, key);
+			return NULL;
+		}
+		if (b >= LW_HIST_MAX_BUCKETS) {
+			error("%s: thread %s: histogram bucket \"%s\" (us) is beyond the %d this "
+			      "import reads", file, tid, key, LW_HIST_MAX_BUCKETS);
 			return NULL;
 		}
 		if (b + 1 > nb)

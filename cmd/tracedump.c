@@ -193,7 +193,10 @@ int cmd_tracedump(int argc, char **argv)
 		if (count)
 			continue;
 		trace_seq_reset(&s);
-		tep_print_event(lw_trace_tep(t), &s, ev.record, "%s", TEP_PRINT_INFO);
+		if (lw_trace_record_ok(t, &ev))
+			tep_print_event(lw_trace_tep(t), &s, ev.record, "%s", TEP_PRINT_INFO);
+		else
+			trace_seq_puts(&s, "(a field lies beyond the record: not printed)");
 		trace_seq_terminate(&s);
 		while (s.len && s.buffer[s.len - 1] == '\n')
 			s.buffer[--s.len] = 0;

@@ -103,6 +103,8 @@ int lw_hist_init(struct lw_hist *h, uint64_t bucket_ns, size_t nbuckets)
 	memset(h, 0, sizeof(*h));
 	if (!bucket_ns || !nbuckets)
 		return error("histogram: bucket width and count must be positive");
+	if (nbuckets > LW_HIST_MAX_BUCKETS)
+		return error("histogram: %zu buckets, more than %d", nbuckets, LW_HIST_MAX_BUCKETS);
 	h->count = calloc(nbuckets, sizeof(*h->count));
 	if (!h->count)
 		return error("out of memory for a histogram of %zu buckets", nbuckets);
@@ -219,7 +221,7 @@ int lw_hist_from_json(struct lw_hist *h, const json_t *j)
 			   "overflow", &ovf, "overflow_max_ns", &ovf_max, "min_ns", &min,
 			   "max_ns", &max, "sum_ns", &sum))
 		return error("histogram: %s", err.text);
-	if (bucket <= 0 || nb <= 0 || nb > 100000000 || total < 0 || ovf < 0 || min < 0 || max < min)
+	if (bucket <= 0 || nb <= 0 || nb > LW_HIST_MAX_BUCKETS || total < 0 || ovf < 0 || min < 0 || max < min)
 		return error("histogram: inconsistent header");
 	if (lw_hist_init(h, (uint64_t)bucket, (size_t)nb) < 0)
 		return -1;

@@ -45,6 +45,10 @@ struct lw_hist {
 	uint64_t overflow_first;	/* index (cycle) of the first one */
 };
 
+/* The most buckets a histogram may have: 1 s at 1 us (8 MB); a file that
+ * declares more is refused rather than allocated. */
+#define LW_HIST_MAX_BUCKETS 1000000
+
 int lw_hist_init(struct lw_hist *h, uint64_t bucket_ns, size_t nbuckets);
 void lw_hist_free(struct lw_hist *h);
 /* @cycle: the sample's index, kept for the first overflow. */

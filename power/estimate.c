@@ -4,10 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
 #include <unistd.h>
 
+#include "analysis/trace_read.h"
 #include "boards/board.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -17,64 +16,45 @@
 #include "power/model.h"
 #include "power/power.h"
 
-struct feed {
-	struct lw_pm_model *m;
-	struct tep_event *idle, *freq;
-	long n;
-	int failed;
-};
-
-static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
-{
-	struct feed *f = data;
-	struct tep_handle *tep = tracecmd_get_tep(h);
-	int type = tep_data_type(tep, rec);
-	struct tep_event *ev = NULL;
-	unsigned long long state, cpu_id;
-	struct lw_pm_event pe;
-
-	if (f->idle && type == f->idle->id)
-		ev = f->idle;
-	else if (f->freq && type == f->freq->id)
-		ev = f->freq;
-	if (!ev)
-		return 0;
-	if (tep_get_field_val(NULL, ev, "state", rec, &state, 0) < 0 ||
-	    tep_get_field_val(NULL, ev, "cpu_id", rec, &cpu_id, 0) < 0)
-		return 0;
-	pe.ts = rec->ts;
-	pe.cpu = (int)cpu_id;
-	pe.type = ev == f->idle ? LW_PM_IDLE : LW_PM_FREQ;
-	pe.value = (uint32_t)state;
-	if (lw_pm_model_event(f->m, &pe) < 0) {
-		f->failed = 1;
-		return -1;
-	}
-	f->n++;
-	return 0;
-}
-
 long lw_pm_feed_trace(const char *trace_path, struct lw_pm_model *m)
 {
-	/* no plugins: libtraceevent would load them from $HOME and the environment */
-	struct tracecmd_input *h = tracecmd_open(trace_path, TRACECMD_FL_LOAD_NO_PLUGINS |
-						 TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-	struct feed f = { .m = m };
-	struct tep_handle *tep;
+	/* through the trace reader: the file is validated before any library
+	 * parses it, and no plugins are loaded */
+	struct lw_trace *t = lw_trace_open(trace_path, 0);
+	struct lw_trace_event ev;
+	int idle, freq, ret;
+	long n = 0;
 
-	if (!h)
-		return error("%s: cannot open the trace (not a trace.dat, or unreadable)", trace_path);
-	tep = tracecmd_get_tep(h);
-	f.idle = tep_find_event_by_name(tep, "power", "cpu_idle");
-	f.freq = tep_find_event_by_name(tep, "power", "cpu_frequency");
-	if (!f.idle) {
-		tracecmd_close(h);
+	if (!t)
+		return -1;
+	idle = lw_trace_event_id(t, "power", "cpu_idle");
+	freq = lw_trace_event_id(t, "power", "cpu_frequency");
+	if (idle < 0) {
+		lw_trace_close(t);
 		return error("%s: the trace has no power:cpu_idle events (trace them to estimate power)",
 			     trace_path);
 	}
-	tracecmd_iterate_events(h, NULL, 0, on_record, &f);
-	tracecmd_close(h);
-	return f.failed ? -1 : f.n;
+	while ((ret = lw_trace_next(t, &ev)) > 0) {
+		uint64_t state, cpu_id;
+		struct lw_pm_event pe;
+
+		if (ev.id != idle && ev.id != freq)
+			continue;
+		if (lw_trace_u64(t, &ev, "state", &state) < 0 ||
+		    lw_trace_u64(t, &ev, "cpu_id", &cpu_id) < 0)
+			continue;
+		pe.ts = ev.ts_ns;
+		pe.cpu = (int)cpu_id;
+		pe.type = ev.id == idle ? LW_PM_IDLE : LW_PM_FREQ;
+		pe.value = (uint32_t)state;
+		if (lw_pm_model_event(m, &pe) < 0) {
+			ret = -1;
+			break;
+		}
+		n++;
+	}
+	lw_trace_close(t);
+	return ret < 0 ? -1 : n;
 }
 
 /* Idle state names of CPU 0 from the run's sysinfo. */

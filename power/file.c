@@ -301,8 +301,14 @@ struct lw_power_data *lw_power_read(const char *path)
 			if (!r->n || r->pt[r->n - 1].ts != UINT64_MAX)
 				r->pt[r->n++] = (struct lw_power_point){ .ts = UINT64_MAX };
 		} else if (!strcmp(fld[0], "rail") && n >= 6) {
-			struct lw_power_rail *nr = realloc(d->rail, (size_t)(d->nrail + 1) * sizeof(*nr));
+			struct lw_power_rail *nr;
 
+			/* each sample line looks its rail up among these */
+			if (d->nrail >= LW_POWER_MAX_RAILS) {
+				error("%s:%ld: more than %d rails", path, lineno, LW_POWER_MAX_RAILS);
+				goto fail;
+			}
+			nr = realloc(d->rail, (size_t)(d->nrail + 1) * sizeof(*nr));
 			if (!nr) {
 				error("out of memory reading %s", path);
 				goto fail;
@@ -345,7 +351,8 @@ struct lw_power_data *lw_power_read(const char *path)
 
 		if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
 			r->n--;		/* a gap at the very end */
-		qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
+		if (r->n)	/* qsort(NULL, 0) is undefined */
+			qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
 	}
 	return d;
 fail:

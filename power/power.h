@@ -28,6 +28,7 @@
 
 #define LW_POWER_MAGIC   "latwatt-power"
 #define LW_POWER_VERSION 1
+#define LW_POWER_MAX_RAILS 1024	/* a file declaring more is refused */
 
 enum lw_rail_flags {
 	LW_RAIL_ENERGY    = 1 << 0,	/* the source counts energy */

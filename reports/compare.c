@@ -241,6 +241,11 @@ int lw_comparison_from_json(struct lw_comparison *c, const char *path, double to
 		error("%s: \"runs\" must list at least two runs", path);
 		goto out;
 	}
+	/* compare writes at most 64; each one listed is a run loaded */
+	if (n > 64) {
+		error("%s: \"runs\" lists %zu runs, more than the 64 compare compares", path, n);
+		goto out;
+	}
 	paths = calloc(n, sizeof(*paths));
 	if (!paths) {
 		error("out of memory");

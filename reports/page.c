@@ -262,24 +262,26 @@ void gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles,
 	for (size_t s = 0; s < n; s++) {
 		const json_t *b = buckets(hist[s]), *e;
 		double bw = jnum(hist[s], "bucket_ns", 1000) / 1e3;
-		long prev = -2;
+		/* bucket indexes come from a file: in double, where a huge one is a
+		 * huge x rather than an overflow */
+		double prev = -2;
 		size_t i;
 
 		fprintf(f, "$h%zu << EOD\n", s);
 		/* steps: each row holds until the next; gaps drop to the floor */
 		json_array_foreach((json_t *)b, i, e) {
-			long idx = (long)json_integer_value(json_array_get(e, 0));
+			double idx = (double)json_integer_value(json_array_get(e, 0));
 
 			if (prev >= 0 && idx > prev + 1)
-				fprintf(f, "%g 0.1\n", (double)(prev + 1 + logx) * bw);
+				fprintf(f, "%g 0.1\n", (prev + 1 + logx) * bw);
 			else if (prev < 0 && idx > 0)
 				fprintf(f, "%g 0.1\n", logx ? bw : 0.0);
-			fprintf(f, "%g %" JSON_INTEGER_FORMAT "\n", (double)(idx + logx) * bw,
+			fprintf(f, "%g %" JSON_INTEGER_FORMAT "\n", (idx + logx) * bw,
 				json_integer_value(json_array_get(e, 1)));
 			prev = idx;
 		}
 		if (prev >= 0)
-			fprintf(f, "%g 0.1\n", (double)(prev + 1 + logx) * bw);
+			fprintf(f, "%g 0.1\n", (prev + 1 + logx) * bw);
 		if (jnum(hist[s], "overflow", 0) > 0)
 			fprintf(f, "%g %g\n%g 0.1\n", jnum(hist[s], "overflow_max_ns", 0) / 1e3,
 				jnum(hist[s], "overflow", 0),

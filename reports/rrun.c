@@ -388,6 +388,7 @@ int lw_timeline_load(struct lw_timeline *tl, const char *path, unsigned probe, s
 		lw_timeline_free(tl);
 		return -1;
 	}
-	qsort(tl->s, tl->n, sizeof(*tl->s), cmp_tseries);
+	if (tl->n)	/* qsort(NULL, 0) is undefined */
+		qsort(tl->s, tl->n, sizeof(*tl->s), cmp_tseries);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "boards/yamltree.h"
 #include "lib/error.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
@@ -20,7 +21,7 @@
 #define LW_SCENARIO_DIR "/usr/local/share/latwatt/scenarios"
 #endif
 
-#define MAX_TEXT (1 << 20)	/* a scenario is a page of text, not a megabyte */
+#define MAX_TEXT LW_YAML_MAX_TEXT	/* a scenario is a page of text, not a megabyte */
 
 struct conv {
 	struct lw_scenario *sc;
@@ -562,6 +563,10 @@ int lw_scenario_parse(struct lw_scenario *sc, const char *path, const char *text
 	if (memchr(text, 0, len))
 		return error("%s: not a text file (contains a NUL byte)", path);
 
+	/* depth, size and count first, as board files: libyaml's loader is
+	 * slow on deep nesting */
+	if (lw_yaml_check(path, sc->text, len) < 0)
+		return -1;
 	if (!yaml_parser_initialize(&parser))
 		return error("out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)sc->text, len);
@@ -714,15 +719,25 @@ char *lw_scenario_describe(const char *path)
 	FILE *f = fopen(path, "re");
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	char *desc = NULL;
+	char *desc = NULL, *buf;
+	size_t n;
+	int q;
 
 	if (!f)
 		return NULL;
-	if (!yaml_parser_initialize(&parser)) {
-		fclose(f);
+	buf = malloc(MAX_TEXT + 1);
+	n = buf ? fread(buf, 1, MAX_TEXT + 1, f) : 0;
+	fclose(f);
+	/* a listing: a file over the limits just has no description */
+	q = lw_set_quiet(1);
+	if (!buf || n > MAX_TEXT || lw_yaml_check(path, buf, n) < 0 ||
+	    !yaml_parser_initialize(&parser)) {
+		lw_set_quiet(q);
+		free(buf);
 		return NULL;
 	}
-	yaml_parser_set_input_file(&parser, f);
+	lw_set_quiet(q);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, n);
 	if (yaml_parser_load(&parser, &doc)) {
 		yaml_node_t *root = yaml_document_get_root_node(&doc);
 
@@ -740,6 +755,6 @@ char *lw_scenario_describe(const char *path)
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);
-	fclose(f);
+	free(buf);
 	return desc;
 }

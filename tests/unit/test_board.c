@@ -138,6 +138,39 @@ static void test_yaml_marks(void **st)
 	assert_error(lw_board_parse("empty.yaml", "") == NULL, "empty.yaml: format: missing");
 }
 
+/* The limits every YAML file is held to (boards/yamltree.h), shared with
+ * scenario files through lw_yaml_check(). */
+static void test_yaml_limits(void **st)
+{
+	char deep[2 * (LW_YAML_MAX_DEPTH + 1) + 8], *wide;
+	size_t n = 0, len;
+
+	n += (size_t)sprintf(deep, "a: ");
+	for (int i = 0; i < LW_YAML_MAX_DEPTH; i++)
+		deep[n++] = '[';
+	for (int i = 0; i < LW_YAML_MAX_DEPTH; i++)
+		deep[n++] = ']';
+	deep[n] = 0;
+	/* the top mapping and 64 sequences: one level too many */
+	assert_error(lw_yaml_parse("deep.yaml", deep, n) == NULL, "deep.yaml:1:");
+	assert_error(lw_yaml_check("deep.yaml", deep, n) < 0, "nested more than 64 deep");
+	/* one level less is fine */
+	assert_int_equal(lw_yaml_check("ok.yaml", deep + 4, n - 8) == 0 ? 0 : -1, 0);
+
+	len = 4 * (LW_YAML_MAX_NODES + 1) + 8;
+	wide = malloc(len);
+	assert_non_null(wide);
+	n = (size_t)sprintf(wide, "[");
+	for (int i = 0; i <= LW_YAML_MAX_NODES; i++)
+		n += (size_t)sprintf(wide + n, "1,");
+	wide[n - 1] = ']';
+	assert_error(lw_yaml_check("wide.yaml", wide, n) < 0, "more than 100000 values");
+	assert_error(lw_yaml_parse("wide.yaml", wide, n) == NULL, "more than 100000 values");
+	free(wide);
+	assert_error(lw_yaml_check("big.yaml", "", (size_t)LW_YAML_MAX_TEXT + 1) < 0,
+		     "big.yaml: larger than");
+}
+
 static void test_unknown_board(void **st)
 {
 	assert_error(lw_board_find("no-such-board", NULL) == NULL, "board 'no-such-board' not found");
@@ -239,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_model_lookups),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_yaml_marks),
+		cmocka_unit_test(test_yaml_limits),
 		cmocka_unit_test(test_unknown_board),
 		cmocka_unit_test(test_discover_fixture),
 		cmocka_unit_test(test_check),

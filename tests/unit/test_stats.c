@@ -10,6 +10,7 @@
 
 #include "lib/error.h"
 #include "lib/stats.h"
+#include "tests/unit/lw_test.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -127,6 +128,22 @@ static void test_hist_json_round_trip(void **st)
 	lw_hist_free(&g);
 }
 
+/* A histogram's size is the reader's to bound, not the file's. */
+static void test_hist_limit(void **st)
+{
+	struct lw_hist h;
+	json_t *j;
+
+	assert_error(lw_hist_init(&h, 1000, (size_t)LW_HIST_MAX_BUCKETS + 1) < 0, "more than 1000000");
+	assert_int_equal(lw_hist_init(&h, 1000, 10), 0);
+	lw_hist_add(&h, 2500, 0);
+	j = lw_hist_json(&h);
+	lw_hist_free(&h);
+	json_object_set_new(j, "nbuckets", json_integer(100000000));
+	assert_error(lw_hist_from_json(&h, j) < 0, "inconsistent header");
+	json_decref(j);
+}
+
 static void test_hist_merge(void **st)
 {
 	struct lw_hist a, b;
@@ -155,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_hist_overflow_is_counted),
 		cmocka_unit_test(test_hist_json_round_trip),
 		cmocka_unit_test(test_hist_merge),
+		cmocka_unit_test(test_hist_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

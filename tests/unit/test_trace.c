@@ -395,7 +395,7 @@ static void test_malformed(void **st)
 	assert_error(lw_tracedat_read(path, &d, &off, &size) < 0, "truncated at byte");
 	/* a header_page size far beyond the file */
 	write_damaged(path, 0, 30, 1ULL << 40);
-	assert_error(lw_trace_open(path, 0) == NULL, "header_page needs");
+	assert_error(lw_trace_open(path, 0) == NULL, "byte 30: header_page of 1099511627776 is more than");
 	/* cut inside the CPU data: the offsets point beyond the end */
 	{
 		size_t len;
@@ -404,6 +404,39 @@ static void test_malformed(void **st)
 		free(a);
 		write_damaged(path, len - 8192, -1, 0);
 		assert_error(lw_trace_open(path, 0) == NULL, "lies beyond the end of the file");
+	}
+	/* text sections in the kernel's form only: a print format's expression
+	 * broken (a { list after a value) is refused before libtraceevent
+	 * parses it; so is a field beyond any record */
+	{
+		size_t len;
+		char *a = slurp(DAT, &len), *pf = memmem(a, len, "print fmt: ", 11), *rec;
+
+		assert_non_null(pf);
+		rec = memmem(pf, len - (size_t)(pf - a), "REC->", 5);
+		assert_non_null(rec);
+		memcpy(rec + 3, " {", 2);
+		lw_test_write(path, a, len);
+		assert_error(lw_trace_open(path, 0) == NULL,
+			     "a { list where no value may start in the print format");
+		free(a);
+	}
+	/* a data page whose commit claims more than a page: refused at open,
+	 * before kbuffer reads it */
+	{
+		struct lw_tracedat d0;
+		uint64_t *o, *z;
+		char want[64];
+
+		assert_int_equal(lw_tracedat_read(DAT, &d0, &o, &z), 0);
+		assert_true(z[0] >= d0.page_size);
+		write_damaged(path, 0, (long)o[0] + 8, 0xffffff);
+		snprintf(want, sizeof(want), "cpu 0: corrupt page at byte %llu",
+			 (unsigned long long)o[0]);
+		assert_error(lw_trace_open(path, 0) == NULL, want);
+		lw_tracedat_free(&d0);
+		free(o);
+		free(z);
 	}
 	assert_error(lw_trace_open("/nonexistent/trace.dat", 0) == NULL, "cannot open");
 	assert_error(lw_trace_open_run("/nonexistent", 0) == NULL, "/nonexistent");
