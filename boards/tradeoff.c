@@ -159,6 +159,9 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 				 "%s meets %.1f us (power not estimated)", probe ? probe : "?", bu->stat,
 				 bu->limit);
 		json_object_set_new(t, "recommended_pm_qos_us", json_integer((json_int_t)rec));
+		snprintf(key, sizeof(key), "%.0f us", rec);
+		json_object_set_new(t, "recommended", json_string(rec >= PM_QOS_NONE ? "no constraint" :
+								  key));
 		json_object_set_new(t, "recommended_cost_mw", isnan(rec_power) || isnan(base) ?
 				    json_null() : json_real(rec_power - base));
 	}
@@ -197,7 +200,10 @@ void lw_tradeoff_print(FILE *out, const json_t *doc)
 			fprintf(out, "%s%s", k ? ", " : " ", json_string_value(s));
 		fputc('\n', out);
 	}
-	if (json_is_number(json_object_get(t, "recommended_pm_qos_us")))
+	if (json_number_value(json_object_get(t, "recommended_pm_qos_us")) >= PM_QOS_NONE)
+		fprintf(out, "  recommended: no constraint: %s\n",
+			json_string_value(json_object_get(t, "reason")) ?: "");
+	else if (json_is_number(json_object_get(t, "recommended_pm_qos_us")))
 		fprintf(out, "  recommended: %lld us: %s\n",
 			(long long)json_integer_value(json_object_get(t, "recommended_pm_qos_us")),
 			json_string_value(json_object_get(t, "reason")) ?: "");
