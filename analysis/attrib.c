@@ -333,8 +333,9 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		break;
 	case CTX_TIMER:
 		s->last = to;
-		/* the probe's own timer callback wakes it: part of its path */
-		charge(a, s, !strcmp(x->name, "hrtimer_wakeup") ? LW_C_PROBE : LW_C_TIMER,
+		/* the probe's own timer callback wakes it: part of its path (a
+		 * noise loop never sleeps: there it wakes someone else) */
+		charge(a, s, !s->gap && !strcmp(x->name, "hrtimer_wakeup") ? LW_C_PROBE : LW_C_TIMER,
 		       x->name, ns);
 		break;
 	case CTX_IDLE: {

@@ -875,9 +875,13 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
 		fprintf(out, "\nspikes: %lld (", (long long)num(sp, "spikes_total"));
 		if (json_object_size(json_object_get(sp, "thresholds")))
 			json_object_foreach((json_t *)json_object_get(sp, "thresholds"), key, v) {
-				fprintf(out, "%s%s: %lld samples above %.1fus, %s", first ? "" : "; ", key,
-					(long long)num(v, "above"), num(v, "threshold_ns") / 1e3,
-					js(v, "source"));
+				if (num(v, "threshold_ns") > 0)
+					fprintf(out, "%s%s: %lld samples above %.1fus, %s", first ? "" : "; ",
+						key, (long long)num(v, "above"), num(v, "threshold_ns") / 1e3,
+						js(v, "source"));
+				else
+					fprintf(out, "%s%s: %lld samples, %s", first ? "" : "; ", key,
+						(long long)num(v, "above"), js(v, "source"));
 				first = 0;
 			}
 		else

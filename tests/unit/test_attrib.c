@@ -251,6 +251,7 @@ static void test_noise_gaps(void **st)
 	gap(a, 3 * E, 205 * US, NOISE_TID);
 	gap(a, 4 * E, 50 * US, NOISE_TID);
 	gap(a, 5 * E, 80 * US, NOISE_TID);
+	gap(a, 6 * E, 10 * US, NOISE_TID);
 	ev(a, 0, LW_TEV_SWITCH, NOISE_TID, NOISE_KPRIO, 0, "latwatt");
 	/* 1: an interrupt of 19 us */
 	ev(a, E + 1 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "virtio0-input.0");
@@ -263,11 +264,17 @@ static void test_noise_gaps(void **st)
 	/* 3: a task of higher priority runs 200 us */
 	ev(a, 3 * E + 2 * US, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
 	ev(a, 3 * E + 202 * US, LW_TEV_SWITCH, NOISE_TID, NOISE_KPRIO, 0, "lw-noise/0");
-	/* 4: nothing in the trace */
+	/* 4: nothing in the trace; a timer that wakes some other task */
+	ev(a, 4 * E - 10 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
+	ev(a, 4 * E - 9 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
 	/* 5: a lower-priority task ran in the loop's place (throttled) */
 	ev(a, 5 * E + 1 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
 	ev(a, 5 * E + 79 * US, LW_TEV_SWITCH, NOISE_TID, NOISE_KPRIO, 0, "lw-noise/0");
-	ev(a, 6 * E, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
+	/* 6: the timer of a sleeping task expires in the gap: a timer, not the probe */
+	ev(a, 6 * E + 1 * US, LW_TEV_TIMER_ENTRY, 0, 0, 0, "hrtimer_wakeup");
+	ev(a, 6 * E + 2 * US, LW_TEV_WAKEUP, 888, 120, 0, "sleeper");
+	ev(a, 6 * E + 9 * US, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL);
+	ev(a, 7 * E, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
 	lw_attrib_finish(a);
 	assert_dominant(lw_attrib_get(a, 0), LW_C_IRQ, "virtio0-input.0", 19 * US);
 	assert_int_equal(find(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "")->ns, 3 * US);
@@ -275,12 +282,14 @@ static void test_noise_gaps(void **st)
 	assert_int_equal(find(lw_attrib_get(a, 1), LW_C_IRQ, "local_timer")->ns, 2 * US);
 	assert_dominant(lw_attrib_get(a, 2), LW_C_PREEMPT, "rt-hog", 200 * US);
 	assert_dominant(lw_attrib_get(a, 3), LW_C_UNEXPLAINED, "", 50 * US);
+	assert_int_equal(lw_attrib_get(a, 3)->ncomp, 1);
 	assert_dominant(lw_attrib_get(a, 4), LW_C_TASK, "kworker/0:1", 78 * US);
-	for (int i = 0; i < 5; i++)
+	assert_dominant(lw_attrib_get(a, 5), LW_C_TIMER, "hrtimer_wakeup", 8 * US);
+	for (int i = 0; i < 6; i++)
 		assert_not_the_loop(lw_attrib_get(a, i));
 	json_t *j = lw_attrib_json(a, 10), *u = json_object_get(j, "unexplained");
 
-	assert_int_equal(json_integer_value(json_object_get(u, "running_spikes")), 5);
+	assert_int_equal(json_integer_value(json_object_get(u, "running_spikes")), 6);
 	assert_int_equal(json_integer_value(json_object_get(u, "idle_late_ns")), 0);
 	json_decref(j);
 	lw_attrib_free(a);
