@@ -13,6 +13,10 @@ struct ctx {
 	enum ctx_kind kind;
 	const char *name;	/* interned */
 	int pid, prio, state;
+	/* an interrupt just back from a timer callback: the timer interrupt's
+	 * own work around each callback (taking it off the queue, tracing,
+	 * re-arming) until its next event, charged to that callback */
+	const char *after;
 };
 
 struct cpu {
@@ -325,7 +329,11 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	switch (x->kind) {
 	case CTX_IRQ:
 		s->last = to;
-		charge(a, s, LW_C_IRQ, x->name, ns);
+		if (x->after)
+			charge(a, s, !s->gap && !strcmp(x->after, "hrtimer_wakeup") ? LW_C_PROBE :
+				     LW_C_TIMER, x->after, ns);
+		else
+			charge(a, s, LW_C_IRQ, x->name, ns);
 		break;
 	case CTX_SOFTIRQ:
 		s->last = to;
@@ -485,7 +493,7 @@ static void push(struct cpu *c, enum ctx_kind k, const char *name, int pid, int 
 {
 	if (c->depth < MAX_DEPTH)
 		c->depth++;
-	c->stack[c->depth - 1] = (struct ctx){ k, name, pid, prio, state };
+	c->stack[c->depth - 1] = (struct ctx){ k, name, pid, prio, state, NULL };
 }
 
 static int base_idle(const struct cpu *c)
@@ -563,7 +571,7 @@ static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
 		/* still in the idle task (several timers expire in one interrupt):
 		 * a tentative wakee waits for the interrupt to end */
 		if (base->kind == CTX_TASK && base->pid != 0)
-			*base = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+			*base = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1, NULL };
 		return;
 	}
 	if (c->has_wakee && c->wakee.pid == pid)
@@ -572,10 +580,10 @@ static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
 		return;
 	t = task_slot(a, pid);
 	if (t->pid == pid && t->comm) {
-		*base = (struct ctx){ CTX_TASK, t->comm, pid, t->prio, -1 };
+		*base = (struct ctx){ CTX_TASK, t->comm, pid, t->prio, -1, NULL };
 	} else {
 		snprintf(buf, sizeof(buf), "pid %d", pid);
-		*base = (struct ctx){ CTX_TASK, intern(a, buf), pid, t->pid == pid ? t->prio : 120, -1 };
+		*base = (struct ctx){ CTX_TASK, intern(a, buf), pid, t->pid == pid ? t->prio : 120, -1, NULL };
 	}
 }
 
@@ -594,6 +602,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		account(a, c, &a->s[c->open[i]], ev->ts);
 	if (ev->has_cur && ev->kind != LW_TEV_SWITCH && ev->kind != LW_TEV_IDLE)
 		correct_base(a, c, ev->cur_pid);
+	c->stack[c->depth - 1].after = NULL;	/* only up to the next event */
 
 	switch (ev->kind) {
 	case LW_TEV_SWITCH:
@@ -601,10 +610,10 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		clear_wakee(c);
 		c->depth = 1;	/* a switch happens in task context */
 		if (ev->pid == 0) {
-			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state };
+			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state, NULL };
 		} else {
 			c->stack[0] = (struct ctx){ CTX_TASK, task_comm(a, ev->pid, ev->name), ev->pid,
-						    ev->prio, -1 };
+						    ev->prio, -1, NULL };
 		}
 		for (int i = 0; i < c->nopen; i++) {
 			struct lw_spike *s = &a->s[c->open[i]];
@@ -623,7 +632,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 			const struct task *t = task_slot(a, ev->pid);
 
 			tc->wakee = (struct ctx){ CTX_TASK, t->pid == ev->pid && t->comm ? t->comm :
-						  intern(a, ev->name), ev->pid, ev->prio, -1 };
+						  intern(a, ev->name), ev->pid, ev->prio, -1, NULL };
 			tc->has_wakee = 1;
 			if (tc == c)
 				run_wakee(c);	/* woken from task context: no interrupt to end */
@@ -657,16 +666,21 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	case LW_TEV_TIMER_ENTRY:
 		push(c, CTX_TIMER, intern(a, ev->name), 0, 0, -1);
 		break;
-	case LW_TEV_TIMER_EXIT:
+	case LW_TEV_TIMER_EXIT: {
+		int d = c->depth;
+
 		pop(c, CTX_TIMER);
+		if (c->depth < d && c->stack[c->depth - 1].kind == CTX_IRQ)
+			c->stack[c->depth - 1].after = c->stack[c->depth].name;
 		break;
+	}
 	case LW_TEV_IDLE:
 		if (ev->arg >= 0) {
 			c->idle_state = (int)ev->arg;
 			c->idle_since = ev->ts;
 			clear_wakee(c);
 			c->depth = 1;
-			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, (int)ev->arg };
+			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, (int)ev->arg, NULL };
 			for (int i = 0; i < c->nopen; i++) {
 				struct lw_spike *s = &a->s[c->open[i]];
 
@@ -677,7 +691,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 			c->idle_state = -1;
 			/* back in the idle loop's task context (swapper) */
 			if (c->stack[0].kind == CTX_IDLE)
-				c->stack[0] = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+				c->stack[0] = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1, NULL };
 			run_wakee(c);
 		}
 		break;
