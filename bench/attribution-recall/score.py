@@ -7,9 +7,11 @@ ANALYSIS.json is `latwatt analyze --json --top 100000` of the run; PROBE
 the probe whose spikes count (cyclic, noise); each LOG holds lines "KIND
 START_NS END_NS" written by tests/integration/plant.py, and KIND=CAUSE says
 which cause names that kind (a cause ending in ':' matches every name of
-that cause kind; "idle" matches idle-exit and idle-late).
+that cause kind; "idle" matches idle-exit and idle-late, and counts as
+caused only the spikes whose CPU was idle at the expected time).
 
-A spike was caused by a kind when at least half of its window lies in that
+Only spikes inside the planters' time (from the first span to the last)
+count.  A spike was caused by a kind when at least half of its window lies in that
 kind's spans.  Recall: of those, the share whose dominant cause is the
 kind's.  Precision: of the spikes whose dominant cause is the kind's, the
 share whose window touches one of its spans (padded by PAD_NS each side: a
@@ -20,7 +22,7 @@ causes, nor the probe's own thread (--forbid).
 import json, sys
 
 PAD_NS = 200_000
-PROBES = {"cyclic": 1, "timerlat": 2, "noise": 3}
+PROBES = {"cyclic": 1, "timerlat-irq": 2, "timerlat-thread": 3, "noise": 4, "audio": 5}
 
 
 def matches(cause, want):
@@ -51,13 +53,20 @@ def main(argv):
         for line in open(path):
             k, s, e = line.split()
             spans.setdefault(k, []).append((int(s), int(e)))
-    spikes = [s for s in a["spikes"]["top"] if s["probe"] == probe and "unattributable" not in s]
+    # only while the planters ran: outside, nothing is known of the truth
+    lo = min(a0 for sp in spans.values() for a0, _ in sp)
+    hi = max(b0 for sp in spans.values() for _, b0 in sp)
+    spikes = [s for s in a["spikes"]["top"] if s["probe"] == probe and "unattributable" not in s
+              and s["expected_ns"] >= lo and s["expected_ns"] + s["latency_ns"] <= hi]
     out = {}
     for k, c in want.items():
         sp = spans.get(k, [])
         padded = [(s - PAD_NS, e + PAD_NS) for s, e in sp]
         caused = [s for s in spikes if s["latency_ns"] > 0 and
                   overlap(s["expected_ns"], s["expected_ns"] + s["latency_ns"], sp) * 2 >= s["latency_ns"]]
+        if c == "idle":
+            # the plant lets the CPU idle; the spikes it caused woke from idle
+            caused = [s for s in caused if s.get("idle_state") is not None]
         if c == "-":
             others = [w for kk, w in want.items() if w != "-"]
             bad = [s for s in caused if any(matches(s.get("cause"), w) for w in others)]
