@@ -2,7 +2,7 @@
 # Spike and noise attribution against causes planted on the real kernel,
 # each logging when it held the CPU (tests/integration/plant.py), scored by
 # bench/attribution-recall/score.py:
-#   - a timer storm (1500 timerfds expiring at one instant, every 50 ms) on
+#   - a timer storm (2000 timerfds expiring at one instant, every 50 ms) on
 #     the cyclic probe's CPU: named timer:timerfd_tmrproc; the task arming
 #     them (SCHED_FIFO 98) named preempt:lw-storm;
 #   - the same on a noise-probe CPU: each gap named after what interrupted

@@ -59,7 +59,7 @@ class itimerspec(ctypes.Structure):
                 ("v_s", ctypes.c_long), ("v_ns", ctypes.c_long)]
 
 
-def storm(cpu, log, secs, n=1500):
+def storm(cpu, log, secs, n=2000):
     name("lw-storm")
     os.sched_setaffinity(0, {cpu})
     fifo(98)
@@ -75,7 +75,7 @@ def storm(cpu, log, secs, n=1500):
     while nxt + 10_000_000 < end:
         sleep_until(nxt)
         t0 = time.monotonic_ns()
-        at = t0 + 5_000_000                     # the storm: 5 ms later, all at once
+        at = t0 + 15_000_000                    # the storm: 15 ms later, all at once
         spec = itimerspec(0, 0, at // 1_000_000_000, at % 1_000_000_000)
         for fd in fds:
             libc.timerfd_settime(fd, 1, ctypes.byref(spec), None)   # TFD_TIMER_ABSTIME
