@@ -51,9 +51,24 @@ PY
 	[ $? -eq 0 ] && pass "$1" || fail "$1" "see above"
 }
 
-# -- a timer storm on the cyclic probe's CPU
-if run storm storm 7 -c "$cpu" -i 200 -p 95; then
-	"$LATWATT" analyze -n --json --spike-threshold 30 --top 100000 "$TMP/storm" >"$TMP/storm.json" 2>/dev/null
+# -- a timer storm on the cyclic probe's CPU; the run's --threshold is the
+# spike threshold, and every text says it with the count above it
+if run storm storm 7 -c "$cpu" -i 200 -p 95 --threshold 30; then
+	"$LATWATT" analyze --json --top 100000 "$TMP/storm" >"$TMP/storm.json" 2>/dev/null
+	python3 - "$TMP/storm.json" <<'PY' && pass "threshold-the-runs" || fail "threshold-the-runs"
+import json, sys
+a = json.load(open(sys.argv[1]))
+t = a["spikes"]["thresholds"]["cyclic"]
+over = a["probes"]["cyclic"]["all"]["over_threshold"]
+print("threshold", t, "samples over the run's threshold", over, "spikes", a["spikes"]["spikes_total"])
+assert t["threshold_ns"] == 30000 and t["source"] == "the run's --threshold"
+assert t["above"] == over == a["spikes"]["spikes_total"] > 0
+PY
+	n=$(json "$TMP/storm.json" '["spikes"]["spikes_total"]')
+	"$LATWATT" analyze "$TMP/storm" >"$TMP/storm.txt" 2>/dev/null
+	"$LATWATT" report -o "$TMP/storm.html" "$TMP/storm" 2>/dev/null
+	check "threshold-in-analyze-text" grep -q "cyclic: $n samples above 30.0us, the run's --threshold" "$TMP/storm.txt"
+	check "threshold-in-report" grep -q "cyclic: $n samples above 30.0 us (the run&#39;s --threshold)\|cyclic: $n samples above 30.0 us (the run's --threshold)" "$TMP/storm.html"
 	python3 "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm" --json >"$TMP/storm.score"
 	python3 "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm"
 	at_least "storm-recall" "$TMP/storm.score" storm recall 0.9
