@@ -364,8 +364,8 @@ json_t *lw_steal_snapshot(const char *root)
 		unsigned long long v[8];
 		int cpu;
 
-		/* cpuN user nice system idle iowait irq softirq steal */
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
+		/* cpuN user nice system idle iowait irq softirq steal ("cpu " is the sum) */
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9' || sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
 			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || cpu < 0)
 			continue;
 		json_array_append_new(cpus, json_pack("{s:i, s:I}", "cpu", cpu, "steal_ns",
