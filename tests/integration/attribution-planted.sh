@@ -117,6 +117,18 @@ fi
 
 # -- idle phases against held ones, the same CPU
 if run idle idle 7 -c "$cpu" -i 1000 -p 95; then
+	# no --threshold in this run: the board's latency budget, else p99.9
+	"$LATWATT" analyze -n --json --board imx8mp-evk "$TMP/idle" >"$TMP/idle-board.json" 2>/dev/null
+	"$LATWATT" analyze -n --json --board local "$TMP/idle" >"$TMP/idle-local.json" 2>/dev/null
+	python3 - "$TMP/idle-board.json" "$TMP/idle-local.json" <<'PY' && pass "threshold-budget-then-p99.9" || fail "threshold-budget-then-p99.9"
+import json, sys
+b, l = (json.load(open(p)) for p in sys.argv[1:])
+tb, tl = b["spikes"]["thresholds"]["cyclic"], l["spikes"]["thresholds"]["cyclic"]
+print(tb, tl)
+assert tb["threshold_ns"] == 40000 and tb["source"].startswith("board imx8mp-evk latency budget")
+assert tb["above"] == b["spikes"]["spikes_total"]
+assert tl["source"].startswith("p99.9") and tl["threshold_ns"] == l["probes"]["cyclic"]["all"]["p99.9_ns"]
+PY
 	"$LATWATT" analyze -n --json --spike-threshold 50 --top 100000 "$TMP/idle" >"$TMP/idle.json" 2>/dev/null
 	python3 "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-" --json >"$TMP/idle.score"
 	python3 "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-"

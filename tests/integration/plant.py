@@ -99,7 +99,7 @@ def idle(cpu, log, secs):
     name("lw-idle")
     out = []
     end = time.monotonic_ns() + int(secs * 1e9)
-    t = time.monotonic_ns()
+    t = start = time.monotonic_ns()
     qos = None
     try:
         qos = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
@@ -109,31 +109,39 @@ def idle(cpu, log, secs):
     while t + 500_000_000 <= end:
         if phase % 2 == 0:
             # held: PM QoS 0 and a spinner of the lowest priority on the CPU
+            stop = t + 500_000_000
+            r, w = os.pipe()
             pid = os.fork()
             if pid == 0:
                 name("lw-busy")
                 os.sched_setaffinity(0, {cpu})
                 os.nice(19)
-                stop = t + 500_000_000
+                os.write(w, b"1")       # spinning from now on: the CPU cannot idle
                 while time.monotonic_ns() < stop:
                     pass
                 os._exit(0)
             if qos is not None:
                 os.write(qos, struct.pack("i", 0))
+            os.read(r, 1)
             t0 = time.monotonic_ns()
+            os.close(r)
+            os.close(w)
             os.waitpid(pid, 0)
-            out.append(("held", t0, time.monotonic_ns()))
+            # held from the spinner's start to its stop, not beyond
+            out.append(("held", t0, min(stop, time.monotonic_ns())))
             if qos is not None:
                 os.close(qos)
                 qos = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
         else:
-            t0 = time.monotonic_ns()
             sleep_until(t + 500_000_000)
-            out.append(("released", t0 + 1_000_000, time.monotonic_ns()))
         t += 500_000_000
         phase += 1
     if qos is not None:
         os.close(qos)
+    # released: whenever the spinner did not hold the CPU (it may idle then)
+    edges = [start] + [x for _, a, b in out for x in (a, b)] + [time.monotonic_ns()]
+    out += [("released", edges[i], edges[i + 1]) for i in range(0, len(edges) - 1, 2)
+            if edges[i + 1] > edges[i]]
     return out
 
 
