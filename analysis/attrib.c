@@ -32,6 +32,7 @@ struct cpu {
 	struct ctx wakee;
 	int has_wakee;
 	int tentative;		/* the base is the wakee, not yet seen running */
+	int last_state;		/* the idle state last entered, -1 none */
 };
 
 struct lost { int cpu; uint64_t from, to; };
@@ -136,6 +137,7 @@ struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg)
 		a->cpu[c].stack[0].kind = CTX_UNKNOWN;
 		a->cpu[c].tick_stopped = -1;
 		a->cpu[c].idle_state = -1;
+		a->cpu[c].last_state = -1;
 	}
 	return a;
 }
@@ -375,6 +377,11 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 				charge(a, s, LW_C_PREEMPT, x->name, ns);
 			else
 				charge(a, s, LW_C_TASK, x->name, ns);
+		} else if (is_probe(s, x) && c->tentative) {
+			/* woken onto an idle CPU, not seen running yet: the idle
+			 * loop's way out (restarting the tick, leaving NO_HZ) */
+			charge(a, s, LW_C_IDLE_EXIT, c->last_state >= 0 ?
+			       state_name(a, s->cpu, c->last_state) : intern(a, "idle"), ns);
 		} else if (is_probe(s, x))
 			charge(a, s, LW_C_PROBE, x->name, ns);
 		else if (s->tid >= 0 && !s->woken_ns)
@@ -677,6 +684,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	case LW_TEV_IDLE:
 		if (ev->arg >= 0) {
 			c->idle_state = (int)ev->arg;
+			c->last_state = (int)ev->arg;
 			c->idle_since = ev->ts;
 			clear_wakee(c);
 			c->depth = 1;
