@@ -16,7 +16,9 @@
  *                           time its wake-up was due (the hardware, firmware
  *                           or a hypervisor woke it late); with no exit
  *                           latency declared, all of it is idle-late
- *   the probe's own thread  probe (its wake-up path)
+ *   the probe's own thread  probe (its wake-up path); but woken onto an idle
+ *                           CPU and not yet seen running, idle-exit S: the
+ *                           idle loop's way out (tick restart, NO_HZ exit)
  *   another task, before    timer-late: the timer's interrupt came late while
  *     the probe was woken   that task ran (interrupts disabled in it, or the
  *                           hardware or a hypervisor held the CPU: the trace
