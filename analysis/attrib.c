@@ -13,6 +13,10 @@ struct ctx {
 	enum ctx_kind kind;
 	const char *name;	/* interned */
 	int pid, prio, state;
+	/* an interrupt just back from a timer callback: the timer interrupt's
+	 * own work around each callback (taking it off the queue, tracing,
+	 * re-arming) until its next event, charged to that callback */
+	const char *after;
 };
 
 struct cpu {
@@ -28,6 +32,7 @@ struct cpu {
 	struct ctx wakee;
 	int has_wakee;
 	int tentative;		/* the base is the wakee, not yet seen running */
+	int last_state;		/* the idle state last entered, -1 none */
 };
 
 struct lost { int cpu; uint64_t from, to; };
@@ -57,6 +62,7 @@ static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_IDLE_EXIT] = "idle-exit", [LW_C_IRQ] = "irq", [LW_C_SOFTIRQ] = "softirq",
 	[LW_C_TIMER] = "timer", [LW_C_PREEMPT] = "preempt", [LW_C_NONPREEMPT] = "non-preemptible",
 	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
+	[LW_C_IDLE_LATE] = "idle-late", [LW_C_TASK] = "task",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -131,6 +137,7 @@ struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg)
 		a->cpu[c].stack[0].kind = CTX_UNKNOWN;
 		a->cpu[c].tick_stopped = -1;
 		a->cpu[c].idle_state = -1;
+		a->cpu[c].last_state = -1;
 	}
 	return a;
 }
@@ -174,6 +181,9 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	a->s[a->n].dominant = -1;
 	a->s[a->n].unattributable = NULL;
 	a->s[a->n].open = a->s[a->n].done = 0;
+	a->s[a->n].late_state = -1;
+	a->s[a->n].late_exit_ns = LW_EXIT_LATENCY_NONE;
+	a->s[a->n].late_ns = 0;
 	a->n++;
 	return 0;
 }
@@ -284,6 +294,30 @@ static const char *state_name(struct lw_attrib *a, int cpu, int state)
 	return intern(a, buf);
 }
 
+/* The declared exit latency of @state on @cpu (LW_EXIT_LATENCY_NONE: none). */
+static uint64_t exit_latency(const struct lw_attrib *a, int cpu, int state)
+{
+	if (state < 0 || !a->cfg.exit_latency)
+		return LW_EXIT_LATENCY_NONE;
+	return a->cfg.exit_latency(a->cfg.ctx, cpu, state);
+}
+
+/* What the probe may spend of an idle state's exit: its declared latency. */
+static uint64_t exit_budget(const struct lw_attrib *a, int cpu, int state)
+{
+	uint64_t ns = exit_latency(a, cpu, state);
+
+	return ns == LW_EXIT_LATENCY_NONE ? 0 : ns;
+}
+
+/* The context is the probe's own thread. */
+static int is_probe(const struct lw_spike *s, const struct ctx *x)
+{
+	if (s->tid >= 0)
+		return x->pid == s->tid;
+	return s->comm && x->name && !strcmp(x->name, s->comm);
+}
+
 /* Charge [s->last, to) to the context on top of @c's stack. */
 static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint64_t to)
 {
@@ -297,7 +331,11 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	switch (x->kind) {
 	case CTX_IRQ:
 		s->last = to;
-		charge(a, s, LW_C_IRQ, x->name, ns);
+		if (x->after)
+			charge(a, s, !s->gap && !strcmp(x->after, "hrtimer_wakeup") ? LW_C_PROBE :
+				     LW_C_TIMER, x->after, ns);
+		else
+			charge(a, s, LW_C_IRQ, x->name, ns);
 		break;
 	case CTX_SOFTIRQ:
 		s->last = to;
@@ -305,8 +343,9 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		break;
 	case CTX_TIMER:
 		s->last = to;
-		/* the probe's own timer callback wakes it: part of its path */
-		charge(a, s, !strcmp(x->name, "hrtimer_wakeup") ? LW_C_PROBE : LW_C_TIMER,
+		/* the probe's own timer callback wakes it: part of its path (a
+		 * noise loop never sleeps: there it wakes someone else) */
+		charge(a, s, !s->gap && !strcmp(x->name, "hrtimer_wakeup") ? LW_C_PROBE : LW_C_TIMER,
 		       x->name, ns);
 		break;
 	case CTX_IDLE: {
@@ -317,12 +356,33 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		charge(a, s, LW_C_IDLE_EXIT, st, in);
 		s->idle_budget_left -= in;
 		s->last = to;
-		charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns - in);
+		if (ns > in) {
+			/* idle past the exit latency: the state it was in, what it declares */
+			if (s->late_state < 0 || s->late_state != x->state) {
+				s->late_state = x->state;
+				s->late_exit_ns = exit_latency(a, s->cpu, x->state);
+			}
+			s->late_ns += ns - in;
+			charge(a, s, LW_C_IDLE_LATE, st, ns - in);
+		}
 		break;
 	}
 	case CTX_TASK:
 		s->last = to;
-		if (s->tid >= 0 && x->pid == s->tid)
+		if (s->gap) {
+			/* the loop's own thread: the CPU ran it and the trace saw nothing */
+			if (is_probe(s, x))
+				charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns);
+			else if (s->kprio >= 0 && x->prio < s->kprio)
+				charge(a, s, LW_C_PREEMPT, x->name, ns);
+			else
+				charge(a, s, LW_C_TASK, x->name, ns);
+		} else if (is_probe(s, x) && c->tentative) {
+			/* woken onto an idle CPU, not seen running yet: the idle
+			 * loop's way out (restarting the tick, leaving NO_HZ) */
+			charge(a, s, LW_C_IDLE_EXIT, c->last_state >= 0 ?
+			       state_name(a, s->cpu, c->last_state) : intern(a, "idle"), ns);
+		} else if (is_probe(s, x))
 			charge(a, s, LW_C_PROBE, x->name, ns);
 		else if (s->tid >= 0 && !s->woken_ns)
 			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
@@ -360,12 +420,11 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 	s->idle_since_ns = c->idle_state >= 0 ? c->idle_since : 0;
 	s->tick_stopped = c->tick_stopped;
 	s->idle_budget_left = 0;
-	if (base->kind == CTX_IDLE) {
-		int st = base->state;
-
-		s->idle_budget_left = st >= 0 && a->cfg.exit_latency ?
-				      a->cfg.exit_latency(a->cfg.ctx, s->cpu, st) : 0;
-	}
+	s->late_state = -1;
+	s->late_exit_ns = LW_EXIT_LATENCY_NONE;
+	s->late_ns = 0;
+	if (base->kind == CTX_IDLE)
+		s->idle_budget_left = exit_budget(a, s->cpu, base->state);
 	if (a->have_extent && s->expected_ns < a->first)
 		s->unattributable = "before the trace started";
 	else if (base->kind == CTX_UNKNOWN && c->depth == 1)
@@ -441,7 +500,7 @@ static void push(struct cpu *c, enum ctx_kind k, const char *name, int pid, int 
 {
 	if (c->depth < MAX_DEPTH)
 		c->depth++;
-	c->stack[c->depth - 1] = (struct ctx){ k, name, pid, prio, state };
+	c->stack[c->depth - 1] = (struct ctx){ k, name, pid, prio, state, NULL };
 }
 
 static int base_idle(const struct cpu *c)
@@ -519,7 +578,7 @@ static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
 		/* still in the idle task (several timers expire in one interrupt):
 		 * a tentative wakee waits for the interrupt to end */
 		if (base->kind == CTX_TASK && base->pid != 0)
-			*base = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+			*base = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1, NULL };
 		return;
 	}
 	if (c->has_wakee && c->wakee.pid == pid)
@@ -528,10 +587,10 @@ static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
 		return;
 	t = task_slot(a, pid);
 	if (t->pid == pid && t->comm) {
-		*base = (struct ctx){ CTX_TASK, t->comm, pid, t->prio, -1 };
+		*base = (struct ctx){ CTX_TASK, t->comm, pid, t->prio, -1, NULL };
 	} else {
 		snprintf(buf, sizeof(buf), "pid %d", pid);
-		*base = (struct ctx){ CTX_TASK, intern(a, buf), pid, t->pid == pid ? t->prio : 120, -1 };
+		*base = (struct ctx){ CTX_TASK, intern(a, buf), pid, t->pid == pid ? t->prio : 120, -1, NULL };
 	}
 }
 
@@ -550,6 +609,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		account(a, c, &a->s[c->open[i]], ev->ts);
 	if (ev->has_cur && ev->kind != LW_TEV_SWITCH && ev->kind != LW_TEV_IDLE)
 		correct_base(a, c, ev->cur_pid);
+	c->stack[c->depth - 1].after = NULL;	/* only up to the next event */
 
 	switch (ev->kind) {
 	case LW_TEV_SWITCH:
@@ -557,10 +617,10 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		clear_wakee(c);
 		c->depth = 1;	/* a switch happens in task context */
 		if (ev->pid == 0) {
-			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state };
+			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, c->idle_state, NULL };
 		} else {
 			c->stack[0] = (struct ctx){ CTX_TASK, task_comm(a, ev->pid, ev->name), ev->pid,
-						    ev->prio, -1 };
+						    ev->prio, -1, NULL };
 		}
 		for (int i = 0; i < c->nopen; i++) {
 			struct lw_spike *s = &a->s[c->open[i]];
@@ -579,7 +639,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 			const struct task *t = task_slot(a, ev->pid);
 
 			tc->wakee = (struct ctx){ CTX_TASK, t->pid == ev->pid && t->comm ? t->comm :
-						  intern(a, ev->name), ev->pid, ev->prio, -1 };
+						  intern(a, ev->name), ev->pid, ev->prio, -1, NULL };
 			tc->has_wakee = 1;
 			if (tc == c)
 				run_wakee(c);	/* woken from task context: no interrupt to end */
@@ -613,28 +673,33 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	case LW_TEV_TIMER_ENTRY:
 		push(c, CTX_TIMER, intern(a, ev->name), 0, 0, -1);
 		break;
-	case LW_TEV_TIMER_EXIT:
+	case LW_TEV_TIMER_EXIT: {
+		int d = c->depth;
+
 		pop(c, CTX_TIMER);
+		if (c->depth < d && c->stack[c->depth - 1].kind == CTX_IRQ)
+			c->stack[c->depth - 1].after = c->stack[c->depth].name;
 		break;
+	}
 	case LW_TEV_IDLE:
 		if (ev->arg >= 0) {
 			c->idle_state = (int)ev->arg;
+			c->last_state = (int)ev->arg;
 			c->idle_since = ev->ts;
 			clear_wakee(c);
 			c->depth = 1;
-			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, (int)ev->arg };
+			c->stack[0] = (struct ctx){ CTX_IDLE, intern(a, "idle"), 0, 120, (int)ev->arg, NULL };
 			for (int i = 0; i < c->nopen; i++) {
 				struct lw_spike *s = &a->s[c->open[i]];
 
 				/* entering idle inside a window: its exit is owed too */
-				s->idle_budget_left += a->cfg.exit_latency ?
-					a->cfg.exit_latency(a->cfg.ctx, s->cpu, (int)ev->arg) : 0;
+				s->idle_budget_left += exit_budget(a, s->cpu, (int)ev->arg);
 			}
 		} else {
 			c->idle_state = -1;
 			/* back in the idle loop's task context (swapper) */
 			if (c->stack[0].kind == CTX_IDLE)
-				c->stack[0] = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1 };
+				c->stack[0] = (struct ctx){ CTX_TASK, intern(a, "swapper"), 0, 120, -1, NULL };
 			run_wakee(c);
 		}
 		break;
@@ -764,12 +829,70 @@ static json_t *spike_json(const struct lw_spike *s)
 			    json_integer((json_int_t)s->switched_in_ns) : json_null());
 	json_object_set_new(o, "tick_stopped", s->tick_stopped < 0 ? json_null() :
 			    json_boolean(s->tick_stopped));
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_IDLE_LATE) {
+			json_object_set_new(o, "idle_late", json_pack("{s:s, s:o, s:I}",
+				"state", s->comp[i].name, "exit_latency_ns",
+				s->late_exit_ns == LW_EXIT_LATENCY_NONE ? json_null() :
+				json_integer((json_int_t)s->late_exit_ns),
+				"excess_ns", (json_int_t)s->late_ns));
+			break;
+		}
 	json_object_set_new(o, "timeline", tl);
 	if (s->seg_truncated)
 		json_object_set_new(o, "timeline_truncated", json_true());
 	json_object_set_new(o, "freq_changes", json_integer(s->freq_changes));
 	json_object_set_new(o, "migrations", json_integer(s->migrations));
 	return o;
+}
+
+/* What the trace knows of the time it cannot explain: idle past each state's
+ * exit latency, apart from time with the CPU running and no event. */
+static json_t *unexplained_json(const struct lw_attrib *a)
+{
+	struct late { const char *state; uint64_t exit_ns, ns, spikes; } late[16];
+	size_t nlate = 0;
+	uint64_t late_ns = 0, run_ns = 0, run_spikes = 0;
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct lw_spike *s = &a->s[i];
+		int running = 0;
+
+		if (s->unattributable)
+			continue;
+		for (int k = 0; k < s->ncomp; k++) {
+			const struct lw_component *c = &s->comp[k];
+			size_t j;
+
+			if (c->kind == LW_C_UNEXPLAINED) {
+				run_ns += c->ns;
+				running = 1;
+			}
+			if (c->kind != LW_C_IDLE_LATE)
+				continue;
+			late_ns += c->ns;
+			for (j = 0; j < nlate; j++)
+				if (late[j].state == c->name)
+					break;
+			if (j == nlate) {
+				if (nlate == sizeof(late) / sizeof(late[0]))
+					j = nlate - 1;	/* more states than kept: the last row */
+				else
+					late[nlate++] = (struct late){ c->name, s->late_exit_ns, 0, 0 };
+			}
+			late[j].ns += c->ns;
+			late[j].spikes++;
+		}
+		run_spikes += (uint64_t)running;
+	}
+	for (size_t j = 0; j < nlate; j++)
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:I, s:I}", "state", late[j].state,
+			"exit_latency_ns", late[j].exit_ns == LW_EXIT_LATENCY_NONE ? json_null() :
+			json_integer((json_int_t)late[j].exit_ns),
+			"ns", (json_int_t)late[j].ns, "spikes", (json_int_t)late[j].spikes));
+	return json_pack("{s:o, s:I, s:I, s:I}", "idle_late", arr, "idle_late_ns", (json_int_t)late_ns,
+			 "running_ns", (json_int_t)run_ns, "running_spikes", (json_int_t)run_spikes);
 }
 
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
@@ -847,8 +970,8 @@ json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
 			s->unattributable ? "unattributable" : s->dominant >= 0 ?
 			lw_component_label(&s->comp[s->dominant], label, sizeof(label)) : "?"));
 	}
-	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
 		"spikes_total", (json_int_t)a->n, "attributed", (json_int_t)(a->n - unattr),
 		"unattributable", (json_int_t)unattr, "total_latency_ns", (json_int_t)total,
-		"causes", cj, "top", spikes, "all", all);
+		"causes", cj, "unexplained", unexplained_json(a), "top", spikes, "all", all);
 }

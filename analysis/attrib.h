@@ -11,9 +11,14 @@
  * the components of a spike add up to its latency exactly (when the trace is
  * complete).  Charging rules for the base context:
  *
- *   idle (state S)          idle-exit S, up to S's exit latency; the rest is
- *                           unexplained (hardware, firmware, SMI, hypervisor)
- *   the probe's own thread  probe (its wake-up path)
+ *   idle (state S)          idle-exit S, up to S's declared exit latency; the
+ *                           rest is idle-late S: the CPU stayed idle past the
+ *                           time its wake-up was due (the hardware, firmware
+ *                           or a hypervisor woke it late); with no exit
+ *                           latency declared, all of it is idle-late
+ *   the probe's own thread  probe (its wake-up path); but woken onto an idle
+ *                           CPU and not yet seen running, idle-exit S: the
+ *                           idle loop's way out (tick restart, NO_HZ exit)
  *   another task, before    timer-late: the timer's interrupt came late while
  *     the probe was woken   that task ran (interrupts disabled in it, or the
  *                           hardware or a hypervisor held the CPU: the trace
@@ -22,6 +27,14 @@
  *     priority, after
  *   another task of lower   non-preemptible: the probe was runnable but that
  *     or equal priority     task did not yield (a preempt-disabled section)
+ *   nothing known           unexplained: the CPU's state was not known
+ *
+ * A noise-probe gap (the busy loop did not run from E to W) is explained by
+ * what ran instead: interrupts, softirqs, timers as above; another task is
+ * preempt (it outranks the loop) or task (it ran in the loop's place: the
+ * loop was throttled or blocked).  Time in the loop's own thread, with no
+ * event, is unexplained (the CPU was running and the trace saw nothing:
+ * interrupts off, firmware, SMI, a hypervisor): never charged to the loop.
  *
  * The kernel does not trace every switch (a switch out of the idle task can
  * go unrecorded while RCU is not watching), so the task an event was recorded
@@ -84,7 +97,9 @@ enum lw_comp_kind {
 	LW_C_NONPREEMPT,
 	LW_C_TIMER_LATE,
 	LW_C_PROBE,
-	LW_C_UNEXPLAINED,
+	LW_C_UNEXPLAINED,	/* the CPU running (or unknown), no event */
+	LW_C_IDLE_LATE,		/* idle past the state's exit latency; name: the state */
+	LW_C_TASK,		/* noise: another task ran in the loop's place */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
@@ -113,6 +128,8 @@ struct lw_spike {
 	unsigned probe;		/* enum lw_probe_id */
 	int tid;		/* the probe thread's kernel tid, or -1 */
 	int kprio;		/* its kernel priority, or -1 */
+	const char *comm;	/* its name, to know it where tid is -1; or NULL */
+	int gap;		/* a noise-probe gap: the thread busy-looped, never slept */
 	uint64_t index;		/* caller's reference (sample number) */
 	/* found */
 	const char *unattributable;	/* the reason, or NULL */
@@ -127,6 +144,11 @@ struct lw_spike {
 	uint64_t woken_ns;	/* 0: no wake-up seen in the window */
 	uint64_t switched_in_ns;
 	int tick_stopped;	/* -1 unknown, 0 running, 1 stopped (last tick_stop before E) */
+	/* the idle state charged idle-late, its declared exit latency (ns, or
+	 * LW_EXIT_LATENCY_NONE) and the excess: the idle-late time */
+	int late_state;		/* -1: none */
+	uint64_t late_exit_ns;
+	uint64_t late_ns;
 	int freq_changes;
 	int migrations;
 	/* engine state */
@@ -136,9 +158,13 @@ struct lw_spike {
 	int done;
 };
 
+/* An idle state that declares no exit latency. */
+#define LW_EXIT_LATENCY_NONE UINT64_MAX
+
 struct lw_attrib_cfg {
 	int ncpus;
-	/* exit latency (ns) and name of idle state s on cpu c: may be NULL */
+	/* exit latency (ns, LW_EXIT_LATENCY_NONE where the state declares
+	 * none) and name of idle state s on cpu c: may be NULL */
 	uint64_t (*exit_latency)(void *ctx, int cpu, int state);
 	const char *(*state_name)(void *ctx, int cpu, int state);
 	void *ctx;
@@ -166,6 +192,8 @@ const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);	/* by
  * and its "timeline" of {start_ns, end_ns, kind, name} pieces in time
  * order], "causes":[{cause, kind, name, count (as dominant), ns, share}…],
  * "spikes_total":N, "attributed":N, "unattributable":N, "total_latency_ns":…,
+ * "unexplained":{"idle_late":[{state, exit_latency_ns (null: none declared),
+ * ns, spikes}…], "idle_late_ns", "running_ns", "running_spikes"},
  * "all":[[cpu, expected_ns, latency_ns, probe, cause] for every spike]} */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
 /* "irq:eth0" etc. into buf. */

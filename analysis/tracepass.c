@@ -9,6 +9,7 @@
 #include "analysis/attrib.h"
 #include "analysis/trace_read.h"
 #include "analysis/tracepass.h"
+#include "boards/board.h"
 #include "lib/error.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
@@ -21,14 +22,15 @@ struct idle_table {
 	int ncpus;
 	char name[1024][MAX_STATES][24];
 	uint64_t exit_ns[1024][MAX_STATES];
+	unsigned char declared[1024][MAX_STATES];	/* the state gives an exit latency */
 };
 
 static uint64_t exit_latency(void *ctx, int cpu, int state)
 {
 	struct idle_table *t = ctx;
 
-	if (cpu < 0 || cpu >= 1024 || state < 0 || state >= MAX_STATES)
-		return 0;
+	if (cpu < 0 || cpu >= 1024 || state < 0 || state >= MAX_STATES || !t->declared[cpu][state])
+		return LW_EXIT_LATENCY_NONE;
 	return t->exit_ns[cpu][state];
 }
 
@@ -39,6 +41,18 @@ static const char *state_name(void *ctx, int cpu, int state)
 	if (cpu < 0 || cpu >= 1024 || state < 0 || state >= MAX_STATES || !t->name[cpu][state][0])
 		return NULL;
 	return t->name[cpu][state];
+}
+
+/* A state without a cpuidle name (no cpuidle driver: the kernel's default
+ * idle still traces its index) is named by that index. */
+static const char *state_label(const struct idle_table *t, int cpu, int state, char *buf, size_t len)
+{
+	const char *n = state_name((void *)t, cpu, state);
+
+	if (n)
+		return n;
+	snprintf(buf, len, "state%d", state);
+	return buf;
 }
 
 static void load_idle_table(struct idle_table *t, const json_t *m)
@@ -55,10 +69,13 @@ static void load_idle_table(struct idle_table *t, const json_t *m)
 		json_array_foreach(json_object_get(c, "states"), j, st) {
 			if (j >= MAX_STATES)
 				break;
+			json_t *lat = json_object_get(st, "exit_latency_us");
+
 			snprintf(t->name[cpu][j], sizeof(t->name[cpu][j]), "%s",
 				 json_string_value(json_object_get(st, "name")) ?: "");
-			t->exit_ns[cpu][j] =
-				(uint64_t)json_integer_value(json_object_get(st, "exit_latency_us")) * 1000;
+			t->declared[cpu][j] = json_is_integer(lat) && json_integer_value(lat) >= 0;
+			t->exit_ns[cpu][j] = t->declared[cpu][j] ?
+					     (uint64_t)json_integer_value(lat) * 1000 : 0;
 		}
 	}
 }
@@ -139,9 +156,21 @@ static const char *const softirq_names[] = {
 
 /* ---- the pass ------------------------------------------------------------ */
 
+/* x86 interrupt vectors that never pass through irq_handler_entry: the
+ * local timer, IPIs, irq_work.  The local timer's wake-ups are named by the
+ * hrtimer callbacks it runs, the others by their vector. */
+static const char *const vectors[] = {
+	"local_timer", "reschedule", "call_function", "call_function_single", "irq_work",
+	"x86_platform_ipi", "thermal_apic", "threshold_apic", "deferred_error_apic",
+	"spurious_apic", "error_apic", "reboot",
+};
+#define NVEC (sizeof(vectors) / sizeof(vectors[0]))
+
 struct ids {
 	int sw, waking, wakeup, irq_in, irq_out, sirq_in, sirq_out, hrt_in, hrt_out, idle, tick_stop,
 	    freq, migrate, ipi_in, ipi_out;
+	int vec_in[NVEC], vec_out[NVEC];
+	int vec_min, vec_max;	/* range of their ids, to skip the search */
 };
 
 static void find_ids(struct lw_trace *t, struct ids *d)
@@ -161,6 +190,37 @@ static void find_ids(struct lw_trace *t, struct ids *d)
 	d->migrate = lw_trace_event_id(t, "sched", "sched_migrate_task");
 	d->ipi_in = lw_trace_event_id(t, "ipi", "ipi_entry");
 	d->ipi_out = lw_trace_event_id(t, "ipi", "ipi_exit");
+	d->vec_min = INT_MAX;
+	d->vec_max = -1;
+	for (size_t i = 0; i < NVEC; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s_entry", vectors[i]);
+		d->vec_in[i] = lw_trace_event_id(t, "irq_vectors", name);
+		snprintf(name, sizeof(name), "%s_exit", vectors[i]);
+		d->vec_out[i] = lw_trace_event_id(t, "irq_vectors", name);
+		for (int k = 0; k < 2; k++) {
+			int id = k ? d->vec_out[i] : d->vec_in[i];
+
+			if (id < 0)
+				continue;
+			d->vec_min = id < d->vec_min ? id : d->vec_min;
+			d->vec_max = id > d->vec_max ? id : d->vec_max;
+		}
+	}
+}
+
+/* The vector of an irq_vectors event id: index, entry (1) or exit (0); -1. */
+static int vector_of(const struct ids *d, int id, int *entry)
+{
+	if (id < d->vec_min || id > d->vec_max)
+		return -1;
+	for (size_t i = 0; i < NVEC; i++)
+		if (id == d->vec_in[i] || id == d->vec_out[i]) {
+			*entry = id == d->vec_in[i];
+			return (int)i;
+		}
+	return -1;
 }
 
 /* hrtimer callbacks are few: a direct-mapped cache saves the symbol search */
@@ -252,6 +312,45 @@ static void probe_threads(const json_t *m, unsigned probe, int cpu, int *tid, in
 		*kprio = 99 - (int)prio;
 }
 
+/* The spike threshold of @probe and where it comes from (see tracepass.h). */
+static uint64_t spike_threshold(const json_t *m, const json_t *analysis,
+				const struct lw_tracepass_opts *o, unsigned probe, char *src, size_t len)
+{
+	const char *name = lw_probe_name(probe);
+	json_int_t run_thr = json_integer_value(json_object_get(json_object_get(
+				json_object_get(m, "probes"), name), "threshold_ns"));
+	const struct lw_budget *best = NULL;
+
+	if (probe < 16 && o->threshold_ns[probe]) {
+		snprintf(src, len, "--spike-threshold");
+		return o->threshold_ns[probe];
+	}
+	if (run_thr > 0) {
+		snprintf(src, len, "the run's --threshold");
+		return (uint64_t)run_thr;
+	}
+	for (int k = 0; o->board && k < o->board->nbudget; k++) {
+		const struct lw_budget *b = &o->board->budget[k];
+
+		if (b->kind == LW_BUDGET_LATENCY && b->limit > 0 && (!b->probe || !strcmp(b->probe, name)) &&
+		    (!best || b->limit < best->limit))
+			best = b;
+	}
+	if (best) {
+		snprintf(src, len, "board %s latency budget (%s %s <= %.1f us)", o->board->name,
+			 best->probe ? best->probe : "every probe", best->stat ? best->stat : "max",
+			 best->limit);
+		return (uint64_t)(best->limit * 1e3);
+	}
+	if (probe == LW_PROBE_NOISE) {
+		snprintf(src, len, "every gap (no --threshold and no latency budget)");
+		return 0;
+	}
+	snprintf(src, len, "p99.9 (no --threshold and no latency budget)");
+	return (uint64_t)json_integer_value(json_object_get(json_object_get(json_object_get(
+		json_object_get(analysis, "probes"), name), "all"), "p99.9_ns"));
+}
+
 static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_table *it)
 {
 	json_t *out = json_object();
@@ -264,6 +363,7 @@ static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_
 			size_t k = 0, cap = 0;
 			struct lw_stats s;
 			const char *name = NULL;
+			char label[24];
 
 			for (size_t i = 0; i < n; i++) {
 				if (pts[i].probe != probe || pts[i].state != st)
@@ -277,7 +377,7 @@ static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_
 				}
 				v[k++] = pts[i].latency;
 				if (!name && st >= 0)
-					name = state_name((void *)it, pts[i].cpu, st);
+					name = state_label(it, pts[i].cpu, st, label, sizeof(label));
 			}
 			if (!k) {
 				free(v);
@@ -448,7 +548,9 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	struct nohz_cpu *nz = NULL;
 	struct point *pts = NULL;
 	size_t npts = 0, next_pt = 0;
-	uint64_t thr[LW_PROBE_MAX] = { 0 }, first = 0, last = 0, idx = 0;
+	uint64_t thr[LW_PROBE_MAX] = { 0 }, above[LW_PROBE_MAX] = { 0 }, first = 0, last = 0, idx = 0;
+	char thr_src[LW_PROBE_MAX][128];
+	char (*noise_comm)[16] = NULL;
 	struct lw_trace_event ev;
 	struct lw_sample smp;
 	struct ids id;
@@ -484,14 +586,12 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	if (!a)
 		goto out;
 
-	/* thresholds: given, else the probe's p99.9 (noise: every gap) */
-	for (unsigned p = 1; p < LW_PROBE_MAX; p++) {
-		json_t *all = json_object_get(json_object_get(json_object_get(analysis, "probes"),
-							      lw_probe_name(p)), "all");
-
-		thr[p] = p < 16 && o->threshold_ns[p] ? o->threshold_ns[p] :
-			 p == LW_PROBE_NOISE ? 0 :
-			 (uint64_t)json_integer_value(json_object_get(all, "p99.9_ns"));
+	for (unsigned p = 1; p < LW_PROBE_MAX; p++)
+		thr[p] = spike_threshold(rd->manifest, analysis, o, p, thr_src[p], sizeof(thr_src[p]));
+	noise_comm = calloc((size_t)ncpus, sizeof(*noise_comm));
+	if (!noise_comm) {
+		error("out of memory");
+		goto out;
 	}
 
 	/* samples: the spikes, and a point per sample for the idle state */
@@ -516,7 +616,17 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 			struct lw_spike s = { .expected_ns = smp.expected_ns, .latency_ns = smp.latency_ns,
 					      .cpu = smp.cpu, .probe = smp.probe, .index = idx };
 
+			above[smp.probe]++;
 			probe_threads(rd->manifest, smp.probe, smp.cpu, &s.tid, &s.kprio);
+			if (smp.probe == LW_PROBE_NOISE) {
+				/* a gap: the loop ran through it; known by its name in
+				 * runs that did not record its tid */
+				s.gap = 1;
+				if (!noise_comm[smp.cpu][0])
+					snprintf(noise_comm[smp.cpu], sizeof(noise_comm[smp.cpu]),
+						 "lw-noise/%d", smp.cpu);
+				s.comm = noise_comm[smp.cpu];
+			}
 			if (lw_attrib_add_spike(a, &s) < 0) {
 				ret = -1;
 				break;
@@ -535,6 +645,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 				    .has_cur = 1, .cur_pid = ev.pid };
 		struct nohz_cpu *n;
 		uint64_t v;
+		int vec, vec_entry;
 
 		if (ev.cpu < 0 || ev.cpu >= ncpus)
 			continue;
@@ -604,6 +715,11 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 			e.name = "IPI";
 			if (ev.id == id.ipi_in)
 				wake_source(n, "ipi", str_field(t, &ev, "reason", comm, sizeof(comm)));
+		} else if ((vec = vector_of(&id, ev.id, &vec_entry)) >= 0) {
+			e.kind = vec_entry ? LW_TEV_IRQ_ENTRY : LW_TEV_IRQ_EXIT;
+			e.name = vectors[vec];
+			if (vec_entry && strcmp(vectors[vec], "local_timer"))
+				wake_source(n, "ipi", vectors[vec]);
 		} else if (ev.id == id.idle) {
 			lw_trace_u64(t, &ev, "state", &v);
 			e.kind = LW_TEV_IDLE;
@@ -659,11 +775,21 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 
 	spikes = lw_attrib_json(a, o->top ? o->top : 20);
 	if (spikes) {
-		json_t *th = json_object();
+		json_t *th = json_object(), *ths = json_object();
+		json_t *probes = json_object_get(analysis, "probes");
 
-		for (unsigned p = 1; p < LW_PROBE_MAX; p++)
+		for (unsigned p = 1; p < LW_PROBE_MAX; p++) {
 			json_object_set_new(th, lw_probe_name(p), json_integer((json_int_t)thr[p]));
+			if (json_object_get(probes, lw_probe_name(p)))	/* the probes that ran */
+				json_object_set_new(ths, lw_probe_name(p), json_pack("{s:I, s:s, s:I}",
+					"threshold_ns", (json_int_t)thr[p], "source", thr_src[p],
+					"above", (json_int_t)above[p]));
+		}
 		json_object_set_new(spikes, "thresholds_ns", th);
+		json_object_set_new(spikes, "thresholds", ths);
+		if (json_is_object(json_object_get(rd->manifest, "steal")))
+			json_object_set_new(spikes, "steal",
+					    json_deep_copy(json_object_get(rd->manifest, "steal")));
 		json_object_set_new(analysis, "spikes", spikes);
 	}
 	json_object_set_new(analysis, "idle_latency", idle_latency_json(pts, npts, it));
@@ -680,6 +806,7 @@ out:
 		for (int c = 0; c < ncpus; c++)
 			free(nz[c].names);
 	free(nz);
+	free(noise_comm);
 	free(cur_state);
 	free(pts);
 	free(it);
@@ -701,6 +828,41 @@ static double num(const json_t *o, const char *k)
 	return json_number_value(json_object_get(o, k));
 }
 
+/* The time no event explains, split by what the trace does know. */
+static void unexplained_print(FILE *out, const json_t *sp)
+{
+	const json_t *u = json_object_get(sp, "unexplained"), *st = json_object_get(sp, "steal"), *v;
+	size_t i;
+
+	if (!u || (!num(u, "idle_late_ns") && !num(u, "running_ns") && !st))
+		return;
+	fprintf(out, "  time no event explains, by what the trace knows:\n");
+	json_array_foreach(json_object_get(u, "idle_late"), i, v) {
+		char lat[48];
+
+		if (json_is_number(json_object_get(v, "exit_latency_ns")))
+			snprintf(lat, sizeof(lat), "%.1fus", num(v, "exit_latency_ns") / 1e3);
+		else
+			snprintf(lat, sizeof(lat), "none declared");
+		fprintf(out, "    idle-late:%-16s %10.1fus in %lld spikes: idle past the state's exit "
+			"latency (%s)\n", js(v, "state"), num(v, "ns") / 1e3, (long long)num(v, "spikes"),
+			lat);
+	}
+	if (num(u, "running_ns"))
+		fprintf(out, "    %-26s %10.1fus in %lld spikes: the CPU was running and the trace "
+			"saw nothing (interrupts off, firmware, SMI, hypervisor)\n", "unexplained",
+			num(u, "running_ns") / 1e3, (long long)num(u, "running_spikes"));
+	if (st) {
+		fprintf(out, "    steal time the machine reported during the run (/proc/stat):");
+		if (!num(st, "total_ns"))
+			fprintf(out, " none (0: none, or the hypervisor does not report it)");
+		json_array_foreach(json_object_get(st, "cpus"), i, v)
+			if (num(v, "steal_ns"))
+				fprintf(out, " cpu%lld %.1fms", (long long)num(v, "cpu"), num(v, "steal_ns") / 1e6);
+		fputc('\n', out);
+	}
+}
+
 void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
 {
 	const json_t *sp = json_object_get(analysis, "spikes"), *il = json_object_get(analysis, "idle_latency");
@@ -711,22 +873,35 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
 	if (sp) {
 		int first = 1;
 
-		fprintf(out, "\nspikes: %lld above threshold (", (long long)num(sp, "spikes_total"));
-		json_object_foreach((json_t *)json_object_get(sp, "thresholds_ns"), key, v) {
-			if (!json_object_get(json_object_get(analysis, "probes"), key))
-				continue;	/* a probe that did not run */
-			fprintf(out, "%s%s >%.1fus", first ? "" : ", ", key,
-				(double)json_integer_value(v) / 1e3);
-			first = 0;
-		}
-		fprintf(out, "), %lld attributed, %lld unattributable (lost trace events)\n",
-			(long long)num(sp, "attributed"), (long long)num(sp, "unattributable"));
+		fprintf(out, "\nspikes: %lld (", (long long)num(sp, "spikes_total"));
+		if (json_object_size(json_object_get(sp, "thresholds")))
+			json_object_foreach((json_t *)json_object_get(sp, "thresholds"), key, v) {
+				if (num(v, "threshold_ns") > 0)
+					fprintf(out, "%s%s: %lld samples above %.1fus, %s", first ? "" : "; ",
+						key, (long long)num(v, "above"), num(v, "threshold_ns") / 1e3,
+						js(v, "source"));
+				else
+					fprintf(out, "%s%s: %lld samples, %s", first ? "" : "; ", key,
+						(long long)num(v, "above"), js(v, "source"));
+				first = 0;
+			}
+		else
+			json_object_foreach((json_t *)json_object_get(sp, "thresholds_ns"), key, v) {
+				if (!json_object_get(json_object_get(analysis, "probes"), key))
+					continue;	/* a probe that did not run */
+				fprintf(out, "%s%s >%.1fus", first ? "" : ", ", key,
+					(double)json_integer_value(v) / 1e3);
+				first = 0;
+			}
+		fprintf(out, "), %lld attributed, %lld unattributable (lost trace events, or outside "
+			"the trace)\n", (long long)num(sp, "attributed"), (long long)num(sp, "unattributable"));
 		if (json_array_size(json_object_get(sp, "causes"))) {
 			fprintf(out, "  %-40s %8s %10s %8s\n", "cause", "dominant", "time (us)", "share");
 			json_array_foreach(json_object_get(sp, "causes"), i, c)
 				fprintf(out, "  %-40.40s %8lld %10.1f %7.1f%%\n", js(c, "cause"),
 					(long long)num(c, "count"), num(c, "ns") / 1e3, num(c, "share") * 100);
 		}
+		unexplained_print(out, sp);
 		if (json_array_size(json_object_get(sp, "top")))
 			fprintf(out, "  top spikes:\n");
 		json_array_foreach(json_object_get(sp, "top"), i, c) {

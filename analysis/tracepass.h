@@ -23,14 +23,21 @@
 
 #include "lib/rundir.h"
 
+struct lw_board;
+
 struct lw_tracepass_opts {
-	/* Spike threshold per probe id (ns); 0: that probe's p99.9. */
+	/* Spike threshold per probe id (ns, analyze --spike-threshold); 0: the
+	 * run's --threshold for that probe, else the smallest latency budget of
+	 * @board that applies to it, else its p99.9 (noise: every gap). */
 	uint64_t threshold_ns[16];
+	const struct lw_board *board;	/* may be NULL */
 	size_t top;		/* spikes listed in full (default 20) */
 };
 
 /* Adds "spikes", "idle_latency" and "nohz" to @analysis (the document from
- * lw_summary_json(), whose per-probe p99.9 gives default thresholds).
+ * lw_summary_json(), whose per-probe p99.9 gives the last default
+ * threshold).  "spikes" says, per probe that ran, the threshold used, where
+ * it came from and how many samples lay above it ("thresholds").
  * Returns 0, 1 if the run has no trace.dat (nothing added), -1 on error. */
 int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o);
 

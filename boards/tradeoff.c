@@ -65,9 +65,13 @@ static double power_at(const struct lw_board *b, const json_t *cpus, double q)
 			}
 		}
 		json_array_foreach((json_t *)states, j, st) {
-			double e = json_number_value(json_object_get(st, "exit_latency_us"));
+			const json_t *ej = json_object_get(st, "exit_latency_us");
+			double e = json_number_value(ej);
 			double r = json_number_value(json_object_get(st, "residency"));
-			double sp = state_power(b, json_string_value(json_object_get(st, "name")), e);
+			/* a traced state with no declared exit latency (the default
+			 * idle of a kernel without a cpuidle driver) halts: idle power */
+			double sp = state_power(b, json_string_value(json_object_get(st, "name")),
+						json_is_number(ej) ? e : 1);
 
 			if (e > q)
 				moved += r;
@@ -94,6 +98,12 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 	json_t *t = json_object_get(doc, "tradeoff"), *pts = json_object_get(t, "points"), *e;
 	const json_t *cpus = json_object_get(json_object_get(json_object_get(doc, "idle"), "sysfs"),
 					     "cpus");
+
+	/* no cpuidle counters (no cpuidle driver): the residency the trace saw */
+	if (!json_is_number(json_object_get(json_array_get(cpus, 0), "active")))
+		cpus = json_object_get(json_object_get(json_object_get(doc, "idle"), "trace"), "cpus");
+	if (!json_is_number(json_object_get(json_array_get(cpus, 0), "active")))
+		cpus = NULL;
 	const char *probe = json_string_value(json_object_get(t, "probe"));
 	const struct lw_budget *bu = NULL;
 	char key[32], reason[256];
@@ -159,6 +169,9 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 				 "%s meets %.1f us (power not estimated)", probe ? probe : "?", bu->stat,
 				 bu->limit);
 		json_object_set_new(t, "recommended_pm_qos_us", json_integer((json_int_t)rec));
+		snprintf(key, sizeof(key), "%.0f us", rec);
+		json_object_set_new(t, "recommended", json_string(rec >= PM_QOS_NONE ? "no constraint" :
+								  key));
 		json_object_set_new(t, "recommended_cost_mw", isnan(rec_power) || isnan(base) ?
 				    json_null() : json_real(rec_power - base));
 	}
@@ -197,7 +210,10 @@ void lw_tradeoff_print(FILE *out, const json_t *doc)
 			fprintf(out, "%s%s", k ? ", " : " ", json_string_value(s));
 		fputc('\n', out);
 	}
-	if (json_is_number(json_object_get(t, "recommended_pm_qos_us")))
+	if (json_number_value(json_object_get(t, "recommended_pm_qos_us")) >= PM_QOS_NONE)
+		fprintf(out, "  recommended: no constraint: %s\n",
+			json_string_value(json_object_get(t, "reason")) ?: "");
+	else if (json_is_number(json_object_get(t, "recommended_pm_qos_us")))
 		fprintf(out, "  recommended: %lld us: %s\n",
 			(long long)json_integer_value(json_object_get(t, "recommended_pm_qos_us")),
 			json_string_value(json_object_get(t, "reason")) ?: "");

@@ -7,6 +7,7 @@
 
 #include "analysis/summary.h"
 #include "analysis/tracepass.h"
+#include "boards/board.h"
 #include "boards/verdict.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
@@ -27,8 +28,9 @@ static const char usage[] =
 "      --json              print analysis.json to stdout instead of the table\n"
 "  -n, --no-write          do not write RUN/analysis.json\n"
 "      --board NAME        check the budgets of board NAME (default: the run's)\n"
-"      --spike-threshold US  explain every sample above US (default: each\n"
-"                          probe's p99.9; noise: every gap)\n"
+"      --spike-threshold US  explain every sample above US (default: the run's\n"
+"                          --threshold, else the board's latency budget, else\n"
+"                          each probe's p99.9; noise: every gap)\n"
 "      --top N             spikes listed in full (default 10)\n"
 "      --no-trace          do not read RUN/trace.dat (no spikes, NO_HZ)\n"
 "  -h, --help              this text\n"
@@ -135,8 +137,18 @@ int cmd_analyze(int argc, char **argv)
 		return LW_EXIT_ERROR;
 	}
 	doc = lw_summary_json(&sum, &rd);
-	if (use_trace && !histogram && lw_tracepass(&rd, doc, &tpo) < 0)
-		ret = LW_EXIT_ERROR;
+	if (use_trace && !histogram) {
+		/* the board's latency budget is a default spike threshold; an
+		 * unknown board is reported with the budgets below */
+		int q = lw_set_quiet(1);
+		struct lw_board *b = lw_board_for_run(rd.path, board);
+
+		lw_set_quiet(q);
+		tpo.board = b;
+		if (lw_tracepass(&rd, doc, &tpo) < 0)
+			ret = LW_EXIT_ERROR;
+		lw_board_free(b);
+	}
 	wl = lw_workload_summaries(rd.path);	/* audio/video records, stress throughput */
 	if (!wl)
 		ret = LW_EXIT_ERROR;

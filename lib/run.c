@@ -8,6 +8,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysinfo.h"
 #include "lib/thread.h"
 #include "lib/timeutil.h"
 
@@ -294,13 +295,17 @@ int lw_run_execute(struct lw_run *run)
 	int i, ret = LW_EXIT_OK, started = 0;
 	char reason[320];
 	const char *why;
+	json_t *steal;
 
 	stop_sigset(&set);
+	steal = lw_steal_snapshot(NULL);
 	json_object_set_new(m, "start", lw_json_timestamp(&run->start_mono));
 	json_object_set_new(m, "duration_ns", json_integer((json_int_t)run->duration_ns));
 	lw_manifest_set_status(m, "running", NULL);
-	if (lw_rundir_save(&run->dir) < 0)
+	if (lw_rundir_save(&run->dir) < 0) {
+		json_decref(steal);
 		return LW_EXIT_ERROR;
+	}
 
 	if (writer_start(run) < 0) {
 		ret = LW_EXIT_ERROR;
@@ -348,6 +353,14 @@ int lw_run_execute(struct lw_run *run)
 
 finish:
 	json_object_set_new(m, "end", lw_json_timestamp(NULL));
+	if (steal) {	/* time the hypervisor ran something else on our CPUs */
+		json_t *st_end = lw_steal_snapshot(NULL);
+
+		if (st_end)
+			json_object_set_new(m, "steal", lw_steal_delta(steal, st_end));
+		json_decref(st_end);
+		json_decref(steal);
+	}
 	json_object_set_new(m, "samples", json_pack("{s:s, s:i, s:I, s:I}",
 		"format", "latwatt-samples", "version", LW_SAMPLES_VERSION,
 		"written", (json_int_t)run->samples_written,

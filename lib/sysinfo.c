@@ -345,3 +345,54 @@ json_t *lw_sysinfo_warnings(const json_t *sys, uint64_t idle_budget_us)
 	}
 	return w;
 }
+
+json_t *lw_steal_snapshot(const char *root)
+{
+	char path[PATH_MAX], line[512];
+	long hz = sysconf(_SC_CLK_TCK);
+	json_t *cpus;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/stat", root ? root : "");
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (hz <= 0)
+		hz = 100;
+	cpus = json_array();
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v[8];
+		int cpu;
+
+		/* cpuN user nice system idle iowait irq softirq steal ("cpu " is the sum) */
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9' || sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
+			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || cpu < 0)
+			continue;
+		json_array_append_new(cpus, json_pack("{s:i, s:I}", "cpu", cpu, "steal_ns",
+			(json_int_t)(v[7] * (1000000000ULL / (unsigned long long)hz))));
+	}
+	fclose(f);
+	return cpus;
+}
+
+json_t *lw_steal_delta(const json_t *start, const json_t *end)
+{
+	json_t *cpus = json_array(), *e, *s;
+	json_int_t total = 0;
+	size_t i, j;
+
+	json_array_foreach((json_t *)end, i, e) {
+		json_int_t cpu = json_integer_value(json_object_get(e, "cpu")), d = -1;
+
+		json_array_foreach((json_t *)start, j, s)
+			if (json_integer_value(json_object_get(s, "cpu")) == cpu)
+				d = json_integer_value(json_object_get(e, "steal_ns")) -
+				    json_integer_value(json_object_get(s, "steal_ns"));
+		if (d < 0)
+			continue;	/* not online at the start, or the counter was reset */
+		total += d;
+		json_array_append_new(cpus, json_pack("{s:I, s:I}", "cpu", cpu, "steal_ns", d));
+	}
+	return json_pack("{s:s, s:o, s:I}", "source", "/proc/stat steal (the hypervisor's report)",
+			 "cpus", cpus, "total_ns", total);
+}

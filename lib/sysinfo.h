@@ -25,6 +25,13 @@ json_t *lw_sysinfo_warnings(const json_t *sys, uint64_t idle_budget_us);
  * PREEMPT, none, or unknown (no version). */
 const char *lw_preempt_model(const char *version, int rt_sysfs);
 
+/* Steal time per CPU from @root/proc/stat, in ns: [{"cpu", "steal_ns"}]
+ * (NULL when unreadable).  lw_steal_delta() turns a start and an end
+ * snapshot into the run's {"source", "cpus": [{"cpu", "steal_ns"}],
+ * "total_ns"}. */
+json_t *lw_steal_snapshot(const char *root);
+json_t *lw_steal_delta(const json_t *start, const json_t *end);
+
 /* Convenience readers of a collected sysinfo. */
 int lw_sysinfo_is_rt(const json_t *sys);
 const char *lw_sysinfo_preempt_model(const json_t *sys);

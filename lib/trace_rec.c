@@ -40,6 +40,12 @@ const char *const lw_trace_default_events[] = {
 	"sched:sched_migrate_task",
 	"irq:irq_handler_entry", "irq:irq_handler_exit",
 	"irq:softirq_entry", "irq:softirq_exit", "irq:softirq_raise",
+	/* x86 vectors that bypass irq_handler_entry: the local timer and IPIs */
+	"irq_vectors:local_timer_entry", "irq_vectors:local_timer_exit",
+	"irq_vectors:reschedule_entry", "irq_vectors:reschedule_exit",
+	"irq_vectors:call_function_entry", "irq_vectors:call_function_exit",
+	"irq_vectors:call_function_single_entry", "irq_vectors:call_function_single_exit",
+	"irq_vectors:irq_work_entry", "irq_vectors:irq_work_exit",
 	"ipi:ipi_raise", "ipi:ipi_entry", "ipi:ipi_exit",
 	"ipi:ipi_send_cpu", "ipi:ipi_send_cpumask",
 	"timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:tick_stop",

@@ -109,8 +109,10 @@ json_t *lw_idle_delta(const json_t *start, const json_t *end, uint64_t duration_
 		}
 		double active = duration_ns ? 1.0 - idle_us * 1e3 / (double)duration_ns : 0;
 
-		json_array_append_new(cpus, json_pack("{s:I, s:o, s:f}", "cpu", cpu, "states", states,
-			"active", active < 0 ? 0.0 : active));
+		/* no cpuidle states (no cpuidle driver): the counters know nothing */
+		json_array_append_new(cpus, json_pack("{s:I, s:o, s:o}", "cpu", cpu, "states", states,
+			"active", !json_array_size(states) ? json_null() :
+			json_real(active < 0 ? 0.0 : active)));
 	}
 	return json_pack("{s:s, s:o}", "source", "cpuidle sysfs usage/time counters", "cpus", cpus);
 }
@@ -145,6 +147,11 @@ static void print_part(FILE *out, const char *title, const json_t *part)
 		return;
 	fprintf(out, "idle states (%s):\n", title);
 	json_array_foreach(json_object_get(part, "cpus"), i, c) {
+		if (!json_is_number(json_object_get(c, "active"))) {
+			fprintf(out, "  cpu %-3lld no cpuidle counters (no cpuidle driver)\n",
+				(long long)json_integer_value(json_object_get(c, "cpu")));
+			continue;
+		}
 		fprintf(out, "  cpu %-3lld active %5.1f%%", (long long)json_integer_value(json_object_get(c, "cpu")),
 			100 * json_real_value(json_object_get(c, "active")));
 		json_array_foreach(json_object_get(c, "states"), j, st)

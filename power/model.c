@@ -256,7 +256,9 @@ json_t *lw_pm_model_idle(const struct lw_pm_model *m)
 
 		for (int s = 0; s <= m->max_idx_seen; s++)
 			json_array_append_new(states, json_pack("{s:i, s:o, s:I, s:f, s:f}",
-				"index", s, "name", m->idle_name[s] ? json_string(m->idle_name[s]) : json_null(),
+				/* no cpuidle driver: the kernel's default idle, known by its index */
+				"index", s, "name", m->idle_name[s] ? json_string(m->idle_name[s]) :
+							json_sprintf("state%d", s),
 				"entries", (json_int_t)c->entries[s], "residency_us", c->res_ns[s] / 1e3,
 				"residency", c->res_ns[s] / win));
 		if (c->res_ns[MAX_IDX] > 0 || c->entries[MAX_IDX])

@@ -797,6 +797,22 @@ static int discover_model(const struct lw_power_opts *o, struct lw_chans *cs)
 			m->freq_path[k][0] = 0;
 		m->ncpu++;
 	}
+	int counters = 0;
+
+	for (int k = 0; k < m->ncpu; k++)
+		counters += m->nstate[k];
+	if (!counters) {
+		/* no cpuidle driver: the counters would call every CPU active */
+		cs->n--;
+		free(c->m);
+		free(c);
+		if (o->is_auto)
+			return 0;	/* analyze estimates from the trace's cpu_idle events */
+		return error("power model: no cpuidle counters under %s/sys/devices/system/cpu (no "
+			     "cpuidle driver): every CPU would count as active; with --power auto the "
+			     "power is estimated from the trace's power:cpu_idle events instead",
+			     o->root ? o->root : "");
+	}
 	m->active_fixed_mw = lw_board_active_power(b, lw_board_nominal_khz(b));
 	snprintf(c->name, sizeof(c->name), "model/%s", b->name);
 	c->flags = LW_RAIL_TOTAL | LW_RAIL_ESTIMATED | LW_RAIL_ENERGY;

@@ -31,6 +31,7 @@ struct noise_thread {
 	pthread_t tid;
 	int cpu;
 	int created;
+	_Atomic int ktid;		/* kernel thread id, as the trace shows it */
 	struct lw_gap gap;		/* written by the thread, read after join */
 	_Atomic uint64_t max_ns;	/* live, for the progress line */
 	uint64_t over;			/* gaps above --threshold */
@@ -69,6 +70,7 @@ static void *noise_main(void *arg)
 
 	snprintf(name, sizeof(name), "lw-noise/%d", t->cpu);
 	pthread_setname_np(pthread_self(), name);
+	atomic_store(&t->ktid, (int)gettid());
 	prefault_stack();
 
 	t->start_ns = lw_mono_ns();
@@ -234,8 +236,8 @@ static int noise_finish(struct lw_run *run, struct lw_part *p)
 		if (!t->ring)
 			continue;
 		json_array_append_new(threads, json_pack(
-			"{s:i, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
-			"cpu", t->cpu,
+			"{s:i, s:i, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
+			"cpu", t->cpu, "tid", atomic_load(&t->ktid),
 			"isolated", CPU_ISSET(t->cpu, &n->o.isolated),
 			"loops", (json_int_t)g->loops,
 			"gaps", (json_int_t)g->gaps,

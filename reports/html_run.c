@@ -334,7 +334,7 @@ static const char *const lanes[] = { "idle", "irq", "softirq", "timer", "task", 
 static int lane_of(const char *kind)
 {
 	static const struct { const char *kind; int lane; } map[] = {
-		{ "idle", 0 }, { "idle-exit", 0 }, { "irq", 1 }, { "timer-late", 4 },
+		{ "idle", 0 }, { "idle-exit", 0 }, { "idle-late", 0 }, { "irq", 1 }, { "timer-late", 4 },
 		{ "softirq", 2 }, { "timer", 3 }, { "task", 4 }, { "preempt", 4 },
 		{ "non-preemptible", 4 }, { "probe", 4 },
 	};
@@ -375,6 +375,46 @@ static void components_text(const json_t *e, char *buf, size_t len)
 		}
 }
 
+/* The time no event explains, split by what the trace knows. */
+static void unexplained_text(struct page *pg, const json_t *sp)
+{
+	const json_t *u = json_object_get(sp, "unexplained"), *st = json_object_get(sp, "steal"), *e;
+	size_t i;
+
+	if (!u || (!jnum(u, "idle_late_ns", 0) && !jnum(u, "running_ns", 0)))
+		return;
+	pg_raw(pg, "<p class=\"unexplained\">");
+	pg_text(pg, "Time no event explains, by what the trace knows:");
+	pg_raw(pg, "</p>\n<ul class=\"unexplained\">\n");
+	json_array_foreach(json_object_get(u, "idle_late"), i, e) {
+		pg_raw(pg, "<li data-cause=\"idle-late\">");
+		pg_textf(pg, "idle-late:%s: %.1f us in %.0f spikes, idle past the state's exit latency (",
+			 jstr(e, "state", "?"), jnum(e, "ns", 0) / 1e3, jnum(e, "spikes", 0));
+		if (json_is_number(json_object_get(e, "exit_latency_ns")))
+			pg_textf(pg, "%.1f us declared)", jnum(e, "exit_latency_ns", 0) / 1e3);
+		else
+			pg_text(pg, "none declared)");
+		pg_raw(pg, "</li>\n");
+	}
+	if (jnum(u, "running_ns", 0) > 0) {
+		pg_raw(pg, "<li data-cause=\"unexplained\">");
+		pg_textf(pg, "unexplained: %.1f us in %.0f spikes with the CPU running and no event "
+			 "(interrupts off, firmware, SMI, a hypervisor)", jnum(u, "running_ns", 0) / 1e3,
+			 jnum(u, "running_spikes", 0));
+		pg_raw(pg, "</li>\n");
+	}
+	if (st) {
+		pg_raw(pg, "<li data-cause=\"steal\">");
+		if (jnum(st, "total_ns", 0) > 0)
+			pg_textf(pg, "steal time the machine reported during the run: %.1f ms",
+				 jnum(st, "total_ns", 0) / 1e6);
+		else
+			pg_text(pg, "steal time reported during the run: none (or not reported)");
+		pg_raw(pg, "</li>\n");
+	}
+	pg_raw(pg, "</ul>\n");
+}
+
 static void spikes_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *sp = json_object_get(r->analysis, "spikes"), *e, *causes, *top;
@@ -393,13 +433,27 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	top = json_object_get(sp, "top");
 	pg_raw(pg, "<p>");
 	pg_textf(pg, "%.0f spikes", jnum(sp, "spikes_total", jnum(sp, "count", 0)));
-	if (jnum(sp, "threshold_ns", jnum(r->analysis, "threshold_ns", 0)) > 0)
-		pg_textf(pg, " above %.1f us", jnum(sp, "threshold_ns",
-						     jnum(r->analysis, "threshold_ns", 0)) / 1e3);
+	if (json_object_size(json_object_get(sp, "thresholds"))) {
+		/* per probe: the threshold used, where it came from, samples above it */
+		const char *probe;
+		int first = 1;
+
+		json_object_foreach((json_t *)json_object_get(sp, "thresholds"), probe, e) {
+			pg_textf(pg, "%s%s: %.0f samples above %.1f us (%s)", first ? " (" : "; ", probe,
+				 jnum(e, "above", 0), jnum(e, "threshold_ns", 0) / 1e3,
+				 jstr(e, "source", "?"));
+			first = 0;
+		}
+		pg_text(pg, ")");
+	} else if (jnum(sp, "threshold_ns", 0) > 0) {
+		/* an older analysis: only a threshold of the spikes' own is theirs */
+		pg_textf(pg, " above %.1f us", jnum(sp, "threshold_ns", 0) / 1e3);
+	}
 	if (json_is_number(json_object_get(sp, "attributed")))
 		pg_textf(pg, ": %.0f attributed, %.0f unattributable (lost trace events, or "
 			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
 	pg_raw(pg, ".</p>\n");
+	unexplained_text(pg, sp);
 	if (json_array_size(causes)) {
 		have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
 		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
@@ -852,7 +906,9 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 		return;
 	}
 	pg_raw(pg, "<p id=\"recommended\" data-value=\"%g\">", rec);
-	if (rec >= 0)
+	if (rec >= 2e9)	/* the kernel's "no constraint" */
+		pg_textf(pg, "Recommended PM QoS: no constraint. %s", jstr(t, "reason", ""));
+	else if (rec >= 0)
 		pg_textf(pg, "Recommended PM QoS: %g us. %s", rec, jstr(t, "reason", ""));
 	else
 		pg_text(pg, "No PM QoS value is recommended.");

@@ -12,13 +12,13 @@
 static uint64_t exit_lat(void *ctx, int cpu, int state)
 {
 	static const uint64_t lat[] = { 1 * US, 2 * US, 150 * US };
-	return state >= 0 && state < 3 ? lat[state] : 0;
+	return state >= 0 && state < 3 ? lat[state] : LW_EXIT_LATENCY_NONE;
 }
 
 static const char *sname(void *ctx, int cpu, int state)
 {
-	static const char *const n[] = { "POLL", "C1", "C6" };
-	return state >= 0 && state < 3 ? n[state] : NULL;
+	static const char *const n[] = { "POLL", "C1", "C6", "C10" };
+	return state >= 0 && state < 4 ? n[state] : NULL;
 }
 
 static struct lw_attrib *new_engine(void)
@@ -101,7 +101,8 @@ static void test_irq_before_wakeup(void **st)
 	const struct lw_spike *s = lw_attrib_get(a, 0);
 	assert_dominant(s, LW_C_IRQ, "eth0", 50 * US);
 	assert_non_null(find(s, LW_C_IDLE_EXIT, "C1"));
-	assert_int_equal(find(s, LW_C_IDLE_EXIT, "C1")->ns, 2 * US);
+	/* C1's exit latency, then the idle loop's way out to the switch */
+	assert_int_equal(find(s, LW_C_IDLE_EXIT, "C1")->ns, 4 * US);
 	assert_int_equal(s->idle_state, 1);
 	assert_int_equal(s->woken_ns, E + 54 * US);
 	assert_int_equal(s->switched_in_ns, E + 57 * US);
@@ -151,7 +152,9 @@ static void test_deep_idle_exit(void **st)
 	lw_attrib_free(a);
 }
 
-static void test_unexplained_gap(void **st)
+/* The CPU stayed idle 300 us past the expiry: the state's exit latency is
+ * idle-exit, the rest idle-late in that state, never plain unexplained. */
+static void test_idle_late(void **st)
 {
 	struct lw_attrib *a = new_engine();
 
@@ -163,8 +166,176 @@ static void test_unexplained_gap(void **st)
 	ev(a, E + 303 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
 	lw_attrib_finish(a);
 	const struct lw_spike *s = lw_attrib_get(a, 0);
-	assert_dominant(s, LW_C_UNEXPLAINED, "", 299 * US);
-	assert_int_equal(find(s, LW_C_IDLE_EXIT, "POLL")->ns, 1 * US);
+	assert_dominant(s, LW_C_IDLE_LATE, "POLL", 299 * US);
+	/* the exit latency, and the idle loop's way out after the wake-up */
+	assert_int_equal(find(s, LW_C_IDLE_EXIT, "POLL")->ns, 2 * US);
+	assert_null(find(s, LW_C_UNEXPLAINED, ""));
+	assert_int_equal(s->late_state, 0);
+	assert_int_equal(s->late_exit_ns, 1 * US);
+	assert_int_equal(s->late_ns, 299 * US);
+	lw_attrib_free(a);
+}
+
+/* A state that declares no exit latency (no cpuidle driver): all of the
+ * wait is idle-late, and the JSON says "none declared" (null). */
+static void test_idle_late_none_declared(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 1205 * US);
+	spike(a, 3 * E, 50 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 5 * US, LW_TEV_IDLE, 0, 0, 3, NULL);		/* C10: none declared */
+	ev(a, E + 1200 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, E + 1200 * US);
+	ev(a, E + 1203 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 1300 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	/* the second: a task ran and the timer fired late: not idle-late */
+	wake_probe(a, 3 * E + 45 * US);
+	ev(a, 3 * E + 48 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	const struct lw_spike *s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_IDLE_LATE, "C10", 1200 * US);
+	assert_int_equal(find(s, LW_C_IDLE_EXIT, "C10")->ns, 1 * US);	/* the way out */
+	assert_int_equal(s->late_exit_ns, LW_EXIT_LATENCY_NONE);
+	json_t *j = lw_attrib_json(a, 10), *u = json_object_get(j, "unexplained");
+	json_t *late = json_array_get(json_object_get(u, "idle_late"), 0);
+
+	assert_int_equal(json_array_size(json_object_get(u, "idle_late")), 1);
+	assert_string_equal(json_string_value(json_object_get(late, "state")), "C10");
+	assert_true(json_is_null(json_object_get(late, "exit_latency_ns")));
+	assert_int_equal(json_integer_value(json_object_get(late, "ns")), 1200 * US);
+	assert_int_equal(json_integer_value(json_object_get(late, "spikes")), 1);
+	assert_int_equal(json_integer_value(json_object_get(u, "running_ns")), 0);
+	/* the top spike carries its own idle-late detail */
+	json_t *top = json_array_get(json_object_get(j, "top"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(top, "idle_late"),
+							      "state")), "C10");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(top, "idle_late"),
+							    "excess_ns")), 1200 * US);
+	json_decref(j);
+	lw_attrib_free(a);
+}
+
+/* 50 timers expire together in one timer interrupt before the probe's: their
+ * callbacks are short, the interrupt's work around each is not; all of it
+ * is the storm's, not the interrupt vector's. */
+static void test_timer_storm(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	uint64_t t = E - 5 * US;
+
+	spike(a, E, 110 * US);
+	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "bash");
+	ev(a, t, LW_TEV_IRQ_ENTRY, 0, 0, 0, "local_timer");
+	t += 1 * US;
+	for (int i = 0; i < 50; i++) {
+		ev(a, t, LW_TEV_TIMER_ENTRY, 0, 0, 0, "timerfd_tmrproc");
+		ev(a, t + US / 2, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL);
+		t += 2 * US;
+	}
+	wake_probe(a, t);	/* 3 us, its own */
+	ev(a, t + 4 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	ev(a, E + 110 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	/* from E: 96 us of the storm (of its 100), then the probe's own path */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_TIMER, "timerfd_tmrproc", 96 * US);
+	assert_null(find(lw_attrib_get(a, 0), LW_C_IRQ, "local_timer"));
+	lw_attrib_free(a);
+}
+
+/* ---- noise-probe gaps: the busy loop never slept ---- */
+
+#define NOISE_TID 5151
+#define NOISE_KPRIO 4		/* SCHED_FIFO 95 */
+
+static void gap(struct lw_attrib *a, uint64_t start, uint64_t len, int tid)
+{
+	struct lw_spike s = { .expected_ns = start, .latency_ns = len, .cpu = 0,
+			      .probe = LW_PROBE_NOISE, .tid = tid, .kprio = NOISE_KPRIO,
+			      .comm = "lw-noise/0", .gap = 1 };
+
+	assert_int_equal(lw_attrib_add_spike(a, &s), 0);
+}
+
+static void assert_not_the_loop(const struct lw_spike *s)
+{
+	for (int i = 0; i < s->ncomp; i++)
+		if (strstr(s->comp[i].name, "lw-noise") || strstr(s->comp[i].name, "latwatt") ||
+		    s->comp[i].kind == LW_C_PROBE || s->comp[i].kind == LW_C_NONPREEMPT ||
+		    s->comp[i].kind == LW_C_TIMER_LATE)
+			fail_msg("a gap charged to the loop: %s:%s", lw_comp_kind_name(s->comp[i].kind),
+				 s->comp[i].name);
+}
+
+/* The loop was created by latwatt and renamed after its first switch: the
+ * trace calls it "latwatt"; its tid says it is the loop.  Four gaps: an
+ * interrupt, the tick, a higher-priority task, and nothing at all. */
+static void test_noise_gaps(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	gap(a, E, 22 * US, NOISE_TID);
+	gap(a, 2 * E, 12 * US, NOISE_TID);
+	gap(a, 3 * E, 205 * US, NOISE_TID);
+	gap(a, 4 * E, 50 * US, NOISE_TID);
+	gap(a, 5 * E, 80 * US, NOISE_TID);
+	gap(a, 6 * E, 10 * US, NOISE_TID);
+	ev(a, 0, LW_TEV_SWITCH, NOISE_TID, NOISE_KPRIO, 0, "latwatt");
+	/* 1: an interrupt of 19 us */
+	ev(a, E + 1 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "virtio0-input.0");
+	ev(a, E + 20 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	/* 2: the tick: the local timer vector around the tick's hrtimer */
+	ev(a, 2 * E + 1 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "local_timer");
+	ev(a, 2 * E + 2 * US, LW_TEV_TIMER_ENTRY, 0, 0, 0, "tick_nohz_handler");
+	ev(a, 2 * E + 10 * US, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL);
+	ev(a, 2 * E + 11 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	/* 3: a task of higher priority runs 200 us */
+	ev(a, 3 * E + 2 * US, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	ev(a, 3 * E + 202 * US, LW_TEV_SWITCH, NOISE_TID, NOISE_KPRIO, 0, "lw-noise/0");
+	/* 4: nothing in the trace; a timer that wakes some other task */
+	ev(a, 4 * E - 10 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
+	ev(a, 4 * E - 9 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	/* 5: a lower-priority task ran in the loop's place (throttled) */
+	ev(a, 5 * E + 1 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	ev(a, 5 * E + 79 * US, LW_TEV_SWITCH, NOISE_TID, NOISE_KPRIO, 0, "lw-noise/0");
+	/* 6: the timer of a sleeping task expires in the gap: a timer, not the probe */
+	ev(a, 6 * E + 1 * US, LW_TEV_TIMER_ENTRY, 0, 0, 0, "hrtimer_wakeup");
+	ev(a, 6 * E + 2 * US, LW_TEV_WAKEUP, 888, 120, 0, "sleeper");
+	ev(a, 6 * E + 9 * US, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL);
+	ev(a, 7 * E, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
+	lw_attrib_finish(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_IRQ, "virtio0-input.0", 19 * US);
+	assert_int_equal(find(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "")->ns, 3 * US);
+	/* the interrupt's work after the callback is the tick's */
+	assert_dominant(lw_attrib_get(a, 1), LW_C_TIMER, "tick_nohz_handler", 9 * US);
+	assert_int_equal(find(lw_attrib_get(a, 1), LW_C_IRQ, "local_timer")->ns, 1 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_PREEMPT, "rt-hog", 200 * US);
+	assert_dominant(lw_attrib_get(a, 3), LW_C_UNEXPLAINED, "", 50 * US);
+	assert_int_equal(lw_attrib_get(a, 3)->ncomp, 1);
+	assert_dominant(lw_attrib_get(a, 4), LW_C_TASK, "kworker/0:1", 78 * US);
+	assert_dominant(lw_attrib_get(a, 5), LW_C_TIMER, "hrtimer_wakeup", 8 * US);
+	for (int i = 0; i < 6; i++)
+		assert_not_the_loop(lw_attrib_get(a, i));
+	json_t *j = lw_attrib_json(a, 10), *u = json_object_get(j, "unexplained");
+
+	assert_int_equal(json_integer_value(json_object_get(u, "running_spikes")), 6);
+	assert_int_equal(json_integer_value(json_object_get(u, "idle_late_ns")), 0);
+	json_decref(j);
+	lw_attrib_free(a);
+}
+
+/* A run that did not record the loop's tid: its name tells it. */
+static void test_noise_gap_by_name(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	gap(a, E, 40 * US, -1);
+	ev(a, 0, LW_TEV_SWITCH, NOISE_TID, NOISE_KPRIO, 0, "lw-noise/0");
+	ev(a, 2 * E, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
+	lw_attrib_finish(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 40 * US);
+	assert_not_the_loop(lw_attrib_get(a, 0));
 	lw_attrib_free(a);
 }
 
@@ -312,7 +483,11 @@ int main(void)
 		cmocka_unit_test(test_irq_before_wakeup),
 		cmocka_unit_test(test_higher_priority_task),
 		cmocka_unit_test(test_deep_idle_exit),
-		cmocka_unit_test(test_unexplained_gap),
+		cmocka_unit_test(test_idle_late),
+		cmocka_unit_test(test_idle_late_none_declared),
+		cmocka_unit_test(test_timer_storm),
+		cmocka_unit_test(test_noise_gaps),
+		cmocka_unit_test(test_noise_gap_by_name),
 		cmocka_unit_test(test_lost_events_window),
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),

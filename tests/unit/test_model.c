@@ -6,6 +6,7 @@
 #include "tests/unit/lw_test.h"
 #include "boards/board.h"
 #include "boards/budgets.h"
+#include "power/idle.h"
 #include "power/model.h"
 #include "power/power.h"
 
@@ -215,6 +216,63 @@ static void test_budgets(void **st)
 	lw_board_free(b);
 }
 
+/* Where a machine has both, the residency from the traced cpu_idle events
+ * and from the cpuidle counters (usage, time) of the same second agree. */
+static void test_trace_agrees_with_counters(void **st)
+{
+	struct lw_board *b = lw_board_parse("synth.yaml", board_text);
+	struct lw_pm_opts o = { .board = b, .ncpus = 1, .start_ns = 1 * S, .end_ns = 2 * S,
+				.bin_ns = 100 * MS };
+	/* WFI 1.10-1.30 and 1.50-1.55, deep 1.60-1.90: 250 ms WFI (2), 300 ms deep (1) */
+	const struct lw_pm_event ev[] = {
+		{ 1100 * MS, 0, LW_PM_IDLE, 0 }, { 1300 * MS, 0, LW_PM_IDLE, LW_PM_IDLE_EXIT },
+		{ 1500 * MS, 0, LW_PM_IDLE, 0 }, { 1550 * MS, 0, LW_PM_IDLE, LW_PM_IDLE_EXIT },
+		{ 1600 * MS, 0, LW_PM_IDLE, 1 }, { 1900 * MS, 0, LW_PM_IDLE, LW_PM_IDLE_EXIT },
+	};
+	json_t *c0 = json_pack("{s:[{s:i, s:[{s:i, s:s, s:i, s:i, s:i}, {s:i, s:s, s:i, s:i, s:i}]}]}",
+		"cpus", "cpu", 0, "states",
+		"index", 0, "name", "WFI", "exit_latency_us", 1, "usage", 10, "time_us", 1000,
+		"index", 1, "name", "deep", "exit_latency_us", 500, "usage", 3, "time_us", 7000);
+	json_t *c1 = json_pack("{s:[{s:i, s:[{s:i, s:s, s:i, s:i, s:i}, {s:i, s:s, s:i, s:i, s:i}]}]}",
+		"cpus", "cpu", 0, "states",
+		"index", 0, "name", "WFI", "exit_latency_us", 1, "usage", 12, "time_us", 251000,
+		"index", 1, "name", "deep", "exit_latency_us", 500, "usage", 4, "time_us", 307000);
+	json_t *counters, *traced;
+	struct lw_pm_model *m;
+
+	assert_non_null(b);
+	m = lw_pm_model_new(&o);
+	assert_non_null(m);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		assert_int_equal(lw_pm_model_event(m, &ev[i]), 0);
+	lw_pm_model_finish(m);
+	json_t *delta = lw_idle_delta(c0, c1, 1 * S);
+
+	counters = json_array_get(json_object_get(delta, "cpus"), 0);
+	traced = lw_pm_model_idle(m);
+	const json_t *tc = json_array_get(json_object_get(traced, "cpus"), 0);
+
+	assert_true(fabs(json_number_value(json_object_get(counters, "active")) -
+			 json_number_value(json_object_get(tc, "active"))) < 1e-9);
+	for (size_t k = 0; k < 2; k++) {
+		const json_t *a = json_array_get(json_object_get(counters, "states"), k);
+		const json_t *t = json_array_get(json_object_get(tc, "states"), k);
+
+		assert_string_equal(json_string_value(json_object_get(a, "name")),
+				    json_string_value(json_object_get(t, "name")));
+		assert_true(fabs(json_number_value(json_object_get(a, "residency")) -
+				 json_number_value(json_object_get(t, "residency"))) < 1e-9);
+		assert_int_equal(json_integer_value(json_object_get(a, "entries")),
+				 json_integer_value(json_object_get(t, "entries")));
+	}
+	json_decref(delta);
+	json_decref(traced);
+	json_decref(c0);
+	json_decref(c1);
+	lw_pm_model_free(m);
+	lw_board_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_output_file),
 		cmocka_unit_test(test_bad_sequences),
 		cmocka_unit_test(test_budgets),
+		cmocka_unit_test(test_trace_agrees_with_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "tests/unit/lw_test.h"
 #include "boards/board.h"
 #include "lib/rundir.h"
+#include "power/idle.h"
 #include "power/import.h"
 #include "power/power.h"
 #include "power/sources.h"
@@ -209,6 +210,40 @@ static void test_model_source(void **st)
 	lw_test_rmdir(root);
 }
 
+/* No cpuidle driver (this kind of VM, the QEMU guests): the counters would
+ * call every CPU active, so auto leaves the power to the trace's cpu_idle
+ * events, and an explicit model says why it cannot. */
+static void test_model_without_cpuidle(void **st)
+{
+	char *root = copy_fixture(), cmd[1024];
+	struct lw_board *b = lw_board_find("imx8mp-evk", NULL);
+	struct lw_power_opts o = { .root = root, .mask = LW_SRC_MODEL, .board = b };
+	struct lw_chans cs;
+	json_t *snap, *snap2, *d;
+
+	assert_non_null(b);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/sys/devices/system/cpu/cpu*/cpuidle", root);
+	assert_int_equal(system(cmd), 0);
+	assert_error(lw_power_discover(&o, &cs) < 0, "no cpuidle counters");
+	o.is_auto = 1;
+	o.mask = 0;
+	assert_int_equal(lw_power_discover(&o, &cs), 0);
+	for (int i = 0; i < cs.n; i++)
+		assert_null(strstr(lw_chan_name(cs.c[i]), "model/"));
+	lw_power_chans_free(&cs);
+	/* and the counters' residency says it has none, not "100 % active" */
+	snap = lw_idle_snapshot(root);
+	snap2 = lw_idle_snapshot(root);
+	d = lw_idle_delta(snap, snap2, 1000000000);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(d, "cpus"), 0),
+						 "active")));
+	json_decref(snap);
+	json_decref(snap2);
+	json_decref(d);
+	lw_board_free(b);
+	lw_test_rmdir(root);
+}
+
 static void test_file_roundtrip(void **st)
 {
 	char *dir = lw_test_tmpdir(), path[512];
@@ -368,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_rapl_wrap),
 		cmocka_unit_test(test_missing_and_bad_values),
 		cmocka_unit_test(test_model_source),
+		cmocka_unit_test(test_model_without_cpuidle),
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_import_csv),
 	};

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* sysinfo on a fixture tree of a PREEMPT_RT arm64 board, and on this machine. */
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "tests/unit/lw_test.h"
 #include "lib/sysinfo.h"
 
@@ -74,12 +77,47 @@ static void test_this_machine(void **st)
 	json_decref(sys);
 }
 
+/* Steal time per CPU from proc/stat, start to end, in ns. */
+static void test_steal(void **st)
+{
+	char *root = lw_test_tmpdir(), path[512];
+	long hz = sysconf(_SC_CLK_TCK);
+	static const char t0[] =
+		"cpu  10 0 10 100 0 0 0 7 0 0\ncpu0 5 0 5 50 0 0 0 3 0 0\n"
+		"cpu1 5 0 5 50 0 0 0 4 0 0\nintr 1\n";
+	static const char t1[] =
+		"cpu  20 0 20 200 0 0 0 27 0 0\ncpu0 10 0 10 100 0 0 0 3 0 0\n"
+		"cpu1 10 0 10 100 0 0 0 24 0 0\ncpu2 1 0 1 1 0 0 0 9 0 0\nintr 2\n";
+	json_t *a, *b, *d;
+
+	snprintf(path, sizeof(path), "%s/proc", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/stat", root);
+	lw_test_write(path, t0, strlen(t0));
+	a = lw_steal_snapshot(root);
+	lw_test_write(path, t1, strlen(t1));
+	b = lw_steal_snapshot(root);
+	assert_int_equal(json_array_size(a), 2);	/* the "cpu" total line is not a CPU */
+	d = lw_steal_delta(a, b);
+	/* cpu1: 20 ticks; cpu2 was not there at the start */
+	assert_int_equal(json_array_size(json_object_get(d, "cpus")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(d, "cpus"), 1),
+							    "steal_ns")), 20 * (1000000000 / hz));
+	assert_int_equal(json_integer_value(json_object_get(d, "total_ns")), 20 * (1000000000 / hz));
+	assert_null(lw_steal_snapshot("/nonexistent"));
+	json_decref(a);
+	json_decref(b);
+	json_decref(d);
+	lw_test_rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_board),
 		cmocka_unit_test(test_preempt_model),
 		cmocka_unit_test(test_this_machine),
+		cmocka_unit_test(test_steal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

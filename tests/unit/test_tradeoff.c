@@ -78,6 +78,26 @@ static void test_power_and_recommendation(void **st)
 	json_decref(d);
 	lw_board_free(b);
 
+	b = board(300);	/* no constraint meets 300 us: said in words */
+	d = doc();
+	lw_tradeoff_power(b, d);
+	t = json_object_get(d, "tradeoff");
+	assert_int_equal(json_integer_value(json_object_get(t, "recommended_pm_qos_us")), 2000000000);
+	assert_string_equal(json_string_value(json_object_get(t, "recommended")), "no constraint");
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		lw_tradeoff_print(f, d);
+		fclose(f);
+		assert_non_null(strstr(buf, "recommended: no constraint"));
+		assert_null(strstr(buf, "2000000000"));
+		free(buf);
+	}
+	json_decref(d);
+	lw_board_free(b);
+
 	b = board(50);	/* nothing meets 50 us: no recommendation, and why */
 	d = doc();
 	lw_tradeoff_power(b, d);

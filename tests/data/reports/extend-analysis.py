@@ -33,6 +33,11 @@ a["spikes"] = {"spikes_total": 54, "attributed": 52, "unattributable": 2, "total
                         {"kind": "task", "name": "latwatt-cyclic", "start_ns": t0 + S + 380000, "end_ns": t0 + S + 400000}]},
           {"cpu": 0, "probe": 1, "expected_ns": t0 + S + S // 4, "latency_ns": 300000, "cause": "unattributable",
            "unattributable": "trace events lost in the window", "components": []}]}
+# the threshold each probe's spikes were taken above, and the time no event explains
+a["spikes"]["thresholds"] = {"cyclic": {"threshold_ns": 150000, "source": "the run's --threshold", "above": 54}}
+a["spikes"]["unexplained"] = {"idle_late": [{"state": "state1", "exit_latency_ns": None, "ns": 400000, "spikes": 3}],
+                              "idle_late_ns": 400000, "running_ns": 120000, "running_spikes": 2}
+a["spikes"]["steal"] = {"source": "/proc/stat", "cpus": [{"cpu": 1, "steal_ns": 3000000}], "total_ns": 3000000}
 # idle: by_state has no producer yet; residency in RUN/idle.json's shape
 a["idle"] = {"by_state": [{"probe": "cyclic", "state": "POLL", "count": 1000, "p50_ns": 20000, "p99_ns": 90000, "max_ns": 300000},
                           {"probe": "cyclic", "state": "C1", "count": 1979, "p50_ns": 35000, "p99_ns": 250000, "max_ns": 3113000}],
