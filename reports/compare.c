@@ -21,33 +21,61 @@
 const char *const lw_cmp_stat[LW_CMP_NSTAT] = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
 static const double cmp_q[LW_CMP_NSTAT] = { 50, 90, 99, 99.9, 99.99, 100 };
 
-void lw_pci_sorted(struct lw_pci *p, const uint64_t *v, size_t n, double q)
+/* The 1-based ranks lw_pci_sorted() reads among @n samples: the value's, and
+ * the interval's ends (0 when an end is open: below the first sample or
+ * beyond the last). */
+static void pci_ranks(uint64_t n, double q, uint64_t r[3])
 {
 	double np, half, lo, hi;
 
-	memset(p, 0, sizeof(*p));
-	p->count = n;
-	if (!n) {
-		p->hi = UINT64_MAX;
-		return;
-	}
 	if (q >= 100) {			/* the maximum: no interval */
-		p->value = p->lo = p->hi = v[n - 1];
+		r[0] = r[1] = r[2] = n;
 		return;
 	}
-	p->value = lw_percentile_sorted(v, n, q);
+	r[0] = lw_pct_rank_n(n, q);
 	/* Ranks (1-based) bracketing the q-quantile with 95 % confidence, from
 	 * the normal approximation of the binomial count of samples below it. */
 	np = (double)n * q / 100.0;
 	half = 1.96 * sqrt(np * (1.0 - q / 100.0));
 	lo = floor(np - half);
 	hi = ceil(np + half) + 1;
-	p->lo = lo < 1 ? 0 : v[(size_t)lo - 1];
-	p->hi = hi > (double)n ? UINT64_MAX : v[(size_t)hi - 1];
+	r[1] = lo < 1 ? 0 : (uint64_t)lo;
+	r[2] = hi > (double)n ? 0 : (uint64_t)hi;
+}
+
+/* @at[0..2]: the samples at pci_ranks() (unused where a rank is 0). */
+static void pci_fill(struct lw_pci *p, uint64_t n, double q, const uint64_t r[3],
+		     const uint64_t at[3])
+{
+	memset(p, 0, sizeof(*p));
+	p->count = n;
+	if (!n) {
+		p->hi = UINT64_MAX;
+		return;
+	}
+	p->value = at[0];
+	if (q >= 100) {
+		p->lo = p->hi = at[0];
+		return;
+	}
+	p->lo = r[1] ? at[1] : 0;
+	p->hi = r[2] ? at[2] : UINT64_MAX;
 	if (p->lo > p->value)
 		p->lo = p->value;
 	if (p->hi < p->value)
 		p->hi = p->value;
+}
+
+void lw_pci_sorted(struct lw_pci *p, const uint64_t *v, size_t n, double q)
+{
+	uint64_t r[3] = { 0 }, at[3] = { 0 };
+
+	if (n) {
+		pci_ranks(n, q, r);
+		for (int k = 0; k < 3; k++)
+			at[k] = r[k] ? v[r[k] - 1] : 0;
+	}
+	pci_fill(p, n, q, r, at);
 }
 
 static struct lw_cmp_probe *cmp_probe(struct lw_comparison *c, const char *name)
@@ -92,6 +120,7 @@ static int run_cis(struct lw_comparison *c, size_t ri)
 	for (size_t i = 0; i < sum.n; i++) {
 		const struct lw_series *s = &sum.s[i];
 		struct lw_cmp_probe *p;
+		uint64_t rk[3 * LW_CMP_NSTAT] = { 0 }, at[3 * LW_CMP_NSTAT] = { 0 };
 
 		if (s->cpu >= 0)
 			continue;
@@ -99,6 +128,21 @@ static int run_cis(struct lw_comparison *c, size_t ri)
 		if (!p) {
 			lw_summary_free(&sum);
 			return error("out of memory");
+		}
+		if (!sum.from_histogram && s->stats.count) {
+			/* every rank at once: a few passes over the samples file */
+			uint64_t want[3 * LW_CMP_NSTAT];
+			size_t nw = 0;
+
+			for (int k = 0; k < LW_CMP_NSTAT; k++) {
+				pci_ranks(s->stats.count, cmp_q[k], &rk[3 * k]);
+				for (int e = 0; e < 3; e++)
+					want[nw++] = rk[3 * k + e] ? rk[3 * k + e] : 1;
+			}
+			if (lw_summary_ranks(&sum, i, want, at, nw) < 0) {
+				lw_summary_free(&sum);
+				return -1;
+			}
 		}
 		for (int k = 0; k < LW_CMP_NSTAT; k++) {
 			struct lw_pci *pc = &p->pci[ri * LW_CMP_NSTAT + k];
@@ -117,7 +161,7 @@ static int run_cis(struct lw_comparison *c, size_t ri)
 				if (k == LW_CMP_NSTAT - 1)
 					pc->lo = pc->hi = pc->value;
 			} else {
-				lw_pci_sorted(pc, s->v, s->n, cmp_q[k]);
+				pci_fill(pc, s->stats.count, cmp_q[k], &rk[3 * k], &at[3 * k]);
 			}
 		}
 	}
