@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +20,7 @@
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
 #include "lib/trace_rec.h"
+#include "lib/ust.h"
 #include "probes/cyclic.h"
 #include "probes/noise.h"
 #include "probes/plan.h"
@@ -99,6 +101,27 @@ static int check_power_sources(const struct lw_run_opts *o, const struct lw_boar
 	return 0;
 }
 
+/*
+ * Memory of a realtime run stays resident once touched (MCL_ONFAULT): the
+ * probes prefault their rings and stacks before measuring, and the code
+ * and data of the measured path are locked as it first runs, while the
+ * libraries' pages nobody reads (most of every library mapped) are neither
+ * read in nor locked, as mlockall(MCL_CURRENT) would do.  Kernels before
+ * 4.4 lack MCL_ONFAULT: everything is locked there.
+ */
+static int lock_memory(void)
+{
+#ifdef MCL_ONFAULT
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+#endif
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		return error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+	return 0;
+}
+
 static int add(struct lw_run *run, struct lw_part *p)
 {
 	if (!p)
@@ -120,7 +143,7 @@ int cmd_run(int argc, char **argv)
 	struct lw_run run;
 	struct lw_board *board = NULL;
 	cpu_set_t online;
-	char cpus[256];
+	char cpus[256], ust_why[PATH_MAX + 160];
 	int ret;
 
 	if (lw_online_cpus(&online) < 0)
@@ -144,10 +167,12 @@ int cmd_run(int argc, char **argv)
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
 		goto out;
-	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
-		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+	/* before the lock, and after the signals are blocked: liblttng-ust's
+	 * threads inherit the mask */
+	if (lw_ust_load((enum lw_ust_mode)o.lttng, ust_why, sizeof(ust_why)) < 0)
 		goto out;
-	}
+	if (!o.no_rt && lock_memory() < 0)
+		goto out;
 	if (lw_rundir_create(&rd, o.output, o.force) < 0)
 		goto out;
 
@@ -163,6 +188,8 @@ int cmd_run(int argc, char **argv)
 	json_object_set_new(run.dir.manifest, "system", lw_sysinfo_collect(NULL));
 	run.marker_fd = open_marker(run.dir.manifest);
 	lw_probe_plan_report(&plan, run.dir.manifest);
+	json_object_set_new(json_object_get(json_object_get(run.dir.manifest, "probes"), "lttng_ust"),
+			    "detail", json_string(ust_why));
 	if (o.scenario && lw_run_scenario_record(&rs, &run) < 0)
 		goto fail;
 

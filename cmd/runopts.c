@@ -7,6 +7,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/trace_rec.h"
+#include "lib/ust.h"
 #include "power/sources.h"
 #include "workloads/workload.h"
 #include "workloads/loads.h"
@@ -39,6 +40,8 @@ const char lw_run_usage[] =
 "      --trace-buffer SIZE trace ring per CPU, e.g. 4M (default 4M); with\n"
 "                          --break-on it is what the flight recorder keeps\n"
 "      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
+"      --lttng WHEN        LTTng-UST events (latwatt:*): auto (default: when an\n"
+"                          LTTng session daemon runs), on, off\n"
 "      --power-rate HZ     power sampling rate (default 10)\n"
 "      --power SOURCES     auto (default: sensors found, else the board's energy\n"
 "                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
@@ -71,7 +74,7 @@ const char lw_run_usage[] =
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
-	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
+	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS, OPT_LTTNG,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
 	OPT_SCENARIO = 400,
@@ -100,6 +103,7 @@ static const struct option long_opts[] = {
 	{ "trace",        required_argument, NULL, OPT_TRACE },
 	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
 	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
+	{ "lttng",        required_argument, NULL, OPT_LTTNG },
 	{ "workload",  required_argument, NULL, 'w' },
 	{ "probes",          required_argument, NULL, OPT_PROBES },
 	{ "timerlat-period", required_argument, NULL, OPT_TIMERLAT_PERIOD },
@@ -206,6 +210,16 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			break;
 		case OPT_NO_KALLSYMS:
 			o->no_kallsyms = 1;
+			break;
+		case OPT_LTTNG:
+			if (!strcmp(optarg, "auto"))
+				o->lttng = LW_UST_AUTO;
+			else if (!strcmp(optarg, "on"))
+				o->lttng = LW_UST_ON;
+			else if (!strcmp(optarg, "off"))
+				o->lttng = LW_UST_OFF;
+			else
+				return error("--lttng: '%s': auto, on or off", optarg);
 			break;
 		case OPT_POWER_RATE:
 			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)

@@ -31,6 +31,7 @@ struct lw_run_opts {
 	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */
 	uint64_t trace_buffer;		/* --trace-buffer, per CPU; 0: the recorder's default */
 	int no_kallsyms;		/* --no-kallsyms */
+	int lttng;			/* --lttng auto|on|off (enum lw_ust_mode), default auto */
 	double power_rate_hz;		/* --power-rate, default 10 */
 	const char *power;		/* --power, default "auto" */
 	unsigned power_mask;		/* parsed --power (power/sources.h) */

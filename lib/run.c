@@ -75,6 +75,10 @@ struct lw_ring *lw_run_ring(struct lw_run *run, size_t capacity)
 		return NULL;
 	}
 	r->mask = cap - 1;
+	/* fault the ring in now, not in the probe's loop (a realtime run locks
+	 * pages as they are touched) */
+	for (size_t off = 0; off < cap * sizeof(*r->buf); off += 4096)
+		((volatile unsigned char *)r->buf)[off] = 0;
 	run->ring[n] = r;
 	atomic_store_explicit(&run->nrings, n + 1, memory_order_release);
 	return r;
