@@ -220,6 +220,7 @@ int cmd_run(int argc, char **argv)
 	struct lw_power_sampler_opts po = {
 		.root = o.sysfs_root, .mask = o.power_mask, .is_auto = o.power_auto,
 		.iio_uri = o.iio_uri, .rate_hz = o.power_rate_hz, .board = board,
+		.rate_default = o.power_rate_default,
 		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
 	};
 	if (lw_board_record(board, run.dir.path) < 0)

@@ -42,7 +42,8 @@ const char lw_run_usage[] =
 "      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
 "      --lttng WHEN        LTTng-UST events (latwatt:*): auto (default: when an\n"
 "                          LTTng session daemon runs), on, off\n"
-"      --power-rate HZ     power sampling rate (default 10)\n"
+"      --power-rate HZ     power sampling rate (default 10; 1 when only the\n"
+"                          board's energy model is sampled)\n"
 "      --power SOURCES     auto (default: sensors found, else the board's energy\n"
 "                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
 "      --sysfs-root DIR    read power sensors and cpuidle under DIR (a copy)\n"
@@ -125,6 +126,7 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->progress = -1;
 	o->board = "local";
 	o->power_rate_hz = 10;
+	o->power_rate_default = 1;
 	o->power = "auto";
 	o->power_mask = LW_SRC_SENSORS;
 	o->power_auto = 1;
@@ -224,6 +226,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case OPT_POWER_RATE:
 			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)
 				return -1;
+			o->power_rate_default = 0;
 			break;
 		case OPT_POWER:
 			if (lw_power_parse_sources("--power", optarg, &o->power_mask, &o->power_auto) < 0)

@@ -33,6 +33,7 @@ struct lw_run_opts {
 	int no_kallsyms;		/* --no-kallsyms */
 	int lttng;			/* --lttng auto|on|off (enum lw_ust_mode), default auto */
 	double power_rate_hz;		/* --power-rate, default 10 */
+	int power_rate_default;		/* --power-rate not given */
 	const char *power;		/* --power, default "auto" */
 	unsigned power_mask;		/* parsed --power (power/sources.h) */
 	int power_auto;
