@@ -8,6 +8,8 @@
 #include "analysis/summary.h"
 #include "analysis/teststat.h"
 #include "lib/error.h"
+#include "lib/monitor.h"
+#include "lib/parse.h"
 #include "lib/samples.h"
 
 /* Index of the series (@probe, @cpu), created if new; -1 on error.  An
@@ -489,6 +491,150 @@ out:
 	return ret;
 }
 
+/* Add the interval histogram @h of (@probe, @cpu) to the run's series. */
+static int monitor_add(struct lw_summary *sum, unsigned probe, int cpu, const struct lw_hist *h,
+		       uint64_t missed, uint64_t over)
+{
+	long si = series_get(sum, probe, cpu), ai = series_get(sum, probe, -1);
+
+	if (si < 0 || ai < 0 || lw_hist_merge(&sum->s[si].hist, h) < 0 ||
+	    lw_hist_merge(&sum->s[ai].hist, h) < 0)
+		return -1;
+	sum->s[si].missed += missed;
+	sum->s[ai].missed += missed;
+	sum->s[si].over += over;
+	sum->s[ai].over += over;
+	return 0;
+}
+
+/* One interval line: into the run's series, and its per-probe row of
+ * sum->over_time (all CPUs: count, max, p99 and p99.9 at bucket
+ * resolution, over, and the histogram for the histogram-over-time view). */
+static int monitor_line(struct lw_summary *sum, const char *path, size_t lineno, json_t *j)
+{
+	json_t *ser = json_object_get(j, "series"), *e, *row, *probes;
+	struct lw_hist iv[LW_PROBE_MAX];
+	uint64_t over[LW_PROBE_MAX] = { 0 }, missed[LW_PROBE_MAX] = { 0 };
+	int have[LW_PROBE_MAX] = { 0 }, ret = -1;
+	size_t i;
+
+	if (!json_is_integer(json_object_get(j, "start_ns")) ||
+	    !json_is_integer(json_object_get(j, "end_ns")) || !json_is_array(ser))
+		return error("%s:%zu: not an interval line (start_ns, end_ns, series)", path, lineno);
+	json_array_foreach(ser, i, e) {
+		const char *name = json_string_value(json_object_get(e, "probe"));
+		json_t *cpu = json_object_get(e, "cpu");
+		int id = name ? lw_probe_by_name(name) : -1;
+		uint64_t mi = (uint64_t)json_integer_value(json_object_get(e, "missed"));
+		uint64_t ov = (uint64_t)json_integer_value(json_object_get(e, "over"));
+		struct lw_hist h;
+
+		if (id <= 0 || !json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
+		    json_integer_value(cpu) > 65535) {
+			error("%s:%zu: series %zu: unknown probe or bad cpu", path, lineno, i);
+			goto out;
+		}
+		if (lw_hist_from_json(&h, json_object_get(e, "histogram")) < 0) {
+			error("%s:%zu: series %zu: %s", path, lineno, i, lw_last_error());
+			goto out;
+		}
+		if (monitor_add(sum, (unsigned)id, (int)json_integer_value(cpu), &h, mi, ov) < 0 ||
+		    (!have[id] && lw_hist_init(&iv[id], h.bucket_ns, h.nbuckets) < 0)) {
+			lw_hist_free(&h);
+			goto out;
+		}
+		have[id] = 1;
+		if (lw_hist_merge(&iv[id], &h) < 0) {
+			lw_hist_free(&h);
+			goto out;
+		}
+		over[id] += ov;
+		missed[id] += mi;
+		lw_hist_free(&h);
+	}
+	probes = json_object();
+	for (int p = 1; p < LW_PROBE_MAX; p++) {
+		int ovf;
+
+		if (!have[p])
+			continue;
+		json_object_set_new(probes, lw_probe_name((unsigned)p), json_pack(
+			"{s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"count", (json_int_t)iv[p].total, "max_ns", (json_int_t)iv[p].max,
+			"p99_ns", (json_int_t)lw_hist_percentile(&iv[p], 99, &ovf),
+			"p99.9_ns", (json_int_t)lw_hist_percentile(&iv[p], 99.9, &ovf),
+			"over", (json_int_t)over[p], "missed", (json_int_t)missed[p],
+			"histogram", lw_hist_json(&iv[p])));
+	}
+	row = json_pack("{s:O, s:O, s:o}", "start_ns", json_object_get(j, "start_ns"),
+			"end_ns", json_object_get(j, "end_ns"), "probes", probes);
+	if (json_is_true(json_object_get(j, "partial")))
+		json_object_set_new(row, "partial", json_true());
+	json_array_append_new(json_object_get(sum->over_time, "intervals"), row);
+	ret = 0;
+out:
+	for (int p = 1; p < LW_PROBE_MAX; p++)
+		if (have[p])
+			lw_hist_free(&iv[p]);
+	return ret;
+}
+
+/* RUN/monitor (lib/monitor.h): a header line, then one line per interval. */
+static int load_monitor(struct lw_summary *sum, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!f)
+		return error_errno("cannot open %s", path);
+	while (ret == 0 && (n = getline(&line, &cap, f)) > 0) {
+		json_error_t err;
+		json_t *j;
+
+		lineno++;
+		j = json_loadb(line, (size_t)n, 0, &err);
+		if (!j) {
+			ret = error("%s:%zu:%d: %s", path, lineno, err.column, err.text);
+			break;
+		}
+		if (lineno == 1) {
+			const char *fmt = json_string_value(json_object_get(j, "format"));
+
+			if (!fmt || strcmp(fmt, LW_MONITOR_FORMAT))
+				ret = error("%s:1: not a latwatt monitor file", path);
+			else if (json_integer_value(json_object_get(j, "version")) != LW_MONITOR_VERSION)
+				ret = error("%s:1: monitor file version %lld, this latwatt reads %d", path,
+					    (long long)json_integer_value(json_object_get(j, "version")),
+					    LW_MONITOR_VERSION);
+			else if (json_integer_value(json_object_get(j, "interval_ns")) <= 0)
+				ret = error("%s:1: no interval_ns", path);
+			else
+				sum->over_time = json_pack("{s:O, s:[]}", "interval_ns",
+							   json_object_get(j, "interval_ns"),
+							   "intervals");
+		} else {
+			ret = monitor_line(sum, path, lineno, j);
+		}
+		json_decref(j);
+	}
+	if (ret == 0 && ferror(f))
+		ret = error_errno("cannot read %s", path);
+	if (ret == 0 && !lineno)
+		ret = error("%s: empty", path);
+	free(line);
+	fclose(f);
+	if (ret < 0)
+		return -1;
+	for (size_t k = 0; k < sum->n; k++)
+		lw_stats_from_hist(&sum->s[k].stats, &sum->s[k].hist);
+	sum->from_histogram = 1;
+	sum->from_monitor = 1;
+	return 0;
+}
+
 int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t threshold_ns)
 {
 	char path[PATH_MAX];
@@ -496,6 +642,21 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 
 	memset(sum, 0, sizeof(*sum));
 	sum->threshold_ns = threshold_ns;
+	lw_rundir_file(rd, "monitor", path, sizeof(path));
+	if (access(path, F_OK) == 0) {
+		/* RUN/samples holds only the windows around spikes */
+		ret = load_monitor(sum, path);
+		if (ret == 0)
+			for (size_t k = 0; k < sum->n; k++)
+				sum->s[k].dropped = manifest_dropped(rd->manifest, sum->s[k].probe,
+								     sum->s[k].cpu);
+		if (ret < 0) {
+			lw_summary_free(sum);
+			return -1;
+		}
+		qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
+		return 0;
+	}
 	lw_rundir_file(rd, "samples", path, sizeof(path));
 	if (access(path, F_OK) == 0) {
 		ret = load_samples(sum, rd, path);
@@ -519,6 +680,7 @@ void lw_summary_free(struct lw_summary *sum)
 		lw_hist_free(&sum->s[i].hist);
 	free(sum->s);
 	free(sum->samples);
+	json_decref(sum->over_time);
 	memset(sum, 0, sizeof(*sum));
 }
 
@@ -554,7 +716,10 @@ json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd
 		"rt", json_object_get(pre, "rt"),
 		"duration_ns", json_object_get(m, "duration_ns"),
 		"start", json_object_get(m, "start")));
-	json_object_set_new(doc, "source", json_string(sum->from_histogram ? "histogram" : "samples"));
+	json_object_set_new(doc, "source", json_string(sum->from_monitor ? "monitor" :
+						     sum->from_histogram ? "histogram" : "samples"));
+	if (sum->over_time)
+		json_object_set(doc, "over_time", sum->over_time);
 	json_object_set_new(doc, "threshold_ns", sum->threshold_ns ?
 			    json_integer((json_int_t)sum->threshold_ns) : json_null());
 	for (size_t i = 0; i < sum->n; i++) {
@@ -581,6 +746,65 @@ static void us(FILE *out, uint64_t ns, int count)
 		fprintf(out, " %9.1f", (double)ns / 1e3);
 }
 
+/* Rows of the latency-over-time table at most: longer runs group intervals. */
+#define OVER_TIME_ROWS 48
+
+/* The monitored run's maxima over time, OSADL-style, one row per interval
+ * (or group of intervals): the maximum and the sample count per probe. */
+static void print_over_time(const json_t *ot, FILE *out)
+{
+	const json_t *iv = json_object_get(ot, "intervals");
+	size_t n = json_array_size(iv), group = (n + OVER_TIME_ROWS - 1) / OVER_TIME_ROWS;
+	uint64_t t0 = n ? (uint64_t)json_integer_value(json_object_get(json_array_get(iv, 0),
+									"start_ns")) : 0;
+	char d[32];
+
+	if (!n)
+		return;
+	fprintf(out, "\nlatency over time: maximum per %s (us), samples\n",
+		lw_format_duration((uint64_t)json_integer_value(json_object_get(ot, "interval_ns")) *
+				   group, d, sizeof(d)));
+	fprintf(out, "%10s", "from");
+	for (unsigned p = 1; p < LW_PROBE_MAX; p++)
+		for (size_t i = 0; i < n; i++)
+			if (json_object_get(json_object_get(json_array_get(iv, i), "probes"),
+					    lw_probe_name(p))) {
+				fprintf(out, " %12s %10s", lw_probe_name(p), "samples");
+				break;
+			}
+	fputc('\n', out);
+	for (size_t r = 0; r < n; r += group) {
+		uint64_t from = (uint64_t)json_integer_value(json_object_get(json_array_get(iv, r),
+									     "start_ns"));
+
+		fprintf(out, "%10s", lw_format_duration(from - t0, d, sizeof(d)));
+		for (unsigned p = 1; p < LW_PROBE_MAX; p++) {
+			uint64_t max = 0, cnt = 0;
+			int any = 0;
+
+			for (size_t i = 0; i < n; i++)
+				any |= json_object_get(json_object_get(json_array_get(iv, i), "probes"),
+						       lw_probe_name(p)) != NULL;
+			if (!any)
+				continue;
+			for (size_t i = r; i < r + group && i < n; i++) {
+				const json_t *x = json_object_get(json_object_get(json_array_get(iv, i),
+									"probes"), lw_probe_name(p));
+				uint64_t m = (uint64_t)json_integer_value(json_object_get(x, "max_ns"));
+
+				cnt += (uint64_t)json_integer_value(json_object_get(x, "count"));
+				if (m > max)
+					max = m;
+			}
+			if (cnt)
+				fprintf(out, " %12.1f %10" PRIu64, (double)max / 1e3, cnt);
+			else
+				fprintf(out, " %12s %10s", "-", "0");
+		}
+		fputc('\n', out);
+	}
+}
+
 void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, FILE *out)
 {
 	const json_t *m = rd->manifest, *sys = json_object_get(m, "system");
@@ -593,7 +817,10 @@ void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, 
 		json_string_value(json_object_get(json_object_get(sys, "kernel"), "release")) ?: "?",
 		json_string_value(json_object_get(json_object_get(sys, "preempt"), "model")) ?: "?",
 		json_string_value(json_object_get(m, "board")) ?: "?");
-	if (sum->from_histogram)
+	if (sum->from_monitor)
+		fprintf(out, "monitored: from interval histograms, percentiles have their bucket "
+			"resolution (1us)\n");
+	else if (sum->from_histogram)
 		fprintf(out, "from a histogram: percentiles have its bucket resolution (1us)\n");
 	for (size_t i = 0; i < sum->n; i++) {
 		const struct lw_series *s = &sum->s[i];
@@ -627,6 +854,8 @@ void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, 
 	}
 	if (sum->threshold_ns)
 		fprintf(out, "\nover: samples above %.1fus\n", (double)sum->threshold_ns / 1e3);
+	if (sum->over_time)
+		print_over_time(sum->over_time, out);
 }
 
 int lw_summary_print_histogram(const struct lw_summary *sum, unsigned probe, FILE *out)

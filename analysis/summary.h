@@ -30,7 +30,9 @@ struct lw_series {
 struct lw_summary {
 	struct lw_series *s;		/* sorted by probe then cpu; "all" rows have cpu -1 */
 	size_t n;
-	int from_histogram;		/* imported run: no samples */
+	int from_histogram;		/* imported or monitored run: no samples */
+	int from_monitor;		/* RUN/monitor: interval histograms (lib/monitor.h) */
+	json_t *over_time;		/* monitored run: per interval and probe, all CPUs */
 	uint64_t threshold_ns;		/* 0: none */
 	char *samples;			/* the samples file, read again for exact ranks */
 };

@@ -122,6 +122,28 @@ static int lock_memory(void)
 	return 0;
 }
 
+/* Print the monitor's memory and disk bounds, and keep them in the manifest. */
+static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run_opts *o,
+			   const struct lw_probe_plan *plan, json_t *manifest)
+{
+	int series = (plan->cyclic ? CPU_COUNT(&plan->cyclic_cpus) : 0) +
+		     (plan->timerlat ? 2 * CPU_COUNT(&plan->timerlat_cpus) : 0) +
+		     (plan->noise ? CPU_COUNT(&plan->noise_cpus) : 0) + 2 * o->nworkloads;
+	int rings = series + o->nworkloads;
+	uint64_t mem, disk;
+	char iv[32];
+
+	lw_monitor_bounds(mo, rings, series, o->duration_ns, &mem, &disk);
+	note("monitor: a histogram per %s; memory for it at most %.1f MB, disk at most %.1f MB "
+	     "(raw samples around spikes at most %.1f MB%s)",
+	     lw_format_duration(mo->interval_ns, iv, sizeof(iv)), (double)mem / 1048576,
+	     (double)disk / 1048576, mo->threshold_ns ? (double)mo->disk_cap / 1048576 : 0.0,
+	     mo->threshold_ns ? "" : ": none without --threshold");
+	json_object_set_new(manifest, "monitor_bounds", json_pack("{s:I, s:I, s:i, s:i}",
+		"memory_bytes", (json_int_t)mem, "disk_bytes", (json_int_t)disk,
+		"series", series, "producers", rings));
+}
+
 static int add(struct lw_run *run, struct lw_part *p)
 {
 	if (!p)
@@ -143,6 +165,7 @@ int cmd_run(int argc, char **argv)
 	struct lw_run run;
 	struct lw_board *board = NULL;
 	cpu_set_t online;
+	struct lw_monitor_opts mo;
 	char cpus[256], ust_why[PATH_MAX + 160];
 	int ret;
 
@@ -164,6 +187,10 @@ int cmd_run(int argc, char **argv)
 	board = lw_board_find(o.board, o.sysfs_root);
 	if (!board || check_power_sources(&o, board) < 0)
 		goto out;
+	if (o.monitor_ns && o.trace && strcmp(o.trace, "off")) {
+		error("--monitor records no kernel trace: leave --trace out, or --trace off");
+		goto out;
+	}
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
 		goto out;
@@ -209,7 +236,10 @@ int cmd_run(int argc, char **argv)
 		.no_rt = o.no_rt, .threshold_ns = o.threshold_ns, .break_ns = o.break_ns,
 	};
 	struct lw_trace_opts to = {
-		.mode = !o.trace ? LW_TRACE_AUTO : strcmp(o.trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.mode = o.monitor_ns ? LW_TRACE_OFF :
+			!o.trace ? LW_TRACE_AUTO : strcmp(o.trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.off_reason = o.monitor_ns ? "--monitor: a trace of the whole run would grow with it" :
+			      NULL,
 		.events = o.trace && strcmp(o.trace, "off") ? o.trace : "default",
 		.buffer_bytes = o.trace_buffer, .flight = o.break_ns != 0,
 		.no_kallsyms = o.no_kallsyms,
@@ -225,6 +255,19 @@ int cmd_run(int argc, char **argv)
 	};
 	if (lw_board_record(board, run.dir.path) < 0)
 		goto fail;
+	if (o.monitor_ns) {
+		lw_monitor_opts_default(&mo);
+		mo.interval_ns = o.monitor_ns;
+		mo.threshold_ns = o.threshold_ns;
+		mo.pre_ns = mo.post_ns = o.monitor_window_ns;
+		mo.disk_cap = o.monitor_disk;
+		run.monitor_opts = &mo;
+		monitor_bounds(&mo, &o, &plan, run.dir.manifest);
+	} else if (o.duration_ns >= 3600 * LW_NSEC_PER_SEC) {
+		note("every sample of a run of %s is kept (24 bytes each); --monitor INTERVAL keeps "
+		     "histograms per interval and samples around spikes, in bounded memory and disk",
+		     lw_format_duration(o.duration_ns, cpus, sizeof(cpus)));
+	}
 	if (add(&run, lw_trace_new(&to)) < 0 ||
 	    add(&run, lw_pmqos_new(o.pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
 	    (plan.cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||

@@ -965,7 +965,8 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 		tr->o.buffer_bytes = LW_TRACE_DEFAULT_BUFFER;
 	tr->marker_fd = tr->off_fd = tr->saved_marker_fd = -1;
 	if (tr->o.mode == LW_TRACE_OFF) {
-		snprintf(tr->off_reason, sizeof(tr->off_reason), "--trace off");
+		snprintf(tr->off_reason, sizeof(tr->off_reason), "%s",
+			 o->off_reason ? o->off_reason : "--trace off");
 	} else {
 		char why[PATH_MAX + 64];
 		const char *unusable = tracefs_unusable(tr, why, sizeof(why));
