@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -105,7 +106,14 @@ struct lw_monitor *lw_monitor_new(const struct lw_monitor_opts *o, const char *d
 		m->slot[i].idx = -1;
 	m->lookup = calloc((size_t)LW_PROBE_MAX * LOOKUP_CPUS, sizeof(*m->lookup));
 	snprintf(m->path, sizeof(m->path), "%s/monitor", dir);
-	m->f = m->lookup ? fopen(m->path, "we") : NULL;
+	if (m->lookup) {
+		/* never through a symlink planted in the run directory */
+		int fd = open(m->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+		m->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (fd >= 0 && !m->f)
+			close(fd);
+	}
 	if (!m->f) {
 		error_errno("cannot create %s", m->path);
 		lw_monitor_free(m);
