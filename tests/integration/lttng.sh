@@ -54,7 +54,12 @@ check "run loaded the provider (a session daemon runs)" \
 if command -v strace >/dev/null 2>&1; then
 	strace -f -qq -e trace=clone,clone3,openat -o "$TMP/strace" \
 		"$LATWATT" analyze -n "$run" >/dev/null 2>&1
-	check "analyze starts no thread" bash -c "! grep -q 'clone' '$TMP/strace'"
+	# a sanitizer build's leak checker clones a thread of its own at exit
+	if ldd "$LATWATT" 2>/dev/null | grep -q libasan; then
+		skip "analyze starts no thread" "a sanitizer build starts the leak checker's thread"
+	else
+		check "analyze starts no thread" bash -c "! grep -q 'clone' '$TMP/strace'"
+	fi
 	check "analyze loads no LTTng library" bash -c "! grep -q 'lttng' '$TMP/strace'"
 	# --lttng off: a run without them, session daemon or not
 	strace -f -qq -e trace=openat -o "$TMP/strace2" \
