@@ -42,10 +42,18 @@ endif
 
 PKGS := $(foreach p,$(REQ_PKGS),$(word 1,$(subst :, ,$(p))))
 HAVE := $(foreach p,$(OPT_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(p))) && echo y),$(word 1,$(subst :, ,$(p)))))
-PKGS += $(HAVE)
+# lttng-ust goes into liblatwatt-ust.so alone, loaded by `run` when wanted (lib/ust.c)
+PKGS += $(filter-out lttng-ust,$(HAVE))
 DEFS :=
+UST_SO :=
 ifneq ($(filter lttng-ust,$(HAVE)),)
 DEFS += -DLW_HAVE_LTTNG=1
+ifneq ($(STATIC),1)
+UST_SO := $(O)/liblatwatt-ust.so
+endif
+endif
+ifeq ($(STATIC),1)
+DEFS += -DLW_STATIC=1
 endif
 ifneq ($(filter libiio,$(HAVE)),)
 DEFS += -DLW_HAVE_IIO=1
@@ -78,8 +86,9 @@ endif
 
 # The library holds the code every command shares; cmd/ (the commands and
 # their option parsers) is linked into the binary beside it, and into the
-# unit tests that test a command's parser.
-LIB_SRCS := $(sort $(wildcard lib/*.c probes/*.c workloads/*.c analysis/*.c reports/*.c boards/*.c))
+# unit tests that test a command's parser.  lib/ust_provider.c is built
+# alone into liblatwatt-ust.so.
+LIB_SRCS := $(sort $(filter-out lib/ust_provider.c,$(wildcard lib/*.c probes/*.c workloads/*.c analysis/*.c reports/*.c boards/*.c)))
 LIB_SRCS += $(sort $(wildcard power/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/latwatt.c,$(wildcard cmd/*.c)))
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
@@ -100,7 +109,7 @@ $(shell mkdir -p $(O)/obj; [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(subst ','\
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRCS))
 
-all: $(BIN)
+all: $(BIN) $(UST_SO)
 
 $(O)/obj/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
@@ -114,6 +123,11 @@ $(LIBLW): $(LIB_OBJS)
 $(LIBCMD): $(CMD_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(O)/liblatwatt-ust.so: lib/ust_provider.c lib/ust_tp.h lib/ust_ops.h $(FLAGS_FILE)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< \
+		$(shell $(PKG_CONFIG) --libs lttng-ust) -ldl
 
 $(BIN): $(MAIN_OBJ) $(LIBCMD) $(LIBLW)
 	$(call msg,LD,$@)
@@ -129,17 +143,18 @@ $(O)/tests/%: tests/unit/%.c $(LIBCMD) $(LIBLW) $(FLAGS_FILE)
 
 tests: $(TEST_BINS)
 
-check: $(BIN) $(TEST_BINS)
+check: $(BIN) $(UST_SO) $(TEST_BINS)
 	$(Q)LATWATT=$(abspath $(BIN)) TEST_BIN_DIR=$(abspath $(O)/tests) tests/run
 
-install: $(BIN)
+install: $(BIN) $(UST_SO)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/latwatt
+	$(if $(UST_SO),install -D -m 0644 $(UST_SO) $(DESTDIR)$(PREFIX)/lib/latwatt/liblatwatt-ust.so)
 	install -D -m 0644 doc/latwatt.1 $(DESTDIR)$(PREFIX)/share/man/man1/latwatt.1
 	install -d $(DESTDIR)$(PREFIX)/share/latwatt/scenarios
 	install -m 0644 workloads/scenarios/*.yaml $(DESTDIR)$(PREFIX)/share/latwatt/scenarios
 
 clean:
-	rm -rf $(O)/obj $(O)/tests $(BIN)
+	rm -rf $(O)/obj $(O)/tests $(BIN) $(O)/liblatwatt-ust.so
 
 help:
 	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'

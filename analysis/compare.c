@@ -302,7 +302,7 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 		if (!p)
 			goto out;
 		if (sum.from_histogram ? lw_dist_from_hist(&p->d, &s->hist) :
-		    lw_dist_from_sorted(&p->d, s->v, s->n))
+		    lw_summary_dist(&sum, i, &p->d))
 			goto out;
 		p->hist = s->hist;		/* taken over */
 		s->hist.count = NULL;

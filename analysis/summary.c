@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include "analysis/summary.h"
+#include "analysis/teststat.h"
 #include "lib/error.h"
+#include "lib/monitor.h"
+#include "lib/parse.h"
 #include "lib/samples.h"
 
 /* Index of the series (@probe, @cpu), created if new; -1 on error.  An
@@ -31,21 +34,6 @@ static long series_get(struct lw_summary *sum, unsigned probe, int cpu)
 	if (lw_hist_init(&s->hist, LW_HIST_BUCKET_NS, LW_HIST_BUCKETS) < 0)
 		return -1;
 	return (long)sum->n++;
-}
-
-static int series_push(struct lw_series *s, uint64_t v)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		uint64_t *nv = realloc(s->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return error("out of memory for %zu samples", cap);
-		s->v = nv;
-		s->cap = cap;
-	}
-	s->v[s->n++] = v;
-	return 0;
 }
 
 static int cmp_series(const void *a, const void *b)
@@ -79,26 +67,289 @@ static uint64_t manifest_dropped(const json_t *m, unsigned probe, int cpu)
 	return d;
 }
 
+/* (probe, cpu) -> series index + 1, for every series of @sum; CPUs are
+ * 16-bit in the records, the "all" row is at cpu LOOKUP_ALL. */
+#define LOOKUP_ALL 65536
+#define LOOKUP_KEY(probe, cpu) ((size_t)(probe) * (LOOKUP_ALL + 1) + (size_t)(cpu))
+
+static int32_t *lookup_new(void)
+{
+	int32_t *l = calloc(LW_PROBE_MAX * (LOOKUP_ALL + 1), sizeof(*l));
+
+	if (!l)
+		error("out of memory");
+	return l;
+}
+
+static int32_t *lookup_of(const struct lw_summary *sum)
+{
+	int32_t *l = lookup_new();
+
+	for (size_t i = 0; l && i < sum->n; i++)
+		l[LOOKUP_KEY(sum->s[i].probe, sum->s[i].cpu < 0 ? LOOKUP_ALL : sum->s[i].cpu)] =
+			(int32_t)i + 1;
+	return l;
+}
+
+/*
+ * Passes over @path until every selection is done: @sel[j] selects among
+ * the samples of series @ser[j].  At most a handful of passes: one from a
+ * 1 us histogram, seven for values in its overflow.
+ */
+static int select_passes(const struct lw_summary *sum, struct lw_rank_sel *sel,
+			 const size_t *ser, size_t nsel)
+{
+	int32_t *lookup = lookup_of(sum);
+	size_t *first = NULL, *next = NULL;
+	int ret = 0;
+
+	if (!lookup)
+		return -1;
+	first = malloc((sum->n + 1) * sizeof(*first));
+	next = malloc((nsel + 1) * sizeof(*next));
+	if (!first || !next) {
+		ret = error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sum->n; i++)
+		first[i] = nsel;
+	for (size_t j = nsel; j-- > 0;) {	/* chains in selection order */
+		next[j] = first[ser[j]];
+		first[ser[j]] = j;
+	}
+	for (int pass = 0; ret == 0; pass++) {
+		struct lw_samples_reader *r;
+		struct lw_sample smp;
+		size_t open = 0;
+		int rr;
+
+		for (size_t j = 0; j < nsel; j++)
+			open += !sel[j].done;
+		if (!open)
+			break;
+		if (pass == 16) {
+			ret = error("%s: selection did not converge", sum->samples);
+			break;
+		}
+		r = lw_samples_open(sum->samples);
+		if (!r) {
+			ret = -1;
+			break;
+		}
+		while ((rr = lw_samples_next(r, &smp)) == 1) {
+			if (smp.probe == 0 || smp.probe >= LW_PROBE_MAX)
+				continue;
+			for (int k = 0; k < 2; k++) {
+				int32_t si = lookup[LOOKUP_KEY(smp.probe, k ? LOOKUP_ALL : smp.cpu)];
+
+				if (!si)
+					continue;
+				for (size_t j = first[si - 1]; j < nsel; j = next[j])
+					lw_rank_sel_add(&sel[j], smp.latency_ns);
+			}
+		}
+		lw_samples_close_reader(r);
+		if (rr < 0) {
+			ret = -1;
+			break;
+		}
+		for (size_t j = 0; j < nsel && ret == 0; j++)
+			if (lw_rank_sel_step(&sel[j]) < 0)
+				ret = error("%s: %s", sum->samples, lw_last_error());
+	}
+out:
+	free(first);
+	free(next);
+	free(lookup);
+	return ret;
+}
+
+int lw_summary_ranks(const struct lw_summary *sum, size_t i, const uint64_t *rank,
+		     uint64_t *value, size_t n)
+{
+	struct lw_rank_sel *sel;
+	size_t *ser;
+	int ret = 0;
+
+	if (sum->from_histogram || !sum->samples)
+		return error("no samples: ranks need the samples file");
+	sel = calloc(n ? n : 1, sizeof(*sel));
+	ser = calloc(n ? n : 1, sizeof(*ser));
+	if (!sel || !ser) {
+		free(sel);
+		free(ser);
+		return error("out of memory");
+	}
+	for (size_t j = 0; j < n && ret == 0; j++) {
+		ser[j] = i;
+		ret = lw_rank_sel_init(&sel[j], &sum->s[i].hist, rank[j]);
+	}
+	if (ret == 0)
+		ret = select_passes(sum, sel, ser, n);
+	for (size_t j = 0; j < n; j++) {
+		if (ret == 0)
+			value[j] = sel[j].value;
+		lw_rank_sel_free(&sel[j]);
+	}
+	free(sel);
+	free(ser);
+	return ret;
+}
+
+/* Histogram buckets whose values one pass of lw_summary_dist() counts one
+ * by one: 256 buckets of 1 us, 2 MB of counters. */
+#define DIST_BATCH 256
+
+static int dist_push(struct lw_dist *d, size_t *cap, uint64_t v, uint64_t c)
+{
+	if (d->k == *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		uint64_t *nv = realloc(d->v, nc * sizeof(*nv)), *ncum;
+
+		if (nv)
+			d->v = nv;
+		ncum = nv ? realloc(d->cum, nc * sizeof(*ncum)) : NULL;
+		if (!nv || !ncum)
+			return error("out of memory for a distribution of %zu values", nc);
+		d->cum = ncum;
+		*cap = nc;
+	}
+	d->n += c;
+	d->v[d->k] = v;
+	d->cum[d->k++] = d->n;
+	d->sum += (long double)v * c;
+	d->sumsq += (long double)v * v * c;
+	return 0;
+}
+
+/* One pass: the samples of series @i whose bucket has slot[b] >= 0 are
+ * counted in cnt[slot * bucket_ns + value % bucket_ns]; the overflow's
+ * values, when @ov, collected in @ov. */
+static int dist_pass(const struct lw_summary *sum, size_t i, const int32_t *slot,
+		     uint64_t *cnt, uint64_t *ov, size_t *nov)
+{
+	const struct lw_series *s = &sum->s[i];
+	const struct lw_hist *h = &s->hist;
+	struct lw_samples_reader *r = lw_samples_open(sum->samples);
+	struct lw_sample smp;
+	int rr;
+
+	if (!r)
+		return -1;
+	while ((rr = lw_samples_next(r, &smp)) == 1) {
+		uint64_t b;
+
+		if (smp.probe != s->probe || (s->cpu >= 0 && smp.cpu != s->cpu))
+			continue;
+		b = smp.latency_ns / h->bucket_ns;
+		if (b < h->nbuckets) {
+			if (slot[b] >= 0)
+				cnt[(size_t)slot[b] * h->bucket_ns + smp.latency_ns % h->bucket_ns]++;
+		} else if (ov) {
+			if (*nov == h->overflow) {
+				rr = error("%s: the samples changed between two passes", sum->samples);
+				break;
+			}
+			ov[(*nov)++] = smp.latency_ns;
+		}
+	}
+	lw_samples_close_reader(r);
+	return rr < 0 ? -1 : 0;
+}
+
+int lw_summary_dist(const struct lw_summary *sum, size_t i, struct lw_dist *d)
+{
+	const struct lw_hist *h = &sum->s[i].hist;
+	int32_t *slot = NULL;
+	uint64_t *cnt = NULL, *ov = NULL;
+	size_t cap = 0, nov = 0, b = 0;
+	int ret = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (sum->from_histogram || !sum->samples)
+		return error("no samples: an exact distribution needs the samples file");
+	slot = malloc(h->nbuckets * sizeof(*slot));
+	cnt = malloc((size_t)DIST_BATCH * h->bucket_ns * sizeof(*cnt));
+	/* beyond the histogram's last bucket each value is kept (rare by design:
+	 * the histogram reaches 10 ms) */
+	ov = malloc((h->overflow ? h->overflow : 1) * sizeof(*ov));
+	if (!slot || !cnt || !ov) {
+		error("out of memory");
+		goto out;
+	}
+	do {
+		size_t from = b;
+		int32_t used = 0;
+
+		for (size_t k = 0; k < h->nbuckets; k++)
+			slot[k] = -1;
+		for (; b < h->nbuckets && used < DIST_BATCH; b++)
+			if (h->count[b])
+				slot[b] = used++;
+		memset(cnt, 0, (size_t)DIST_BATCH * h->bucket_ns * sizeof(*cnt));
+		/* the overflow is collected with the last batch */
+		if ((used || (b == h->nbuckets && h->overflow)) &&
+		    dist_pass(sum, i, slot, cnt, b == h->nbuckets ? ov : NULL, &nov) < 0)
+			goto out;
+		for (size_t k = from; k < b; k++) {
+			if (slot[k] < 0)
+				continue;
+			for (uint64_t x = 0; x < h->bucket_ns; x++) {
+				uint64_t c = cnt[(size_t)slot[k] * h->bucket_ns + x];
+
+				if (c && dist_push(d, &cap, k * h->bucket_ns + x, c) < 0)
+					goto out;
+			}
+		}
+	} while (b < h->nbuckets);
+	lw_sort_u64(ov, nov);
+	for (size_t k = 0; k < nov; k++) {
+		size_t e = k;
+
+		while (e + 1 < nov && ov[e + 1] == ov[k])
+			e++;
+		if (dist_push(d, &cap, ov[k], e - k + 1) < 0)
+			goto out;
+		k = e;
+	}
+	if (d->n != h->total) {
+		error("%s: the samples changed between two passes", sum->samples);
+		goto out;
+	}
+	d->exact = 1;
+	d->resolution_ns = 1;
+	ret = 0;
+out:
+	if (ret < 0)
+		lw_dist_free(d);
+	free(slot);
+	free(cnt);
+	free(ov);
+	return ret;
+}
+
 static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, const char *path)
 {
 	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_manifest_is_complete(rd->manifest) ?
 							     0 : LW_SAMPLES_PARTIAL_OK);
 	struct lw_sample smp;
+	struct lw_rank_sel *sel = NULL;
+	size_t *ser = NULL, nsel = 0;
+	int *pk = NULL;
 	uint64_t rec = 0;
 	int ret;
-	/* (probe, cpu) -> series index + 1; CPUs are 16-bit in the records */
 	int32_t *lookup;
-	const size_t ncpu = 65536;
 
 	if (!r)
 		return -1;
-	lookup = calloc(LW_PROBE_MAX * (ncpu + 1), sizeof(*lookup));
-	if (!lookup) {
+	sum->samples = strdup(path);
+	lookup = lookup_new();
+	if (!lookup || !sum->samples) {
 		lw_samples_close_reader(r);
 		return error("out of memory");
 	}
+	/* pass 1: the histograms, counts, extremes and sums */
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
-		struct lw_series *s[2];
 		long idx[2];
 
 		rec++;
@@ -108,7 +359,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 			break;
 		}
 		for (int k = 0; k < 2; k++) {
-			size_t key = smp.probe * (ncpu + 1) + (k ? ncpu : smp.cpu);
+			size_t key = LOOKUP_KEY(smp.probe, k ? LOOKUP_ALL : smp.cpu);
 
 			if (!lookup[key]) {
 				idx[k] = series_get(sum, smp.probe, k ? -1 : smp.cpu);
@@ -122,33 +373,59 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 			ret = -1;
 			break;
 		}
-		s[0] = &sum->s[idx[0]];
-		s[1] = &sum->s[idx[1]];
 		for (int k = 0; k < 2; k++) {
-			if (series_push(s[k], smp.latency_ns) < 0) {
-				ret = -1;
-				break;
-			}
-			lw_hist_add(&s[k]->hist, smp.latency_ns, s[k]->n - 1);
-			s[k]->missed += smp.missed;
+			struct lw_series *s = &sum->s[idx[k]];
+
+			lw_hist_add(&s->hist, smp.latency_ns, s->hist.total);
+			s->missed += smp.missed;
 			if (sum->threshold_ns && smp.latency_ns > sum->threshold_ns)
-				s[k]->over++;
+				s->over++;
 		}
-		if (ret < 0)
-			break;
 	}
 	lw_samples_close_reader(r);
 	free(lookup);
-	lookup = NULL;
 	if (ret < 0)
 		return -1;
-	for (size_t i = 0; i < sum->n; i++) {
-		struct lw_series *s = &sum->s[i];
-
-		lw_stats_compute(&s->stats, s->v, s->n);
-		s->dropped = manifest_dropped(rd->manifest, s->probe, s->cpu);
+	/* further passes: the exact percentiles */
+	sel = calloc(sum->n * LW_NPCT + 1, sizeof(*sel));
+	ser = calloc(sum->n * LW_NPCT + 1, sizeof(*ser));
+	pk = calloc(sum->n * LW_NPCT + 1, sizeof(*pk));
+	if (!sel || !ser || !pk) {
+		ret = error("out of memory");
+		goto out;
 	}
-	return 0;
+	for (size_t i = 0; i < sum->n && ret == 0; i++) {
+		struct lw_series *s = &sum->s[i];
+		struct lw_stats *st = &s->stats;
+
+		memset(st, 0, sizeof(*st));
+		st->exact = 1;
+		st->count = s->hist.total;
+		s->dropped = manifest_dropped(rd->manifest, s->probe, s->cpu);
+		if (!st->count)
+			continue;
+		st->min = s->hist.min;
+		st->max = s->hist.max;
+		st->mean = (double)(s->hist.sum / st->count);
+		for (int k = 0; k < LW_NPCT && ret == 0; k++) {
+			ser[nsel] = i;
+			pk[nsel] = k;
+			ret = lw_rank_sel_init(&sel[nsel++], &s->hist,
+					       lw_pct_rank_n(st->count, lw_pct[k]));
+		}
+	}
+	if (ret == 0)
+		ret = select_passes(sum, sel, ser, nsel);
+	for (size_t j = 0; j < nsel; j++) {
+		if (ret == 0)
+			sum->s[ser[j]].stats.pct[pk[j]] = sel[j].value;
+		lw_rank_sel_free(&sel[j]);
+	}
+out:
+	free(sel);
+	free(ser);
+	free(pk);
+	return ret < 0 ? -1 : 0;
 }
 
 /* RUN/histogram.json: {"probes":{"cyclic":{"cpus":[{"cpu":0,"missed_periods":…,
@@ -215,6 +492,150 @@ out:
 	return ret;
 }
 
+/* Add the interval histogram @h of (@probe, @cpu) to the run's series. */
+static int monitor_add(struct lw_summary *sum, unsigned probe, int cpu, const struct lw_hist *h,
+		       uint64_t missed, uint64_t over)
+{
+	long si = series_get(sum, probe, cpu), ai = series_get(sum, probe, -1);
+
+	if (si < 0 || ai < 0 || lw_hist_merge(&sum->s[si].hist, h) < 0 ||
+	    lw_hist_merge(&sum->s[ai].hist, h) < 0)
+		return -1;
+	sum->s[si].missed += missed;
+	sum->s[ai].missed += missed;
+	sum->s[si].over += over;
+	sum->s[ai].over += over;
+	return 0;
+}
+
+/* One interval line: into the run's series, and its per-probe row of
+ * sum->over_time (all CPUs: count, max, p99 and p99.9 at bucket
+ * resolution, over, and the histogram for the histogram-over-time view). */
+static int monitor_line(struct lw_summary *sum, const char *path, size_t lineno, json_t *j)
+{
+	json_t *ser = json_object_get(j, "series"), *e, *row, *probes;
+	struct lw_hist iv[LW_PROBE_MAX];
+	uint64_t over[LW_PROBE_MAX] = { 0 }, missed[LW_PROBE_MAX] = { 0 };
+	int have[LW_PROBE_MAX] = { 0 }, ret = -1;
+	size_t i;
+
+	if (!json_is_integer(json_object_get(j, "start_ns")) ||
+	    !json_is_integer(json_object_get(j, "end_ns")) || !json_is_array(ser))
+		return error("%s:%zu: not an interval line (start_ns, end_ns, series)", path, lineno);
+	json_array_foreach(ser, i, e) {
+		const char *name = json_string_value(json_object_get(e, "probe"));
+		json_t *cpu = json_object_get(e, "cpu");
+		int id = name ? lw_probe_by_name(name) : -1;
+		uint64_t mi = (uint64_t)json_integer_value(json_object_get(e, "missed"));
+		uint64_t ov = (uint64_t)json_integer_value(json_object_get(e, "over"));
+		struct lw_hist h;
+
+		if (id <= 0 || !json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
+		    json_integer_value(cpu) > 65535) {
+			error("%s:%zu: series %zu: unknown probe or bad cpu", path, lineno, i);
+			goto out;
+		}
+		if (lw_hist_from_json(&h, json_object_get(e, "histogram")) < 0) {
+			error("%s:%zu: series %zu: %s", path, lineno, i, lw_last_error());
+			goto out;
+		}
+		if (monitor_add(sum, (unsigned)id, (int)json_integer_value(cpu), &h, mi, ov) < 0 ||
+		    (!have[id] && lw_hist_init(&iv[id], h.bucket_ns, h.nbuckets) < 0)) {
+			lw_hist_free(&h);
+			goto out;
+		}
+		have[id] = 1;
+		if (lw_hist_merge(&iv[id], &h) < 0) {
+			lw_hist_free(&h);
+			goto out;
+		}
+		over[id] += ov;
+		missed[id] += mi;
+		lw_hist_free(&h);
+	}
+	probes = json_object();
+	for (int p = 1; p < LW_PROBE_MAX; p++) {
+		int ovf;
+
+		if (!have[p])
+			continue;
+		json_object_set_new(probes, lw_probe_name((unsigned)p), json_pack(
+			"{s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"count", (json_int_t)iv[p].total, "max_ns", (json_int_t)iv[p].max,
+			"p99_ns", (json_int_t)lw_hist_percentile(&iv[p], 99, &ovf),
+			"p99.9_ns", (json_int_t)lw_hist_percentile(&iv[p], 99.9, &ovf),
+			"over", (json_int_t)over[p], "missed", (json_int_t)missed[p],
+			"histogram", lw_hist_json(&iv[p])));
+	}
+	row = json_pack("{s:O, s:O, s:o}", "start_ns", json_object_get(j, "start_ns"),
+			"end_ns", json_object_get(j, "end_ns"), "probes", probes);
+	if (json_is_true(json_object_get(j, "partial")))
+		json_object_set_new(row, "partial", json_true());
+	json_array_append_new(json_object_get(sum->over_time, "intervals"), row);
+	ret = 0;
+out:
+	for (int p = 1; p < LW_PROBE_MAX; p++)
+		if (have[p])
+			lw_hist_free(&iv[p]);
+	return ret;
+}
+
+/* RUN/monitor (lib/monitor.h): a header line, then one line per interval. */
+static int load_monitor(struct lw_summary *sum, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!f)
+		return error_errno("cannot open %s", path);
+	while (ret == 0 && (n = getline(&line, &cap, f)) > 0) {
+		json_error_t err;
+		json_t *j;
+
+		lineno++;
+		j = json_loadb(line, (size_t)n, 0, &err);
+		if (!j) {
+			ret = error("%s:%zu:%d: %s", path, lineno, err.column, err.text);
+			break;
+		}
+		if (lineno == 1) {
+			const char *fmt = json_string_value(json_object_get(j, "format"));
+
+			if (!fmt || strcmp(fmt, LW_MONITOR_FORMAT))
+				ret = error("%s:1: not a latwatt monitor file", path);
+			else if (json_integer_value(json_object_get(j, "version")) != LW_MONITOR_VERSION)
+				ret = error("%s:1: monitor file version %lld, this latwatt reads %d", path,
+					    (long long)json_integer_value(json_object_get(j, "version")),
+					    LW_MONITOR_VERSION);
+			else if (json_integer_value(json_object_get(j, "interval_ns")) <= 0)
+				ret = error("%s:1: no interval_ns", path);
+			else
+				sum->over_time = json_pack("{s:O, s:[]}", "interval_ns",
+							   json_object_get(j, "interval_ns"),
+							   "intervals");
+		} else {
+			ret = monitor_line(sum, path, lineno, j);
+		}
+		json_decref(j);
+	}
+	if (ret == 0 && ferror(f))
+		ret = error_errno("cannot read %s", path);
+	if (ret == 0 && !lineno)
+		ret = error("%s: empty", path);
+	free(line);
+	fclose(f);
+	if (ret < 0)
+		return -1;
+	for (size_t k = 0; k < sum->n; k++)
+		lw_stats_from_hist(&sum->s[k].stats, &sum->s[k].hist);
+	sum->from_histogram = 1;
+	sum->from_monitor = 1;
+	return 0;
+}
+
 int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t threshold_ns)
 {
 	char path[PATH_MAX];
@@ -222,6 +643,21 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 
 	memset(sum, 0, sizeof(*sum));
 	sum->threshold_ns = threshold_ns;
+	lw_rundir_file(rd, "monitor", path, sizeof(path));
+	if (access(path, F_OK) == 0) {
+		/* RUN/samples holds only the windows around spikes */
+		ret = load_monitor(sum, path);
+		if (ret == 0)
+			for (size_t k = 0; k < sum->n; k++)
+				sum->s[k].dropped = manifest_dropped(rd->manifest, sum->s[k].probe,
+								     sum->s[k].cpu);
+		if (ret < 0) {
+			lw_summary_free(sum);
+			return -1;
+		}
+		qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
+		return 0;
+	}
 	lw_rundir_file(rd, "samples", path, sizeof(path));
 	if (access(path, F_OK) == 0) {
 		ret = load_samples(sum, rd, path);
@@ -242,11 +678,11 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 
 void lw_summary_free(struct lw_summary *sum)
 {
-	for (size_t i = 0; i < sum->n; i++) {
-		free(sum->s[i].v);
+	for (size_t i = 0; i < sum->n; i++)
 		lw_hist_free(&sum->s[i].hist);
-	}
 	free(sum->s);
+	free(sum->samples);
+	json_decref(sum->over_time);
 	memset(sum, 0, sizeof(*sum));
 }
 
@@ -282,7 +718,10 @@ json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd
 		"rt", json_object_get(pre, "rt"),
 		"duration_ns", json_object_get(m, "duration_ns"),
 		"start", json_object_get(m, "start")));
-	json_object_set_new(doc, "source", json_string(sum->from_histogram ? "histogram" : "samples"));
+	json_object_set_new(doc, "source", json_string(sum->from_monitor ? "monitor" :
+						     sum->from_histogram ? "histogram" : "samples"));
+	if (sum->over_time)
+		json_object_set(doc, "over_time", sum->over_time);
 	json_object_set_new(doc, "threshold_ns", sum->threshold_ns ?
 			    json_integer((json_int_t)sum->threshold_ns) : json_null());
 	for (size_t i = 0; i < sum->n; i++) {
@@ -309,6 +748,65 @@ static void us(FILE *out, uint64_t ns, int count)
 		fprintf(out, " %9.1f", (double)ns / 1e3);
 }
 
+/* Rows of the latency-over-time table at most: longer runs group intervals. */
+#define OVER_TIME_ROWS 48
+
+/* The monitored run's maxima over time, OSADL-style, one row per interval
+ * (or group of intervals): the maximum and the sample count per probe. */
+static void print_over_time(const json_t *ot, FILE *out)
+{
+	const json_t *iv = json_object_get(ot, "intervals");
+	size_t n = json_array_size(iv), group = (n + OVER_TIME_ROWS - 1) / OVER_TIME_ROWS;
+	uint64_t t0 = n ? (uint64_t)json_integer_value(json_object_get(json_array_get(iv, 0),
+									"start_ns")) : 0;
+	char d[32];
+
+	if (!n)
+		return;
+	fprintf(out, "\nlatency over time: maximum per %s (us), samples\n",
+		lw_format_duration((uint64_t)json_integer_value(json_object_get(ot, "interval_ns")) *
+				   group, d, sizeof(d)));
+	fprintf(out, "%10s", "from");
+	for (unsigned p = 1; p < LW_PROBE_MAX; p++)
+		for (size_t i = 0; i < n; i++)
+			if (json_object_get(json_object_get(json_array_get(iv, i), "probes"),
+					    lw_probe_name(p))) {
+				fprintf(out, " %12s %10s", lw_probe_name(p), "samples");
+				break;
+			}
+	fputc('\n', out);
+	for (size_t r = 0; r < n; r += group) {
+		uint64_t from = (uint64_t)json_integer_value(json_object_get(json_array_get(iv, r),
+									     "start_ns"));
+
+		fprintf(out, "%10s", lw_format_duration(from - t0, d, sizeof(d)));
+		for (unsigned p = 1; p < LW_PROBE_MAX; p++) {
+			uint64_t max = 0, cnt = 0;
+			int any = 0;
+
+			for (size_t i = 0; i < n; i++)
+				any |= json_object_get(json_object_get(json_array_get(iv, i), "probes"),
+						       lw_probe_name(p)) != NULL;
+			if (!any)
+				continue;
+			for (size_t i = r; i < r + group && i < n; i++) {
+				const json_t *x = json_object_get(json_object_get(json_array_get(iv, i),
+									"probes"), lw_probe_name(p));
+				uint64_t m = (uint64_t)json_integer_value(json_object_get(x, "max_ns"));
+
+				cnt += (uint64_t)json_integer_value(json_object_get(x, "count"));
+				if (m > max)
+					max = m;
+			}
+			if (cnt)
+				fprintf(out, " %12.1f %10" PRIu64, (double)max / 1e3, cnt);
+			else
+				fprintf(out, " %12s %10s", "-", "0");
+		}
+		fputc('\n', out);
+	}
+}
+
 void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, FILE *out)
 {
 	const json_t *m = rd->manifest, *sys = json_object_get(m, "system");
@@ -321,7 +819,10 @@ void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, 
 		json_string_value(json_object_get(json_object_get(sys, "kernel"), "release")) ?: "?",
 		json_string_value(json_object_get(json_object_get(sys, "preempt"), "model")) ?: "?",
 		json_string_value(json_object_get(m, "board")) ?: "?");
-	if (sum->from_histogram)
+	if (sum->from_monitor)
+		fprintf(out, "monitored: from interval histograms, percentiles have their bucket "
+			"resolution (1us)\n");
+	else if (sum->from_histogram)
 		fprintf(out, "from a histogram: percentiles have its bucket resolution (1us)\n");
 	for (size_t i = 0; i < sum->n; i++) {
 		const struct lw_series *s = &sum->s[i];
@@ -355,6 +856,8 @@ void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, 
 	}
 	if (sum->threshold_ns)
 		fprintf(out, "\nover: samples above %.1fus\n", (double)sum->threshold_ns / 1e3);
+	if (sum->over_time)
+		print_over_time(sum->over_time, out);
 }
 
 int lw_summary_print_histogram(const struct lw_summary *sum, unsigned probe, FILE *out)

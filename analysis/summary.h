@@ -22,8 +22,6 @@
 struct lw_series {
 	unsigned probe;
 	int cpu;			/* -1: all CPUs */
-	uint64_t *v;			/* latencies, ns */
-	size_t n, cap;
 	uint64_t missed, over, dropped;
 	struct lw_hist hist;
 	struct lw_stats stats;
@@ -32,13 +30,30 @@ struct lw_series {
 struct lw_summary {
 	struct lw_series *s;		/* sorted by probe then cpu; "all" rows have cpu -1 */
 	size_t n;
-	int from_histogram;		/* imported run: no samples */
+	int from_histogram;		/* imported or monitored run: no samples */
+	int from_monitor;		/* RUN/monitor: interval histograms (lib/monitor.h) */
+	json_t *over_time;		/* monitored run: per interval and probe, all CPUs */
 	uint64_t threshold_ns;		/* 0: none */
+	char *samples;			/* the samples file, read again for exact ranks */
 };
 
-/* Read the run's samples (or histogram) and compute everything. */
+/*
+ * Read the run's samples (or histogram) and compute everything.  Memory does
+ * not grow with the number of samples: a first pass over RUN/samples counts
+ * the 1 us histograms, further passes find the exact percentiles
+ * (lw_rank_sel); no sample is kept.
+ */
 int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t threshold_ns);
 void lw_summary_free(struct lw_summary *sum);
+/* The samples of series @i at the 1-based ranks @rank[0 .. n-1] (exact, by
+ * passes over the samples file); 0 or -1.  Not for runs from a histogram. */
+int lw_summary_ranks(const struct lw_summary *sum, size_t i, const uint64_t *rank,
+		     uint64_t *value, size_t n);
+/* Series @i as its distinct values with cumulative counts (lw_dist, exact),
+ * by passes over the samples file: memory grows with the distinct values,
+ * not with the samples.  0 or -1. */
+struct lw_dist;
+int lw_summary_dist(const struct lw_summary *sum, size_t i, struct lw_dist *d);
 /* The analysis.json document. */
 json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd);
 void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, FILE *out);

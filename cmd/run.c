@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +24,7 @@
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
 #include "lib/trace_rec.h"
+#include "lib/ust.h"
 #include "probes/cyclic.h"
 #include "probes/noise.h"
 #include "probes/plan.h"
@@ -103,6 +105,49 @@ static int check_power_sources(const struct lw_run_opts *o, const struct lw_boar
 	return 0;
 }
 
+/*
+ * Memory of a realtime run stays resident once touched (MCL_ONFAULT): the
+ * probes prefault their rings and stacks before measuring, and the code
+ * and data of the measured path are locked as it first runs, while the
+ * libraries' pages nobody reads (most of every library mapped) are neither
+ * read in nor locked, as mlockall(MCL_CURRENT) would do.  Kernels before
+ * 4.4 lack MCL_ONFAULT: everything is locked there.
+ */
+static int lock_memory(void)
+{
+#ifdef MCL_ONFAULT
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+#endif
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		return error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+	return 0;
+}
+
+/* Print the monitor's memory and disk bounds, and keep them in the manifest. */
+static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run_opts *o,
+			   const struct lw_probe_plan *plan, json_t *manifest)
+{
+	int series = (plan->cyclic ? CPU_COUNT(&plan->cyclic_cpus) : 0) +
+		     (plan->timerlat ? 2 * CPU_COUNT(&plan->timerlat_cpus) : 0) +
+		     (plan->noise ? CPU_COUNT(&plan->noise_cpus) : 0) + 2 * o->nworkloads;
+	int rings = series + o->nworkloads;
+	uint64_t mem, disk;
+	char iv[32];
+
+	lw_monitor_bounds(mo, rings, series, o->duration_ns, &mem, &disk);
+	note("monitor: a histogram per %s; memory for it at most %.1f MB, disk at most %.1f MB "
+	     "(raw samples around spikes at most %.1f MB%s)",
+	     lw_format_duration(mo->interval_ns, iv, sizeof(iv)), (double)mem / 1048576,
+	     (double)disk / 1048576, mo->threshold_ns ? (double)mo->disk_cap / 1048576 : 0.0,
+	     mo->threshold_ns ? "" : ": none without --threshold");
+	json_object_set_new(manifest, "monitor_bounds", json_pack("{s:I, s:I, s:i, s:i}",
+		"memory_bytes", (json_int_t)mem, "disk_bytes", (json_int_t)disk,
+		"series", series, "producers", rings));
+}
+
 static int add(struct lw_run *run, struct lw_part *p)
 {
 	if (!p)
@@ -114,6 +159,10 @@ static int add(struct lw_run *run, struct lw_part *p)
 	return 0;
 }
 
+/* What became of the LTTng-UST provider (loaded once, before the memory
+ * lock), for every run's manifest. */
+static char ust_why[PATH_MAX + 160];
+
 /* One run into @output (@repeat: its place among repeats, or NULL). */
 static int one_run(const struct lw_run_opts *o, const char *output, json_t *repeat,
 		   struct lw_run_scenario *rs, const struct lw_probe_env *env,
@@ -122,6 +171,7 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 {
 	struct lw_rundir rd;
 	struct lw_run run;
+	struct lw_monitor_opts mo;
 	char cpus[256];
 	int ret = LW_EXIT_ERROR;
 
@@ -142,6 +192,8 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		json_object_set_new(run.dir.manifest, "repeat", json_incref(repeat));
 	run.marker_fd = open_marker(run.dir.manifest);
 	lw_probe_plan_report(plan, run.dir.manifest);
+	json_object_set_new(json_object_get(json_object_get(run.dir.manifest, "probes"), "lttng_ust"),
+			    "detail", json_string(ust_why));
 	if (o->scenario && lw_run_scenario_record(rs, &run) < 0)
 		goto fail;
 
@@ -161,7 +213,10 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		.no_rt = o->no_rt, .threshold_ns = o->threshold_ns, .break_ns = o->break_ns,
 	};
 	struct lw_trace_opts to = {
-		.mode = !o->trace ? LW_TRACE_AUTO : strcmp(o->trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.mode = o->monitor_ns ? LW_TRACE_OFF :
+			!o->trace ? LW_TRACE_AUTO : strcmp(o->trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
+		.off_reason = o->monitor_ns ? "--monitor: a trace of the whole run would grow with it" :
+			      NULL,
 		.events = o->trace && strcmp(o->trace, "off") ? o->trace : "default",
 		.buffer_bytes = o->trace_buffer, .flight = o->break_ns != 0,
 		.no_kallsyms = o->no_kallsyms,
@@ -172,10 +227,24 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 	struct lw_power_sampler_opts po = {
 		.root = o->sysfs_root, .mask = o->power_mask, .is_auto = o->power_auto,
 		.iio_uri = o->iio_uri, .rate_hz = o->power_rate_hz, .board = board,
+		.rate_default = o->power_rate_default,
 		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
 	};
 	if (lw_board_record(board, run.dir.path) < 0)
 		goto fail;
+	if (o->monitor_ns) {
+		lw_monitor_opts_default(&mo);
+		mo.interval_ns = o->monitor_ns;
+		mo.threshold_ns = o->threshold_ns;
+		mo.pre_ns = mo.post_ns = o->monitor_window_ns;
+		mo.disk_cap = o->monitor_disk;
+		run.monitor_opts = &mo;
+		monitor_bounds(&mo, o, plan, run.dir.manifest);
+	} else if (o->duration_ns >= 3600 * LW_NSEC_PER_SEC) {
+		note("every sample of a run of %s is kept (24 bytes each); --monitor INTERVAL keeps "
+		     "histograms per interval and samples around spikes, in bounded memory and disk",
+		     lw_format_duration(o->duration_ns, cpus, sizeof(cpus)));
+	}
 	if (add(&run, lw_trace_new(&to)) < 0 ||
 	    add(&run, lw_pmqos_new(o->pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
 	    (plan->cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
@@ -302,13 +371,19 @@ int cmd_run(int argc, char **argv)
 	board = lw_board_find(o.board, o.sysfs_root);
 	if (!board || check_power_sources(&o, board) < 0)
 		goto out;
+	if (o.monitor_ns && o.trace && strcmp(o.trace, "off")) {
+		error("--monitor records no kernel trace: leave --trace out, or --trace off");
+		goto out;
+	}
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
 		goto out;
-	if (!o.no_rt && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
-		error_errno("cannot lock memory for realtime probes (run as root, or use --no-rt)");
+	/* before the lock, and after the signals are blocked: liblttng-ust's
+	 * threads inherit the mask */
+	if (lw_ust_load((enum lw_ust_mode)o.lttng, ust_why, sizeof(ust_why)) < 0)
 		goto out;
-	}
+	if (!o.no_rt && lock_memory() < 0)
+		goto out;
 	ret = o.repeat > 1 ? repeat_runs(&o, &rs, &env, &plan, board, &online, argc, argv) :
 			     one_run(&o, o.output, NULL, &rs, &env, &plan, board, &online, argc, argv);
 out:

@@ -7,6 +7,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/trace_rec.h"
+#include "lib/ust.h"
 #include "power/sources.h"
 #include "workloads/workload.h"
 #include "workloads/loads.h"
@@ -43,7 +44,17 @@ const char lw_run_usage[] =
 "      --trace-buffer SIZE trace ring per CPU, e.g. 4M (default 4M); with\n"
 "                          --break-on it is what the flight recorder keeps\n"
 "      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
-"      --power-rate HZ     power sampling rate (default 10)\n"
+"      --lttng WHEN        LTTng-UST events (latwatt:*): auto (default: when an\n"
+"                          LTTng session daemon runs), on, off\n"
+"      --monitor INTERVAL  long-term monitoring: a histogram and maximum per\n"
+"                          INTERVAL (e.g. 5m, as OSADL plots) into RUN/monitor,\n"
+"                          raw samples only around spikes above --threshold;\n"
+"                          no kernel trace; memory and disk bounded (printed)\n"
+"      --monitor-window TIME  raw samples kept before and after each spike\n"
+"                          (default 100ms)\n"
+"      --monitor-disk SIZE at most SIZE of raw samples around spikes (default 64M)\n"
+"      --power-rate HZ     power sampling rate (default 10; 1 when only the\n"
+"                          board's energy model is sampled)\n"
 "      --power SOURCES     auto (default: sensors found, else the board's energy\n"
 "                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
 "      --sysfs-root DIR    read power sensors and cpuidle under DIR (a copy)\n"
@@ -75,7 +86,8 @@ const char lw_run_usage[] =
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
-	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS,
+	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS, OPT_LTTNG,
+	OPT_MONITOR, OPT_MONITOR_WINDOW, OPT_MONITOR_DISK,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
 	OPT_REPEAT, OPT_SETTLE,
@@ -107,6 +119,10 @@ static const struct option long_opts[] = {
 	{ "trace",        required_argument, NULL, OPT_TRACE },
 	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
 	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
+	{ "lttng",        required_argument, NULL, OPT_LTTNG },
+	{ "monitor",        required_argument, NULL, OPT_MONITOR },
+	{ "monitor-window", required_argument, NULL, OPT_MONITOR_WINDOW },
+	{ "monitor-disk",   required_argument, NULL, OPT_MONITOR_DISK },
 	{ "workload",  required_argument, NULL, 'w' },
 	{ "probes",          required_argument, NULL, OPT_PROBES },
 	{ "timerlat-period", required_argument, NULL, OPT_TIMERLAT_PERIOD },
@@ -130,6 +146,9 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->progress = -1;
 	o->board = "local";
 	o->power_rate_hz = 10;
+	o->power_rate_default = 1;
+	o->monitor_window_ns = 100 * LW_NSEC_PER_MSEC;
+	o->monitor_disk = 64ULL << 20;
 	o->power = "auto";
 	o->power_mask = LW_SRC_SENSORS;
 	o->power_auto = 1;
@@ -228,9 +247,37 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case OPT_NO_KALLSYMS:
 			o->no_kallsyms = 1;
 			break;
+		case OPT_LTTNG:
+			if (!strcmp(optarg, "auto"))
+				o->lttng = LW_UST_AUTO;
+			else if (!strcmp(optarg, "on"))
+				o->lttng = LW_UST_ON;
+			else if (!strcmp(optarg, "off"))
+				o->lttng = LW_UST_OFF;
+			else
+				return error("--lttng: '%s': auto, on or off", optarg);
+			break;
+		case OPT_MONITOR:
+			if (lw_parse_duration("--monitor", optarg, &o->monitor_ns) < 0)
+				return -1;
+			if (o->monitor_ns < LW_NSEC_PER_SEC ||
+			    o->monitor_ns % LW_NSEC_PER_SEC)
+				return error("--monitor: the interval is whole seconds, at least 1s");
+			break;
+		case OPT_MONITOR_WINDOW:
+			if (lw_parse_duration("--monitor-window", optarg, &o->monitor_window_ns) < 0)
+				return -1;
+			if (o->monitor_window_ns > 10 * LW_NSEC_PER_SEC)
+				return error("--monitor-window: at most 10s");
+			break;
+		case OPT_MONITOR_DISK:
+			if (lw_parse_size("--monitor-disk", optarg, &o->monitor_disk) < 0)
+				return -1;
+			break;
 		case OPT_POWER_RATE:
 			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)
 				return -1;
+			o->power_rate_default = 0;
 			break;
 		case OPT_POWER:
 			if (lw_power_parse_sources("--power", optarg, &o->power_mask, &o->power_auto) < 0)

@@ -34,7 +34,12 @@ struct lw_run_opts {
 	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */
 	uint64_t trace_buffer;		/* --trace-buffer, per CPU; 0: the recorder's default */
 	int no_kallsyms;		/* --no-kallsyms */
+	int lttng;			/* --lttng auto|on|off (enum lw_ust_mode), default auto */
+	uint64_t monitor_ns;		/* --monitor INTERVAL; 0: every sample kept */
+	uint64_t monitor_window_ns;	/* --monitor-window, before and after a spike */
+	uint64_t monitor_disk;		/* --monitor-disk, bytes of raw windows */
 	double power_rate_hz;		/* --power-rate, default 10 */
+	int power_rate_default;		/* --power-rate not given */
 	const char *power;		/* --power, default "auto" */
 	unsigned power_mask;		/* parsed --power (power/sources.h) */
 	int power_auto;

@@ -12,7 +12,9 @@
 #include "lib/thread.h"
 #include "lib/timeutil.h"
 
-#define WRITER_PERIOD_NS (20 * LW_NSEC_PER_MSEC)
+/* The writer wakes ten times a second: a probe ring of 65536 samples holds
+ * 0.65 s even at the 10 us shortest interval. */
+#define WRITER_PERIOD_NS (100 * LW_NSEC_PER_MSEC)
 #define WAIT_SLICE_NS    (100 * LW_NSEC_PER_MSEC)
 
 static void stop_sigset(sigset_t *set)
@@ -96,6 +98,10 @@ struct lw_ring *lw_run_ring(struct lw_run *run, size_t capacity)
 		return NULL;
 	}
 	r->mask = cap - 1;
+	/* fault the ring in now, not in the probe's loop (a realtime run locks
+	 * pages as they are touched) */
+	for (size_t off = 0; off < cap * sizeof(*r->buf); off += 4096)
+		((volatile unsigned char *)r->buf)[off] = 0;
 	run->ring[n] = r;
 	atomic_store_explicit(&run->nrings, n + 1, memory_order_release);
 	return r;
@@ -166,7 +172,8 @@ static long drain(struct lw_run *run)
 
 			if (chunk > r->mask + 1 - idx)
 				chunk = r->mask + 1 - idx;
-			if (lw_samples_write(run->samples, &r->buf[idx], chunk) < 0)
+			if (run->monitor ? lw_monitor_feed(run->monitor, i, &r->buf[idx], chunk) < 0 :
+			    lw_samples_write(run->samples, &r->buf[idx], chunk) < 0)
 				return -1;
 			tail += chunk;
 			total += (long)chunk;
@@ -185,6 +192,8 @@ static void *writer_main(void *arg)
 	while (!atomic_load(&run->writer_quit)) {
 		long n = drain(run);
 
+		if (n >= 0 && run->monitor && lw_monitor_tick(run->monitor) < 0)
+			n = -1;
 		if (n < 0) {
 			lw_run_request_stop(run, LW_STOP_ERROR, "cannot write the sample file");
 			break;
@@ -203,6 +212,15 @@ static int writer_start(struct lw_run *run)
 					 run->start_mono);
 	if (!run->samples)
 		return -1;
+	if (run->monitor_opts) {
+		run->monitor = lw_monitor_new(run->monitor_opts, run->dir.path, run->start_mono,
+					      run->samples);
+		if (!run->monitor) {
+			lw_samples_close(run->samples);
+			run->samples = NULL;
+			return -1;
+		}
+	}
 	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1 };
 
 	if (lw_thread_start(&run->writer, writer_main, run, &sch, "the sample writer") < 0) {
@@ -233,6 +251,18 @@ static int writer_stop(struct lw_run *run)
 		run->samples_written += (uint64_t)n;
 	for (int i = 0; i < atomic_load(&run->nrings); i++)
 		run->samples_dropped += atomic_load(&run->ring[i]->dropped);
+	if (run->monitor) {
+		if (lw_monitor_close(run->monitor) < 0)
+			ret = -1;
+		json_t *mj = lw_monitor_json(run->monitor);
+
+		run->samples_measured = run->samples_written;
+		run->samples_written = (uint64_t)json_integer_value(json_object_get(mj,
+								"window_samples_saved"));
+		json_object_set_new(run->dir.manifest, "monitor", mj);
+		lw_monitor_free(run->monitor);
+		run->monitor = NULL;
+	}
 	if (lw_samples_close(run->samples) < 0)
 		ret = -1;
 	run->samples = NULL;
@@ -365,6 +395,9 @@ finish:
 		"format", "latwatt-samples", "version", LW_SAMPLES_VERSION,
 		"written", (json_int_t)run->samples_written,
 		"dropped", (json_int_t)run->samples_dropped));
+	if (run->monitor_opts)	/* only the windows around spikes were written */
+		json_object_set_new(json_object_get(m, "samples"), "measured",
+				    json_integer((json_int_t)run->samples_measured));
 	for (i = 0; i < run->nparts; i++)
 		if (run->part[i]->started && run->part[i]->finish &&
 		    run->part[i]->finish(run, run->part[i]) < 0 &&

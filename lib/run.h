@@ -34,6 +34,7 @@
 
 #include "lib/journal.h"
 #include "lib/knobs.h"
+#include "lib/monitor.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
 
@@ -133,8 +134,13 @@ struct lw_run {
 	pthread_t writer;
 	int writer_running;
 	_Atomic int writer_quit;
-	uint64_t samples_written;
+	uint64_t samples_written;	/* into RUN/samples */
+	uint64_t samples_measured;	/* drained from the rings (monitor: more than written) */
 	uint64_t samples_dropped;
+	/* long-term monitoring (lib/monitor.h): set before lw_run_execute() to
+	 * keep interval histograms and windows around spikes, not every sample */
+	const struct lw_monitor_opts *monitor_opts;
+	struct lw_monitor *monitor;
 };
 
 /* Block the stop signals in the calling thread (and so in threads it

@@ -18,6 +18,90 @@ static size_t rank(size_t n, double q)
 	return k > n ? n : k;
 }
 
+uint64_t lw_pct_rank_n(uint64_t n, double q)
+{
+	double r = ceil(q / 100.0 * (double)n - 1e-9);
+	uint64_t k = r < 1 ? 1 : (uint64_t)r;
+
+	return k > n ? n : k;
+}
+
+static void sel_narrow(struct lw_rank_sel *s)
+{
+	if (s->span <= 1) {
+		s->done = 1;
+		s->value = s->lo;
+		free(s->count);
+		s->count = NULL;
+		return;
+	}
+	s->width = s->span / LW_SEL_BUCKETS + (s->span % LW_SEL_BUCKETS != 0);
+	memset(s->count, 0, LW_SEL_BUCKETS * sizeof(*s->count));
+}
+
+int lw_rank_sel_init(struct lw_rank_sel *s, const struct lw_hist *h, uint64_t rank)
+{
+	uint64_t cum = 0;
+	size_t b;
+
+	memset(s, 0, sizeof(*s));
+	if (!h->total || rank < 1 || rank > h->total)
+		return error("rank %llu out of 1..%llu", (unsigned long long)rank,
+			     (unsigned long long)h->total);
+	s->rank = rank;
+	if (rank == 1 || rank == h->total) {	/* the extremes are known */
+		s->done = 1;
+		s->value = rank == 1 ? h->min : h->max;
+		return 0;
+	}
+	for (b = 0; b < h->nbuckets && cum + h->count[b] < rank; b++)
+		cum += h->count[b];
+	s->below = cum;
+	if (b < h->nbuckets) {
+		s->lo = b * h->bucket_ns;
+		s->span = h->bucket_ns;
+	} else {
+		s->lo = h->nbuckets * h->bucket_ns;
+		s->span = h->overflow_max - s->lo + 1;	/* overflow_max >= lo > 0 */
+	}
+	/* the histogram's extremes narrow the range too */
+	if (h->min > s->lo) {
+		s->span -= h->min - s->lo < s->span ? h->min - s->lo : s->span - 1;
+		s->lo = h->min;
+	}
+	if (h->max >= s->lo && h->max - s->lo < s->span - 1)
+		s->span = h->max - s->lo + 1;
+	s->count = calloc(LW_SEL_BUCKETS, sizeof(*s->count));
+	if (!s->count)
+		return error("out of memory");
+	sel_narrow(s);
+	return 0;
+}
+
+int lw_rank_sel_step(struct lw_rank_sel *s)
+{
+	uint64_t cum = s->below;
+	size_t b;
+
+	if (s->done)
+		return 0;
+	for (b = 0; b < LW_SEL_BUCKETS && cum + s->count[b] < s->rank; b++)
+		cum += s->count[b];
+	if (b == LW_SEL_BUCKETS)
+		return error("the samples changed between two passes");
+	s->below = cum;
+	s->lo += b * s->width;
+	s->span = s->span - b * s->width < s->width ? s->span - b * s->width : s->width;
+	sel_narrow(s);
+	return !s->done;
+}
+
+void lw_rank_sel_free(struct lw_rank_sel *s)
+{
+	free(s->count);
+	s->count = NULL;
+}
+
 uint64_t lw_percentile_sorted(const uint64_t *v, size_t n, double q)
 {
 	return v[rank(n, q) - 1];

@@ -33,6 +33,41 @@ uint64_t lw_percentile_sorted(const uint64_t *v, size_t n, double q);
 void lw_stats_compute(struct lw_stats *s, uint64_t *v, size_t n);
 void lw_sort_u64(uint64_t *v, size_t n);
 
+/*
+ * Exact nearest-rank selection in memory that does not depend on the number
+ * of samples, for samples that can be read again (a file): start from the
+ * histogram of a first pass, then every further pass over the same samples
+ * counts, in LW_SEL_BUCKETS sub-buckets, only the values inside the range
+ * known to hold the rank, narrowing it until it is one value wide.  From a
+ * 1 us histogram one more pass finds the exact value; values in the
+ * histogram's overflow take at most seven.
+ */
+#define LW_SEL_BUCKETS 1024
+struct lw_rank_sel {
+	uint64_t rank;		/* 1-based, among every sample */
+	uint64_t lo, span;	/* values in [lo, lo + span) hold it */
+	uint64_t width;		/* of a sub-bucket */
+	uint64_t below;		/* samples below lo */
+	uint64_t *count;	/* LW_SEL_BUCKETS; NULL once done */
+	uint64_t value;		/* the answer, once done */
+	int done;
+};
+struct lw_hist;
+/* Rank @rank (1 <= rank <= h->total) of the samples @h counted. */
+int lw_rank_sel_init(struct lw_rank_sel *s, const struct lw_hist *h, uint64_t rank);
+static inline void lw_rank_sel_add(struct lw_rank_sel *s, uint64_t v)
+{
+	if (!s->done && v >= s->lo && v - s->lo < s->span)
+		s->count[(v - s->lo) / s->width]++;
+}
+/* After a pass: narrow the range; 1 when another pass is needed, 0 when
+ * done (s->value set), -1 when the pass did not see the samples the
+ * histogram did (the data changed between passes). */
+int lw_rank_sel_step(struct lw_rank_sel *s);
+void lw_rank_sel_free(struct lw_rank_sel *s);
+/* Nearest rank of @q percent among @n samples (as lw_percentile_sorted()). */
+uint64_t lw_pct_rank_n(uint64_t n, double q);
+
 struct lw_hist {
 	uint64_t bucket_ns;	/* width of a bucket */
 	size_t nbuckets;

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -739,32 +738,55 @@ static void trace_stop(struct lw_run *run, struct lw_part *p)
 
 /* ---- finish: trace.dat and the manifest ---- */
 
+/* Pages read at a time when scanning a CPU's file: the scan's memory does
+ * not grow with the trace. */
+#define SCAN_CHUNK_PAGES 64
+
 static int scan_cpu(struct trace_rec *tr, struct tcpu_ctx *c)
 {
-	struct stat st;
-	void *map;
-	int fd, ret;
+	struct lw_page_scanner ps;
+	size_t chunk = (size_t)tr->hdr.page_size * SCAN_CHUNK_PAGES, have = 0;
+	unsigned char *buf;
+	int fd, ret = 0;
 
 	fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return error_errno("cannot open %s", c->path);
-	}
-	if (st.st_size == 0) {
+	buf = malloc(chunk);
+	if (!buf) {
 		close(fd);
-		memset(&c->scan, 0, sizeof(c->scan));
-		c->scanned = 1;
-		return 0;
+		return error("out of memory");
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (lw_page_scan_begin(&ps, tr->hdr.page_size, tr->long_size, tr->start_ns, &c->scan) < 0) {
+		free(buf);
+		close(fd);
+		return -1;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	for (;;) {
+		ssize_t n = read(fd, buf + have, chunk - have);
+		size_t whole;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = error_errno("cannot read %s", c->path);
+			break;
+		}
+		have += (size_t)n;
+		/* whole sub-buffers only; a torn last one is left out, as in trace.dat */
+		whole = have - have % tr->hdr.page_size;
+		if (whole && (have == chunk || n == 0)) {
+			lw_page_scan_feed(&ps, buf, whole);
+			memmove(buf, buf + whole, have - whole);
+			have -= whole;
+		}
+		if (n == 0)
+			break;
+	}
+	lw_page_scan_end(&ps);
+	free(buf);
 	close(fd);
-	if (map == MAP_FAILED)
-		return error_errno("cannot map %s", c->path);
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	ret = lw_page_scan(map, (size_t)st.st_size, tr->hdr.page_size, tr->long_size,
-			   tr->start_ns, &c->scan);
-	munmap(map, (size_t)st.st_size);
 	c->scanned = ret == 0;
 	return ret;
 }
@@ -950,7 +972,8 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 		tr->o.buffer_bytes = LW_TRACE_DEFAULT_BUFFER;
 	tr->marker_fd = tr->off_fd = tr->saved_marker_fd = -1;
 	if (tr->o.mode == LW_TRACE_OFF) {
-		snprintf(tr->off_reason, sizeof(tr->off_reason), "--trace off");
+		snprintf(tr->off_reason, sizeof(tr->off_reason), "%s",
+			 o->off_reason ? o->off_reason : "--trace off");
 	} else {
 		char why[PATH_MAX + 64];
 		const char *unusable = tracefs_unusable(tr, why, sizeof(why));

@@ -47,6 +47,7 @@ struct lw_trace_opts {
 	uint64_t buffer_bytes;	/* per CPU; 0: LW_TRACE_DEFAULT_BUFFER */
 	int flight;		/* flight recorder (--break-on) */
 	int no_kallsyms;	/* leave /proc/kallsyms out of trace.dat */
+	const char *off_reason;	/* LW_TRACE_OFF: why, for the manifest (default "--trace off") */
 };
 
 /* The default event set, NULL-terminated "system:event" strings. */

@@ -1596,23 +1596,33 @@ static void add_window(struct lw_page_scan *s, uint64_t from, uint64_t to, int64
 	s->win[s->nwin++] = (struct lw_window){ from, to, count };
 }
 
-int lw_page_scan(const void *data, size_t len, uint32_t page_size, int long_size,
-		 uint64_t start_ns, struct lw_page_scan *s)
+int lw_page_scan_begin(struct lw_page_scanner *ps, uint32_t page_size, int long_size,
+		       uint64_t start_ns, struct lw_page_scan *out)
 {
-	struct kbuffer *kb;
-	const unsigned char *p = data;
-	uint64_t prev_last = start_ns;
-	size_t hdr = 8 + (size_t)long_size;
-	unsigned char *page;
-
-	memset(s, 0, sizeof(*s));
-	kb = kbuffer_alloc(long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
-	page = malloc(page_size);
-	if (!kb || !page) {
-		kbuffer_free(kb);
-		free(page);
+	memset(out, 0, sizeof(*out));
+	memset(ps, 0, sizeof(*ps));
+	ps->kb = kbuffer_alloc(long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
+			       KBUFFER_ENDIAN_LITTLE);
+	ps->page = malloc(page_size);
+	if (!ps->kb || !ps->page) {
+		lw_page_scan_end(ps);
 		return error("out of memory");
 	}
+	ps->page_size = page_size;
+	ps->long_size = long_size;
+	ps->prev_last = start_ns;
+	ps->out = out;
+	return 0;
+}
+
+void lw_page_scan_feed(struct lw_page_scanner *ps, const void *data, size_t len)
+{
+	struct lw_page_scan *s = ps->out;
+	const unsigned char *p = data;
+	uint32_t page_size = ps->page_size;
+	size_t hdr = 8 + (size_t)ps->long_size;
+	unsigned char *page = ps->page;
+
 	for (size_t off = 0; off + page_size <= len; off += page_size) {
 		unsigned long long ts;
 		uint64_t commit = 0, first, last;
@@ -1621,39 +1631,58 @@ int lw_page_scan(const void *data, size_t len, uint32_t page_size, int long_size
 
 		/* a private copy: kbuffer may swap, and the input may be read-only */
 		memcpy(page, p + off, page_size);
-		for (int i = long_size - 1; i >= 0; i--)
+		for (int i = ps->long_size - 1; i >= 0; i--)
 			commit = (commit << 8) | page[8 + i];
 		s->pages++;
-		if ((commit & ((1u << 27) - 1)) > page_size - hdr || kbuffer_load_subbuffer(kb, page) < 0) {
+		if ((commit & ((1u << 27) - 1)) > page_size - hdr ||
+		    kbuffer_load_subbuffer(ps->kb, page) < 0) {
 			s->bad_pages++;
 			continue;
 		}
 		s->bytes += commit & ((1u << 27) - 1);
-		missed = kbuffer_missed_events(kb);
-		ev = kbuffer_read_event(kb, &ts);
-		first = ev ? ts : kbuffer_subbuf_timestamp(kb, page);
+		missed = kbuffer_missed_events(ps->kb);
+		ev = kbuffer_read_event(ps->kb, &ts);
+		first = ev ? ts : kbuffer_subbuf_timestamp(ps->kb, page);
 		if (missed) {
 			s->missed_pages++;
 			if (missed > 0)
 				s->missed_events += (uint64_t)missed;
 			else
 				s->missed_unknown++;
-			add_window(s, prev_last, first, missed > 0 ? missed : -1);
+			add_window(s, ps->prev_last, first, missed > 0 ? missed : -1);
 		}
 		last = first;
 		while (ev) {
 			s->events++;
 			last = ts;
-			ev = kbuffer_next_event(kb, &ts);
+			ev = kbuffer_next_event(ps->kb, &ts);
 		}
 		if (s->events && !s->first_ns)
 			s->first_ns = first;
 		if (last > s->last_ns)
 			s->last_ns = last;
-		prev_last = last;
+		ps->prev_last = last;
 	}
-	kbuffer_free(kb);
-	free(page);
+}
+
+void lw_page_scan_end(struct lw_page_scanner *ps)
+{
+	if (ps->kb)
+		kbuffer_free(ps->kb);
+	free(ps->page);
+	ps->kb = NULL;
+	ps->page = NULL;
+}
+
+int lw_page_scan(const void *data, size_t len, uint32_t page_size, int long_size,
+		 uint64_t start_ns, struct lw_page_scan *s)
+{
+	struct lw_page_scanner ps;
+
+	if (lw_page_scan_begin(&ps, page_size, long_size, start_ns, s) < 0)
+		return -1;
+	lw_page_scan_feed(&ps, data, len);
+	lw_page_scan_end(&ps);
 	return 0;
 }
 

@@ -132,6 +132,22 @@ struct lw_page_scan {
 int lw_page_scan(const void *data, size_t len, uint32_t page_size, int long_size,
 		 uint64_t start_ns, struct lw_page_scan *out);
 void lw_page_scan_free(struct lw_page_scan *s);
+/* The same, fed in pieces of whole pages (a file read in bounded chunks):
+ * begin, feed as often as needed (in file order), end.  @out is filled as
+ * the pages come; lw_page_scan_free() it afterwards. */
+struct kbuffer;
+struct lw_page_scanner {
+	struct kbuffer *kb;
+	unsigned char *page;
+	uint32_t page_size;
+	int long_size;
+	uint64_t prev_last;
+	struct lw_page_scan *out;
+};
+int lw_page_scan_begin(struct lw_page_scanner *ps, uint32_t page_size, int long_size,
+		       uint64_t start_ns, struct lw_page_scan *out);
+void lw_page_scan_feed(struct lw_page_scanner *ps, const void *data, size_t len);
+void lw_page_scan_end(struct lw_page_scanner *ps);
 
 /* The kernel's long size from header_page text ("local_t commit; ...size:N"). */
 int lw_header_page_long_size(const char *header_page);

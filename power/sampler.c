@@ -27,6 +27,9 @@
 
 #define FLUSH_NS LW_NSEC_PER_SEC
 
+/* Default rate when every rail is the board's energy model. */
+#define MODEL_RATE_HZ 1.0
+
 struct rail_state {
 	int failing;
 	uint64_t samples, failures, gaps;
@@ -120,6 +123,16 @@ static int sampler_start(struct lw_run *run, struct lw_part *p)
 		return 0;	/* --power off: idle accounting only */
 	if (lw_power_discover(&po, &s->chans) < 0)
 		return -1;
+	if (s->o.rate_default) {
+		int measured = 0;
+
+		for (int i = 0; i < s->chans.n; i++)
+			measured |= !(lw_chan_flags(s->chans.c[i]) & LW_RAIL_ESTIMATED);
+		/* the model integrates residency counters: a sample a second loses
+		 * no energy, and the sampler wakes ten times less */
+		if (!measured)
+			s->o.rate_hz = MODEL_RATE_HZ;
+	}
 	if (!s->chans.n) {
 		if (!s->o.is_auto) {
 			char l[64];

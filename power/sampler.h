@@ -14,6 +14,8 @@ struct lw_power_sampler_opts {
 	int is_auto;			/* --power auto */
 	const char *iio_uri;		/* --iio-uri */
 	double rate_hz;			/* --power-rate */
+	int rate_default;		/* not given: MODEL_RATE_HZ when only the
+					 * energy model is sampled */
 	const struct lw_board *board;	/* the energy model; may be NULL */
 	cpu_set_t affinity;		/* where the sampler thread runs */
 	int has_affinity;

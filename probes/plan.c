@@ -284,8 +284,9 @@ void lw_probe_plan_report(const struct lw_probe_plan *p, json_t *manifest)
 	if (p->noise)
 		json_array_append_new(sel, json_string("noise"));
 	json_object_set_new(probes, "selected", sel);
-	json_object_set_new(probes, "lttng_ust", json_pack("{s:s, s:b}", "provider", "latwatt",
-							   "compiled_in", lw_ust_compiled_in));
+	json_object_set_new(probes, "lttng_ust", json_pack("{s:s, s:b, s:b}", "provider", "latwatt",
+							   "built", lw_ust_built,
+							   "loaded", lw_ust != NULL));
 	if (p->timerlat_skipped[0])
 		json_object_set_new(probes, "timerlat", json_pack("{s:b, s:s}", "ran", 0,
 								   "reason", p->timerlat_skipped));

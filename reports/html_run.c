@@ -183,6 +183,72 @@ static const char *spike_probe(const json_t *e)
 	return json_is_string(p) ? json_string_value(p) : "?";
 }
 
+/* A monitored run's intervals (analysis.json "over_time"): the maximum and
+ * p99.9 of each interval over hours, and every interval's histogram as a
+ * column of a map (time across, latency up, count as colour). */
+static void over_time_figures(struct page *pg, const json_t *ot, const char *name, double thr)
+{
+	const json_t *iv = json_object_get(ot, "intervals"), *row;
+	double t0 = jnum(json_array_get(iv, 0), "start_ns", 0);
+	struct script sc;
+	char id[64], cap[320];
+	FILE *f;
+	size_t i;
+
+	snprintf(id, sizeof(id), "maxima-%s", name);
+	f = script_open(&sc);
+	if (f) {
+		fprintf(f, "$m << EOD\n");
+		json_array_foreach((json_t *)iv, i, row) {
+			const json_t *p = json_object_get(json_object_get(row, "probes"), name);
+
+			if (p)
+				fprintf(f, "%.6f %.3f %.3f\n", (jnum(row, "start_ns", 0) - t0) / 3.6e12,
+					jnum(p, "max_ns", 0) / 1e3, jnum(p, "p99.9_ns", 0) / 1e3);
+		}
+		fprintf(f, "EOD\nset logscale y\nset grid\nset key outside right top\n"
+			"set xlabel \"hours since the start of the run\"\n"
+			"set ylabel \"latency (us), log scale\"\n");
+		if (thr > 0)
+			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g nohead dt 2 "
+				"lc rgb \"#b00000\"\n", thr / 1e3, thr / 1e3);
+		fprintf(f, "plot $m using 1:2 with steps lw 1.5 title \"maximum\", "
+			"$m using 1:3 with steps lw 1 title \"p99.9\"\n");
+	}
+	snprintf(cap, sizeof(cap), "Latency over time of probe %s: the maximum and the p99.9 of "
+		 "every %.0f s interval, all CPUs%s.", name, jnum(ot, "interval_ns", 0) / 1e9,
+		 thr > 0 ? ", the threshold dashed" : "");
+	pg_figure(pg, id, script_close(&sc), 960, 380, cap);
+
+	snprintf(id, sizeof(id), "histtime-%s", name);
+	f = script_open(&sc);
+	if (f) {
+		fprintf(f, "$h << EOD\n");
+		json_array_foreach((json_t *)iv, i, row) {
+			const json_t *h = json_object_get(json_object_get(json_object_get(row, "probes"),
+							  name), "histogram"), *b;
+			double bw = jnum(h, "bucket_ns", 1000) / 1e3, t = (jnum(row, "start_ns", 0) - t0) /
+									     3.6e12;
+			size_t k;
+
+			json_array_foreach(json_object_get(h, "buckets"), k, b)
+				fprintf(f, "%.6f %.3f %.0f\n", t,
+					(double)json_integer_value(json_array_get(b, 0)) * bw,
+					(double)json_integer_value(json_array_get(b, 1)));
+		}
+		fprintf(f, "EOD\nset logscale y\nset logscale cb\nset grid\n"
+			"set xlabel \"hours since the start of the run\"\n"
+			"set ylabel \"latency (us), log scale\"\nset cblabel \"samples\"\n"
+			"set palette rgbformulae 22,13,-31\n"
+			"plot $h using 1:($2 > 0 ? $2 : 0.5):3 with points pt 5 ps 0.6 palette "
+			"notitle\n");
+	}
+	snprintf(cap, sizeof(cap), "Histogram over time of probe %s (OSADL's 3-D view from "
+		 "above): a column per interval, 1 us buckets up, the count of each as its "
+		 "colour, log scales.", name);
+	pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+}
+
 static void latency_sections(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *probes = lw_rrun_probes(r), *p;
@@ -198,6 +264,10 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 	if (!strcmp(jstr(r->analysis, "source", ""), "histogram"))
 		pg_raw(pg, "<p>This run was imported from a histogram: percentiles have its bucket "
 		       "resolution and there is no latency over time.</p>\n");
+	if (!strcmp(jstr(r->analysis, "source", ""), "monitor"))
+		pg_raw(pg, "<p>A monitored run: a histogram per interval, not every sample. "
+		       "Percentiles have the 1 us bucket resolution; latency over time is the "
+		       "maximum of each interval.</p>\n");
 	json_object_foreach((json_t *)probes, name, p) {
 		const json_t *cpus = json_object_get(p, "cpus"), *all = json_object_get(p, "all");
 		size_t n = json_array_size(cpus), k = 0;
@@ -311,6 +381,10 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 				lw_timeline_free(&tl);
 			}
 		}
+
+		/* monitored: the maxima over time and the histogram over time, OSADL style */
+		if (json_object_get(r->analysis, "over_time") && probe_id > 0)
+			over_time_figures(pg, json_object_get(r->analysis, "over_time"), name, thr);
 
 		/* cumulative distribution */
 		snprintf(id, sizeof(id), "cdf-%s", name);

@@ -6,8 +6,11 @@ need_root
 need_cmd lttng
 need_cmd lttng-sessiond
 need_cmd babeltrace2
-ldd "$LATWATT" 2>/dev/null | grep -q liblttng-ust ||
-	skip_all "latwatt was built without liblttng-ust (install liblttng-ust-dev, rebuild)"
+[ -f "$(dirname "$LATWATT")/liblatwatt-ust.so" ] ||
+	skip_all "no liblatwatt-ust.so next to latwatt (install liblttng-ust-dev, rebuild)"
+# the binary itself carries no LTTng: the provider is loaded by `run` alone
+check "latwatt is not linked with liblttng-ust" \
+	bash -c "! ldd '$LATWATT' | grep -q liblttng-ust"
 mk_tmp
 
 # A root session daemon: use the running one, else start one and stop it at the end.
@@ -43,6 +46,31 @@ lwpid=$!
 wait "$lwpid"
 rc=$?
 check "latwatt run exits 0" [ $rc -eq 0 ]
+check "run loaded the provider (a session daemon runs)" \
+	[ "$(json "$run/manifest.json" "['probes']['lttng_ust']['loaded']")" = True ]
+
+# Other commands start no LTTng threads and load no LTTng library, even with
+# a session daemon running.
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=clone,clone3,openat -o "$TMP/strace" \
+		"$LATWATT" analyze -n "$run" >/dev/null 2>&1
+	# a sanitizer build's leak checker clones a thread of its own at exit
+	if ldd "$LATWATT" 2>/dev/null | grep -q libasan; then
+		skip "analyze starts no thread" "a sanitizer build starts the leak checker's thread"
+	else
+		check "analyze starts no thread" bash -c "! grep -q 'clone' '$TMP/strace'"
+	fi
+	check "analyze loads no LTTng library" bash -c "! grep -q 'lttng' '$TMP/strace'"
+	# --lttng off: a run without them, session daemon or not
+	strace -f -qq -e trace=openat -o "$TMP/strace2" \
+		"$LATWATT" run -o "$TMP/run3" -d 500ms -q --probes cyclic --trace off --lttng off \
+		>/dev/null 2>&1
+	check "run --lttng off loads no LTTng library" bash -c "! grep -q 'liblttng-ust' '$TMP/strace2'"
+	check "run --lttng off says so in the manifest" \
+		[ "$(json "$TMP/run3/manifest.json" "['probes']['lttng_ust']['loaded']")" = False ]
+else
+	skip "analyze starts no thread" "needs strace"
+fi
 lttng stop "$session" >>"$TMP/lttng.log" 2>&1
 lttng destroy "$session" >>"$TMP/lttng.log" 2>&1
 check "lttng session stopped" [ $? -eq 0 ]

@@ -2,6 +2,7 @@
 /* Every option form of `latwatt run`, parsed without side effects. */
 #include "tests/unit/lw_test.h"
 #include "cmd/runopts.h"
+#include "lib/ust.h"
 
 static cpu_set_t online;
 
@@ -43,6 +44,11 @@ static void test_defaults(void **st)
 	assert_false(o.no_rt);
 	assert_false(o.force);
 	assert_string_equal(o.board, "local");
+	assert_int_equal(o.lttng, LW_UST_AUTO);
+	assert_int_equal(o.monitor_ns, 0);
+	assert_int_equal(o.monitor_window_ns, 100000000);
+	assert_int_equal(o.monitor_disk, 64 << 20);
+	assert_true(o.power_rate_default);
 }
 
 static void test_every_option(void **st)
@@ -73,6 +79,16 @@ static void test_every_option(void **st)
 	assert_int_equal(o.break_ns, 1000000);
 	assert_int_equal(o.progress, 1);
 	assert_int_equal(CPU_COUNT(&o.cpus), 4);
+	assert_int_equal(parse(&o, "-o R --lttng on --monitor 5m --monitor-window 2s "
+				   "--monitor-disk 1G --power-rate 5"), 0);
+	assert_int_equal(o.lttng, LW_UST_ON);
+	assert_int_equal(o.monitor_ns, 300000000000ULL);
+	assert_int_equal(o.monitor_window_ns, 2000000000ULL);
+	assert_int_equal(o.monitor_disk, 1ULL << 30);
+	assert_false(o.power_rate_default);
+	assert_int_equal(parse(&o, "-o R --lttng=off --monitor=1s"), 0);
+	assert_int_equal(o.lttng, LW_UST_OFF);
+	assert_int_equal(o.monitor_ns, 1000000000ULL);
 	assert_int_equal(parse(&o, "-oR -d30s -c0 -i100 -p1"), 0);
 	assert_int_equal(o.duration_ns, 30000000000ULL);
 	assert_int_equal(o.priority, 1);
@@ -96,6 +112,11 @@ static void test_bad_options(void **st)
 		{ "-o", "option -o needs a value" },
 		{ "-d 1s", "no run directory: give -o RUN" },
 		{ "-o R extra", "unexpected argument 'extra'" },
+		{ "-o R --lttng maybe", "--lttng: 'maybe': auto, on or off" },
+		{ "-o R --monitor 500ms", "--monitor: the interval is whole seconds, at least 1s" },
+		{ "-o R --monitor 1500ms", "--monitor: the interval is whole seconds" },
+		{ "-o R --monitor-window 11s", "--monitor-window: at most 10s" },
+		{ "-o R --monitor-disk lots", "--monitor-disk" },
 	};
 	struct lw_run_opts o;
 

@@ -164,6 +164,80 @@ static void test_hist_merge(void **st)
 	lw_hist_free(&b);
 }
 
+/* Every rank of @v by lw_rank_sel (passes over the array, as over a file)
+ * equals the sorted array's, and the passes stay few. */
+static void check_rank_sel(const uint64_t *v, size_t n, size_t step)
+{
+	uint64_t *ref = malloc(n * sizeof(*ref));
+	struct lw_hist h;
+
+	memcpy(ref, v, n * sizeof(*v));
+	qsort(ref, n, sizeof(*ref), cmp);
+	assert_int_equal(lw_hist_init(&h, 1000, 10000), 0);
+	for (size_t i = 0; i < n; i++)
+		lw_hist_add(&h, v[i], i);
+	for (uint64_t r = 1; r <= n; r += step) {
+		struct lw_rank_sel s;
+		int passes = 0, more;
+
+		assert_int_equal(lw_rank_sel_init(&s, &h, r), 0);
+		do {
+			for (size_t i = 0; i < n; i++)
+				lw_rank_sel_add(&s, v[i]);
+			more = lw_rank_sel_step(&s);
+			assert_true(more >= 0);
+			passes++;
+		} while (more);
+		assert_true(passes <= 8);
+		assert_int_equal(s.value, ref[r - 1]);
+		lw_rank_sel_free(&s);
+	}
+	/* and the percentiles lw_stats_compute() reports, rank for rank */
+	for (int k = 0; k < LW_NPCT; k++)
+		assert_int_equal(ref[lw_pct_rank_n(n, lw_pct[k]) - 1],
+				 lw_percentile_sorted(ref, n, lw_pct[k]));
+	lw_hist_free(&h);
+	free(ref);
+}
+
+static void test_rank_sel_matches_sort(void **st)
+{
+	uint64_t seed = 7;
+	const size_t n = 2000;
+	uint64_t *v = malloc(n * sizeof(*v));
+
+	/* random, heavy tail reaching 64 bits */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rnd(&seed);
+		v[i] = (r % 50 == 0) ? r >> (r % 60) : r % 80000;
+	}
+	check_rank_sel(v, n, 1);
+	/* every sample equal */
+	for (size_t i = 0; i < n; i++)
+		v[i] = 12345;
+	check_rank_sel(v, n, 7);
+	/* all in one 1 us bucket, every value distinct */
+	for (size_t i = 0; i < n; i++)
+		v[i] = 5000 + (i * 7919) % 1000;
+	check_rank_sel(v, n, 1);
+	/* on the bucket edges */
+	for (size_t i = 0; i < n; i++)
+		v[i] = 1000 * (i % 5) + (i % 3) - 1 + (i % 5 == 0);
+	check_rank_sel(v, n, 1);
+	/* everything in the overflow, up to the largest value there is */
+	for (size_t i = 0; i < n; i++)
+		v[i] = i % 3 ? UINT64_MAX - (rnd(&seed) % 1000) : 10000000 + rnd(&seed) % 3;
+	check_rank_sel(v, n, 1);
+	/* the two extremes only, and 0 */
+	for (size_t i = 0; i < n; i++)
+		v[i] = i % 2 ? UINT64_MAX : 0;
+	check_rank_sel(v, n, 1);
+	/* one sample, two samples */
+	check_rank_sel(v, 1, 1);
+	check_rank_sel(v, 2, 1);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_hist_json_round_trip),
 		cmocka_unit_test(test_hist_merge),
 		cmocka_unit_test(test_hist_limit),
+		cmocka_unit_test(test_rank_sel_matches_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -337,6 +337,25 @@ static void test_write_round_trip(void **st)
 		assert_int_equal(s.bad_pages, 0);
 		assert_int_equal(s.nwin, 0);
 
+		/* fed a page at a time (as `run` reads its files in chunks): the same */
+		{
+			struct lw_page_scanner ps;
+			struct lw_page_scan s3;
+
+			assert_int_equal(lw_page_scan_begin(&ps, d.page_size,
+				lw_header_page_long_size(d.header_page.data), 0, &s3), 0);
+			for (size_t o = 0; o < len; o += d.page_size)
+				lw_page_scan_feed(&ps, data + o,
+						  len - o < d.page_size ? len - o : d.page_size);
+			lw_page_scan_end(&ps);
+			assert_int_equal(s3.events, s.events);
+			assert_int_equal(s3.pages, s.pages);
+			assert_int_equal(s3.bytes, s.bytes);
+			assert_int_equal(s3.first_ns, s.first_ns);
+			assert_int_equal(s3.last_ns, s.last_ns);
+			lw_page_scan_free(&s3);
+		}
+
 		/* flag the third page "events missed before": one window, from the
 		 * last event of the second page to the first of the third */
 		if (len >= 3 * d.page_size) {

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Long-term monitoring: interval histograms count every sample once, in
+ * the interval of its expected time, although producers are drained out of
+ * order; the raw windows hold exactly the samples around spikes; the disk
+ * cap holds; and analyze's reader gets back what was written.
+ */
+#include "tests/unit/lw_test.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "analysis/summary.h"
+#include "lib/monitor.h"
+#include "lib/parse.h"
+#include "lib/rundir.h"
+#include "lib/samples.h"
+
+#define START  1000000000ULL
+#define PERIOD 1000000ULL	/* 1 ms */
+#define N      5000		/* 5 s a CPU */
+
+/* Latency of sample @i on @cpu: spikes at a few known places. */
+static uint64_t lat(int cpu, size_t i)
+{
+	if (cpu == 1 && (i == 1500 || i == 1502 || i == 4000))
+		return 900000;	/* 900 us */
+	return 3000 + (i * 37 + (size_t)cpu * 11) % 2000;
+}
+
+static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_out,
+			json_t **info)
+{
+	struct lw_monitor_opts o;
+	struct lw_samples_writer *w;
+	struct lw_monitor *m;
+	struct lw_rundir rd;
+	char file[PATH_MAX];
+
+	assert_int_equal(lw_rundir_create(&rd, dir, 1), 0);
+	lw_manifest_set_status(rd.manifest, "complete", NULL);
+	assert_int_equal(lw_rundir_save(&rd), 0);
+	w = lw_samples_create(lw_rundir_file(&rd, "samples", file, sizeof(file)), START);
+	lw_monitor_opts_default(&o);
+	o.interval_ns = LW_NSEC_PER_SEC;
+	o.threshold_ns = 100000;
+	o.pre_ns = o.post_ns = 10 * PERIOD;	/* 10 samples either side */
+	o.disk_cap = cap;
+	m = lw_monitor_new(&o, dir, START, w);
+	assert_non_null(m);
+	/* two producers drained in chunks of 100, CPU 1 lagging CPU 0 by 300 */
+	for (size_t c = 0; c < N + 300; c += 100) {
+		for (int cpu = 0; cpu < 2; cpu++) {
+			struct lw_sample s[100];
+			size_t from = cpu ? (c >= 300 ? c - 300 : SIZE_MAX) : c, k = 0;
+
+			if (from == SIZE_MAX)
+				continue;
+			for (size_t i = from; i < from + 100 && i < N; i++)
+				s[k++] = (struct lw_sample){ .expected_ns = START + (i + 1) * PERIOD,
+					.latency_ns = lat(cpu, i), .cpu = (uint16_t)cpu,
+					.probe = LW_PROBE_CYCLIC };
+			assert_int_equal(lw_monitor_feed(m, cpu, s, k), 0);
+		}
+		assert_int_equal(lw_monitor_tick(m), 0);
+	}
+	assert_int_equal(lw_monitor_close(m), 0);
+	*info = lw_monitor_json(m);
+	lw_monitor_free(m);
+	assert_int_equal(lw_samples_close(w), 0);
+	assert_int_equal(lw_summary_load(sum_out, &rd, 0), 0);
+	lw_rundir_close(&rd);
+}
+
+static void test_intervals_and_windows(void **st)
+{
+	char *dir = lw_test_tmpdir(), file[PATH_MAX];
+	struct lw_summary sum;
+	struct lw_samples_reader *r;
+	struct lw_sample s;
+	json_t *info, *iv;
+	size_t saved = 0;
+
+	run_monitor(dir, 1 << 20, &sum, &info);
+	assert_true(sum.from_monitor);
+	/* every sample counted once; maxima and minima as fed */
+	for (size_t i = 0; i < sum.n; i++) {
+		assert_int_equal(sum.s[i].stats.count, sum.s[i].cpu < 0 ? 2 * N : N);
+		assert_int_equal(sum.s[i].stats.max, sum.s[i].cpu == 0 ? 4999 : 900000);
+		assert_false(sum.s[i].stats.exact);	/* bucket resolution, and says so */
+	}
+	/* 5 s of samples due at 1..5000 ms after the start: intervals 0..5 */
+	iv = json_object_get(sum.over_time, "intervals");
+	assert_int_equal(json_array_size(iv), 6);
+	for (size_t k = 0; k < 6; k++) {
+		json_t *c = json_object_get(json_object_get(json_array_get(iv, k), "probes"), "cyclic");
+		uint64_t want = k == 0 ? 2 * 999 : k == 5 ? 2 : 2 * 1000, max = 0;
+
+		/* sample i is due (i + 1) ms after the start */
+		for (size_t i = 0; i < N; i++)
+			for (int cpu = 0; cpu < 2; cpu++)
+				if ((i + 1) / 1000 == k && lat(cpu, i) > max)
+					max = lat(cpu, i);
+		assert_int_equal(json_integer_value(json_object_get(c, "count")), want);
+		assert_int_equal(json_integer_value(json_object_get(c, "max_ns")), max);
+	}
+	assert_int_equal(json_integer_value(json_object_get(info, "late_samples")), 0);
+	assert_int_equal(json_integer_value(json_object_get(info, "spikes")), 3);
+	assert_int_equal(json_integer_value(json_object_get(info, "windows")), 2);
+	/* the windows: samples due within 10 ms of a spike, both CPUs */
+	snprintf(file, sizeof(file), "%s/samples", dir);
+	r = lw_samples_open(file);
+	assert_non_null(r);
+	while (lw_samples_next(r, &s) == 1) {
+		uint64_t i = (s.expected_ns - START) / PERIOD - 1;
+
+		assert_true((i >= 1490 && i <= 1512) || (i >= 3990 && i <= 4010));
+		saved++;
+	}
+	lw_samples_close_reader(r);
+	assert_int_equal(saved, 2 * (23 + 21));
+	assert_int_equal(json_integer_value(json_object_get(info, "window_samples_saved")), saved);
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+}
+
+static void test_disk_cap(void **st)
+{
+	char *dir = lw_test_tmpdir(), file[PATH_MAX];
+	struct lw_summary sum;
+	struct stat sb;
+	json_t *info;
+
+	run_monitor(dir, 10 * sizeof(struct lw_sample), &sum, &info);
+	snprintf(file, sizeof(file), "%s/samples", dir);
+	assert_int_equal(stat(file, &sb), 0);
+	assert_int_equal(sb.st_size, LW_SAMPLES_HDR + 10 * sizeof(struct lw_sample));
+	assert_int_equal(json_integer_value(json_object_get(info, "window_samples_saved")), 10);
+	assert_int_equal(json_integer_value(json_object_get(info, "window_samples_over_cap")),
+			 2 * (23 + 21) - 10);
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+}
+
+static void test_bad_monitor_file(void **st)
+{
+	char *dir = lw_test_tmpdir(), file[PATH_MAX];
+	struct lw_rundir rd;
+	struct lw_summary sum;
+	FILE *f;
+
+	assert_int_equal(lw_rundir_create(&rd, dir, 1), 0);
+	assert_int_equal(lw_rundir_save(&rd), 0);
+	snprintf(file, sizeof(file), "%s/monitor", dir);
+	f = fopen(file, "w");
+	fprintf(f, "{\"format\":\"latwatt-monitor\",\"version\":1,\"interval_ns\":1000000000}\n"
+		   "{\"start_ns\":1,\"end_ns\":2,\"series\":[{\"probe\":\"cyclic\",\"cpu\":0,"
+		   "\"histogram\":{\"bucket_ns\":1000}}]}\n");
+	fclose(f);
+	assert_error(lw_summary_load(&sum, &rd, 0) < 0, "monitor:2: series 0");
+	f = fopen(file, "w");
+	fprintf(f, "{\"format\":\"other\"}\n");
+	fclose(f);
+	assert_error(lw_summary_load(&sum, &rd, 0) < 0, "monitor:1: not a latwatt monitor file");
+	f = fopen(file, "w");
+	fprintf(f, "{\"format\":\"latwatt-monitor\",\"version\":1,\"interval_ns\":1}\n{oops\n");
+	fclose(f);
+	assert_error(lw_summary_load(&sum, &rd, 0) < 0, "monitor:2:");
+	lw_rundir_close(&rd);
+	lw_test_rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intervals_and_windows),
+		cmocka_unit_test(test_disk_cap),
+		cmocka_unit_test(test_bad_monitor_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
