@@ -5,9 +5,12 @@
 #   make V=1                show the commands
 #   make SANITIZE=1         AddressSanitizer + UndefinedBehaviorSanitizer build
 #   make WERROR=1           warnings are errors (CI)
-#   make CROSS_COMPILE=aarch64-linux-gnu-   cross build (pkg-config via PKG_CONFIG)
+#   make ARCH=arm64         cross build in build-arm64 (also ARCH=armhf), from a
+#                           sysroot of Debian's packages (scripts/cross.mk)
 #   make STATIC=1           static binary (for initramfs and boards)
 #   make check              unit and integration tests (tests/run)
+
+include scripts/cross.mk
 
 CROSS_COMPILE ?=
 CC            := $(CROSS_COMPILE)gcc
@@ -50,7 +53,7 @@ endif
 ifneq ($(filter libiio,$(HAVE)),)
 DEFS += -DLW_HAVE_IIO=1
 endif
-ifneq ($(wildcard /usr/include/sensors/sensors.h),)
+ifneq ($(wildcard $(LW_SYSROOT)/usr/include/sensors/sensors.h),)
 DEFS += -DLW_HAVE_SENSORS=1
 SENSORS_LIBS := -lsensors
 endif
@@ -120,9 +123,21 @@ clean:
 	rm -rf $(O)/obj $(O)/tests $(BIN)
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 .PHONY: all tests check install clean help
+# ARCH builds: the binary with its libraries and loader, for 'latwatt target'
+# and the aarch64 QEMU board (scripts/cross.mk).
+LW_BUNDLE := $(O)/latwatt-$(LW_MACHINE).tar.gz
+$(LW_BUNDLE): $(BIN) scripts/sysroot
+	$(call msg,BUNDLE,$@)
+	$(Q)scripts/sysroot bundle $(LW_BUNDLE_FROM) $(BIN) $@
+bundle: $(LW_BUNDLE)
+ifneq ($(ARCH),)
+all: $(LW_BUNDLE)
+endif
+.PHONY: bundle
+
 include boards/qemu.mk
 include boards/lava.mk
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)
