@@ -133,6 +133,8 @@ $(LW_BUNDLE): $(BIN) scripts/sysroot
 	$(call msg,BUNDLE,$@)
 	$(Q)scripts/sysroot bundle $(LW_BUNDLE_FROM) $(BIN) $@
 bundle: $(LW_BUNDLE)
+# where 'latwatt target' looks for installed bundles
+$(O)/obj/cmd/target.o: CFLAGS += -DLW_TARGET_LIBDIR='"$(PREFIX)/lib/latwatt"'
 ifneq ($(ARCH),)
 all: $(LW_BUNDLE)
 endif
