@@ -440,7 +440,7 @@ static int probe_board(struct target *t)
 	}
 	/* the directory must be the one asked for: it is removed at the end */
 	if (strncmp(t->rdir, t->dir, strlen(t->dir)) || !strstr(t->rdir, "/latwatt-target.") ||
-	    strstr(t->rdir, "/../") || strchr(t->rdir, '\'')) {
+	    strstr(t->rdir, "/../")) {
 		error("%s: mktemp gave an unexpected directory '%s'", t->ssh, t->rdir);
 		t->rdir[0] = '\0';
 		return -1;
@@ -489,9 +489,13 @@ static int copy_to_board(struct target *t)
 	fd = open(t->board_file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return error_errno("cannot open %s", t->board_file);
-	lw_sb_add(&c, "cat >");
+	lw_sb_add(&c, "mkdir ");
 	lw_sb_quote(&c, t->rdir);
-	lw_sb_add(&c, "/board.yaml");
+	lw_sb_add(&c, "/boards && cat >");
+	lw_sb_quote(&c, t->rdir);
+	lw_sb_add(&c, "/boards/");
+	lw_sb_quote(&c, t->board->name);
+	lw_sb_add(&c, ".yaml");
 	cmd = lw_sb_str(&c);
 	rc = cmd ? ssh_run(t, cmd, fd, NULL, 0) : -1;
 	close(fd);
@@ -531,9 +535,9 @@ static int run_on_board(struct target *t, int *interrupted)
 	lw_sb_quote(&args, t->rdir);
 	lw_sb_add(&args, "/run");
 	if (t->board_file) {
+		/* found first by name (LATWATT_BOARDS below): the manifest names it */
 		lw_sb_add(&args, " --board ");
-		lw_sb_quote(&args, t->rdir);
-		lw_sb_add(&args, "/board.yaml");
+		lw_sb_quote(&args, t->board->name);
 	}
 	for (int i = 0; i < t->nrun_args; i++) {
 		lw_sb_add(&args, " ");
@@ -544,7 +548,7 @@ static int run_on_board(struct target *t, int *interrupted)
 	/* exec keeps the pid written for remote_interrupt() */
 	lw_sb_add(&c, "cd ");
 	lw_sb_quote(&c, t->rdir);
-	lw_sb_add(&c, " || exit 2; echo $$ >pid; if [ -s loader ]; then l=$(cat loader); "
+	lw_sb_add(&c, " || exit 2; echo $$ >pid; LATWATT_BOARDS=\"$PWD/boards\"; export LATWATT_BOARDS; if [ -s loader ]; then l=$(cat loader); "
 		  "exec \"$PWD/lib/${l##*/}\" --library-path \"$PWD/lib\" \"$PWD/bin/latwatt\" ");
 	lw_sb_add(&c, args.s);
 	lw_sb_add(&c, "; else exec \"$PWD/bin/latwatt\" ");
