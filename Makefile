@@ -61,10 +61,13 @@ endif
 DEFS += -DLW_SCENARIO_DIR='"$(PREFIX)/share/latwatt/scenarios"'
 
 PKG_STATIC := $(if $(filter 1,$(STATIC)),--static)
+# pkg-config runs once per make, not once per compile (immediate := below).
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) $(PKG_STATIC) --libs $(PKGS))
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 \
-            -D_GNU_SOURCE -pthread -I. $(DEFS) $(shell $(PKG_CONFIG) --cflags $(PKGS))
-LDLIBS   += $(shell $(PKG_CONFIG) $(PKG_STATIC) --libs $(PKGS)) $(SENSORS_LIBS) -lm -lpthread -ldl
+CFLAGS   := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 \
+            -D_GNU_SOURCE -pthread -I. $(DEFS) $(PKG_CFLAGS)
+LDLIBS   := $(LDLIBS) $(PKG_LIBS) $(SENSORS_LIBS) -lm -lpthread -ldl
 ifeq ($(WERROR),1)
 CFLAGS   += -Werror
 endif
@@ -76,20 +79,33 @@ ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
 
+# The library holds the code every command shares; cmd/ (the commands and
+# their option parsers) is linked into the binary beside it, and into the
+# unit tests that test a command's parser.
 LIB_SRCS := $(sort $(wildcard lib/*.c probes/*.c workloads/*.c analysis/*.c reports/*.c boards/*.c))
 LIB_SRCS += $(sort $(wildcard power/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/latwatt.c,$(wildcard cmd/*.c)))
-LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS) $(CMD_SRCS))
+LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
+CMD_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(CMD_SRCS))
 MAIN_OBJ := $(O)/obj/cmd/latwatt.o
 LIBLW    := $(O)/obj/liblatwatt.a
+LIBCMD   := $(O)/obj/libcmd.a
 BIN      := $(O)/latwatt
+
+# Objects are rebuilt when the flags change (make, then make SANITIZE=1 in
+# the same O= must not reuse objects): the flags are kept in $(O)/obj/FLAGS
+# and every object depends on that file, which changes only when they do.
+FLAGS_FILE := $(O)/obj/FLAGS
+FLAGS_NOW  := $(CC) $(CFLAGS) | $(LDFLAGS) | $(LDLIBS)
+$(shell mkdir -p $(O)/obj; [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" = '$(subst ','\'',$(FLAGS_NOW))' ] || \
+	printf '%s\n' '$(subst ','\'',$(FLAGS_NOW))' >$(FLAGS_FILE))
 
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRCS))
 
 all: $(BIN)
 
-$(O)/obj/%.o: %.c
+$(O)/obj/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
@@ -98,15 +114,21 @@ $(LIBLW): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(LIBLW)
-	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBLW) $(LDLIBS)
+$(LIBCMD): $(CMD_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(O)/tests/%: tests/unit/%.c $(LIBLW)
+$(BIN): $(MAIN_OBJ) $(LIBCMD) $(LIBLW)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBCMD) $(LIBLW) $(LDLIBS)
+
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+$(O)/tests/%: tests/unit/%.c $(LIBCMD) $(LIBLW) $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) $(LDFLAGS) -o $@ $< $(LIBLW) \
-		$(shell $(PKG_CONFIG) --libs cmocka) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBCMD) $(LIBLW) \
+		$(CMOCKA_LIBS) $(LDLIBS)
 
 tests: $(TEST_BINS)
 
@@ -142,4 +164,4 @@ endif
 
 include boards/qemu.mk
 include boards/lava.mk
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -6,20 +6,29 @@
 #include "lib/error.h"
 
 static const char *progname = "latwatt";
-static int quiet;
-static char last[512];
+/*
+ * Per thread: a workload thread that silences its own expected failures
+ * must not silence the main thread's, and the last message one thread
+ * keeps is not overwritten by another's.
+ */
+static _Thread_local int quiet;
+static _Thread_local char last[512];
 
 void lw_set_progname(const char *name) { progname = name; }
 const char *lw_progname(void) { return progname; }
 int lw_set_quiet(int q) { int old = quiet; quiet = q; return old; }
 const char *lw_last_error(void) { return last; }
+void lw_clear_error(void) { last[0] = '\0'; }
 
 static void report(const char *prefix, const char *fmt, va_list ap, int err)
 {
-	size_t n = (size_t)vsnprintf(last, sizeof(last), fmt, ap);
+	/* formatted aside first: the arguments may point into last[] itself */
+	char msg[sizeof(last)];
+	size_t n = (size_t)vsnprintf(msg, sizeof(msg), fmt, ap);
 
-	if (err && n < sizeof(last))
-		snprintf(last + n, sizeof(last) - n, ": %s", strerror(err));
+	if (err && n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(err));
+	memcpy(last, msg, sizeof(last));
 	if (!quiet)
 		fprintf(stderr, "%s: %s%s\n", progname, prefix, last);
 }

@@ -28,9 +28,14 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Silence error()/warning() output (tests of bad input); returns previous. */
+/* Silence error()/warning() output in this thread (tests of bad input); returns previous. */
 int lw_set_quiet(int quiet);
-/* The last message error() printed (for tests). */
+/*
+ * The last message error() printed in this thread (quiet or not), and a way
+ * to forget it: tests clear it before the call that must fail, so that a
+ * call failing without a message cannot pass on an earlier one.
+ */
 const char *lw_last_error(void);
+void lw_clear_error(void);
 
 #endif

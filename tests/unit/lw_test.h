@@ -36,6 +36,7 @@ static inline void lw_test_rmdir(char *d)
  * that the error message printed contains @want. */
 #define assert_error(failed, want) do {						\
 		int q_ = lw_set_quiet(1);					\
+		lw_clear_error();						\
 		assert_true(failed);						\
 		lw_set_quiet(q_);						\
 		if (!strstr(lw_last_error(), (want)))				\
