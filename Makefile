@@ -160,7 +160,10 @@ $(O)/obj/cmd/target.o: CFLAGS += -DLW_TARGET_LIBDIR='"$(PREFIX)/lib/latwatt"'
 ifneq ($(ARCH),)
 all: $(LW_BUNDLE)
 endif
-.PHONY: bundle
+# install-bundle: the bundle where an installed 'latwatt target' finds it
+install-bundle: $(LW_BUNDLE)
+	install -D -m 0644 $(LW_BUNDLE) $(DESTDIR)$(PREFIX)/lib/latwatt/$(notdir $(LW_BUNDLE))
+.PHONY: bundle install-bundle
 
 include boards/qemu.mk
 include boards/lava.mk

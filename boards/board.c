@@ -1224,6 +1224,21 @@ json_t *lw_board_to_json(const struct lw_board *b)
 	json_object_set_new(o, "path", b->path ? json_string(b->path) : json_null());
 	json_object_set_new(o, "emulated", json_boolean(b->emulated));
 	json_object_set_new(o, "discovered", json_boolean(b->discovered));
+	if (b->target.ssh) {
+		json_t *t = json_pack("{s:s, s:s*, s:s*}", "ssh", b->target.ssh,
+				      "identity", b->target.identity, "dir", b->target.dir);
+		json_t *to = json_array();
+
+		for (int i = 0; i < b->target.noptions; i++)
+			json_array_append_new(to, json_string(b->target.options[i]));
+		if (t && b->target.port)
+			json_object_set_new(t, "port", json_integer(b->target.port));
+		if (t)
+			json_object_set_new(t, "options", to);
+		else
+			json_decref(to);
+		json_object_set_new(o, "target", t ? t : json_null());
+	}
 	a = json_array();
 	for (int i = 0; i < b->nsources; i++)
 		json_array_append_new(a, json_string(b->sources[i]));

@@ -6,6 +6,8 @@
 #                           its libraries and loader) for 'latwatt target'
 #   make ARCH=armhf         32-bit ARM (armv7, hard float) in build-armhf/
 #   make bundle             the same tar for a native build
+#   make ARCH=arm64 install-bundle   into PREFIX/lib/latwatt, where an installed
+#                           'latwatt target' looks for it
 #       SYSROOT=DIR             target sysroot (default build-sysroot/ARCH,
 #                               made by scripts/sysroot from Debian's packages)
 #
