@@ -878,6 +878,9 @@ int cmd_target(int argc, char **argv)
 		goto cleanup;
 	if (find_latwatt(&t) < 0)
 		goto cleanup;
+	if (t.board && t.board->arch && strcmp(t.board->arch, t.machine))
+		warning("%s says arch %s, %s says %s: is it the right board file?",
+			t.board_file ? t.board_file : t.board->name, t.board->arch, t.ssh, t.machine);
 	note("%s: %s, root, %s", t.ssh, t.machine,
 	     !strcmp(t.tracefs, "tracefs") ? "tracefs there" : "tracefs mounted now");
 	if (stop_signal || copy_to_board(&t) < 0)
@@ -902,8 +905,10 @@ int cmd_target(int argc, char **argv)
 	else
 		rc = status;
 cleanup:
-	if (stop_signal && rc == LW_EXIT_ERROR && status < 0 && *t.rdir)
-		note("interrupted before the run started");
+	if (stop_signal && status < 0) {
+		note("interrupted before the run started: nothing to bring home");
+		rc = LW_EXIT_INTERRUPTED;
+	}
 	remove_from_board(&t);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -72,6 +72,21 @@ check "no remote command injection" gssh 'test ! -e /tmp/pwned && test ! -e /tmp
 left=$(gssh "ls -A \"/tmp/a b'c\" | wc -l")
 [ "$left" = 0 ] && pass "removed from a quoted remote dir" || fail "removed from a quoted remote dir" "$left left"
 
+# -- the connection from the board file's target: section alone
+mkdir -p "$TMP/boards"
+{ cat "$TOP/boards/qemu-x86_64.yaml"
+  printf 'target:\n  ssh: root@127.0.0.1\n  port: %s\n  identity: %s\n  dir: /tmp\n' "$PORT" "$TMP/id"
+  printf '  options: ["UserKnownHostsFile=%s", StrictHostKeyChecking=yes]\n' "$TMP/known_hosts"
+} >"$TMP/boards/qemu-x86_64.yaml"
+rc=0
+"$LATWATT" target -b "$TMP/boards/qemu-x86_64.yaml" -L "$TMP/latwatt-x86_64.tar.gz" \
+	-o "$TMP/run4" -- -d 1s >"$TMP/t4.log" 2>&1 || rc=$?
+if { [ $rc = 0 ] || [ $rc = 1 ]; } && [ "$(json "$TMP/run4/manifest.json" '["target"]["port"]' 2>/dev/null)" = "$PORT" ]; then
+	pass "target: section of the board file reaches the board"
+else
+	fail "target: section of the board file reaches the board" "status $rc: $(tail -n 2 "$TMP/t4.log")"
+fi
+
 # -- interrupted: SIGINT stops the remote run in order
 "$LATWATT" target "${SSH_OPTS[@]}" -L "$TMP/latwatt-x86_64.tar.gz" -o "$TMP/run3" -- -d 120s \
 	>"$TMP/t3.log" 2>&1 &
