@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,45 +273,35 @@ static const char *deb_arch(const char *machine)
 	return NULL;
 }
 
-/* Is the ELF file @path statically linked (no program interpreter)? */
+/* Is the ELF file @path statically linked (no program interpreter)?  p_type
+ * is the first word of a program header in both ELF classes. */
 static int elf_is_static(const char *path)
 {
-	unsigned char id[EI_NIDENT];
+	union { Elf64_Ehdr e64; Elf32_Ehdr e32; } eh;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), res = 0;
+	uint64_t off;
+	unsigned n, size;
+	uint32_t type;
 
 	if (fd < 0)
 		return 0;
-	if (pread(fd, id, sizeof(id), 0) != (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))
+	if (pread(fd, &eh, sizeof(eh), 0) < (ssize_t)sizeof(eh.e32) ||
+	    memcmp(eh.e64.e_ident, ELFMAG, SELFMAG))
 		goto out;
-	if (id[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
-		Elf64_Phdr ph;
-
-		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
-			goto out;
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) !=
-			    (ssize_t)sizeof(ph))
-				goto out;
-			if (ph.p_type == PT_INTERP)
-				goto out;
-		}
-		res = 1;
-	} else if (id[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr eh;
-		Elf32_Phdr ph;
-
-		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
-			goto out;
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf32_Off)i * eh.e_phentsize)) !=
-			    (ssize_t)sizeof(ph))
-				goto out;
-			if (ph.p_type == PT_INTERP)
-				goto out;
-		}
-		res = 1;
+	if (eh.e64.e_ident[EI_CLASS] == ELFCLASS64) {
+		off = eh.e64.e_phoff, n = eh.e64.e_phnum, size = eh.e64.e_phentsize;
+	} else if (eh.e64.e_ident[EI_CLASS] == ELFCLASS32) {
+		off = eh.e32.e_phoff, n = eh.e32.e_phnum, size = eh.e32.e_phentsize;
+	} else {
+		goto out;
 	}
+	for (unsigned i = 0; i < n; i++) {
+		if (pread(fd, &type, sizeof(type), (off_t)(off + (uint64_t)i * size)) != sizeof(type))
+			goto out;
+		if (type == PT_INTERP)
+			goto out;
+	}
+	res = 1;
 out:
 	close(fd);
 	return res;
@@ -591,7 +582,6 @@ out:
 /* Only directories and regular files come home. */
 static int check_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	(void)st;
 	(void)ftw;
 	if (flag == FTW_F && S_ISREG(st->st_mode))
 		return 0;
@@ -759,6 +749,8 @@ int cmd_target(int argc, char **argv)
 	unsigned long v;
 	char *end;
 
+	stop_signal = 0;
+	alarm_fired = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:s:p:i:O:b:o:L:d:t:kh", opts, NULL)) != -1) {
 		switch (c) {

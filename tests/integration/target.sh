@@ -72,6 +72,14 @@ check "no remote command injection" gssh 'test ! -e /tmp/pwned && test ! -e /tmp
 left=$(gssh "ls -A \"/tmp/a b'c\" | wc -l")
 [ "$left" = 0 ] && pass "removed from a quoted remote dir" || fail "removed from a quoted remote dir" "$left left"
 
+# -- a dynamic binary without its libraries is refused, after looking
+rc=0
+"$LATWATT" target "${SSH_OPTS[@]}" -L /bin/ls -o "$TMP/run5" >"$TMP/t5.log" 2>&1 || rc=$?
+{ [ $rc = 2 ] && grep -q "neither a bundle" "$TMP/t5.log"; } && pass "a dynamic binary alone is refused" ||
+	fail "a dynamic binary alone is refused" "status $rc: $(tail -n 1 "$TMP/t5.log")"
+left=$(gssh 'ls -d /tmp/latwatt-target.* 2>/dev/null | wc -l')
+[ "$left" = 0 ] && pass "nothing left after a refusal" || fail "nothing left after a refusal" "$left"
+
 # -- the connection from the board file's target: section alone
 mkdir -p "$TMP/boards"
 { cat "$TOP/boards/qemu-x86_64.yaml"
