@@ -63,6 +63,7 @@ guest_ssh_setup() {
 	mkdir -p "$ov$(dirname "$ld")"
 	[ -e "$ov$ld" ] || cp "$TMP/db/lib/$(basename "$ld")" "$ov$ld"
 
+	# shellcheck disable=SC2034  # used by the scripts that source this file
 	SSH_OPTS=(--ssh root@127.0.0.1 --port "$PORT" --identity "$TMP/id"
 		-O "UserKnownHostsFile=$TMP/known_hosts" -O StrictHostKeyChecking=yes)
 }
