@@ -5,9 +5,12 @@
 #   make V=1                show the commands
 #   make SANITIZE=1         AddressSanitizer + UndefinedBehaviorSanitizer build
 #   make WERROR=1           warnings are errors (CI)
-#   make CROSS_COMPILE=aarch64-linux-gnu-   cross build (pkg-config via PKG_CONFIG)
+#   make ARCH=arm64         cross build in build-arm64 (also ARCH=armhf), from a
+#                           sysroot of Debian's packages (scripts/cross.mk)
 #   make STATIC=1           static binary (for initramfs and boards)
 #   make check              unit and integration tests (tests/run)
+
+include scripts/cross.mk
 
 CROSS_COMPILE ?=
 CC            := $(CROSS_COMPILE)gcc
@@ -58,7 +61,7 @@ endif
 ifneq ($(filter libiio,$(HAVE)),)
 DEFS += -DLW_HAVE_IIO=1
 endif
-ifneq ($(wildcard /usr/include/sensors/sensors.h),)
+ifneq ($(wildcard $(LW_SYSROOT)/usr/include/sensors/sensors.h),)
 DEFS += -DLW_HAVE_SENSORS=1
 SENSORS_LIBS := -lsensors
 endif
@@ -157,9 +160,26 @@ clean:
 	rm -rf $(O)/obj $(O)/tests $(BIN) $(O)/liblatwatt-ust.so
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 .PHONY: all tests check install clean help
+# ARCH builds: the binary with its libraries and loader, for 'latwatt target'
+# and the aarch64 QEMU board (scripts/cross.mk).
+LW_BUNDLE := $(O)/latwatt-$(LW_MACHINE).tar.gz
+$(LW_BUNDLE): $(BIN) $(UST_SO) scripts/sysroot
+	$(call msg,BUNDLE,$@)
+	$(Q)scripts/sysroot bundle $(LW_BUNDLE_FROM) $(BIN) $@
+bundle: $(LW_BUNDLE)
+# where 'latwatt target' looks for installed bundles
+$(O)/obj/cmd/target.o: CFLAGS += -DLW_TARGET_LIBDIR='"$(PREFIX)/lib/latwatt"'
+ifneq ($(ARCH),)
+all: $(LW_BUNDLE)
+endif
+# install-bundle: the bundle where an installed 'latwatt target' finds it
+install-bundle: $(LW_BUNDLE)
+	install -D -m 0644 $(LW_BUNDLE) $(DESTDIR)$(PREFIX)/lib/latwatt/$(notdir $(LW_BUNDLE))
+.PHONY: bundle install-bundle
+
 include boards/qemu.mk
 include boards/lava.mk
 include fuzz/fuzz.mk

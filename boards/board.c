@@ -627,12 +627,59 @@ static struct lw_board *board_new(void)
 	return b;
 }
 
+/*
+ * target: { ssh: root@board, port: 22, identity: FILE, dir: /tmp, options: [..] }
+ * Values travel to ssh as single arguments, never through a shell; the host
+ * part cannot start with '-' (ssh would read it as an option).
+ */
+static int parse_target(struct ctx *c, struct lw_board *b, const struct lw_ynode *m)
+{
+	static const char *const known[] = { "ssh", "port", "identity", "dir", "options",
+		"notes", NULL };
+	const struct lw_ynode *v;
+	uint64_t port;
+
+	if (lw_yaml_is_null(m))
+		return 0;
+	if (want_type(c, m, "target", LW_Y_MAP) < 0 || known_keys(c, m, "target", known) < 0)
+		return -1;
+	if (!(v = lw_ymap_get(m, "ssh")))
+		return bad(c, m, "target.ssh", "missing ([user@]host of the board)");
+	if (get_str(c, v, "target.ssh", &b->target.ssh) < 0)
+		return -1;
+	if (!*b->target.ssh || b->target.ssh[0] == '-' || strpbrk(b->target.ssh, " \t\n"))
+		return bad(c, v, "target.ssh", "'%s' is not a [user@]host", b->target.ssh);
+	if ((v = lw_ymap_get(m, "port"))) {
+		if (get_uint(c, v, "target.port", 65535, &port) < 0)
+			return -1;
+		if (!port)
+			return bad(c, v, "target.port", "port 0");
+		b->target.port = (unsigned)port;
+	}
+	if ((v = lw_ymap_get(m, "identity")) && get_str(c, v, "target.identity", &b->target.identity) < 0)
+		return -1;
+	if ((v = lw_ymap_get(m, "dir"))) {
+		if (get_str(c, v, "target.dir", &b->target.dir) < 0)
+			return -1;
+		if (b->target.dir[0] != '/')
+			return bad(c, v, "target.dir", "'%s' is not an absolute path", b->target.dir);
+	}
+	if ((v = lw_ymap_get(m, "options")) &&
+	    get_strlist(c, v, "target.options", &b->target.options, &b->target.noptions) < 0)
+		return -1;
+	for (int i = 0; i < b->target.noptions; i++)
+		if (!strchr(b->target.options[i], '=') || b->target.options[i][0] == '-')
+			return bad(c, v, "target.options", "'%s' is not an ssh option Key=value",
+				   b->target.options[i]);
+	return 0;
+}
+
 static int from_tree(struct ctx *c, struct lw_board *b, const struct lw_ynode *root)
 {
 	static const char *const known[] = { "format", "name", "description", "arch", "emulated",
 		"discover", "sources", "notes", "cpus", "kernel", "idle_states", "operating_points",
 		"static_power_mw", "model", "power", "power_sources", "budgets", "qemu", "lava",
-		NULL };
+		"target", NULL };
 	const struct lw_ynode *v;
 	uint64_t fmt;
 	int discover = 0;
@@ -708,6 +755,8 @@ static int from_tree(struct ctx *c, struct lw_board *b, const struct lw_ynode *r
 		return -1;
 	if ((v = lw_ymap_get(root, "budgets")) && parse_budgets(c, b, v) < 0)
 		return -1;
+	if ((v = lw_ymap_get(root, "target")) && parse_target(c, b, v) < 0)
+		return -1;
 	if (b->power && !strcmp(b->power, "estimated") && !lw_board_has_model(b) && !discover)
 		return bad(c, lw_ymap_get(root, "power"), "power",
 			   "'estimated' needs power_mw figures on idle_states or operating_points "
@@ -777,6 +826,12 @@ void lw_board_free(struct lw_board *b)
 	free(b->name);
 	free(b->description);
 	free(b->arch);
+	free(b->target.ssh);
+	free(b->target.identity);
+	free(b->target.dir);
+	for (int i = 0; i < b->target.noptions; i++)
+		free(b->target.options[i]);
+	free(b->target.options);
 	free(b->path);
 	for (int i = 0; i < b->nsources; i++)
 		free(b->sources[i]);
@@ -1173,6 +1228,21 @@ json_t *lw_board_to_json(const struct lw_board *b)
 	json_object_set_new(o, "path", b->path ? json_string(b->path) : json_null());
 	json_object_set_new(o, "emulated", json_boolean(b->emulated));
 	json_object_set_new(o, "discovered", json_boolean(b->discovered));
+	if (b->target.ssh) {
+		json_t *t = json_pack("{s:s, s:s*, s:s*}", "ssh", b->target.ssh,
+				      "identity", b->target.identity, "dir", b->target.dir);
+		json_t *to = json_array();
+
+		for (int i = 0; i < b->target.noptions; i++)
+			json_array_append_new(to, json_string(b->target.options[i]));
+		if (t && b->target.port)
+			json_object_set_new(t, "port", json_integer(b->target.port));
+		if (t)
+			json_object_set_new(t, "options", to);
+		else
+			json_decref(to);
+		json_object_set_new(o, "target", t ? t : json_null());
+	}
 	a = json_array();
 	for (int i = 0; i < b->nsources; i++)
 		json_array_append_new(a, json_string(b->sources[i]));

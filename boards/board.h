@@ -105,6 +105,15 @@ struct lw_board {
 	int nsrc;
 	struct lw_budget *budget;
 	int nbudget;
+
+	struct {			/* target: how `latwatt target` reaches the board */
+		char *ssh;		/* [user@]host; NULL: no target section */
+		unsigned port;		/* 0: ssh's default */
+		char *identity;		/* private key file, or NULL */
+		char *dir;		/* where on the board (default /tmp) */
+		char **options;		/* ssh -o options ("Key=value") */
+		int noptions;
+	} target;
 };
 
 /* Read and validate a board file.  NULL after error("file:line:col: ..."). */

@@ -12,7 +12,7 @@
 
 static void test_shipped_boards(void **st)
 {
-	static const char *const names[] = { "local", "qemu-x86_64", "rpi4", "beaglebone-black",
+	static const char *const names[] = { "local", "qemu-x86_64", "qemu-aarch64", "rpi4", "beaglebone-black",
 					     "imx8mp-evk" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -1,0 +1,911 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * latwatt target: run latwatt on a board over ssh and bring the run home.
+ *
+ * Every step is one OpenSSH client process (ssh, never a shell on this
+ * side): look at the board (uname -m, id -u, tracefs, a fresh directory),
+ * copy latwatt for its architecture there (a bundle of 'make ARCH=...' with
+ * its libraries and loader, or a static binary) and the board file, run
+ * 'latwatt run' in a terminal (-tt) so that its progress shows here, stream
+ * the run directory back through tar, and remove what was copied.  The
+ * remote command lines are fixed text and words quoted for sh
+ * (lib/shquote.h): nothing from the command line or the board becomes
+ * remote shell syntax.  SIGINT/SIGTERM here send SIGINT to the remote run
+ * (by the pid it wrote), which stops, restores the board's kernel state and
+ * leaves an incomplete run; that run still comes home.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boards/board.h"
+#include "cmd/commands.h"
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/rundir.h"
+#include "lib/shquote.h"
+
+#ifndef LW_TARGET_LIBDIR
+#define LW_TARGET_LIBDIR "/usr/local/lib/latwatt"
+#endif
+
+static const char usage[] =
+"usage: latwatt target [OPTIONS] -o RUN [--] [LATWATT-RUN-ARGS...]\n"
+"\n"
+"Run 'latwatt run' on a board over ssh and bring the run directory home:\n"
+"looks at the board (uname -m, root, tracefs, which it mounts if needed),\n"
+"copies latwatt for the board's architecture into a fresh directory there\n"
+"(with its libraries and loader, or a static binary) and the board file,\n"
+"runs 'latwatt run -o DIR/run LATWATT-RUN-ARGS' showing its progress, copies\n"
+"the run back to RUN (manifest.json gets a 'target' record: board, host,\n"
+"binary) and removes what it copied.  Interrupted (Ctrl-C, SIGTERM), it\n"
+"stops the remote run, which restores the board's kernel state, and still\n"
+"brings the incomplete run home.  Uses the system's OpenSSH client with\n"
+"BatchMode (keys or an agent, no password prompts).\n"
+"\n"
+"  -s, --ssh [USER@]HOST   the board (default: the board file's target.ssh)\n"
+"  -p, --port PORT         ssh port (default: target.port, else ssh's)\n"
+"  -i, --identity FILE     private key (default: target.identity)\n"
+"  -O, --ssh-option OPT    an ssh -o option, e.g. StrictHostKeyChecking=accept-new\n"
+"                          (repeatable; added to target.options)\n"
+"  -b, --board NAME|FILE   the board file: its target: section, and copied along\n"
+"                          as the remote run's --board\n"
+"  -o, --output RUN        local run directory to create (must not exist)\n"
+"  -L, --latwatt FILE      what to copy: a bundle latwatt-MACHINE.tar.gz\n"
+"                          ('make ARCH=arm64', 'make bundle') or a static\n"
+"                          binary (default: latwatt-MACHINE.tar.gz next to this\n"
+"                          latwatt, in its build-ARCH/ folders or in\n"
+"                          " LW_TARGET_LIBDIR "; this latwatt itself when it is\n"
+"                          static and the board's MACHINE is this one's)\n"
+"  -d, --remote-dir DIR    where on the board (default: target.dir, else /tmp)\n"
+"  -t, --connect-timeout S seconds for each ssh connection (default 15)\n"
+"  -k, --keep              leave the copied files and run on the board\n"
+"  -h, --help              this text\n"
+"\n"
+"exit status: that of the remote 'latwatt run' (0, 1 budget broken, 130\n"
+"interrupted) once the run is home; 2 when the board cannot be reached or\n"
+"the run cannot be brought back.\n";
+
+struct target {
+	const char *ssh, *identity, *dir, *output, *latwatt;
+	unsigned port, timeout;
+	const char **opt;		/* ssh -o options */
+	int nopt;
+	int keep;
+	struct lw_board *board;
+	const char *board_file;		/* local file copied to the board */
+	char **run_args;
+	int nrun_args;
+
+	char machine[64];		/* uname -m there */
+	char rdir[PATH_MAX];		/* fresh directory there */
+	char tracefs[32];		/* "tracefs", "tracefs-mounted" */
+	char bundle[PATH_MAX];		/* what was copied */
+	int static_bin;
+	char port_s[16], timeout_s[48];	/* ssh arguments */
+};
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t alarm_fired;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_fired = 1;
+}
+
+/* ------------------------------------------------------------ processes */
+
+/* argv under construction (pointers into strings that outlive it). */
+struct argv {
+	const char *v[64];
+	int n;
+};
+
+static int argv_add(struct argv *a, const char *s)
+{
+	if (a->n >= (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
+		return error("too many ssh arguments");
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+	return 0;
+}
+
+/* ssh with the connection options, then the board and @cmd. */
+static int ssh_argv(struct argv *a, const struct target *t, int tty, const char *cmd)
+{
+	int rc = 0;
+
+	a->n = 0;
+	rc |= argv_add(a, "ssh");
+	rc |= argv_add(a, tty ? "-tt" : "-T");
+	rc |= argv_add(a, "-o");
+	rc |= argv_add(a, "BatchMode=yes");
+	rc |= argv_add(a, "-o");
+	rc |= argv_add(a, t->timeout_s);
+	rc |= argv_add(a, "-o");
+	rc |= argv_add(a, "ServerAliveInterval=10");
+	rc |= argv_add(a, "-o");
+	rc |= argv_add(a, "ServerAliveCountMax=6");
+	rc |= argv_add(a, "-o");
+	rc |= argv_add(a, "LogLevel=ERROR");
+	if (t->port) {
+		rc |= argv_add(a, "-p");
+		rc |= argv_add(a, t->port_s);
+	}
+	if (t->identity) {
+		rc |= argv_add(a, "-i");
+		rc |= argv_add(a, t->identity);
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, "IdentitiesOnly=yes");
+	}
+	for (int i = 0; i < t->nopt; i++) {
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, t->opt[i]);
+	}
+	rc |= argv_add(a, "--");
+	rc |= argv_add(a, t->ssh);
+	rc |= argv_add(a, cmd);
+	return rc ? -1 : 0;
+}
+
+/*
+ * Start argv with stdin/stdout from @in/@out (-1: /dev/null, or inherited
+ * stdout), in a process group of its own so that a Ctrl-C at the terminal
+ * reaches this process only, which then stops the remote side in order.
+ */
+static pid_t spawn(const struct argv *a, int in, int out, int close_fd)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		error_errno("cannot start %s", a->v[0]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (dup2(in >= 0 ? in : null, 0) < 0 || (out >= 0 && dup2(out, 1) < 0))
+			_exit(127);
+		if (close_fd >= 0)
+			close(close_fd);
+		execvp(a->v[0], (char *const *)a->v);
+		fprintf(stderr, "%s: cannot run %s: %s\n", lw_progname(), a->v[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	return pid;
+}
+
+/* Wait for @pid; its exit status, 128+N for a signal, -1 on error. */
+static int wait_child(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return error_errno("waitpid");
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+/* ssh @cmd with stdin from @in (-1: none), stdout into @buf (NULL:
+ * inherited).  The remote command's exit status (255: ssh failed). */
+static int ssh_run(const struct target *t, const char *cmd, int in, char *buf, size_t len)
+{
+	struct argv a;
+	int p[2] = { -1, -1 }, rc;
+	size_t got = 0;
+	pid_t pid;
+
+	if (ssh_argv(&a, t, 0, cmd) < 0)
+		return -1;
+	if (buf && pipe2(p, O_CLOEXEC) < 0)
+		return error_errno("pipe");
+	pid = spawn(&a, in, p[1], p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (pid < 0) {
+		if (p[0] >= 0)
+			close(p[0]);
+		return -1;
+	}
+	if (buf) {
+		for (;;) {
+			ssize_t r = read(p[0], buf + got, len - 1 - got);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+			if (got == len - 1) {
+				char sink[512];
+
+				while (read(p[0], sink, sizeof(sink)) > 0)
+					;
+				break;
+			}
+		}
+		buf[got] = '\0';
+		close(p[0]);
+	}
+	rc = wait_child(pid);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the board */
+
+/* "uname -m" of this machine's build directory name (build-ARCH). */
+static const char *deb_arch(const char *machine)
+{
+	static const struct { const char *m, *a; } map[] = {
+		{ "aarch64", "arm64" }, { "armv7l", "armhf" }, { "armv8l", "armhf" },
+		{ "x86_64", "amd64" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(machine, map[i].m))
+			return map[i].a;
+	return NULL;
+}
+
+/* Is the ELF file @path statically linked (no program interpreter)?  p_type
+ * is the first word of a program header in both ELF classes. */
+static int elf_is_static(const char *path)
+{
+	union { Elf64_Ehdr e64; Elf32_Ehdr e32; } eh;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), res = 0;
+	uint64_t off;
+	unsigned n, size;
+	uint32_t type;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) < (ssize_t)sizeof(eh.e32) ||
+	    memcmp(eh.e64.e_ident, ELFMAG, SELFMAG))
+		goto out;
+	if (eh.e64.e_ident[EI_CLASS] == ELFCLASS64) {
+		off = eh.e64.e_phoff, n = eh.e64.e_phnum, size = eh.e64.e_phentsize;
+	} else if (eh.e64.e_ident[EI_CLASS] == ELFCLASS32) {
+		off = eh.e32.e_phoff, n = eh.e32.e_phnum, size = eh.e32.e_phentsize;
+	} else {
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (pread(fd, &type, sizeof(type), (off_t)(off + (uint64_t)i * size)) != sizeof(type))
+			goto out;
+		if (type == PT_INTERP)
+			goto out;
+	}
+	res = 1;
+out:
+	close(fd);
+	return res;
+}
+
+static int readable_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, R_OK) == 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Pick what to copy for t->machine into t->bundle (see the usage text). */
+static int find_latwatt(struct target *t)
+{
+	char exe[PATH_MAX], dir[PATH_MAX], name[96], cand[PATH_MAX];
+	const char *arch = deb_arch(t->machine);
+	struct utsname u;
+	ssize_t n;
+
+	if (t->latwatt) {
+		if (!readable_file(t->latwatt))
+			return error("%s: not a readable file", t->latwatt);
+		snprintf(t->bundle, sizeof(t->bundle), "%s", t->latwatt);
+		t->static_bin = !ends_with(t->latwatt, ".tar.gz");
+		if (t->static_bin && !elf_is_static(t->latwatt))
+			return error("%s: neither a bundle (.tar.gz) nor a static binary: make ARCH=... "
+				     "makes the bundle latwatt-%s.tar.gz", t->latwatt, t->machine);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return error_errno("cannot read /proc/self/exe");
+	exe[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s", exe);
+	*strrchr(dir, '/') = '\0';
+	if (!*dir)
+		strcpy(dir, "/");
+	snprintf(name, sizeof(name), "latwatt-%s.tar.gz", t->machine);
+	{
+		const char *const sub[] = { "", "/..", "/build", arch ? "/build-" : NULL, NULL };
+		for (int i = 0; sub[i]; i++) {
+			if (!strcmp(sub[i], "/build-"))
+				snprintf(cand, sizeof(cand), "%s/build-%s/%s", dir, arch, name);
+			else
+				snprintf(cand, sizeof(cand), "%s%s/%s", dir, sub[i], name);
+			if (readable_file(cand))
+				goto found;
+		}
+		snprintf(cand, sizeof(cand), "%s/../lib/latwatt/%s", dir, name);
+		if (readable_file(cand))
+			goto found;
+		snprintf(cand, sizeof(cand), "%s/%s", LW_TARGET_LIBDIR, name);
+		if (readable_file(cand))
+			goto found;
+	}
+	if (uname(&u) == 0 && !strcmp(u.machine, t->machine) && elf_is_static(exe)) {
+		snprintf(t->bundle, sizeof(t->bundle), "%s", exe);
+		t->static_bin = 1;
+		return 0;
+	}
+	return error("no latwatt for a %s board: build one with 'make ARCH=%s' (or 'make bundle' "
+		     "on a %s machine), or pass --latwatt FILE", t->machine, arch ? arch : t->machine,
+		     t->machine);
+found:
+	snprintf(t->bundle, sizeof(t->bundle), "%s", cand);
+	t->static_bin = 0;
+	return 0;
+}
+
+/* One line of @s into @out; advances @s. */
+static int take_line(char **s, char *out, size_t len)
+{
+	char *nl = strchr(*s, '\n');
+	size_t n;
+
+	if (!nl)
+		return -1;
+	n = (size_t)(nl - *s);
+	if (n && (*s)[n - 1] == '\r')
+		n--;
+	if (n >= len)
+		return -1;
+	memcpy(out, *s, n);
+	out[n] = '\0';
+	*s = nl + 1;
+	return 0;
+}
+
+/* uname -m, uid, tracefs (mounted if missing) and a fresh directory. */
+static int probe_board(struct target *t)
+{
+	struct lw_sb c = { 0 };
+	char out[4096], uid[32], *p = out;
+	const char *cmd;
+	int rc;
+
+	lw_sb_add(&c, "uname -m; id -u; "
+		  "if [ -e /sys/kernel/tracing/trace_marker ]; then echo tracefs; "
+		  "elif [ \"$(id -u)\" = 0 ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && "
+		  "[ -e /sys/kernel/tracing/trace_marker ]; then echo tracefs-mounted; "
+		  "else echo no-tracefs; fi; mktemp -d ");
+	lw_sb_quote(&c, t->dir);
+	lw_sb_add(&c, "/latwatt-target.XXXXXX");
+	if (!(cmd = lw_sb_str(&c)))
+		return -1;
+	rc = ssh_run(t, cmd, -1, out, sizeof(out));
+	lw_sb_free(&c);
+	if (rc == 255)
+		return error("cannot reach %s over ssh (see ssh's message above)", t->ssh);
+	if (rc < 0)
+		return -1;
+	if (take_line(&p, t->machine, sizeof(t->machine)) < 0 || take_line(&p, uid, sizeof(uid)) < 0 ||
+	    take_line(&p, t->tracefs, sizeof(t->tracefs)) < 0)
+		return error("%s: unexpected answer to uname/id (status %d): '%.200s'", t->ssh, rc, out);
+	if (take_line(&p, t->rdir, sizeof(t->rdir)) < 0 || rc != 0) {
+		t->rdir[0] = '\0';
+		return error("%s: cannot create a directory in %s there (mktemp -d, status %d)",
+			     t->ssh, t->dir, rc);
+	}
+	/* the directory must be the one asked for: it is removed at the end */
+	if (strncmp(t->rdir, t->dir, strlen(t->dir)) || !strstr(t->rdir, "/latwatt-target.") ||
+	    strstr(t->rdir, "/../")) {
+		error("%s: mktemp gave an unexpected directory '%s'", t->ssh, t->rdir);
+		t->rdir[0] = '\0';
+		return -1;
+	}
+	if (!*t->machine || strspn(t->machine, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+	    strlen(t->machine))
+		return error("%s: uname -m says '%s'", t->ssh, t->machine);
+	if (strcmp(uid, "0"))
+		return error("%s: latwatt run needs root there (uid %s): log in as root", t->ssh, uid);
+	if (!strcmp(t->tracefs, "no-tracefs"))
+		return error("%s: no tracefs at /sys/kernel/tracing, and mounting it failed "
+			     "(a kernel without CONFIG_TRACING?)", t->ssh);
+	return 0;
+}
+
+/* Copy the bundle (unpacked there) or static binary, and the board file. */
+static int copy_to_board(struct target *t)
+{
+	struct lw_sb c = { 0 };
+	const char *cmd;
+	struct stat st;
+	int fd, rc;
+
+	fd = open(t->bundle, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return error_errno("cannot open %s", t->bundle);
+	}
+	note("copying %s (%.1f MB) to %s:%s", t->bundle, st.st_size / 1e6, t->ssh, t->rdir);
+	lw_sb_add(&c, "cd ");
+	lw_sb_quote(&c, t->rdir);
+	if (t->static_bin)
+		lw_sb_add(&c, " && mkdir bin && cat >bin/latwatt && chmod 755 bin/latwatt");
+	else
+		lw_sb_add(&c, " && tar -xzf - && test -x bin/latwatt");
+	cmd = lw_sb_str(&c);
+	rc = cmd ? ssh_run(t, cmd, fd, NULL, 0) : -1;
+	close(fd);
+	lw_sb_free(&c);
+	if (rc != 0)
+		return rc < 0 ? -1 : error("%s: cannot unpack latwatt in %s (status %d)", t->ssh,
+					   t->rdir, rc);
+	if (!t->board_file)
+		return 0;
+	fd = open(t->board_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno("cannot open %s", t->board_file);
+	lw_sb_add(&c, "mkdir ");
+	lw_sb_quote(&c, t->rdir);
+	lw_sb_add(&c, "/boards && cat >");
+	lw_sb_quote(&c, t->rdir);
+	lw_sb_add(&c, "/boards/");
+	lw_sb_quote(&c, t->board->name);
+	lw_sb_add(&c, ".yaml");
+	cmd = lw_sb_str(&c);
+	rc = cmd ? ssh_run(t, cmd, fd, NULL, 0) : -1;
+	close(fd);
+	lw_sb_free(&c);
+	if (rc != 0)
+		return rc < 0 ? -1 : error("%s: cannot copy the board file (status %d)", t->ssh, rc);
+	return 0;
+}
+
+/* SIGINT to the remote run, by the pid it wrote. */
+static void remote_interrupt(const struct target *t)
+{
+	struct lw_sb c = { 0 };
+	const char *cmd;
+
+	lw_sb_add(&c, "p=$(cat ");
+	lw_sb_quote(&c, t->rdir);
+	lw_sb_add(&c, "/pid 2>/dev/null) && [ -n \"$p\" ] && kill -INT \"$p\"");
+	if ((cmd = lw_sb_str(&c)))
+		ssh_run(t, cmd, -1, NULL, 0);
+	lw_sb_free(&c);
+}
+
+/*
+ * latwatt run there, in a terminal so that its progress lines show here.
+ * Returns its exit status (255: the connection failed), -1 on error.
+ */
+static int run_on_board(struct target *t, int *interrupted)
+{
+	struct lw_sb c = { 0 }, args = { 0 };
+	const char *cmd;
+	struct argv a;
+	int st, rc = -1, sent = 0, killed = 0;
+	pid_t pid;
+
+	lw_sb_add(&args, "run -o ");
+	lw_sb_quote(&args, t->rdir);
+	lw_sb_add(&args, "/run");
+	if (t->board_file) {
+		/* found first by name (LATWATT_BOARDS below): the manifest names it */
+		lw_sb_add(&args, " --board ");
+		lw_sb_quote(&args, t->board->name);
+	}
+	for (int i = 0; i < t->nrun_args; i++) {
+		lw_sb_add(&args, " ");
+		lw_sb_quote(&args, t->run_args[i]);
+	}
+	if (!lw_sb_str(&args))
+		goto out;
+	/* exec keeps the pid written for remote_interrupt() */
+	lw_sb_add(&c, "cd ");
+	lw_sb_quote(&c, t->rdir);
+	lw_sb_add(&c, " || exit 2; echo $$ >pid; LATWATT_BOARDS=\"$PWD/boards\"; export LATWATT_BOARDS; if [ -s loader ]; then l=$(cat loader); "
+		  "exec \"$PWD/lib/${l##*/}\" --library-path \"$PWD/lib\" \"$PWD/bin/latwatt\" ");
+	lw_sb_add(&c, args.s);
+	lw_sb_add(&c, "; else exec \"$PWD/bin/latwatt\" ");
+	lw_sb_add(&c, args.s);
+	lw_sb_add(&c, "; fi");
+	if (!(cmd = lw_sb_str(&c)) || ssh_argv(&a, t, 1, cmd) < 0)
+		goto out;
+	pid = spawn(&a, -1, -1, -1);
+	if (pid < 0)
+		goto out;
+	for (;;) {
+		if (waitpid(pid, &st, 0) == pid)
+			break;
+		if (errno != EINTR) {
+			error_errno("waitpid");
+			goto out;
+		}
+		if (stop_signal && !sent) {
+			note("stopping the run on %s", t->ssh);
+			remote_interrupt(t);
+			sent = 1;
+			*interrupted = 1;
+			alarm_fired = 0;
+			alarm(60);
+		} else if (alarm_fired && !killed) {
+			/* the run did not stop: closing the terminal sends it SIGHUP */
+			note("the run on %s did not stop within 60 s: closing the connection", t->ssh);
+			kill(pid, SIGTERM);
+			killed = 1;
+		}
+	}
+	alarm(0);
+	rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+out:
+	lw_sb_free(&c);
+	lw_sb_free(&args);
+	return rc;
+}
+
+/* Only directories and regular files come home. */
+static int check_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(st->st_mode))
+		return 0;
+	if (flag == FTW_D || flag == FTW_DP)
+		return 0;
+	error("%s: not a regular file or directory: refused", path);
+	return 1;
+}
+
+static int check_tree(const char *dir)
+{
+	return nftw(dir, check_entry, 16, FTW_PHYS) ? -1 : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* RUN there -> a staging directory beside @output -> @output. */
+static int copy_home(struct target *t)
+{
+	char stage[PATH_MAX], run[PATH_MAX];
+	struct lw_sb c = { 0 };
+	struct argv ssh, tar = { .n = 0 };
+	int p[2], rc1, rc2;
+	pid_t ps, pt;
+	const char *cmd;
+
+	if ((size_t)snprintf(stage, sizeof(stage), "%s.partXXXXXX", t->output) >= sizeof(stage))
+		return error("%s: path too long", t->output);
+	if (!mkdtemp(stage))
+		return error_errno("cannot create %s", stage);
+	lw_sb_add(&c, "cd ");
+	lw_sb_quote(&c, t->rdir);
+	lw_sb_add(&c, " && test -d run && tar -cf - run");
+	if (!(cmd = lw_sb_str(&c)) || ssh_argv(&ssh, t, 0, cmd) < 0)
+		goto fail;
+	argv_add(&tar, "tar");
+	argv_add(&tar, "-x");
+	argv_add(&tar, "-f");
+	argv_add(&tar, "-");
+	argv_add(&tar, "--no-same-owner");
+	argv_add(&tar, "--no-same-permissions");
+	argv_add(&tar, "-C");
+	argv_add(&tar, stage);
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		error_errno("pipe");
+		goto fail;
+	}
+	ps = spawn(&ssh, -1, p[1], p[0]);
+	pt = ps < 0 ? -1 : spawn(&tar, p[0], -1, p[1]);
+	close(p[0]);
+	close(p[1]);
+	rc1 = ps < 0 ? -1 : wait_child(ps);
+	rc2 = pt < 0 ? -1 : wait_child(pt);
+	if (rc1 != 0 || rc2 != 0) {
+		error("cannot copy the run back from %s:%s/run (ssh status %d, tar status %d)",
+		      t->ssh, t->rdir, rc1, rc2);
+		goto fail;
+	}
+	if ((size_t)snprintf(run, sizeof(run), "%s/run", stage) >= sizeof(run)) {
+		error("%s: path too long", stage);
+		goto fail;
+	}
+	if (check_tree(stage) < 0)
+		goto fail;
+	if (rename(run, t->output) < 0) {
+		error_errno("cannot move the run to %s", t->output);
+		goto fail;
+	}
+	rmdir(stage);
+	lw_sb_free(&c);
+	return 0;
+fail:
+	nftw(stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lw_sb_free(&c);
+	return -1;
+}
+
+static void remove_from_board(struct target *t)
+{
+	struct lw_sb c = { 0 };
+	const char *cmd;
+
+	if (!*t->rdir)
+		return;
+	if (t->keep) {
+		note("left on %s: %s", t->ssh, t->rdir);
+		return;
+	}
+	lw_sb_add(&c, "rm -rf ");
+	lw_sb_quote(&c, t->rdir);
+	if ((cmd = lw_sb_str(&c)) && ssh_run(t, cmd, -1, NULL, 0) != 0)
+		warning("cannot remove %s on %s", t->rdir, t->ssh);
+	lw_sb_free(&c);
+}
+
+/* manifest.json: who ran it from where, on which board, with what. */
+static int record_target(const struct target *t, int status, int interrupted)
+{
+	struct lw_rundir rd = { 0 };
+	char host[256] = "";
+	json_t *o, *args;
+
+	if (lw_rundir_open(&rd, t->output) < 0)
+		return -1;
+	gethostname(host, sizeof(host) - 1);
+	args = json_array();
+	for (int i = 0; i < t->nrun_args; i++)
+		json_array_append_new(args, json_string(t->run_args[i]));
+	o = json_pack("{s:s, s:s*, s:s*, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:b}",
+		      "ssh", t->ssh,
+		      "board", t->board ? t->board->name : NULL,
+		      "board_file", t->board_file,
+		      "machine", t->machine,
+		      "tracefs", t->tracefs,
+		      "remote_dir", t->rdir,
+		      "latwatt", t->bundle,
+		      "collected_by", host,
+		      "run_args", args,
+		      "run_status", status,
+		      "interrupted", interrupted);
+	if (!o || json_object_set_new(rd.manifest, "target", o) < 0) {
+		lw_rundir_close(&rd);
+		return error("out of memory");
+	}
+	if (t->port)
+		json_object_set_new(o, "port", json_integer(t->port));
+	if (lw_rundir_save(&rd) < 0) {
+		lw_rundir_close(&rd);
+		return -1;
+	}
+	lw_rundir_close(&rd);
+	return 0;
+}
+
+/* ------------------------------------------------------------- command */
+
+int cmd_target(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ssh",             required_argument, NULL, 's' },
+		{ "port",            required_argument, NULL, 'p' },
+		{ "identity",        required_argument, NULL, 'i' },
+		{ "ssh-option",      required_argument, NULL, 'O' },
+		{ "board",           required_argument, NULL, 'b' },
+		{ "output",          required_argument, NULL, 'o' },
+		{ "latwatt",         required_argument, NULL, 'L' },
+		{ "remote-dir",      required_argument, NULL, 'd' },
+		{ "connect-timeout", required_argument, NULL, 't' },
+		{ "keep",            no_argument,       NULL, 'k' },
+		{ "help",            no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct target t = { .timeout = 15 };
+	const char *board_name = NULL, *opt[32];
+	struct sigaction sa = { 0 }, old_int, old_term, old_alrm;
+	struct stat st;
+	int c, nopt = 0, rc = LW_EXIT_ERROR, status = -1, interrupted = 0;
+	unsigned long v;
+	char *end;
+
+	stop_signal = 0;
+	alarm_fired = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:s:p:i:O:b:o:L:d:t:kh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': t.ssh = optarg; break;
+		case 'i': t.identity = optarg; break;
+		case 'b': board_name = optarg; break;
+		case 'o': t.output = optarg; break;
+		case 'L': t.latwatt = optarg; break;
+		case 'd': t.dir = optarg; break;
+		case 'k': t.keep = 1; break;
+		case 'O':
+			if (nopt >= (int)(sizeof(opt) / sizeof(opt[0])) - 8) {
+				error("too many --ssh-option");
+				return LW_EXIT_ERROR;
+			}
+			if (!strchr(optarg, '=') || optarg[0] == '-') {
+				error("--ssh-option '%s': give an ssh option as Key=value", optarg);
+				return LW_EXIT_ERROR;
+			}
+			opt[nopt++] = optarg;
+			break;
+		case 'p':
+		case 't':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || v == 0 || v > 65535) {
+				error("--%s '%s': not a number from 1 to 65535",
+				      c == 'p' ? "port" : "connect-timeout", optarg);
+				return LW_EXIT_ERROR;
+			}
+			if (c == 'p')
+				t.port = (unsigned)v;
+			else
+				t.timeout = (unsigned)v;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LW_EXIT_OK;
+		default:
+			lw_opt_error(c, argv, "target");
+			return LW_EXIT_ERROR;
+		}
+	}
+	t.run_args = argv + optind;
+	t.nrun_args = argc - optind;
+	if (t.nrun_args && !strcmp(t.run_args[0], "--")) {
+		t.run_args++;
+		t.nrun_args--;
+	}
+	for (int i = 0; i < t.nrun_args; i++) {
+		const char *a = t.run_args[i];
+
+		if (!strcmp(a, "-o") || !strncmp(a, "--output", 8) || (!strncmp(a, "-o", 2) && a[2]) ||
+		    (board_name && (!strcmp(a, "-b") || !strncmp(a, "--board", 7)))) {
+			error("'%s' is for 'latwatt target' itself, not among the run's arguments", a);
+			return LW_EXIT_ERROR;
+		}
+	}
+	if (!t.output) {
+		error("no output: give -o RUN (see 'latwatt target --help')");
+		return LW_EXIT_ERROR;
+	}
+	if (lstat(t.output, &st) == 0) {
+		error("%s exists: pick another -o RUN", t.output);
+		return LW_EXIT_ERROR;
+	}
+	if (board_name) {
+		t.board = lw_board_find(board_name, NULL);
+		if (!t.board)
+			return LW_EXIT_ERROR;
+		if (t.board->discovered && !t.board->path) {
+			error("board '%s' is this machine: give the board file of the target",
+			      board_name);
+			goto out;
+		}
+		t.board_file = t.board->path;
+		if (!t.ssh)
+			t.ssh = t.board->target.ssh;
+		if (!t.port)
+			t.port = t.board->target.port;
+		if (!t.identity)
+			t.identity = t.board->target.identity;
+		if (!t.dir)
+			t.dir = t.board->target.dir;
+		for (int i = 0; i < t.board->target.noptions && nopt < (int)(sizeof(opt) / sizeof(opt[0])); i++)
+			opt[nopt++] = t.board->target.options[i];
+	}
+	t.opt = opt;
+	t.nopt = nopt;
+	snprintf(t.port_s, sizeof(t.port_s), "%u", t.port);
+	snprintf(t.timeout_s, sizeof(t.timeout_s), "ConnectTimeout=%u", t.timeout);
+	if (!t.dir)
+		t.dir = "/tmp";
+	if (!t.ssh) {
+		error("no board to reach: give --ssh [USER@]HOST, or a board file with a target: section");
+		goto out;
+	}
+	if (t.ssh[0] == '-' || strpbrk(t.ssh, " \t\n")) {
+		error("--ssh '%s' is not a [USER@]HOST", t.ssh);
+		goto out;
+	}
+	if (t.dir[0] != '/' || strchr(t.dir, '\n')) {
+		error("--remote-dir '%s' is not an absolute path", t.dir);
+		goto out;
+	}
+
+	/* a signal stops the remote run in order instead of killing this side */
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, &old_alrm);
+
+	note("looking at %s", t.ssh);
+	if (probe_board(&t) < 0)
+		goto cleanup;
+	if (find_latwatt(&t) < 0)
+		goto cleanup;
+	if (t.board && t.board->arch && strcmp(t.board->arch, t.machine))
+		warning("%s says arch %s, %s says %s: is it the right board file?",
+			t.board_file ? t.board_file : t.board->name, t.board->arch, t.ssh, t.machine);
+	note("%s: %s, root, %s", t.ssh, t.machine,
+	     !strcmp(t.tracefs, "tracefs") ? "tracefs there" : "tracefs mounted now");
+	if (stop_signal || copy_to_board(&t) < 0)
+		goto cleanup;
+	if (stop_signal)
+		goto cleanup;
+	status = run_on_board(&t, &interrupted);
+	if (status < 0)
+		goto cleanup;
+	if (status == 255)
+		warning("ssh to %s failed during the run: bringing home what is there", t.ssh);
+	note("copying the run back to %s", t.output);
+	if (copy_home(&t) < 0)
+		goto cleanup;
+	if (record_target(&t, status, interrupted) < 0)
+		goto cleanup;
+	note("run directory %s (remote latwatt run status %d)", t.output, status);
+	if (interrupted || stop_signal)
+		rc = LW_EXIT_INTERRUPTED;
+	else if (status == 255)
+		rc = LW_EXIT_ERROR;
+	else
+		rc = status;
+cleanup:
+	if (stop_signal && status < 0) {
+		note("interrupted before the run started: nothing to bring home");
+		rc = LW_EXIT_INTERRUPTED;
+	}
+	remove_from_board(&t);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGALRM, &old_alrm, NULL);
+out:
+	lw_board_free(t.board);
+	return rc;
+}
