@@ -19,7 +19,8 @@
 	X(report,  "HTML report with plots, JUnit, LAVA and Markdown of a run or comparison") \
 	X(compare, "compare runs against a baseline: statistics, verdicts, CI rules") \
 	X(db,      "results store: keep runs and named baselines in an SQLite file") \
-	X(scenarios, "list the scenario files, show or check one")
+	X(scenarios, "list the scenario files, show or check one") \
+	X(bisect,  "find the first version (kernel) that made a metric worse, with repeated runs")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 LW_COMMANDS(LW_DECLARE)
