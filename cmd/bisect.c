@@ -862,6 +862,23 @@ static void print_result(const struct bisect *b, const json_t *res, FILE *f)
 
 /* ------------------------------------------------------------ command */
 
+/* Good and bad among the versions and in order, the rules well formed. */
+static int check(const struct params *p, char **versions, size_t nv)
+{
+	struct lw_rule r;
+	int good, bad;
+
+	if ((good = index_of(versions, nv, "good", p->good)) < 0 ||
+	    (bad = index_of(versions, nv, "bad", p->bad)) < 0)
+		return -1;
+	if (good >= bad)
+		return error("--good %s must come before --bad %s in the versions", p->good, p->bad);
+	for (size_t i = 0; i < p->nrules; i++)
+		if (lw_rule_parse(p->rule_text[i], &r) < 0)
+			return -1;
+	return 0;
+}
+
 static int setup_dir(struct params *p, char ***versions, size_t *nv, json_t **saved)
 {
 	char path[PATH_MAX];
@@ -890,14 +907,14 @@ static int setup_dir(struct params *p, char ***versions, size_t *nv, json_t **sa
 					return error("%s: versions[%zu] is not a string", path, i);
 				(*versions)[i] = strdup(s);
 			}
-			return 0;
+			return check(p, *versions, *nv);
 		}
 	}
 	if (!p->good || !p->bad || !p->versions_arg)
 		return error("--good, --bad and --versions are required for a new bisect");
 	if (!p->nrules)
 		p->rule_text[p->nrules++] = DEFAULT_RULE;
-	if (load_versions(p->versions_arg, versions, nv) < 0)
+	if (load_versions(p->versions_arg, versions, nv) < 0 || check(p, *versions, *nv) < 0)
 		return -1;
 	want = params_json(p, *versions, *nv);
 	if (*saved) {
@@ -947,13 +964,8 @@ int cmd_bisect(int argc, char **argv)
 			goto out;
 		b.nrules++;
 	}
-	if ((good = index_of(b.versions, b.nv, "good", p.good)) < 0 ||
-	    (bad = index_of(b.versions, b.nv, "bad", p.bad)) < 0)
-		goto out;
-	if (good >= bad) {
-		error("--good %s must come before --bad %s in the versions", p.good, p.bad);
-		goto out;
-	}
+	good = index_of(b.versions, b.nv, "good", p.good);	/* checked by setup_dir */
+	bad = index_of(b.versions, b.nv, "bad", p.bad);
 	sl = readlink("/proc/self/exe", b.self, sizeof(b.self) - 1);
 	if (sl <= 0) {
 		error_errno("cannot find this binary (/proc/self/exe)");
