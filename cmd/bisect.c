@@ -955,8 +955,12 @@ int cmd_bisect(int argc, char **argv)
 	ssize_t sl;
 
 	r = parse(&p, argc, argv);
-	if (r)
-		return r > 0 ? lw_usage(usage, LW_EXIT_OK) : LW_EXIT_ERROR;
+	if (r > 0) {
+		fputs(usage, stdout);
+		return LW_EXIT_OK;
+	}
+	if (r < 0)
+		return LW_EXIT_ERROR;
 	if (setup_dir(&p, &b.versions, &b.nv, &saved) < 0)
 		goto out;
 	for (size_t i = 0; i < p.nrules; i++) {

@@ -26,7 +26,4 @@
 LW_COMMANDS(LW_DECLARE)
 #undef LW_DECLARE
 
-/* Shared by commands: print usage text for --help / on error. */
-int lw_usage(const char *text, int status);
-
 #endif
