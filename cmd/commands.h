@@ -20,13 +20,11 @@
 	X(compare, "compare runs against a baseline: statistics, verdicts, CI rules") \
 	X(db,      "results store: keep runs and named baselines in an SQLite file") \
 	X(scenarios, "list the scenario files, show or check one") \
-	X(target,  "run latwatt on a board over ssh and bring the run home")
+	X(target,  "run latwatt on a board over ssh and bring the run home") \
+	X(bisect,  "find the first version (kernel) that made a metric worse, with repeated runs")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 LW_COMMANDS(LW_DECLARE)
 #undef LW_DECLARE
-
-/* Shared by commands: print usage text for --help / on error. */
-int lw_usage(const char *text, int status);
 
 #endif
