@@ -131,7 +131,7 @@ static int select_passes(const struct lw_summary *sum, struct lw_rank_sel *sel,
 			ret = error("%s: selection did not converge", sum->samples);
 			break;
 		}
-		r = lw_samples_open(sum->samples);
+		r = lw_samples_open_flags(sum->samples, sum->samples_flags | LW_SAMPLES_QUIET);
 		if (!r) {
 			ret = -1;
 			break;
@@ -230,7 +230,7 @@ static int dist_pass(const struct lw_summary *sum, size_t i, const int32_t *slot
 {
 	const struct lw_series *s = &sum->s[i];
 	const struct lw_hist *h = &s->hist;
-	struct lw_samples_reader *r = lw_samples_open(sum->samples);
+	struct lw_samples_reader *r = lw_samples_open_flags(sum->samples, sum->samples_flags | LW_SAMPLES_QUIET);
 	struct lw_sample smp;
 	int rr;
 
@@ -343,6 +343,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	if (!r)
 		return -1;
 	sum->samples = strdup(path);
+	sum->samples_flags = lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK;
 	lookup = lookup_new();
 	if (!lookup || !sum->samples) {
 		lw_samples_close_reader(r);

@@ -35,6 +35,7 @@ struct lw_summary {
 	json_t *over_time;		/* monitored run: per interval and probe, all CPUs */
 	uint64_t threshold_ns;		/* 0: none */
 	char *samples;			/* the samples file, read again for exact ranks */
+	unsigned samples_flags;		/* how it was opened (a killed run's partial end) */
 };
 
 /*

@@ -142,9 +142,10 @@ struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags
 	}
 	r->count = body / rs;
 	if (body % rs && (flags & LW_SAMPLES_PARTIAL_OK)) {
-		warning("%s: the run did not complete: the %llu bytes after record %llu are "
-			"left out", path, (unsigned long long)(body % rs),
-			(unsigned long long)r->count);
+		if (!(flags & LW_SAMPLES_QUIET))
+			warning("%s: the run did not complete: the %llu bytes after record %llu are "
+				"left out", path, (unsigned long long)(body % rs),
+				(unsigned long long)r->count);
 	} else if (body % rs) {
 		error("%s: truncated: %llu bytes after record %llu, a record is %u bytes", path,
 		      (unsigned long long)(body % rs), (unsigned long long)r->count, rs);

@@ -67,6 +67,8 @@ struct lw_samples_reader *lw_samples_open(const char *path);
  * may end in a partial record: it is left out with a warning, and every
  * whole record read. */
 #define LW_SAMPLES_PARTIAL_OK 1
+/* LW_SAMPLES_QUIET: with PARTIAL_OK, no warning (a pass after the first). */
+#define LW_SAMPLES_QUIET 2
 struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags);
 uint64_t lw_samples_start(const struct lw_samples_reader *r);
 uint64_t lw_samples_count(const struct lw_samples_reader *r);	/* whole records */

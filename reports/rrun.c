@@ -339,7 +339,7 @@ int lw_timeline_load(struct lw_timeline *tl, const char *path, unsigned probe, s
 	tl->probe = probe;
 	tl->nbuckets = nbuckets ? nbuckets : 1;
 	/* first pass: the time span */
-	r = lw_samples_open(path);
+	r = lw_samples_open_flags(path, LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET);
 	if (!r)
 		return -1;
 	tl->t0 = UINT64_MAX;
@@ -359,7 +359,7 @@ int lw_timeline_load(struct lw_timeline *tl, const char *path, unsigned probe, s
 		tl->t0 = 0;
 		return 0;
 	}
-	r = lw_samples_open(path);
+	r = lw_samples_open_flags(path, LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET);
 	if (!r)
 		return -1;
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
