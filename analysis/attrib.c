@@ -748,7 +748,6 @@ void lw_attrib_finish(struct lw_attrib *a)
 	}
 }
 
-size_t lw_attrib_count(const struct lw_attrib *a) { return a->n; }
 const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i) { return &a->s[i]; }
 
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len)

@@ -185,7 +185,6 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev);
 /* After the last event: closes what is open. */
 void lw_attrib_finish(struct lw_attrib *a);
 
-size_t lw_attrib_count(const struct lw_attrib *a);
 const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);	/* by E order */
 
 /* {"top":[the N largest spikes, each with its components (largest first)

@@ -38,14 +38,6 @@ struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe)
 	return p;
 }
 
-const struct lw_cprobe *lw_crun_probe(const struct lw_crun *r, unsigned probe)
-{
-	for (size_t i = 0; i < r->np; i++)
-		if (r->p[i].probe == probe)
-			return &r->p[i];
-	return NULL;
-}
-
 void lw_crun_free(struct lw_crun *r)
 {
 	for (size_t i = 0; i < r->np; i++) {

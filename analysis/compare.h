@@ -71,7 +71,6 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path);
 void lw_crun_free(struct lw_crun *r);
 /* Add an empty probe (for loaders); NULL after error(). */
 struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe);
-const struct lw_cprobe *lw_crun_probe(const struct lw_crun *r, unsigned probe);
 /* A stable identity of the run: a hash of its manifest. */
 uint64_t lw_crun_ident(const struct lw_crun *r);
 

@@ -250,11 +250,6 @@ static int default_path(char *buf, size_t len, size_t *keep)
 	return 0;
 }
 
-int lw_db_default_path(char *buf, size_t len)
-{
-	return default_path(buf, len, NULL);
-}
-
 struct lw_db *lw_db_open_version(const char *path, int version)
 {
 	struct lw_db *db = calloc(1, sizeof(*db));

@@ -40,8 +40,6 @@ struct lw_db *lw_db_open_version(const char *path, int version);
 void lw_db_close(struct lw_db *db);
 const char *lw_db_path(const struct lw_db *db);
 int lw_db_version(struct lw_db *db);		/* PRAGMA user_version */
-/* The default file's path into @buf. */
-int lw_db_default_path(char *buf, size_t len);
 
 /*
  * Store @r (loaded from a directory).  *existed is set when a run with the

@@ -261,11 +261,6 @@ double lw_dist_var(const struct lw_dist *d)
 	return (double)((d->sumsq - d->n * m * m) / (d->n - 1));
 }
 
-double lw_normal_sf(double z)
-{
-	return gsl_cdf_ugaussian_Q(z);
-}
-
 double lw_normal_p2(double z)
 {
 	double p = 2 * gsl_cdf_ugaussian_Q(fabs(z));
@@ -364,28 +359,6 @@ void lw_interval(double *x, size_t n, double conf, double *lo, double *hi)
 	*hi = gsl_stats_quantile_from_sorted_data(x, 1, n, 1 - tail);
 }
 
-double lw_boot_p(const double *d, size_t n)
-{
-	double neg = 0, pos = 0, p;
-
-	if (!n)
-		return 1;
-	for (size_t i = 0; i < n; i++) {
-		if (d[i] < 0)
-			neg += 1;
-		else if (d[i] > 0)
-			pos += 1;
-		else {
-			neg += 0.5;
-			pos += 0.5;
-		}
-	}
-	p = 2 * (neg < pos ? neg : pos) / (double)n;
-	if (p < 1.0 / (double)n)
-		p = 1.0 / (double)n;
-	return p > 1 ? 1 : p;
-}
-
 static double binom_logpmf(uint64_t j, uint64_t n, double pi)
 {
 	return gsl_sf_lnchoose((unsigned)n, (unsigned)j) + (double)j * log(pi) +
@@ -416,18 +389,6 @@ double lw_rate_test(uint64_t xa, uint64_t na, uint64_t xb, uint64_t nb)
 			p += exp(l);
 	}
 	return p > 1 ? 1 : p;
-}
-
-double lw_welch_p(double ma, double va, uint64_t na, double mb, double vb, uint64_t nb)
-{
-	double se;
-
-	if (na < 2 || nb < 2)
-		return 1;
-	se = sqrt(va / (double)na + vb / (double)nb);
-	if (!(se > 0))
-		return ma == mb ? 1 : 0;
-	return lw_normal_p2((mb - ma) / se);
 }
 
 void lw_mean_var(const double *x, size_t n, double *mean, double *var)

@@ -88,8 +88,7 @@ struct lw_mwu {
 
 int lw_mwu(const struct lw_dist *a, const struct lw_dist *b, struct lw_mwu *out);
 
-/* Upper tail of the standard normal, and the two-sided p of z. */
-double lw_normal_sf(double z);
+/* The two-sided p of a standard normal z. */
 double lw_normal_p2(double z);
 /* The standard normal quantile (GSL). */
 double lw_normal_quantile(double p);
@@ -106,9 +105,6 @@ uint64_t lw_boot_percentile(const struct lw_dist *d, double q, struct lw_rng *r)
 
 /* Percentile interval of @x (sorted in place): [lo, hi] holding @conf. */
 void lw_interval(double *x, size_t n, double conf, double *lo, double *hi);
-/* Two-sided bootstrap p of "the difference is zero" from its replicates:
- * 2 min(P(d < 0) + P(d = 0)/2, P(d > 0) + P(d = 0)/2), at least 1/n. */
-double lw_boot_p(const double *d, size_t n);
 
 /*
  * Events in exposures (xruns in periods, samples over a threshold in
@@ -119,9 +115,6 @@ double lw_boot_p(const double *d, size_t n);
  * p = 1 when there are no events.
  */
 double lw_rate_test(uint64_t xa, uint64_t na, uint64_t xb, uint64_t nb);
-
-/* Welch's test of two means from large samples (normal approximation). */
-double lw_welch_p(double ma, double va, uint64_t na, double mb, double vb, uint64_t nb);
 
 /*
  * The test of a comparison of groups of runs: one figure per run (the log of

@@ -1141,15 +1141,25 @@ static int is_poll(const char *name)
 	return name && (!strcmp(name, "POLL") || !strcmp(name, "poll"));
 }
 
-double lw_board_idle_power(const struct lw_board *b, const char *name)
+double lw_board_state_power(const struct lw_board *b, const char *name, int polling)
 {
 	for (int i = 0; name && i < b->nidle; i++)
-		if (!strcmp(b->idle[i].name, name) && b->idle[i].power_mw >= 0)
+		if (b->idle[i].name && !strcmp(b->idle[i].name, name) && b->idle[i].power_mw >= 0)
 			return b->idle[i].power_mw;
-	if (is_poll(name))
+	if (polling || is_poll(name))
 		return b->model.poll_power_mw >= 0 ? b->model.poll_power_mw :
 		       lw_board_active_power(b, lw_board_nominal_khz(b));
-	return b->model.idle_power_mw;
+	if (b->model.idle_power_mw >= 0)
+		return b->model.idle_power_mw;
+	for (int i = 0; i < b->nidle; i++)
+		if (b->idle[i].name && !is_poll(b->idle[i].name) && b->idle[i].power_mw >= 0)
+			return b->idle[i].power_mw;
+	return -1;
+}
+
+double lw_board_idle_power(const struct lw_board *b, const char *name)
+{
+	return lw_board_state_power(b, name, 0);
 }
 
 double lw_board_active_power(const struct lw_board *b, uint64_t khz)

@@ -142,8 +142,14 @@ json_t *lw_board_list(void);
 /* The board as JSON (what `latwatt boards show` prints). */
 json_t *lw_board_to_json(const struct lw_board *b);
 
-/* Energy model lookups.  Power of one CPU in idle state @name (mW), or < 0
- * when the board does not say. */
+/* Energy model lookups.  The one lookup of an idle state's power: one CPU
+ * in state @name (mW).  In order: the state's own power_mw; for a polling
+ * state (named POLL, or @polling: the caller knows its exit latency is 0)
+ * model.poll_power_mw, else the active power at the nominal frequency;
+ * model.idle_power_mw; the first listed non-polling state's power_mw; and
+ * < 0 when the board says nothing that applies. */
+double lw_board_state_power(const struct lw_board *b, const char *name, int polling);
+/* lw_board_state_power(@b, @name, 0). */
 double lw_board_idle_power(const struct lw_board *b, const char *name);
 /* Active power of one CPU at @khz (mW): linear between operating points,
  * clamped at the ends; < 0 when the board has no powered OPP. */

@@ -21,14 +21,10 @@
 
 #define PM_QOS_NONE 2000000000.0
 
+/* A state with no exit latency is polling (the board lookup's rule). */
 static double state_power(const struct lw_board *b, const char *name, double exit_us)
 {
-	for (int i = 0; i < b->nidle; i++)
-		if (b->idle[i].name && name && !strcmp(b->idle[i].name, name) && b->idle[i].power_mw >= 0)
-			return b->idle[i].power_mw;
-	if (exit_us <= 0 || (name && !strcmp(name, "POLL")))
-		return b->model.poll_power_mw >= 0 ? b->model.poll_power_mw : b->model.active_power_mw;
-	return b->model.idle_power_mw;
+	return lw_board_state_power(b, name, exit_us <= 0);
 }
 
 static double active_power(const struct lw_board *b)

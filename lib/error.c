@@ -14,7 +14,6 @@ static const char *progname = "latwatt";
 static _Thread_local int quiet;
 static _Thread_local char last[512];
 
-void lw_set_progname(const char *name) { progname = name; }
 const char *lw_progname(void) { return progname; }
 int lw_set_quiet(int q) { int old = quiet; quiet = q; return old; }
 const char *lw_last_error(void) { return last; }

@@ -21,7 +21,6 @@ enum lw_exit {
 	LW_EXIT_INTERRUPTED = 130,	/* stopped by SIGINT / SIGTERM, data kept */
 };
 
-void lw_set_progname(const char *name);
 const char *lw_progname(void);
 
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

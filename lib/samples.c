@@ -81,13 +81,6 @@ int lw_samples_write(struct lw_samples_writer *w, const struct lw_sample *s, siz
 	return 0;
 }
 
-int lw_samples_flush(struct lw_samples_writer *w)
-{
-	if (fflush(w->f))
-		return error_errno("cannot write %s", w->path);
-	return 0;
-}
-
 int lw_samples_close(struct lw_samples_writer *w)
 {
 	int ret = 0;

@@ -1327,13 +1327,6 @@ static int check_v7(struct rd *r)
 	return 0;
 }
 
-int lw_tracedat_check(const char *path)
-{
-	struct lw_tracedat_info info = { 0 };
-
-	return lw_tracedat_check_info(path, &info);
-}
-
 int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info)
 {
 	struct rd r = { .path = path, .info = info, .long_size = 8 };

@@ -85,13 +85,6 @@ void lw_tracedat_free(struct lw_tracedat *d);
  */
 int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char *const *cpu_paths);
 
-/*
- * Structural check of a trace.dat before a parser sees it: magic, version,
- * every section size and every CPU data range within the file.  Version 6
- * files are walked completely; later versions only by their initial
- * format.  0, or -1 after error() naming the file and the byte offset.
- */
-int lw_tracedat_check(const char *path);
 struct lw_tracedat_info {
 	int version;
 	int cpus;		/* -1 when not known (version 7) */
@@ -102,6 +95,13 @@ struct lw_tracedat_info {
 	int want_ranges;
 	uint64_t *cpu_off, *cpu_size;
 };
+/*
+ * Structural check of a trace.dat before a parser sees it: magic, version,
+ * every section size and every CPU data range within the file, with what it
+ * learnt in @info.  Version 6 files are walked completely; later versions
+ * only by their initial format.  0, or -1 after error() naming the file and
+ * the byte offset.
+ */
 int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info);
 
 /*

@@ -46,13 +46,13 @@ static const char *state_name(const struct lw_pm_opts *o, int idx)
 	return NULL;
 }
 
-/* The default idle state: the first listed that is not polling. */
+/* An idle state the board says nothing of (and beyond the named ones): the
+ * board lookup's fallbacks, else 0. */
 static double default_idle_mw(const struct lw_board *b)
 {
-	for (int i = 0; i < b->nidle; i++)
-		if (strcmp(b->idle[i].name, "POLL") && b->idle[i].power_mw >= 0)
-			return b->idle[i].power_mw;
-	return b->model.idle_power_mw >= 0 ? b->model.idle_power_mw : 0;
+	double p = lw_board_idle_power(b, NULL);
+
+	return p >= 0 ? p : 0;
 }
 
 struct lw_pm_model *lw_pm_model_new(const struct lw_pm_opts *o)
@@ -92,7 +92,7 @@ struct lw_pm_model *lw_pm_model_new(const struct lw_pm_opts *o)
 		double p = n ? lw_board_idle_power(o->board, n) : -1;
 
 		m->idle_name[i] = n;
-		m->idle_mw[i] = p >= 0 ? p : default_idle_mw(o->board);
+		m->idle_mw[i] = p >= 0 ? p : default_idle_mw(o->board);	/* unnamed */
 	}
 	m->idle_mw[MAX_IDX] = default_idle_mw(o->board);
 	m->static_mw = o->board->static_power_mw > 0 ? o->board->static_power_mw : 0;
