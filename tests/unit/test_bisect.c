@@ -133,6 +133,7 @@ static void test_noisy_judge(void **st)
 		lw_rng_seed(&s.rng, 1000 + t);
 		s.first_bad = 1 + t % (NV - 1);
 		assert_int_equal(lw_bisect(NV, 0, NV - 1, 3, 12, &sim_ops, &s, &r), 0);
+		lw_rng_free(&s.rng);
 		runs += s.total_runs;
 		if (r.status != LW_BISECT_FOUND)
 			continue;
