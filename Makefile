@@ -155,6 +155,8 @@ install: $(BIN) $(UST_SO)
 	install -D -m 0644 doc/latwatt.1 $(DESTDIR)$(PREFIX)/share/man/man1/latwatt.1
 	install -d $(DESTDIR)$(PREFIX)/share/latwatt/scenarios
 	install -m 0644 workloads/scenarios/*.yaml $(DESTDIR)$(PREFIX)/share/latwatt/scenarios
+	install -d $(DESTDIR)$(PREFIX)/share/latwatt/boards
+	install -m 0644 boards/*.yaml $(DESTDIR)$(PREFIX)/share/latwatt/boards
 
 clean:
 	rm -rf $(O)/obj $(O)/tests $(BIN) $(O)/liblatwatt-ust.so
