@@ -8,7 +8,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/sample_merge.h"
-#include "analysis/trace_read.h"
+#include "lib/trace_read.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
 #include "lib/error.h"

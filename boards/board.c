@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "boards/board.h"
-#include "boards/yamltree.h"
+#include "lib/yamltree.h"
 #include "lib/error.h"
 #include "lib/safefile.h"
 #include "lib/knobs.h"

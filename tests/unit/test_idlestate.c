@@ -5,10 +5,10 @@
 #include "tests/unit/lw_test.h"
 #include "analysis/sample_merge.h"
 #include "analysis/summary.h"
-#include "analysis/trace_read.h"
 #include "analysis/tracepass.h"
 #include "lib/rundir.h"
 #include "lib/stats.h"
+#include "lib/trace_read.h"
 
 struct rec { struct lw_sample s; uint64_t index; };
 
