@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include "analysis/attrib.h"
+#include "analysis/sample_merge.h"
 #include "lib/trace_read.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
 #include "lib/error.h"
+#include "lib/safefile.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
 
@@ -80,21 +82,14 @@ static void load_idle_table(struct idle_table *t, const json_t *m)
 	}
 }
 
-/* A sample reduced to what the pass needs: 16 bytes. */
+/* A sample as the idle-state statistics need it: 8 bytes, written aside in
+ * time order to a scratch file while the trace is read. */
 struct point {
-	uint64_t expected;
 	uint32_t latency;	/* ns, saturated */
 	uint16_t cpu;
 	uint8_t probe;
 	int8_t state;		/* idle state at expected time; STATE_BUSY; STATE_UNKNOWN */
 };
-
-static int cmp_point(const void *x, const void *y)
-{
-	const struct point *p = x, *q = y;
-
-	return p->expected < q->expected ? -1 : p->expected > q->expected;
-}
 
 /* ---- NO_HZ accounting ------------------------------------------------- */
 
@@ -351,55 +346,6 @@ static uint64_t spike_threshold(const json_t *m, const json_t *analysis,
 		json_object_get(analysis, "probes"), name), "all"), "p99.9_ns"));
 }
 
-static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_table *it)
-{
-	json_t *out = json_object();
-
-	for (unsigned probe = 1; probe < LW_PROBE_MAX; probe++) {
-		json_t *arr = NULL;
-
-		for (int st = STATE_UNKNOWN; st < MAX_STATES; st++) {
-			uint64_t *v = NULL;
-			size_t k = 0, cap = 0;
-			struct lw_stats s;
-			const char *name = NULL;
-			char label[24];
-
-			for (size_t i = 0; i < n; i++) {
-				if (pts[i].probe != probe || pts[i].state != st)
-					continue;
-				if (k == cap) {
-					cap = cap ? cap * 2 : 1024;
-					uint64_t *nv = realloc(v, cap * sizeof(*nv));
-					if (!nv)
-						break;
-					v = nv;
-				}
-				v[k++] = pts[i].latency;
-				if (!name && st >= 0)
-					name = state_label(it, pts[i].cpu, st, label, sizeof(label));
-			}
-			if (!k) {
-				free(v);
-				continue;
-			}
-			lw_stats_compute(&s, v, k);
-			free(v);
-			if (!arr)
-				arr = json_array();
-			json_array_append_new(arr, json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I}",
-				"state", st == STATE_BUSY ? "busy" : st == STATE_UNKNOWN ? "unknown" :
-					 name ? name : "?",
-				"index", st, "count", (json_int_t)s.count,
-				"p50_ns", (json_int_t)s.pct[0], "p99_ns", (json_int_t)s.pct[2],
-				"p99.9_ns", (json_int_t)s.pct[3], "max_ns", (json_int_t)s.max));
-		}
-		if (arr)
-			json_object_set_new(out, lw_probe_name(probe), arr);
-	}
-	return out;
-}
-
 /*
  * The latency side of the PM QoS trade-off.  PM QoS at Q us keeps the cpuidle
  * governor out of every state whose exit latency exceeds Q; a sample that
@@ -410,87 +356,283 @@ static json_t *idle_latency_json(struct point *pts, size_t n, const struct idle_
  */
 #define PM_QOS_NONE 2000000000LL
 
-static json_t *tradeoff_json(const struct point *pts, size_t n, const struct idle_table *it)
+static uint64_t qos_latency(const struct idle_table *it, const struct point *p, int64_t q)
 {
-	unsigned probe = 0;
+	uint64_t lat = p->latency;
+
+	if (p->state >= 0 && p->cpu < 1024 && (int64_t)(it->exit_ns[p->cpu][p->state] / 1000) > q) {
+		uint64_t from = it->exit_ns[p->cpu][p->state], to = 0;
+
+		for (int s2 = 0; s2 < MAX_STATES && it->name[p->cpu][s2][0]; s2++)
+			if ((int64_t)(it->exit_ns[p->cpu][s2] / 1000) <= q && it->exit_ns[p->cpu][s2] > to)
+				to = it->exit_ns[p->cpu][s2];
+		lat = lat > from - to ? lat - (from - to) : 0;
+	}
+	return lat;
+}
+
+/*
+ * Exact count, p50, p99, p99.9 and max of groups of the points, in memory
+ * that does not depend on their number: a 1 us histogram per group from one
+ * pass over the scratch file, then exact rank selection (lib/stats.h) in
+ * further passes, as the summary does over RUN/samples.  A group per probe
+ * and idle state, and one per PM QoS limit of the trade-off.
+ */
+#define GRP_BUCKETS 4096	/* 1 us up to 4 ms, beyond in the overflow: 32 KB */
+#define NRANK 3
+static const double grp_pct[NRANK] = { 50, 99, 99.9 };
+#define NGRP (LW_PROBE_MAX * (MAX_STATES + 2) + MAX_STATES + 1)
+
+struct grp {
+	struct lw_hist h;
+	struct lw_rank_sel sel[NRANK];
+	int cpu;		/* of its first point: names the state */
+};
+
+struct idle_stats {
+	FILE *f;		/* the points, in time order */
+	uint64_t n;
+	struct grp *idle[LW_PROBE_MAX][MAX_STATES + 2];	/* by state + 2 */
+	int first_cpu;		/* of the first point */
+	int pcpu[LW_PROBE_MAX];	/* of each probe's first point on a CPU < 1024; -1 */
+	int has_cyclic, first_probe;
+	/* the trade-off: its probe, its PM QoS limits (ascending), their groups */
+	unsigned tprobe;
 	int64_t q[MAX_STATES + 1];
-	int nq = 0;
-	json_t *points = json_array();
-	uint64_t *v = NULL;
-	size_t k;
+	int nq;
+	struct grp *trade[MAX_STATES + 1];
+};
 
-	for (size_t i = 0; i < n && !probe; i++)	/* the cyclic probe first */
-		if (pts[i].probe == LW_PROBE_CYCLIC)
-			probe = LW_PROBE_CYCLIC;
-	for (size_t i = 0; i < n && !probe; i++)
-		probe = pts[i].probe;
-	if (!probe) {
-		json_decref(points);
+static int point_put(struct idle_stats *x, const struct lw_sample *s, int state)
+{
+	struct point p = { s->latency_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->latency_ns,
+			   s->cpu, s->probe, (int8_t)state };
+
+	if (!x->n)
+		x->first_cpu = p.cpu;
+	x->has_cyclic |= p.probe == LW_PROBE_CYCLIC;
+	if (!x->first_probe)
+		x->first_probe = p.probe;
+	if (x->pcpu[p.probe] < 0 && p.cpu < 1024)
+		x->pcpu[p.probe] = p.cpu;
+	x->n++;
+	if (fwrite(&p, sizeof(p), 1, x->f) != 1)
+		return error_errno("cannot write the scratch file");
+	return 0;
+}
+
+static struct grp *grp_new(int cpu)
+{
+	struct grp *g = calloc(1, sizeof(*g));
+
+	if (!g || lw_hist_init(&g->h, 1000, GRP_BUCKETS) < 0) {
+		free(g);
+		error("out of memory");
 		return NULL;
 	}
-	/* candidate limits: the exit latencies (us) of the states of the sampled CPUs */
-	q[nq++] = PM_QOS_NONE;
-	for (size_t i = 0; i < n; i++) {
-		if (pts[i].probe != probe || pts[i].cpu >= 1024)
-			continue;
-		for (int st = 0; st < MAX_STATES && it->name[pts[i].cpu][st][0]; st++) {
-			int64_t us = (int64_t)(it->exit_ns[pts[i].cpu][st] / 1000);
-			int seen = 0;
+	g->cpu = cpu;
+	return g;
+}
 
-			for (int j = 0; j < nq; j++)
-				seen |= q[j] == us;
-			if (!seen && nq < MAX_STATES + 1)
-				q[nq++] = us;
-		}
-		break;	/* the states of one CPU: boards have one idle-state table */
+static void grp_free(struct grp *g)
+{
+	if (!g)
+		return;
+	for (int k = 0; k < NRANK; k++)
+		lw_rank_sel_free(&g->sel[k]);
+	lw_hist_free(&g->h);
+	free(g);
+}
+
+static inline void grp_add(struct grp *g, uint64_t v, int pass)
+{
+	if (!pass) {
+		lw_hist_add(&g->h, v, 0);
+		return;
 	}
-	for (int a = 1; a < nq; a++)	/* ascending: the strictest limit first */
-		for (int b = a; b > 0 && q[b - 1] > q[b]; b--) {
-			int64_t t = q[b];
+	for (int k = 0; k < NRANK; k++)
+		lw_rank_sel_add(&g->sel[k], v);
+}
 
-			q[b] = q[b - 1];
-			q[b - 1] = t;
+/* Every group that has points, in a list. */
+static size_t grp_list(struct idle_stats *x, struct grp **all)
+{
+	size_t n = 0;
+
+	for (unsigned p = 0; p < LW_PROBE_MAX; p++)
+		for (int st = 0; st < MAX_STATES + 2; st++)
+			if (x->idle[p][st])
+				all[n++] = x->idle[p][st];
+	for (int j = 0; j < x->nq; j++)
+		if (x->trade[j])
+			all[n++] = x->trade[j];
+	return n;
+}
+
+/* One pass over the points: the histograms (@pass 0), or the selections. */
+static int stats_pass(struct idle_stats *x, const struct idle_table *it, int pass)
+{
+	struct point buf[1024];
+	size_t got;
+
+	if (fflush(x->f) || fseeko(x->f, 0, SEEK_SET) < 0)
+		return error_errno("cannot rewind the scratch file");
+	while ((got = fread(buf, sizeof(*buf), sizeof(buf) / sizeof(*buf), x->f)) > 0)
+		for (size_t i = 0; i < got; i++) {
+			const struct point *p = &buf[i];
+			struct grp **g;
+
+			if (p->probe >= LW_PROBE_MAX || p->state < STATE_UNKNOWN || p->state >= MAX_STATES)
+				return error("the scratch file changed under the analysis");
+			g = &x->idle[p->probe][p->state + 2];
+			if (!*g) {
+				if (pass)
+					return error("the scratch file changed under the analysis");
+				*g = grp_new(p->cpu);
+				if (!*g)
+					return -1;
+			}
+			grp_add(*g, p->latency, pass);
+			if (p->probe == x->tprobe)
+				for (int j = 0; j < x->nq; j++)
+					grp_add(x->trade[j], qos_latency(it, p, x->q[j]), pass);
 		}
-	v = malloc((n ? n : 1) * sizeof(*v));
-	if (!v) {
-		json_decref(points);
+	if (ferror(x->f))
+		return error_errno("cannot read the scratch file");
+	return 0;
+}
+
+/* The trade-off's probe (the cyclic probe first, else that of the first
+ * point) and its candidate limits: the exit latencies (us) of the states of
+ * that probe's first CPU (boards have one idle-state table), ascending. */
+static int tradeoff_setup(struct idle_stats *x, const struct idle_table *it)
+{
+	x->tprobe = x->has_cyclic ? LW_PROBE_CYCLIC : (unsigned)x->first_probe;
+	if (!x->tprobe)
+		return 0;
+	x->q[x->nq++] = PM_QOS_NONE;
+	for (int st = 0, cpu = x->pcpu[x->tprobe]; cpu >= 0 && st < MAX_STATES && it->name[cpu][st][0];
+	     st++) {
+		int64_t us = (int64_t)(it->exit_ns[cpu][st] / 1000);
+		int seen = 0;
+
+		for (int j = 0; j < x->nq; j++)
+			seen |= x->q[j] == us;
+		if (!seen && x->nq < MAX_STATES + 1)
+			x->q[x->nq++] = us;
+	}
+	for (int a = 1; a < x->nq; a++)	/* ascending: the strictest limit first */
+		for (int b = a; b > 0 && x->q[b - 1] > x->q[b]; b--) {
+			int64_t t = x->q[b];
+
+			x->q[b] = x->q[b - 1];
+			x->q[b - 1] = t;
+		}
+	for (int j = 0; j < x->nq; j++)
+		if (!(x->trade[j] = grp_new(-1)))
+			return -1;
+	return 0;
+}
+
+/* The histograms, then the passes that select the exact ranks. */
+static int stats_compute(struct idle_stats *x, const struct idle_table *it)
+{
+	struct grp *all[NGRP];
+	size_t n;
+
+	if (tradeoff_setup(x, it) < 0 || stats_pass(x, it, 0) < 0)
+		return -1;
+	n = grp_list(x, all);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < NRANK; k++)
+			if (all[i]->h.total &&
+			    lw_rank_sel_init(&all[i]->sel[k], &all[i]->h,
+					     lw_pct_rank_n(all[i]->h.total, grp_pct[k])) < 0)
+				return -1;
+	for (int pass = 1;; pass++) {
+		int open = 0;
+
+		for (size_t i = 0; i < n; i++)
+			for (int k = 0; k < NRANK; k++)
+				open += all[i]->h.total && !all[i]->sel[k].done;
+		if (!open)
+			return 0;
+		if (pass > 16)
+			return error("idle-state percentiles: the selection did not converge");
+		if (stats_pass(x, it, pass) < 0)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			for (int k = 0; k < NRANK; k++)
+				if (all[i]->h.total && lw_rank_sel_step(&all[i]->sel[k]) < 0)
+					return error("idle-state percentiles: %s", lw_last_error());
+	}
+}
+
+static void stats_free(struct idle_stats *x)
+{
+	struct grp *all[NGRP];
+	size_t n;
+
+	if (!x)
+		return;
+	n = grp_list(x, all);
+	for (size_t i = 0; i < n; i++)
+		grp_free(all[i]);
+	if (x->f)
+		fclose(x->f);
+	free(x);
+}
+
+static json_t *idle_latency_json(const struct idle_stats *x, const struct idle_table *it)
+{
+	json_t *out = json_object();
+
+	for (unsigned probe = 1; probe < LW_PROBE_MAX; probe++) {
+		json_t *arr = NULL;
+
+		for (int st = STATE_UNKNOWN; st < MAX_STATES; st++) {
+			const struct grp *g = x->idle[probe][st + 2];
+			char label[24];
+
+			if (!g || !g->h.total)
+				continue;
+			if (!arr)
+				arr = json_array();
+			json_array_append_new(arr, json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I}",
+				"state", st == STATE_BUSY ? "busy" : st == STATE_UNKNOWN ? "unknown" :
+					 state_label(it, g->cpu, st, label, sizeof(label)),
+				"index", st, "count", (json_int_t)g->h.total,
+				"p50_ns", (json_int_t)g->sel[0].value, "p99_ns", (json_int_t)g->sel[1].value,
+				"p99.9_ns", (json_int_t)g->sel[2].value, "max_ns", (json_int_t)g->h.max));
+		}
+		if (arr)
+			json_object_set_new(out, lw_probe_name(probe), arr);
+	}
+	return out;
+}
+
+static json_t *tradeoff_json(const struct idle_stats *x, const struct idle_table *it)
+{
+	json_t *points;
+	int c = x->first_cpu;
+
+	if (!x->tprobe)
 		return NULL;
-	}
-	for (int j = 0; j < nq; j++) {
-		struct lw_stats st;
+	points = json_array();
+	for (int j = 0; j < x->nq; j++) {
+		const struct grp *g = x->trade[j];
 		json_t *allowed = json_array();
 
-		k = 0;
-		for (size_t i = 0; i < n; i++) {
-			const struct point *p = &pts[i];
-			uint64_t lat = p->latency;
-
-			if (p->probe != probe)
-				continue;
-			if (p->state >= 0 && p->cpu < 1024 &&
-			    (int64_t)(it->exit_ns[p->cpu][p->state] / 1000) > q[j]) {
-				uint64_t from = it->exit_ns[p->cpu][p->state], to = 0;
-
-				for (int s2 = 0; s2 < MAX_STATES && it->name[p->cpu][s2][0]; s2++)
-					if ((int64_t)(it->exit_ns[p->cpu][s2] / 1000) <= q[j] &&
-					    it->exit_ns[p->cpu][s2] > to)
-						to = it->exit_ns[p->cpu][s2];
-				lat = lat > from - to ? lat - (from - to) : 0;
-			}
-			v[k++] = lat;
-		}
-		for (int s2 = 0; s2 < MAX_STATES && it->name[pts[0].cpu][s2][0]; s2++)
-			if ((int64_t)(it->exit_ns[pts[0].cpu][s2] / 1000) <= q[j])
-				json_array_append_new(allowed, json_string(it->name[pts[0].cpu][s2]));
-		lw_stats_compute(&st, v, k);
+		for (int s2 = 0; c < 1024 && s2 < MAX_STATES && it->name[c][s2][0]; s2++)
+			if ((int64_t)(it->exit_ns[c][s2] / 1000) <= x->q[j])
+				json_array_append_new(allowed, json_string(it->name[c][s2]));
 		json_array_append_new(points, json_pack("{s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"pm_qos_us", (json_int_t)q[j], "allowed_states", allowed,
-			"count", (json_int_t)st.count, "p50_ns", (json_int_t)st.pct[0],
-			"p99_ns", (json_int_t)st.pct[2], "p99.9_ns", (json_int_t)st.pct[3],
-			"max_ns", (json_int_t)st.max, "latency_ns", (json_int_t)st.pct[3]));
+			"pm_qos_us", (json_int_t)x->q[j], "allowed_states", allowed,
+			"count", (json_int_t)g->h.total, "p50_ns", (json_int_t)g->sel[0].value,
+			"p99_ns", (json_int_t)g->sel[1].value, "p99.9_ns", (json_int_t)g->sel[2].value,
+			"max_ns", (json_int_t)g->h.max, "latency_ns", (json_int_t)g->sel[2].value));
 	}
-	free(v);
-	return json_pack("{s:s, s:s, s:s, s:o}", "probe", lw_probe_name(probe), "stat", "p99.9",
+	return json_pack("{s:s, s:s, s:s, s:o}", "probe", lw_probe_name(x->tprobe), "stat", "p99.9",
 			 "model", "samples from a disallowed state wake from the deepest allowed one: "
 			 "latency - exit latency of the state + exit latency of the allowed one",
 			 "points", points);
@@ -537,24 +679,56 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 	return json_pack("{s:f, s:o}", "duration_s", secs, "cpus", cpus);
 }
 
+/* The first pass over RUN/samples, in file order: the spikes. */
+struct spike_pass {
+	const struct lw_rundir *rd;
+	struct lw_attrib *a;
+	int ncpus;
+	const uint64_t *thr;
+	uint64_t *above;
+	char (*noise_comm)[16];
+};
+
+static int spike_visit(void *ctx, const struct lw_sample *smp, uint64_t idx)
+{
+	struct spike_pass *sp = ctx;
+	struct lw_spike s;
+
+	if (smp->probe >= LW_PROBE_MAX || smp->cpu >= sp->ncpus || smp->latency_ns <= sp->thr[smp->probe])
+		return 0;
+	s = (struct lw_spike){ .expected_ns = smp->expected_ns, .latency_ns = smp->latency_ns,
+			       .cpu = smp->cpu, .probe = smp->probe, .index = idx };
+	sp->above[smp->probe]++;
+	probe_threads(sp->rd->manifest, smp->probe, smp->cpu, &s.tid, &s.kprio);
+	if (smp->probe == LW_PROBE_NOISE) {
+		/* a gap: the loop ran through it; known by its name in runs that
+		 * did not record its tid */
+		s.gap = 1;
+		if (!sp->noise_comm[smp->cpu][0])
+			snprintf(sp->noise_comm[smp->cpu], sizeof(sp->noise_comm[smp->cpu]),
+				 "lw-noise/%d", smp->cpu);
+		s.comm = sp->noise_comm[smp->cpu];
+	}
+	return lw_attrib_add_spike(sp->a, &s);
+}
+
 int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o)
 {
 	char path[PATH_MAX], fnbuf[64], comm[32];
 	struct fn_cache fns[FN_CACHE] = { { 0, NULL } };	/* names live as long as @t */
 	struct lw_trace *t = NULL;
-	struct lw_samples_reader *r = NULL;
+	struct lw_sample_merge *mg = NULL;
 	struct lw_attrib *a = NULL;
 	struct idle_table *it = NULL;
 	struct nohz_cpu *nz = NULL;
-	struct point *pts = NULL;
-	size_t npts = 0, next_pt = 0;
-	uint64_t thr[LW_PROBE_MAX] = { 0 }, above[LW_PROBE_MAX] = { 0 }, first = 0, last = 0, idx = 0;
+	struct idle_stats *x = NULL;
+	uint64_t thr[LW_PROBE_MAX] = { 0 }, above[LW_PROBE_MAX] = { 0 }, first = 0, last = 0;
 	char thr_src[LW_PROBE_MAX][128];
 	char (*noise_comm)[16] = NULL;
 	struct lw_trace_event ev;
-	struct lw_sample smp;
+	struct lw_sample nx;
 	struct ids id;
-	int ncpus, ret = -1, *cur_state = NULL;
+	int ncpus, ret = -1, *cur_state = NULL, mr, fd;
 	json_t *spikes;
 
 	lw_rundir_file(rd, "trace.dat", path, sizeof(path));
@@ -567,10 +741,13 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	it = calloc(1, sizeof(*it));
 	nz = calloc((size_t)ncpus, sizeof(*nz));
 	cur_state = malloc((size_t)ncpus * sizeof(*cur_state));
-	if (!it || !nz || !cur_state) {
+	x = calloc(1, sizeof(*x));
+	if (!it || !nz || !cur_state || !x) {
 		error("out of memory");
 		goto out;
 	}
+	for (unsigned p = 0; p < LW_PROBE_MAX; p++)
+		x->pcpu[p] = -1;
 	for (int c = 0; c < ncpus; c++) {
 		cur_state[c] = STATE_UNKNOWN;
 		nz[c].names = calloc(MAX_SOURCES, 64);
@@ -594,50 +771,29 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		goto out;
 	}
 
-	/* samples: the spikes, and a point per sample for the idle state */
-	r = lw_samples_open_flags(lw_rundir_file(rd, "samples", path, sizeof(path)),
-				  lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK);
-	if (!r)
-		goto out;
-	pts = malloc((lw_samples_count(r) ? lw_samples_count(r) : 1) * sizeof(*pts));
-	if (!pts) {
-		error("out of memory for %" PRIu64 " samples", lw_samples_count(r));
-		goto out;
-	}
-	while ((ret = lw_samples_next(r, &smp)) == 1) {
-		if (smp.probe >= LW_PROBE_MAX || smp.cpu >= ncpus) {
-			idx++;
-			continue;
-		}
-		pts[npts++] = (struct point){ smp.expected_ns,
-			smp.latency_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)smp.latency_ns,
-			smp.cpu, smp.probe, STATE_UNKNOWN };
-		if (smp.latency_ns > thr[smp.probe]) {
-			struct lw_spike s = { .expected_ns = smp.expected_ns, .latency_ns = smp.latency_ns,
-					      .cpu = smp.cpu, .probe = smp.probe, .index = idx };
+	/* samples: the spikes in a first pass, then every sample in time order
+	 * beside the trace for the idle state, written aside */
+	struct spike_pass sp = { .rd = rd, .a = a, .ncpus = ncpus, .thr = thr, .above = above,
+				 .noise_comm = noise_comm };
 
-			above[smp.probe]++;
-			probe_threads(rd->manifest, smp.probe, smp.cpu, &s.tid, &s.kprio);
-			if (smp.probe == LW_PROBE_NOISE) {
-				/* a gap: the loop ran through it; known by its name in
-				 * runs that did not record its tid */
-				s.gap = 1;
-				if (!noise_comm[smp.cpu][0])
-					snprintf(noise_comm[smp.cpu], sizeof(noise_comm[smp.cpu]),
-						 "lw-noise/%d", smp.cpu);
-				s.comm = noise_comm[smp.cpu];
-			}
-			if (lw_attrib_add_spike(a, &s) < 0) {
-				ret = -1;
-				break;
-			}
-		}
-		idx++;
-	}
-	if (ret < 0)
+	mg = lw_sample_merge_open(lw_rundir_file(rd, "samples", path, sizeof(path)),
+				  lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK,
+				  ncpus, spike_visit, &sp);
+	if (!mg)
 		goto out;
-	ret = -1;
-	qsort(pts, npts, sizeof(*pts), cmp_point);
+	fd = lw_tmpfile();
+	if (fd < 0)
+		goto out;
+	x->f = fdopen(fd, "w+b");
+	if (!x->f) {
+		error_errno("cannot open the scratch file");
+		close(fd);
+		goto out;
+	}
+	setvbuf(x->f, NULL, _IOFBF, 1 << 16);
+	mr = lw_sample_merge_next(mg, &nx, NULL);
+	if (mr < 0)
+		goto out;
 	find_ids(t, &id);
 
 	while (lw_trace_next(t, &ev) == 1) {
@@ -659,10 +815,12 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 			n->first = ev.ts_ns;
 		n->last = ev.ts_ns;
 		/* every sample due before this event: its CPU's idle state */
-		while (next_pt < npts && pts[next_pt].expected <= ev.ts_ns) {
-			struct point *p = &pts[next_pt++];
-
-			p->state = (int8_t)cur_state[p->cpu];
+		while (mr == 1 && nx.expected_ns <= ev.ts_ns) {
+			if (point_put(x, &nx, cur_state[nx.cpu]) < 0)
+				goto out;
+			mr = lw_sample_merge_next(mg, &nx, NULL);
+			if (mr < 0)
+				goto out;
 		}
 
 		if (ev.id == id.sw) {
@@ -767,6 +925,13 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (e.kind != LW_TEV_MAX)
 			lw_attrib_event(a, &e);
 	}
+	while (mr == 1) {	/* after the last event: not known */
+		if (point_put(x, &nx, STATE_UNKNOWN) < 0)
+			goto out;
+		mr = lw_sample_merge_next(mg, &nx, NULL);
+	}
+	if (mr < 0 || stats_compute(x, it) < 0)
+		goto out;
 	for (int c = 0; c < ncpus; c++)
 		if (nz[c].idle)
 			nz[c].idle_ns += nz[c].last - nz[c].idle_since;
@@ -792,9 +957,9 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 					    json_deep_copy(json_object_get(rd->manifest, "steal")));
 		json_object_set_new(analysis, "spikes", spikes);
 	}
-	json_object_set_new(analysis, "idle_latency", idle_latency_json(pts, npts, it));
+	json_object_set_new(analysis, "idle_latency", idle_latency_json(x, it));
 	{
-		json_t *tr = tradeoff_json(pts, npts, it);
+		json_t *tr = tradeoff_json(x, it);
 
 		if (tr)
 			json_object_set_new(analysis, "tradeoff", tr);
@@ -808,10 +973,10 @@ out:
 	free(nz);
 	free(noise_comm);
 	free(cur_state);
-	free(pts);
+	stats_free(x);
 	free(it);
 	lw_attrib_free(a);
-	lw_samples_close_reader(r);
+	lw_sample_merge_close(mg);
 	lw_trace_close(t);
 	return ret;
 }

@@ -11,8 +11,11 @@
  *    wake-ups from idle per second by source (timer function, IRQ, IPI,
  *    softirq, task), powertop-style.
  *
- * Memory: the spikes, one byte per sample for the idle state, and per-CPU
- * counters; not the trace.
+ * Memory: the spikes, per-CPU counters and a histogram per idle state; not
+ * the trace nor the samples.  The samples are merged with the trace in time
+ * order (analysis/sample_merge.h); each one's latency and idle state go to a
+ * scratch file with no name in $TMPDIR (8 bytes a sample), over which the
+ * exact percentiles are selected in a few passes.
  */
 #ifndef LW_TRACEPASS_H
 #define LW_TRACEPASS_H

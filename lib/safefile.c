@@ -327,3 +327,35 @@ void lw_atomic_abort(struct lw_atomic *a)
 	a->fd = -1;
 	a->dfd = -1;
 }
+
+int lw_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	int dfd, fd = -1;
+
+	if (!dir || dir[0] != '/')
+		dir = "/tmp";
+	dfd = lw_dir_open(dir, 0);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, LW_MODE_PRIVATE);
+	for (int tries = 0; fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EEXIST) &&
+			    tries < 100; tries++) {
+		char name[64];
+		uint64_t r;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid() << 20 ^
+			    (uint64_t)tries;
+		snprintf(name, sizeof(name), "latwatt.scratch.%012llx",
+			 (unsigned long long)(r & 0xffffffffffffull));
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    LW_MODE_PRIVATE);
+		if (fd >= 0)
+			unlinkat(dfd, name, 0);
+	}
+	if (fd < 0)
+		error_errno("cannot create a scratch file in %s", dir);
+	close(dfd);
+	return fd;
+}

@@ -57,6 +57,13 @@ FILE *lw_fcreate(const char *path, mode_t mode);
  * (never a symlink), else create it; *@created says which. */
 FILE *lw_fappend(const char *path, mode_t mode, int *created);
 
+/* A scratch file with no name: created in $TMPDIR (an absolute path; else
+ * /tmp), the directory checked as lw_dir_open(dir, 0) does, with O_TMPFILE,
+ * or where that is not supported under a unique name (O_EXCL | O_NOFOLLOW)
+ * unlinked at once.  Nothing is left behind however the process ends.
+ * Returns an O_RDWR descriptor (mode 0600), or -1. */
+int lw_tmpfile(void);
+
 struct lw_atomic {
 	int   dfd;
 	int   fd;

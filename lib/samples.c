@@ -145,7 +145,7 @@ struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags
 		goto fail;
 	}
 	r->path = strdup(path);
-	setvbuf(r->f, NULL, _IOFBF, 1 << 20);
+	setvbuf(r->f, NULL, _IOFBF, flags & LW_SAMPLES_SMALL_BUF ? 1 << 16 : 1 << 20);
 	return r;
 fail:
 	if (r->f)

@@ -68,6 +68,9 @@ struct lw_samples_reader *lw_samples_open(const char *path);
 #define LW_SAMPLES_PARTIAL_OK 1
 /* LW_SAMPLES_QUIET: with PARTIAL_OK, no warning (a pass after the first). */
 #define LW_SAMPLES_QUIET 2
+/* LW_SAMPLES_SMALL_BUF: a 64 KB read buffer instead of 1 MB (one reader of
+ * many open on the same file). */
+#define LW_SAMPLES_SMALL_BUF 4
 struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags);
 uint64_t lw_samples_start(const struct lw_samples_reader *r);
 uint64_t lw_samples_count(const struct lw_samples_reader *r);	/* whole records */

@@ -204,6 +204,32 @@ static void test_error_formats_last_message(void **st)
 	assert_string_equal(lw_last_error(), "again: first message");
 }
 
+/* The scratch file: in $TMPDIR, readable back, leaving no entry behind;
+ * a $TMPDIR writable by others without the sticky bit is refused. */
+static void test_tmpfile(void **st)
+{
+	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL, buf[6] = { 0 };
+	int fd;
+
+	setenv("TMPDIR", dir, 1);
+	fd = lw_tmpfile();
+	assert_true(fd >= 0);
+	assert_int_equal(entries(), 0);
+	assert_int_equal(write(fd, "hello", 5), 5);
+	assert_int_equal(pread(fd, buf, 5, 0), 5);
+	assert_string_equal(buf, "hello");
+	close(fd);
+	assert_int_equal(entries(), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_error(lw_tmpfile() < 0, "writable by others");
+	assert_int_equal(chmod(dir, 0700), 0);
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +238,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_append_refuses_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directory_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tmpfile, setup, teardown),
 		cmocka_unit_test(test_error_formats_last_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
