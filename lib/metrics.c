@@ -185,8 +185,8 @@ double lw_metric_summary(const struct lw_metric *m, const json_t *an, const char
 	switch (m->from) {
 	case LW_MF_PROBE:
 		all = json_object_get(json_object_get(json_object_get(an, "probes"), probe), "all");
-		if (!(num(all, "count") > 0))
-			return NAN;
+		if (json_object_get(all, "count") && !(num(all, "count") > 0))
+			return NAN;	/* no sample: no figure */
 		return num(all, m->key);
 	case LW_MF_MISSES:
 		if (!m->key && !isnan(v = num(an, "deadline_misses")))

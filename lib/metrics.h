@@ -31,7 +31,7 @@ enum lw_metric_unit {
 /* Where a run's summary (analysis.json) holds the figure. */
 enum lw_metric_from {
 	LW_MF_NONE,		/* not in a run's summary: comparisons only */
-	LW_MF_PROBE,		/* probes.PROBE.all.KEY (none when count is 0) */
+	LW_MF_PROBE,		/* probes.PROBE.all.KEY (none when its count is 0) */
 	LW_MF_MISSES,		/* deadline misses of the workloads of kind KEY
 				 * (NULL: every workload, or analysis.deadline_misses) */
 	LW_MF_POWER,		/* power.total.average_w, else total_mw, else the rails */
