@@ -107,7 +107,7 @@ struct lw_rbudget {
 	enum lw_rb_metric metric;
 	const struct lw_metric *m;	/* the registry's entry */
 	char probe[32];		/* "" = every probe of the run */
-	char stat[16];		/* the registry's name: p99, missed, xruns, power */
+	char stat[32];		/* the registry's name: p99, missed, xruns, power */
 	int strict;		/* '<' rather than '<=' */
 	double limit;		/* ns, count, mW or uJ */
 	char origin[128];	/* "--budget p99<100us" or "boards/x.yaml:12" */
