@@ -114,10 +114,17 @@ int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct
 			name = dot + 1;
 		} else {
 			*dot = '.';
-			if (!lw_metric_find(metric) && !strchr(metric, ':'))
-				return bad(lang, text, 0, "unknown probe '%s' (cyclic, timerlat-irq, "
-					   "timerlat-thread, noise, audio, video)",
-					   (*dot = 0, metric));
+			if (!lw_metric_find(metric) && !strchr(metric, ':')) {
+				size_t n = 0;
+
+				list[0] = 0;
+				for (unsigned p = 0; p < LW_PROBE_MAX && n < sizeof(list); p++)
+					if (lw_probe_by_name(lw_probe_name(p)) == (int)p)
+						n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+								      n ? ", " : "", lw_probe_name(p));
+				*dot = 0;
+				return bad(lang, text, 0, "unknown probe '%s' (%s)", metric, list);
+			}
 		}
 	}
 	mn = lw_metric_find(name);
