@@ -12,14 +12,13 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 
+#include "analysis/analyze.h"
 #include "analysis/compare.h"
 #include "analysis/summary.h"
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
-#include "power/idle.h"
-#include "power/power.h"
 
 /* ---- runs ------------------------------------------------------------- */
 
@@ -232,36 +231,33 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 }
 
 /* Power and idle residency when analysis.json does not have them (the run
- * was not analyzed): from RUN/power and the manifest's cpuidle counters, as
- * `analyze` would. */
+ * was not analyzed, or by an older latwatt): from the one analysis of a run
+ * (analysis/analyze.h) without its trace pass, so that they are what
+ * `analyze` says; spike causes need `latwatt analyze`. */
 static int derive_extras(struct lw_crun *r, const struct lw_rundir *rd)
 {
-	char file[PATH_MAX];
-	json_t *idle;
-	int q;
+	static const char *const keys[] = { "power", "idle", "budgets", "workloads" };
+	struct lw_analyze_opts o;
+	struct lw_summary sum;
+	json_t *doc;
+	int partial;
 
-	if (!r->analysis && !(r->analysis = json_object()))
-		return error("out of memory");
-	lw_rundir_file(rd, "power", file, sizeof(file));
-	if (!json_object_get(r->analysis, "power") && access(file, F_OK) == 0) {
-		struct lw_power_data *d = lw_power_read(file);
-
-		if (!d)
-			return -1;
-		json_object_set_new(r->analysis, "power", lw_power_summarize(d));
-		lw_power_data_free(d);
+	if (r->analysis && json_object_get(r->analysis, "power") &&
+	    json_object_get(r->analysis, "idle"))
+		return 0;
+	lw_analyze_opts_default(&o);
+	o.trace = 0;
+	if (lw_analyze_run(rd, &o, &sum, &doc, &partial) < 0)
+		return -1;
+	lw_summary_free(&sum);
+	if (!r->analysis) {
+		r->analysis = doc;
+		return 0;
 	}
-	if (!json_object_get(r->analysis, "idle")) {
-		q = lw_set_quiet(1);	/* a run without cpuidle counters has no idle section */
-		idle = lw_idle_summary(rd->path);
-		lw_set_quiet(q);
-		if (idle)
-			json_object_set_new(r->analysis, "idle", idle);
-	}
-	if (!json_object_size(r->analysis)) {
-		json_decref(r->analysis);
-		r->analysis = NULL;
-	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_object_get(r->analysis, keys[i]) && json_object_get(doc, keys[i]))
+			json_object_set(r->analysis, keys[i], json_object_get(doc, keys[i]));
+	json_decref(doc);
 	return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "analysis/attrib.h"
-#include "analysis/trace_read.h"
+#include "lib/trace_read.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
 #include "lib/error.h"

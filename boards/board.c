@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "boards/board.h"
-#include "boards/yamltree.h"
 #include "lib/metrics.h"
+#include "lib/yamltree.h"
 #include "lib/error.h"
 #include "lib/safefile.h"
 #include "lib/knobs.h"

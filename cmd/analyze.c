@@ -7,8 +7,8 @@
 
 #include "analysis/summary.h"
 #include "analysis/tracepass.h"
+#include "analysis/analyze.h"
 #include "boards/board.h"
-#include "boards/verdict.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -59,27 +59,26 @@ int cmd_analyze(int argc, char **argv)
 		{ "no-trace",  no_argument,       NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *board = NULL;
-	struct lw_tracepass_opts tpo = { .top = 10 };
-	int use_trace = 1;
+	struct lw_analyze_opts ao;
 	uint64_t v;
-	int broken;
-	uint64_t threshold = 0;
-	int have_threshold = 0, histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
+	int broken, partial;
+	int histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
 	struct lw_rundir rd;
 	struct lw_summary sum;
 	json_t *doc, *wl;
 	char path[PATH_MAX];
 	int ret = LW_EXIT_OK;
 
+	lw_analyze_opts_default(&ao);
+
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":nh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (lw_parse_usecs("--threshold", optarg, &threshold) < 0)
+			if (lw_parse_usecs("--threshold", optarg, &ao.threshold_ns) < 0)
 				return LW_EXIT_ERROR;
-			have_threshold = 1;
+			ao.have_threshold = 1;
 			break;
 		case 'H':
 			histogram = 1;
@@ -88,15 +87,15 @@ int cmd_analyze(int argc, char **argv)
 			if (lw_parse_usecs("--spike-threshold", optarg, &v) < 0)
 				return LW_EXIT_ERROR;
 			for (int p = 1; p < LW_PROBE_MAX; p++)
-				tpo.threshold_ns[p] = v ? v : 1;
+				ao.tp.threshold_ns[p] = v ? v : 1;
 			break;
 		case 'T':
 			if (lw_parse_uint("--top", optarg, 0, 100000, &v) < 0)
 				return LW_EXIT_ERROR;
-			tpo.top = (size_t)v;
+			ao.tp.top = (size_t)v;
 			break;
 		case 'X':
-			use_trace = 0;
+			ao.trace = 0;
 			break;
 		case 'P':
 			probe = lw_probe_by_name(optarg);
@@ -110,7 +109,7 @@ int cmd_analyze(int argc, char **argv)
 			write = 0;
 			break;
 		case 'B':
-			board = optarg;
+			ao.board = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -127,60 +126,35 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (lw_rundir_open(&rd, argv[optind]) < 0)
 		return LW_EXIT_ERROR;
-	if (!have_threshold) {
-		json_t *t = json_object_get(json_object_get(json_object_get(rd.manifest, "probes"),
-							     "cyclic"), "threshold_ns");
-		threshold = (uint64_t)json_integer_value(t);
-	}
-	if (lw_summary_load(&sum, &rd, threshold) < 0) {
+	if (histogram)
+		ao.trace = 0;	/* the histogram alone */
+	broken = lw_analyze_run(&rd, &ao, &sum, &doc, &partial);
+	if (broken < 0) {
 		lw_rundir_close(&rd);
 		return LW_EXIT_ERROR;
 	}
-	doc = lw_summary_json(&sum, &rd);
-	if (use_trace && !histogram) {
-		/* the board's latency budget is a default spike threshold; an
-		 * unknown board is reported with the budgets below */
-		int q = lw_set_quiet(1);
-		struct lw_board *b = lw_board_for_run(rd.path, board);
-
-		lw_set_quiet(q);
-		tpo.board = b;
-		if (lw_tracepass(&rd, doc, &tpo) < 0)
-			ret = LW_EXIT_ERROR;
-		lw_board_free(b);
-	}
-	wl = lw_workload_summaries(rd.path);	/* audio/video records, stress throughput */
-	if (!wl)
+	if (partial)
 		ret = LW_EXIT_ERROR;
-	else if (json_object_size(wl)) {
-		json_object_set(doc, "workloads", wl);
-		lw_match_misses(doc);
-	}
+	wl = json_object_get(doc, "workloads");
 	if (histogram) {
 		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
 			ret = LW_EXIT_ERROR;
-	} else if (as_json) {
-		/* printed below, with power and budgets */
-	} else {
+	} else if (!as_json) {
 		lw_summary_print(&sum, &rd, stdout);
-		lw_tracepass_print(doc, stdout, tpo.top);
+		lw_tracepass_print(doc, stdout, ao.tp.top);
 		if (wl && json_object_size(wl)) {
 			printf("\nworkloads\n");
 			lw_workload_summaries_print(stdout, wl);
 			lw_misses_print(stdout, doc);
 		}
+		lw_analysis_print_power(stdout, doc);
 	}
-	broken = lw_analysis_power_budgets(rd.path, board, doc,
-					   histogram || as_json ? NULL : stdout);
-	if (broken < 0)
-		ret = LW_EXIT_ERROR;
-	else if (broken > 0 && ret == LW_EXIT_OK)
+	if (broken > 0 && ret == LW_EXIT_OK)
 		ret = LW_EXIT_FAIL;
 	if (as_json && !histogram) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 	}
-	json_decref(wl);
 	if (write && lw_json_save(doc, lw_rundir_file(&rd, "analysis.json", path, sizeof(path))) < 0)
 		ret = LW_EXIT_ERROR;
 	json_decref(doc);

@@ -9,7 +9,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "analysis/trace_read.h"
+#include "lib/trace_read.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
 #include "lib/parse.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * trace.dat: the structural check, then the reader (analysis/trace_read.h)
+ * trace.dat: the structural check, then the reader (lib/trace_read.h)
  * as analyze, tracedump and power estimate use it: every event merged over
  * the CPUs with field reads and tracedump's printing, then one CPU's walk,
  * then the header read back as lw_tracedat_read() does.
@@ -8,7 +8,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "analysis/trace_read.h"
+#include "lib/trace_read.h"
 #include "fuzz/fuzz.h"
 #include "lib/tracedat.h"
 

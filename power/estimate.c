@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/trace_read.h"
+#include "lib/trace_read.h"
 #include "boards/board.h"
 #include "lib/error.h"
 #include "lib/parse.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/analyze.h"
 #include "analysis/summary.h"
 #include "lib/error.h"
 #include "lib/samples.h"
@@ -39,17 +40,19 @@ char *lw_fmt_us(double ns, char *buf, size_t len)
 	return buf;
 }
 
-/* Compute analysis.json in memory for a run never analyzed. */
+/* Compute analysis.json in memory for a run never analyzed: the same
+ * analysis as `latwatt analyze`, with the trace pass, so that the report
+ * has the spike, workload and power sections. */
 static json_t *compute_analysis(const struct lw_rundir *rd)
 {
-	json_t *t = json_object_get(json_object_get(json_object_get(rd->manifest, "probes"),
-						    "cyclic"), "threshold_ns");
+	struct lw_analyze_opts o;
 	struct lw_summary sum;
 	json_t *doc;
+	int partial;
 
-	if (lw_summary_load(&sum, rd, (uint64_t)json_integer_value(t)) < 0)
+	lw_analyze_opts_default(&o);
+	if (lw_analyze_run(rd, &o, &sum, &doc, &partial) < 0)
 		return NULL;
-	doc = lw_summary_json(&sum, rd);
 	lw_summary_free(&sum);
 	return doc;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "boards/yamltree.h"
+#include "lib/yamltree.h"
 #include "lib/error.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"

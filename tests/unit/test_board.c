@@ -6,7 +6,7 @@
 
 #include "tests/unit/lw_test.h"
 #include "boards/board.h"
-#include "boards/yamltree.h"
+#include "lib/yamltree.h"
 #include "lib/parse.h"
 #include "lib/sysinfo.h"
 
@@ -138,7 +138,7 @@ static void test_yaml_marks(void **st)
 	assert_error(lw_board_parse("empty.yaml", "") == NULL, "empty.yaml: format: missing");
 }
 
-/* The limits every YAML file is held to (boards/yamltree.h), shared with
+/* The limits every YAML file is held to (lib/yamltree.h), shared with
  * scenario files through lw_yaml_check(). */
 static void test_yaml_limits(void **st)
 {

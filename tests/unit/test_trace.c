@@ -14,7 +14,7 @@
 #include <event-parse.h>
 
 #include "tests/unit/lw_test.h"
-#include "analysis/trace_read.h"
+#include "lib/trace_read.h"
 #include "cmd/runopts.h"
 #include "lib/samples.h"
 #include "lib/trace_rec.h"

@@ -5,7 +5,7 @@
 
 #include "tests/unit/lw_test.h"
 #include "boards/board.h"
-#include "boards/tradeoff.h"
+#include "analysis/tradeoff.h"
 
 static const char board_yaml[] =
 	"format: 1\n"

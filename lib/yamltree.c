@@ -5,7 +5,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "boards/yamltree.h"
+#include "lib/yamltree.h"
 #include "lib/error.h"
 
 #define LW_STR_(x) #x

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "boards/board.h"
-#include "boards/tradeoff.h"
+#include "analysis/tradeoff.h"
 
 #define PM_QOS_NONE 2000000000.0
 

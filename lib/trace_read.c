@@ -11,7 +11,7 @@
 #include <kbuffer.h>
 #include <trace-cmd.h>
 
-#include "analysis/trace_read.h"
+#include "lib/trace_read.h"
 #include "lib/error.h"
 #include "lib/rundir.h"
 #include "lib/tracedat.h"

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analyze.h"
+#include "boards/board.h"
+#include "boards/budgets.h"
+#include "analysis/tradeoff.h"
+#include "lib/error.h"
+#include "power/estimate.h"
+#include "power/idle.h"
+#include "power/power.h"
+#include "workloads/workload.h"
+
+void lw_analyze_opts_default(struct lw_analyze_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->trace = 1;
+	o->tp.top = 10;
+}
+
+/* "power", "idle", the trade-off and "budgets" of @doc for board @b. */
+static int power_budgets(const char *rundir, const struct lw_board *b, json_t *doc)
+{
+	char p1[PATH_MAX], p2[PATH_MAX];
+	json_t *power = NULL, *idle, *results;
+	int broken, q;
+
+	snprintf(p1, sizeof(p1), "%s/power", rundir);
+	snprintf(p2, sizeof(p2), "%s/trace.dat", rundir);
+	if (access(p1, F_OK) == 0 || access(p2, F_OK) == 0) {
+		power = lw_power_analysis(rundir, b);
+		if (!power)
+			return -1;
+	}
+	json_object_set_new(doc, "power", power ? power : json_null());
+	q = lw_set_quiet(1);	/* a run without idle information has no idle section */
+	idle = lw_idle_summary(rundir);
+	lw_set_quiet(q);
+	json_object_set_new(doc, "idle", idle ? idle : json_null());
+	lw_tradeoff_power(b, doc);
+	broken = lw_budgets_check(b, doc, &results);
+	json_object_set_new(doc, "budgets", json_pack("{s:s, s:i, s:o}", "board", b->name,
+						      "broken", broken, "results", results));
+	return broken;
+}
+
+/* Without a board: the measured power (RUN/power) and the idle residency. */
+static int measured_only(const char *rundir, json_t *doc)
+{
+	char path[PATH_MAX];
+	json_t *power = NULL, *idle;
+	int q;
+
+	snprintf(path, sizeof(path), "%s/power", rundir);
+	if (access(path, F_OK) == 0) {
+		struct lw_power_data *d = lw_power_read(path);
+
+		if (!d)
+			return -1;
+		power = lw_power_summarize(d);
+		lw_power_data_free(d);
+	}
+	json_object_set_new(doc, "power", power ? power : json_null());
+	q = lw_set_quiet(1);
+	idle = lw_idle_summary(rundir);
+	lw_set_quiet(q);
+	json_object_set_new(doc, "idle", idle ? idle : json_null());
+	json_object_set_new(doc, "budgets", json_null());
+	return 0;
+}
+
+int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
+		   struct lw_summary *sum, json_t **doc, int *partial)
+{
+	uint64_t threshold = o->threshold_ns;
+	struct lw_tracepass_opts tp = o->tp;
+	struct lw_board *b;
+	json_t *wl;
+	int broken;
+
+	*doc = NULL;
+	*partial = 0;
+	if (!o->have_threshold)
+		threshold = (uint64_t)json_integer_value(json_object_get(json_object_get(
+			json_object_get(rd->manifest, "probes"), "cyclic"), "threshold_ns"));
+	if (o->board) {
+		b = lw_board_for_run(rd->path, o->board);
+		if (!b)
+			return -1;
+	} else {
+		/* a run from elsewhere may name a board this machine lacks:
+		 * then no estimate, trade-off or budgets, the rest as usual */
+		int q = lw_set_quiet(1);
+
+		b = lw_board_for_run(rd->path, NULL);
+		lw_set_quiet(q);
+		if (!b)
+			warning("%s: %s: the run's board is not on this machine: no power estimate, "
+				"PM QoS trade-off or budgets", rd->path, lw_last_error());
+	}
+	if (lw_summary_load(sum, rd, threshold) < 0) {
+		lw_board_free(b);
+		return -1;
+	}
+	*doc = lw_summary_json(sum, rd);
+	if (!*doc) {
+		lw_summary_free(sum);
+		lw_board_free(b);
+		return error("out of memory");
+	}
+	if (o->trace) {
+		/* the board's latency budget is a default spike threshold */
+		tp.board = b;
+		if (lw_tracepass(rd, *doc, &tp) < 0)
+			*partial = 1;
+	}
+	wl = lw_workload_summaries(rd->path);	/* audio/video records, stress throughput */
+	if (!wl) {
+		*partial = 1;
+	} else if (json_object_size(wl)) {
+		json_object_set(*doc, "workloads", wl);
+		lw_match_misses(*doc);
+	}
+	json_decref(wl);
+	broken = b ? power_budgets(rd->path, b, *doc) : measured_only(rd->path, *doc);
+	lw_board_free(b);
+	if (broken < 0) {
+		json_decref(*doc);
+		*doc = NULL;
+		lw_summary_free(sum);
+	}
+	return broken;
+}
+
+void lw_analysis_print_power(FILE *out, const json_t *doc)
+{
+	const json_t *power = json_object_get(doc, "power"), *idle = json_object_get(doc, "idle");
+	const json_t *bud = json_object_get(doc, "budgets");
+
+	if (json_is_object(power))
+		lw_power_print(out, power);
+	else
+		fprintf(out, "power: not measured (no RUN/power) and no trace to estimate it from\n");
+	if (json_is_object(idle))
+		lw_idle_print(out, idle);
+	if (!json_is_object(bud)) {
+		fprintf(out, "budgets: the run's board is not on this machine\n");
+		return;
+	}
+	lw_tradeoff_print(out, doc);
+	lw_budgets_print(out, json_string_value(json_object_get(bud, "board")) ?: "?",
+			 json_object_get(bud, "results"));
+}
