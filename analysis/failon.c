@@ -13,94 +13,100 @@
 #include "lib/parse.h"
 #include "lib/samples.h"
 
-enum mclass { LATENCY, COUNT, POWER, FRACTION, VERDICT_ONLY };
+const struct lw_rule_lang lw_lang_failon = { "--fail-on", "metric", 0, 0, 0 };
+const struct lw_rule_lang lw_lang_budget = { "--budget", "statistic", 1, 1, 1 };
 
-static const struct mname {
-	const char *name;
-	enum mclass cls;
-	int prefix;		/* "over:" + something */
-	int run_level;		/* not a probe's metric */
-} mnames[] = {
-	{ "p50", LATENCY, 0, 0 }, { "p90", LATENCY, 0, 0 }, { "p99", LATENCY, 0, 0 },
-	{ "p99.9", LATENCY, 0, 0 }, { "p99.99", LATENCY, 0, 0 }, { "mean", LATENCY, 0, 0 },
-	{ "max", LATENCY, 0, 0 }, { "blockmax", LATENCY, 0, 0 }, { "worst", LATENCY, 0, 0 },
-	{ "over:", COUNT, 1, 0 }, { "missed", COUNT, 0, 0 }, { "dropped", COUNT, 0, 0 },
-	{ "distribution", VERDICT_ONLY, 0, 0 },
-	{ "xruns", COUNT, 0, 1 }, { "dropped_frames", COUNT, 0, 1 }, { "power", POWER, 0, 1 },
-	{ "idle:", FRACTION, 1, 1 }, { "cause:", FRACTION, 1, 1 }, { "any", VERDICT_ONLY, 0, 1 },
-};
+static int bad(const struct lw_rule_lang *lang, const char *text, size_t pos, const char *fmt,
+	       ...) __attribute__((format(printf, 4, 5)));
 
-#define NAMES "p50, p90, p99, p99.9, p99.99, mean, max, blockmax, worst, over:TIME, " \
-	      "missed, dropped, distribution, xruns, dropped_frames, power, idle:STATE, " \
-	      "cause:NAME or any"
-
-static int bad(const char *text, size_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(const char *text, size_t pos, const char *fmt, ...)
+static int bad(const struct lw_rule_lang *lang, const char *text, size_t pos, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[768];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return error("--fail-on '%s': at %zu: %s", text, pos + 1, msg);
+	return error("%s '%s': at %zu: %s", lang->opt, text, pos + 1, msg);
 }
 
-static const struct mname *find_name(const char *name)
+/* The names @lang takes, for its messages. */
+static const char *names(const struct lw_rule_lang *lang, char *buf, size_t len)
 {
-	for (size_t i = 0; i < sizeof(mnames) / sizeof(mnames[0]); i++) {
-		const struct mname *m = &mnames[i];
-
-		if (m->prefix ? !strncmp(name, m->name, strlen(m->name)) && name[strlen(m->name)] :
-				!strcmp(name, m->name))
-			return m;
-	}
-	return NULL;
+	return lw_metric_names(buf, len, lang->summary, !lang->summary);
 }
 
-int lw_rule_parse(const char *text, struct lw_rule *r)
+/* The scale of @unit to the bound's unit for metric @m (0: not a unit of it). */
+static double unit_scale(const struct lw_rule_lang *lang, const struct lw_metric *m,
+			 const char *unit)
 {
-	const struct mname *mn;
+	static const struct { enum lw_metric_unit mu; const char *sfx; double mul; } units[] = {
+		{ LW_MU_NS, "", 1e3 }, { LW_MU_NS, "ns", 1 }, { LW_MU_NS, "us", 1e3 },
+		{ LW_MU_NS, "ms", 1e6 }, { LW_MU_NS, "s", 1e9 },
+		{ LW_MU_W, "", 1 }, { LW_MU_W, "W", 1 }, { LW_MU_W, "mW", 1e-3 },
+		{ LW_MU_UJ, "", 1 }, { LW_MU_UJ, "uJ", 1 }, { LW_MU_UJ, "mJ", 1e3 },
+		{ LW_MU_UJ, "J", 1e6 },
+		{ LW_MU_COUNT, "", 1 }, { LW_MU_SHARE, "", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (units[i].mu == m->unit && !strcmp(units[i].sfx, unit)) {
+			if (m->unit == LW_MU_W && lang->mw)	/* bounds in mW, bare mW */
+				return *unit ? units[i].mul * 1e3 : 1;
+			return units[i].mul;
+		}
+	return 0;
+}
+
+int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct lw_rule *r)
+{
+	const struct lw_metric *mn;
 	size_t len = strlen(text), mend, i, numstart;
-	const char *name;
-	char metric[128], unit[16];
+	const char *name, *opt = lang->opt;
+	char metric[128], unit[16], list[512];
 	double scale = 1;
 	int sign = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (!len)
-		return error("--fail-on '': empty rule");
+		return error("%s '': empty rule", opt);
 	if (len >= sizeof(r->text))
-		return error("--fail-on '%.20s...': longer than %zu characters", text, sizeof(r->text) - 1);
+		return error("%s '%.20s...': longer than %zu characters", opt, text,
+			     sizeof(r->text) - 1);
 	strcpy(r->text, text);
 	for (i = 0; i < len; i++)
 		if (isspace((unsigned char)text[i]))
-			return bad(text, i, "no spaces in a rule");
+			return bad(lang, text, i, "no spaces in a rule");
 	/* the metric ends at the operator, or at ":worse" */
 	mend = strcspn(text, "<>");
+	if (lang->upper_only && (mend == len || text[mend] != '<'))
+		return bad(lang, text, mend, "expected [PROBE.]STAT<VALUE or <=VALUE, e.g. p99<100us");
 	if (mend == len) {
 		const char *colon = strrchr(text, ':');
 
 		if (!colon || strcmp(colon, ":worse") || colon == text) {
-			if (colon && colon != text && !find_name(text))
-				return bad(text, (size_t)(colon - text) + 1,
+			if (colon && colon != text && !lw_metric_find(text))
+				return bad(lang, text, (size_t)(colon - text) + 1,
 					   "expected 'worse' after ':', or an operator >, >=, <, <=");
-			return bad(text, len, "expected an operator >, >=, <, <= or :worse after '%s'",
-				   text);
+			return bad(lang, text, len, "expected an operator >, >=, <, <= or :worse "
+				   "after '%s'", text);
 		}
 		mend = (size_t)(colon - text);
 		r->op = LW_OP_WORSE;
 		r->kind = LW_RULE_VERDICT;
 	}
 	if (!mend)
-		return bad(text, 0, "expected a metric (" NAMES ")");
+		return lang->upper_only ? bad(lang, text, 0, "no %s before '<'", lang->noun) :
+			bad(lang, text, 0, "expected a %s (%s)", lang->noun, names(lang, list, sizeof(list)));
+	if (mend >= sizeof(metric))
+		return bad(lang, text, 0, "%s too long", lang->noun);
 	memcpy(metric, text, mend);
 	metric[mend] = 0;
 	name = metric;
 	/* "PROBE.NAME": probe names have no dots, "p99.9" has no probe */
 	char *dot = strchr(metric, '.');
+	if (dot == metric)
+		return bad(lang, text, 0, "bad probe name (nothing before '.')");
 	if (dot) {
 		*dot = 0;
 		if (lw_probe_by_name(metric) >= 0) {
@@ -108,18 +114,38 @@ int lw_rule_parse(const char *text, struct lw_rule *r)
 			name = dot + 1;
 		} else {
 			*dot = '.';
-			if (!find_name(metric) && !strchr(metric, ':'))
-				return bad(text, 0, "unknown probe '%s' (cyclic, timerlat-irq, "
-					   "timerlat-thread, noise, audio, video)",
-					   (*dot = 0, metric));
+			if (!lw_metric_find(metric) && !strchr(metric, ':')) {
+				size_t n = 0;
+
+				list[0] = 0;
+				for (unsigned p = 0; p < LW_PROBE_MAX && n < sizeof(list); p++)
+					if (lw_probe_by_name(lw_probe_name(p)) == (int)p)
+						n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+								      n ? ", " : "", lw_probe_name(p));
+				*dot = 0;
+				return bad(lang, text, 0, "unknown probe '%s' (%s)", metric, list);
+			}
 		}
 	}
-	mn = find_name(name);
+	mn = lw_metric_find(name);
 	if (!mn)
-		return bad(text, (size_t)(name - metric), "unknown metric '%s' (" NAMES ")", name);
-	if (mn->run_level && r->probe[0])
-		return bad(text, 0, "%s is not a metric of a probe", name);
-	snprintf(r->name, sizeof(r->name), "%s", name);
+		return bad(lang, text, (size_t)(name - metric), "unknown %s '%s' (%s)", lang->noun,
+			   name, names(lang, list, sizeof(list)));
+	if (!mn->probe && r->probe[0])
+		return bad(lang, text, 0, lang->summary ? "%s is not a per-probe figure" :
+			   "%s is not a metric of a probe", name);
+	if (lang->summary && mn->from == LW_MF_NONE)
+		return bad(lang, text, (size_t)(name - metric), "%s is not in a run's summary, only in "
+			   "a comparison (latwatt compare --fail-on)", name);
+	if (!lang->summary && !mn->compared)
+		return bad(lang, text, (size_t)(name - metric), "%s is not in a comparison, only in a "
+			   "run's summary (latwatt report --budget)", name);
+	r->m = mn;
+	/* the canonical name: an alias becomes its entry's name */
+	if (mn->arg)
+		snprintf(r->name, sizeof(r->name), "%s%s", mn->name, strchr(name, ':') + 1);
+	else
+		snprintf(r->name, sizeof(r->name), "%s", mn->name);
 	if (!strcmp(mn->name, "over:")) {
 		uint64_t ns;
 		int q = lw_set_quiet(1);
@@ -127,7 +153,7 @@ int lw_rule_parse(const char *text, struct lw_rule *r)
 
 		lw_set_quiet(q);
 		if (bad_time)
-			return bad(text, (size_t)(name - metric) + 5, "'%s' is not a threshold "
+			return bad(lang, text, (size_t)(name - metric) + 5, "'%s' is not a threshold "
 				   "(a time such as 50us)", name + 5);
 		r->threshold_ns = ns;
 		char t[32];
@@ -135,8 +161,8 @@ int lw_rule_parse(const char *text, struct lw_rule *r)
 	}
 	if (r->op == LW_OP_WORSE)
 		return 0;
-	if (mn->cls == VERDICT_ONLY)
-		return bad(text, mend, "%s only takes :worse", name);
+	if (mn->unit == LW_MU_VERDICT)
+		return bad(lang, text, mend, "%s only takes :worse", name);
 	/* operator */
 	i = mend;
 	if (text[i] == '>')
@@ -145,33 +171,38 @@ int lw_rule_parse(const char *text, struct lw_rule *r)
 		r->op = text[i + 1] == '=' ? LW_OP_LE : LW_OP_LT;
 	i += text[i + 1] == '=' ? 2 : 1;
 	/* bound */
-	if (text[i] == '+' || text[i] == '-')
+	if (text[i] == '+' || text[i] == '-') {
+		if (lang->upper_only)
+			return bad(lang, text, i, "'%s' is not a non-negative number", text + i);
 		sign = text[i++] == '+' ? 1 : -1;
+	}
 	numstart = i;
 	while (isdigit((unsigned char)text[i]))
 		i++;
 	if (text[i] == '.') {
 		i++;
 		if (!isdigit((unsigned char)text[i]))
-			return bad(text, i, "expected a digit after '.'");
+			return bad(lang, text, i, "expected a digit after '.'");
 		while (isdigit((unsigned char)text[i]))
 			i++;
 	}
 	if (i == numstart)
-		return bad(text, i, "expected a number");
+		return lang->upper_only ?
+			bad(lang, text, i, "'%s' is not a non-negative number", text + i) :
+			bad(lang, text, i, "expected a number");
 	{
 		char num[64];
 
 		if (i - numstart >= sizeof(num))
-			return bad(text, numstart, "number too long");
+			return bad(lang, text, numstart, "number too long");
 		memcpy(num, text + numstart, i - numstart);
 		num[i - numstart] = 0;
 		r->bound = strtod(num, NULL);
 	}
 	if (len - i >= sizeof(unit))
-		return bad(text, i, "unknown unit '%s'", text + i);
+		return bad(lang, text, i, "unknown unit '%s'", text + i);
 	strcpy(unit, text + i);
-	if (!strcmp(unit, "%")) {
+	if (!strcmp(unit, "%") && !lang->upper_only) {
 		r->kind = LW_RULE_REL;
 		r->bound = (sign < 0 ? -r->bound : r->bound) / 100;
 		return 0;
@@ -179,46 +210,44 @@ int lw_rule_parse(const char *text, struct lw_rule *r)
 	r->kind = sign ? LW_RULE_CHANGE : LW_RULE_VALUE;
 	if (sign < 0)
 		r->bound = -r->bound;
-	switch (mn->cls) {
-	case LATENCY:
-		if (!*unit || !strcmp(unit, "us"))
-			scale = 1e3;
-		else if (!strcmp(unit, "ns"))
-			scale = 1;
-		else if (!strcmp(unit, "ms"))
-			scale = 1e6;
-		else if (!strcmp(unit, "s"))
-			scale = 1e9;
-		else
-			return bad(text, i, "unknown unit '%s' for %s (ns, us, ms, s or %%)", unit, name);
-		break;
-	case POWER:
-		if (!*unit || !strcmp(unit, "W"))
-			scale = 1;
-		else if (!strcmp(unit, "mW"))
-			scale = 1e-3;
-		else
-			return bad(text, i, "unknown unit '%s' for %s (W, mW or %%)", unit, name);
-		break;
-	default:
-		if (*unit)
-			return bad(text, i, "unknown unit '%s': %s is a plain number (or use %%)",
-				   unit, name);
+	scale = unit_scale(lang, mn, unit);
+	if (!scale) {
+		const char *pct = lang->upper_only ? "" : " or %";
+
+		switch (mn->unit) {
+		case LW_MU_NS:
+			return bad(lang, text, i, "unknown unit '%s' for %s (ns, us, ms, s%s)", unit,
+				   name, pct);
+		case LW_MU_W:
+			return bad(lang, text, i, "unknown unit '%s' for %s (W, mW%s)", unit, name,
+				   pct);
+		case LW_MU_UJ:
+			return bad(lang, text, i, "unknown unit '%s' for %s (uJ, mJ, J%s)", unit,
+				   name, pct);
+		default:
+			return bad(lang, text, i, "unknown unit '%s': %s is a plain number%s", unit,
+				   name, lang->upper_only ? "" : " (or use %)");
+		}
 	}
 	r->bound *= scale;
 	return 0;
+}
+
+int lw_rule_parse(const char *text, struct lw_rule *r)
+{
+	return lw_rule_parse_lang(&lw_lang_failon, text, r);
 }
 
 /* The metric of @c that rule @r names; NULL when there is none. */
 static json_t *find_metric(const json_t *c, const struct lw_rule *r, char *full, size_t len)
 {
 	const json_t *ms = json_object_get(c, "metrics");
-	const struct mname *mn = find_name(r->name);
+	const struct lw_metric *mn = r->m;
 	const char *probe = r->probe;
 	json_t *m;
 	size_t i;
 
-	if (!mn->run_level && !*probe) {
+	if (mn->probe && !*probe) {
 		/* default probe: cyclic when compared, else the first */
 		probe = NULL;
 		json_array_foreach(ms, i, m) {
@@ -230,7 +259,7 @@ static json_t *find_metric(const json_t *c, const struct lw_rule *r, char *full,
 		if (!probe)
 			probe = "cyclic";
 	}
-	snprintf(full, len, "%s%s%s", mn->run_level ? "" : probe, mn->run_level ? "" : ".", r->name);
+	snprintf(full, len, "%s%s%s", mn->probe ? probe : "", mn->probe ? "." : "", r->name);
 	json_array_foreach(ms, i, m)
 		if (!strcmp(json_string_value(json_object_get(m, "name")) ?: "", full))
 			return m;

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * --fail-on rules of `latwatt compare`: when does a comparison fail CI.
+ * The one rule language over the metric registry (lib/metrics.h): the
+ * --fail-on rules of `latwatt compare`/`analyze` (when does a comparison fail
+ * CI) and the --budget rules of `latwatt report` (a run's own figures).
  *
  *   RULE   = METRIC OP BOUND | METRIC ":worse"
  *   METRIC = [PROBE "."] NAME                 (PROBE default: cyclic, else the first)
- *   NAME   = p50 | p90 | p99 | p99.9 | p99.99 | mean | max | blockmax | worst
- *          | over:TIME | missed | dropped | xruns | dropped_frames | power
- *          | idle:STATE | cause:NAME | distribution | any   (the last two: :worse only)
+ *   NAME   = a name or alias of lib/metrics.c:lw_metrics[]: p50 | p90 | p99 | p99.9
+ *          | p99.99 | mean | max | min | blockmax | worst | over:TIME | over | missed
+ *          | dropped | distribution | xruns | dropped_frames | deadline_misses | power
+ *          | energy_per_period | idle:STATE | cause:NAME | any
  *   OP     = ">" | ">=" | "<" | "<="
  *   BOUND  = [SIGN] NUMBER "%"     relative change from the baseline
  *          | SIGN NUMBER [UNIT]    change from the baseline
@@ -14,6 +17,10 @@
  *   SIGN   = "+" | "-";  UNIT = ns | us | ms | s (latencies; bare: us) | W | mW (power; bare: W)
  *
  *   p99>+10%   max>+20%   xruns>0   p99>150us   p99.9>+5us   over:50us>+50%   any:worse
+ *
+ * --fail-on takes the names a comparison holds; --budget takes the names a
+ * run's summary holds, only "<" or "<=" a plain non-negative BOUND, and a
+ * bare power there is in mW.
  *
  * Rules apply to every run compared against the baseline.  A metric that is
  * n/a in a comparison (not recorded, not extrapolated) leaves its rule
@@ -24,6 +31,8 @@
 
 #include <jansson.h>
 #include <stddef.h>
+
+#include "lib/metrics.h"
 
 enum lw_rule_op { LW_OP_GT, LW_OP_GE, LW_OP_LT, LW_OP_LE, LW_OP_WORSE };
 enum lw_rule_kind {
@@ -36,15 +45,29 @@ enum lw_rule_kind {
 struct lw_rule {
 	char text[128];
 	char probe[128];			/* "" unless named */
-	char name[128];			/* "p99", "over:50us", "xruns", "any" */
+	char name[128];			/* "p99", "over:50us", "xruns", "any" (canonical) */
+	const struct lw_metric *m;	/* its entry in the registry */
 	enum lw_rule_op op;
 	enum lw_rule_kind kind;
 	double bound;			/* ns, count, W, fraction; REL: 0.10 for 10 % */
 	unsigned long long threshold_ns;	/* over:TIME */
 };
 
-/* Parse @text.  -1 after error() of the form
+/* A language of rules: what it accepts and how it words its errors. */
+struct lw_rule_lang {
+	const char *opt;		/* "--fail-on", "--budget" */
+	const char *noun;		/* "metric", "statistic" */
+	unsigned summary : 1;		/* judged on a run's summary (else on a comparison) */
+	unsigned upper_only : 1;	/* only < and <= a plain non-negative value */
+	unsigned mw : 1;		/* power bounds (and a bare power number) in mW, else W */
+};
+
+extern const struct lw_rule_lang lw_lang_failon, lw_lang_budget;
+
+/* Parse @text as a rule of @lang.  -1 after error() of the form
  * "--fail-on 'p99>+10x': at 8: unknown unit 'x' for p99 (ns, us, ms, s or %)". */
+int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct lw_rule *r);
+/* A --fail-on rule. */
 int lw_rule_parse(const char *text, struct lw_rule *r);
 
 /*

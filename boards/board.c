@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "boards/board.h"
+#include "lib/metrics.h"
 #include "lib/yamltree.h"
 #include "lib/error.h"
 #include "lib/safefile.h"
@@ -500,19 +501,33 @@ static int parse_sources(struct ctx *c, struct lw_board *b, const struct lw_ynod
 	return 0;
 }
 
-static const char *const latency_stats[] = { "min", "mean", "p50", "p90", "p99", "p99.9",
-	"p99.99", "max", NULL };
-
-static int is_stat(const char *s)
+/* A latency statistic of a run's summary, in the registry: p99, max, min ... */
+static const struct lw_metric *latency_stat(const char *s)
 {
-	for (int i = 0; latency_stats[i]; i++)
-		if (!strcmp(latency_stats[i], s))
-			return 1;
-	return 0;
+	const struct lw_metric *m = lw_metric_find(s);
+
+	return m && m->probe && m->unit == LW_MU_NS && m->from == LW_MF_PROBE ? m : NULL;
 }
 
-static int add_budget(struct lw_board *b, enum lw_budget_kind kind, const char *probe,
-		      const char *stat, double limit, int line)
+/* The kinds board.h names, for its callers; any other figure is OTHER. */
+static enum lw_budget_kind budget_kind(const struct lw_metric *m)
+{
+	static const struct { const char *name; enum lw_budget_kind kind; } kinds[] = {
+		{ "xruns", LW_BUDGET_XRUNS }, { "dropped_frames", LW_BUDGET_DROPPED_FRAMES },
+		{ "deadline_misses", LW_BUDGET_DEADLINE_MISSES }, { "power", LW_BUDGET_AVG_POWER },
+		{ "energy_per_period", LW_BUDGET_ENERGY_PER_PERIOD },
+	};
+
+	if (m->probe)
+		return LW_BUDGET_LATENCY;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].name, m->name))
+			return kinds[i].kind;
+	return LW_BUDGET_OTHER;
+}
+
+static int add_budget(struct lw_board *b, const struct lw_metric *m, const char *probe,
+		      double limit, int line)
 {
 	struct lw_budget *nb = realloc(b->budget, (size_t)(b->nbudget + 1) * sizeof(*nb));
 
@@ -521,9 +536,10 @@ static int add_budget(struct lw_board *b, enum lw_budget_kind kind, const char *
 	b->budget = nb;
 	nb = &b->budget[b->nbudget++];
 	memset(nb, 0, sizeof(*nb));
-	nb->kind = kind;
+	nb->kind = budget_kind(m);
+	nb->m = m;
 	nb->probe = probe ? strdup(probe) : NULL;
-	nb->stat = stat ? strdup(stat) : NULL;
+	nb->stat = m->probe ? strdup(m->name) : NULL;
 	nb->limit = limit;
 	nb->line = line;
 	return 0;
@@ -536,60 +552,125 @@ static int parse_latency_map(struct ctx *c, struct lw_board *b, const struct lw_
 		return -1;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct lw_ynode *k = lw_ymap_key(m, i), *v = lw_ymap_val(m, i);
-		char key[192];
+		const struct lw_metric *st = latency_stat(k->value);
+		char key[192], list[256] = "";
+		size_t len = 0;
 		double lim;
 
 		snprintf(key, sizeof(key), "%s.%s", where, k->value);
-		if (is_stat(k->value)) {
+		if (st) {
 			if (get_num(c, v, key, 0, 1e12, &lim) < 0 ||
-			    add_budget(b, LW_BUDGET_LATENCY, probe, k->value, lim, v->line) < 0)
+			    add_budget(b, st, probe, lim, v->line) < 0)
 				return -1;
 		} else if (!probe && v->type == LW_Y_MAP) {
 			if (parse_latency_map(c, b, v, key, k->value) < 0)
 				return -1;
 		} else {
-			return bad(c, k, key, "'%s' is not a latency statistic (min, mean, p50, p90, "
-				   "p99, p99.9, p99.99, max)%s", k->value,
-				   probe ? "" : " nor a probe name with its own statistics");
+			for (size_t j = 0; j < lw_nmetrics && len < sizeof(list); j++)
+				if (latency_stat(lw_metrics[j].name))
+					len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+								len ? ", " : "", lw_metrics[j].name);
+			return bad(c, k, key, "'%s' is not a latency statistic (%s)%s", k->value,
+				   list, probe ? "" : " nor a probe name with its own statistics");
 		}
 	}
 	return 0;
 }
 
+/*
+ * A budget key other than latency_us: a name or alias of a run-level figure
+ * of the registry (lib/metrics.h) that a run's summary holds, with the unit
+ * of its limit as a suffix where it has one: audio_xruns, deadline_misses,
+ * average_power_mw, average_power_w, energy_per_audio_period_uj.  NULL when
+ * none; *scale turns the limit into mW (power), uJ or a count.
+ */
+static const struct lw_metric *budget_metric(const char *key, double *scale)
+{
+	static const struct { enum lw_metric_unit unit; const char *sfx; double mul; } units[] = {
+		{ LW_MU_W, "_mw", 1 }, { LW_MU_W, "_w", 1000 }, { LW_MU_UJ, "_uj", 1 },
+		{ LW_MU_COUNT, "", 1 },
+	};
+	size_t n = strlen(key);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t sl = strlen(units[i].sfx);
+		const struct lw_metric *m;
+		char stem[96];
+
+		if (n <= sl || n - sl >= sizeof(stem) || strcmp(key + n - sl, units[i].sfx))
+			continue;
+		memcpy(stem, key, n - sl);
+		stem[n - sl] = 0;
+		m = lw_metric_find(stem);
+		if (m && !m->probe && m->from != LW_MF_NONE && m->unit == units[i].unit) {
+			*scale = units[i].mul;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* "audio_xruns, dropped_frames, ...": every key budget_metric() takes. */
+static const char *budget_keys(char *list, size_t size)
+{
+	static const struct { enum lw_metric_unit unit; const char *sfx; } sfx[] = {
+		{ LW_MU_COUNT, "" }, { LW_MU_W, "_mw" }, { LW_MU_W, "_w" }, { LW_MU_UJ, "_uj" },
+	};
+	size_t len = (size_t)snprintf(list, size, "latency_us");
+
+	for (size_t i = 0; i < lw_nmetrics && len < size; i++) {
+		const struct lw_metric *m = &lw_metrics[i];
+		const char *stem = m->alias[0] ? m->alias[0] : m->name;
+
+		if (m->probe || m->from == LW_MF_NONE)
+			continue;
+		for (size_t k = 0; k < sizeof(sfx) / sizeof(sfx[0]) && len < size; k++)
+			if (sfx[k].unit == m->unit)
+				len += (size_t)snprintf(list + len, size - len, ", %s%s", stem,
+							sfx[k].sfx);
+	}
+	if (len < size)
+		snprintf(list + len, size - len, ", notes");
+	return list;
+}
+
 static int parse_budgets(struct ctx *c, struct lw_board *b, const struct lw_ynode *m)
 {
-	static const char *const known[] = { "latency_us", "audio_xruns", "dropped_frames",
-		"deadline_misses", "average_power_mw", "average_power_w",
-		"energy_per_audio_period_uj", "notes", NULL };
-	static const struct { const char *key; enum lw_budget_kind kind; double scale; } simple[] = {
-		{ "audio_xruns", LW_BUDGET_XRUNS, 1 },
-		{ "dropped_frames", LW_BUDGET_DROPPED_FRAMES, 1 },
-		{ "deadline_misses", LW_BUDGET_DEADLINE_MISSES, 1 },
-		{ "average_power_mw", LW_BUDGET_AVG_POWER, 1 },
-		{ "average_power_w", LW_BUDGET_AVG_POWER, 1000 },
-		{ "energy_per_audio_period_uj", LW_BUDGET_ENERGY_PER_PERIOD, 1 },
-	};
-	const struct lw_ynode *v;
+	const struct lw_metric *seen[64];
+	const struct lw_ynode *seen_key[64];
+	size_t nseen = 0;
 
 	if (lw_yaml_is_null(m))
 		return 0;
-	if (want_type(c, m, "budgets", LW_Y_MAP) < 0 || known_keys(c, m, "budgets", known) < 0)
+	if (want_type(c, m, "budgets", LW_Y_MAP) < 0)
 		return -1;
-	if ((v = lw_ymap_get(m, "latency_us")) && parse_latency_map(c, b, v, "budgets.latency_us",
-								     NULL) < 0)
-		return -1;
-	if (lw_ymap_get(m, "average_power_mw") && (v = lw_ymap_get(m, "average_power_w")))
-		return bad(c, v, "budgets.average_power_w", "give average_power_mw or "
-			   "average_power_w, not both");
-	for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
-		char key[96];
-		double lim;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct lw_ynode *k = lw_ymap_key(m, i), *v = lw_ymap_val(m, i);
+		const struct lw_metric *mt;
+		char key[128], list[512];
+		double lim, scale = 1;
 
-		if (!(v = lw_ymap_get(m, simple[i].key)))
+		snprintf(key, sizeof(key), "budgets.%s", k->value);
+		if (!strncmp(k->value, "x-", 2) || !strcmp(k->value, "notes"))
 			continue;
-		snprintf(key, sizeof(key), "budgets.%s", simple[i].key);
+		if (!strcmp(k->value, "latency_us")) {
+			if (parse_latency_map(c, b, v, key, NULL) < 0)
+				return -1;
+			continue;
+		}
+		if (!(mt = budget_metric(k->value, &scale)))
+			return bad(c, k, key, "unknown key (known here: %s)",
+				   budget_keys(list, sizeof(list)));
+		for (size_t j = 0; j < nseen; j++)
+			if (seen[j] == mt)
+				return bad(c, k, key, "give %s or %s, not both", seen_key[j]->value,
+					   k->value);
+		if (nseen < sizeof(seen) / sizeof(seen[0])) {
+			seen[nseen] = mt;
+			seen_key[nseen++] = k;
+		}
 		if (get_num(c, v, key, 0, 1e12, &lim) < 0 ||
-		    add_budget(b, simple[i].kind, NULL, NULL, lim * simple[i].scale, v->line) < 0)
+		    add_budget(b, mt, NULL, lim * scale, v->line) < 0)
 			return -1;
 	}
 	return 0;
@@ -1215,17 +1296,13 @@ static json_t *cpus_json(const cpu_set_t *s, int has)
 	return has ? json_string(lw_format_cpulist(s, buf, sizeof(buf))) : json_null();
 }
 
-static const char *budget_kind_name(enum lw_budget_kind k)
+/* What board JSON calls a budget: "latency", or the figure's board key
+ * without unit (audio_xruns, average_power, energy_per_audio_period). */
+static const char *budget_kind_name(const struct lw_budget *bu)
 {
-	switch (k) {
-	case LW_BUDGET_LATENCY: return "latency";
-	case LW_BUDGET_XRUNS: return "audio_xruns";
-	case LW_BUDGET_DROPPED_FRAMES: return "dropped_frames";
-	case LW_BUDGET_DEADLINE_MISSES: return "deadline_misses";
-	case LW_BUDGET_AVG_POWER: return "average_power";
-	case LW_BUDGET_ENERGY_PER_PERIOD: return "energy_per_audio_period";
-	}
-	return "?";
+	if (bu->m->probe)
+		return "latency";
+	return bu->m->alias[0] ? bu->m->alias[0] : bu->m->name;
 }
 
 json_t *lw_board_to_json(const struct lw_board *b)
@@ -1299,7 +1376,7 @@ json_t *lw_board_to_json(const struct lw_board *b)
 	a = json_array();
 	for (int i = 0; i < b->nbudget; i++) {
 		const struct lw_budget *bu = &b->budget[i];
-		json_t *j = json_pack("{s:s, s:f}", "kind", budget_kind_name(bu->kind),
+		json_t *j = json_pack("{s:s, s:f}", "kind", budget_kind_name(bu),
 				      "limit", bu->limit);
 
 		if (bu->kind == LW_BUDGET_LATENCY) {

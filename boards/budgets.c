@@ -5,51 +5,7 @@
 
 #include "boards/board.h"
 #include "boards/budgets.h"
-
-/* analysis["a"]["b"]... as a number; NAN when absent. */
-static double num_at(const json_t *root, const char *const *keys)
-{
-	const json_t *v = root;
-
-	for (; *keys && v; keys++)
-		v = json_object_get(v, *keys);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* Sum of @key over every workload instance of @kind in analysis.json's
- * "workloads" object (instances are named audio, audio-1, ...; each says its
- * kind); NAN when the run has none of that kind. */
-static double workload_sum(const json_t *analysis, const char *kind, const char *key)
-{
-	const json_t *wl = json_object_get(analysis, "workloads"), *v;
-	const char *name;
-	double sum = NAN;
-
-	json_object_foreach((json_t *)wl, name, v) {
-		const char *k = json_string_value(json_object_get(v, "kind"));
-		const json_t *x = json_object_get(v, key);
-
-		if (!k || strcmp(k, kind) || !json_is_number(x))
-			continue;
-		sum = (isnan(sum) ? 0 : sum) + json_number_value(x);
-	}
-	return sum;
-}
-
-/* The audio period of the first audio instance, ns (NAN: none). */
-static double audio_period_ns(const json_t *analysis)
-{
-	const json_t *wl = json_object_get(analysis, "workloads"), *v;
-	const char *name;
-
-	json_object_foreach((json_t *)wl, name, v) {
-		const char *k = json_string_value(json_object_get(v, "kind"));
-
-		if (k && !strcmp(k, "audio") && json_is_number(json_object_get(v, "interval_ns")))
-			return json_number_value(json_object_get(v, "interval_ns"));
-	}
-	return NAN;
-}
+#include "lib/metrics.h"
 
 static void result(json_t *out, const char *name, const char *metric, double measured,
 		   double limit, const char *unit, int *broken)
@@ -74,84 +30,51 @@ static void result(json_t *out, const char *name, const char *metric, double mea
 static void latency(const struct lw_budget *bu, const json_t *analysis, json_t *out, int *broken)
 {
 	const json_t *probes = json_object_get(analysis, "probes"), *p;
-	char stat[32], name[128], metric[160];
+	char name[128], metric[160];
 	const char *pname;
 	int any = 0;
 
-	snprintf(stat, sizeof(stat), "%s_ns", bu->stat);
 	json_object_foreach((json_t *)probes, pname, p) {
-		const char *keys[] = { "all", stat, NULL };
 		double ns;
 
 		if (bu->probe && strcmp(bu->probe, pname))
 			continue;
 		any = 1;
-		ns = num_at(p, keys);
-		snprintf(name, sizeof(name), "latency %s %s", pname, bu->stat);
-		snprintf(metric, sizeof(metric), "probes.%s.all.%s", pname, stat);
+		ns = lw_metric_summary(bu->m, analysis, pname);
+		snprintf(name, sizeof(name), "latency %s %s", pname, bu->m->name);
+		snprintf(metric, sizeof(metric), "probes.%s.all.%s", pname, bu->m->key);
 		result(out, name, metric, isnan(ns) ? NAN : ns / 1e3, bu->limit, "us", broken);
 	}
 	if (!any) {
 		snprintf(name, sizeof(name), "latency %s %s", bu->probe ? bu->probe : "(any probe)",
-			 bu->stat);
-		snprintf(metric, sizeof(metric), "probes.%s.all.%s", bu->probe ? bu->probe : "*", stat);
+			 bu->m->name);
+		snprintf(metric, sizeof(metric), "probes.%s.all.%s", bu->probe ? bu->probe : "*",
+			 bu->m->key);
 		result(out, name, metric, NAN, bu->limit, "us", broken);
 	}
 }
 
 int lw_budgets_check(const struct lw_board *b, const json_t *analysis, json_t **results)
 {
-	static const char *const k_misses[] = { "deadline_misses", NULL };
-	static const char *const k_avg[] = { "power", "total", "average_w", NULL };
-	static const char *const k_energy[] = { "power", "total", "energy_j", NULL };
 	json_t *out = json_array();
 	int broken = 0;
 
 	for (int i = 0; i < b->nbudget; i++) {
 		const struct lw_budget *bu = &b->budget[i];
-		double v, x, d;
+		const struct lw_metric *m = bu->m;
+		double v;
 
-		switch (bu->kind) {
-		case LW_BUDGET_LATENCY:
+		if (m->probe) {
 			latency(bu, analysis, out, &broken);
-			break;
-		case LW_BUDGET_XRUNS:
-			result(out, "audio xruns", "workloads[kind=audio].xruns",
-			       workload_sum(analysis, "audio", "xruns"), bu->limit, "count", &broken);
-			break;
-		case LW_BUDGET_DROPPED_FRAMES:
-			result(out, "dropped frames", "workloads[kind=video].dropped",
-			       workload_sum(analysis, "video", "dropped"), bu->limit, "count", &broken);
-			break;
-		case LW_BUDGET_DEADLINE_MISSES:
-			v = num_at(analysis, k_misses);
-			if (isnan(v)) {
-				x = workload_sum(analysis, "audio", "xruns");
-				d = workload_sum(analysis, "video", "dropped");
-				v = isnan(x) && isnan(d) ? NAN : (isnan(x) ? 0 : x) + (isnan(d) ? 0 : d);
-			}
-			result(out, "deadline misses", "deadline_misses (xruns + dropped frames)", v,
-			       bu->limit, "count", &broken);
-			break;
-		case LW_BUDGET_AVG_POWER:
-			v = num_at(analysis, k_avg);
-			result(out, "average power", "power.total.average_w", isnan(v) ? NAN : v * 1e3,
-			       bu->limit, "mW", &broken);
-			break;
-		case LW_BUDGET_ENERGY_PER_PERIOD:
-			x = workload_sum(analysis, "audio", "periods");
-			v = num_at(analysis, k_energy);
-			if (!isnan(v) && x > 0) {
-				v = v / x * 1e6;
-			} else {
-				v = num_at(analysis, k_avg);
-				d = audio_period_ns(analysis);
-				v = isnan(v) || isnan(d) ? NAN : v * d / 1e3;
-			}
-			result(out, "energy per audio period", "power.total.energy_j / workloads[kind=audio].periods",
-			       v, bu->limit, "uJ", &broken);
-			break;
+			continue;
 		}
+		v = lw_metric_summary(m, analysis, NULL);
+		if (m->unit == LW_MU_W)		/* board power budgets are in mW */
+			result(out, m->label, m->name, isnan(v) ? NAN : v * 1e3, bu->limit, "mW",
+			       &broken);
+		else
+			result(out, m->label, m->name, v, bu->limit, lw_metric_unit_name(m->unit),
+			       &broken);
 	}
 	*results = out;
 	return broken;

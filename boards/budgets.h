@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Budgets, the bring-up verdict: every budget of a board checked against a
- * run's analysis (RUN/analysis.json).  What is read where:
- *
- *   latency          probes.<probe>.all.<stat>_ns (p99 -> p99_ns, p99.9 ->
- *                    p99.9_ns, mean -> mean_ns ...); a budget without a
- *                    probe applies to every probe in the analysis
- *   audio_xruns      xruns, summed over workloads.* of kind audio
- *   dropped_frames   dropped, summed over workloads.* of kind video
- *   deadline_misses  deadline_misses, else the sum of the two above
- *   average_power    power.total.average_w (lw_power_summarize())
- *   energy_per_audio_period
- *                    power.total.energy_j / the audio instances' periods,
- *                    else power.total.average_w * the first one's interval_ns
+ * run's analysis (RUN/analysis.json).  Each budget names a figure of the
+ * metric registry (lib/metrics.h) and is read by its summary reader,
+ * lw_metric_summary(): a latency statistic (probes.<probe>.all.<stat>_ns; a
+ * budget without a probe applies to every probe in the analysis), audio
+ * xruns, dropped frames, deadline misses, average power, energy per audio
+ * period.
  *
  * A budget whose metric the run did not measure is reported with pass null
  * ("not measured") and is not counted as broken.

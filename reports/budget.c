@@ -7,101 +7,46 @@
 #include <string.h>
 
 #include "boards/board.h"
+#include "analysis/failon.h"
 #include "boards/budgets.h"
 #include "lib/error.h"
+#include "lib/metrics.h"
 #include "reports/report.h"
 
-static const struct {
-	const char *name;
-	enum lw_rb_metric metric;
-	int per_probe;
-} metrics[] = {
-	{ "missed",          LW_RB_MISSED,          1 },
-	{ "dropped",         LW_RB_DROPPED,         1 },
-	{ "over",            LW_RB_OVER,            1 },
-	{ "xruns",           LW_RB_XRUNS,           0 },
-	{ "dropped_frames",  LW_RB_DROPPED_FRAMES,  0 },
-	{ "deadline_misses", LW_RB_DEADLINE_MISSES, 0 },
-	{ "power",           LW_RB_POWER,           0 },
-};
-
-/* A number with an optional unit; @units: {suffix, multiplier}, first is the
- * default. */
-struct unit { const char *sfx; double mul; };
-
-static int parse_value(const char *spec, const char *s, const struct unit *u, double *out)
+/* The coarse kind of a budget, for the callers of struct lw_rbudget. */
+static enum lw_rb_metric rb_metric(const struct lw_metric *m)
 {
-	char *end;
-	double v;
+	static const struct { const char *name; enum lw_rb_metric metric; } kinds[] = {
+		{ "missed", LW_RB_MISSED }, { "dropped", LW_RB_DROPPED }, { "over", LW_RB_OVER },
+		{ "xruns", LW_RB_XRUNS }, { "dropped_frames", LW_RB_DROPPED_FRAMES },
+		{ "deadline_misses", LW_RB_DEADLINE_MISSES }, { "power", LW_RB_POWER },
+	};
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
-		return error("--budget '%s': '%s' is not a non-negative number", spec, s);
-	if (!*end) {
-		*out = v * u[0].mul;
-		return 0;
-	}
-	for (; u->sfx; u++)
-		if (!strcmp(end, u->sfx)) {
-			*out = v * u->mul;
-			return 0;
-		}
-	return error("--budget '%s': unknown unit '%s'", spec, end);
+	if (m->from == LW_MF_PROBE && m->unit == LW_MU_NS)
+		return LW_RB_LATENCY;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].name, m->name))
+			return kinds[i].metric;
+	return LW_RB_OTHER;
 }
 
 int lw_rbudget_parse(struct lw_rbudget *b, const char *spec)
 {
-	static const struct unit lat[] = { { "us", 1e3 }, { "ns", 1 }, { "us", 1e3 },
-					   { "ms", 1e6 }, { "s", 1e9 }, { NULL, 0 } };
-	static const struct unit cnt[] = { { "", 1 }, { NULL, 0 } };
-	static const struct unit pwr[] = { { "mW", 1 }, { "mW", 1 }, { "W", 1e3 }, { NULL, 0 } };
-	char lhs[64];
-	const char *op, *dot;
-	size_t n;
+	struct lw_rule r;
 
 	memset(b, 0, sizeof(*b));
 	snprintf(b->origin, sizeof(b->origin), "--budget %s", spec);
-	op = strchr(spec, '<');
-	if (!op)
-		return error("--budget '%s': expected [PROBE.]STAT<VALUE, e.g. p99<100us", spec);
-	n = (size_t)(op - spec);
-	if (!n || n >= sizeof(lhs))
-		return error("--budget '%s': no statistic before '<'", spec);
-	memcpy(lhs, spec, n);
-	lhs[n] = 0;
-	b->strict = op[1] != '=';
-	op += b->strict ? 1 : 2;
-
-	/* "cyclic.p99.9": the probe is what precedes the first dot, when what
-	 * precedes it is not itself a statistic ("p99.9"). */
-	dot = strchr(lhs, '.');
-	if (dot && !lw_stat_key(lhs)) {
-		size_t pl = (size_t)(dot - lhs);
-
-		if (!pl || pl >= sizeof(b->probe))
-			return error("--budget '%s': bad probe name", spec);
-		memcpy(b->probe, lhs, pl);
-		b->probe[pl] = 0;
-		memmove(lhs, dot + 1, strlen(dot + 1) + 1);
-	}
-	if (strlen(lhs) >= sizeof(b->stat))
-		return error("--budget '%s': unknown statistic '%s'", spec, lhs);
-	strcpy(b->stat, lhs);
-	if (lw_stat_key(lhs)) {
-		b->metric = LW_RB_LATENCY;
-		return parse_value(spec, op, lat, &b->limit);
-	}
-	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {
-		if (strcmp(metrics[i].name, lhs))
-			continue;
-		b->metric = metrics[i].metric;
-		if (b->probe[0] && !metrics[i].per_probe)
-			return error("--budget '%s': %s is not a per-probe figure", spec, lhs);
-		return parse_value(spec, op, b->metric == LW_RB_POWER ? pwr : cnt, &b->limit);
-	}
-	return error("--budget '%s': unknown statistic '%s' (min mean p50 p90 p99 p99.9 p99.99 "
-		     "max missed dropped over xruns dropped_frames deadline_misses power)", spec, lhs);
+	if (lw_rule_parse_lang(&lw_lang_budget, spec, &r) < 0)
+		return -1;
+	if (strlen(r.probe) >= sizeof(b->probe) || strlen(r.name) >= sizeof(b->stat))
+		return error("--budget '%s': name too long", spec);
+	b->m = r.m;
+	b->metric = rb_metric(r.m);
+	strcpy(b->probe, r.probe);
+	strcpy(b->stat, r.name);
+	b->strict = r.op == LW_OP_LT;
+	b->limit = r.bound;
+	return 0;
 }
 
 int lw_checks_add(struct lw_checks *cs, const struct lw_check *c)
@@ -161,81 +106,47 @@ static void judge(struct lw_check *c, const struct lw_rbudget *b, double measure
 		 c->unit, op_str(b), limit, c->unit, b->origin);
 }
 
-/* Sum of one count over every workload of @type (NULL: every workload);
- * -1 when the run has no such workload. */
-static double workload_misses(const json_t *an, const char *type)
+/* The unit a check shows @m in, and the factor from the registry's unit. */
+static const char *check_unit(const struct lw_metric *m, double *mul)
 {
-	const json_t *wl = json_object_get(an, "workloads"), *w;
-	const char *name;
-	double sum = -1;
-
-	json_object_foreach((json_t *)wl, name, w) {
-		const char *t = lw_workload_kind(w, name);
-		double m = lw_workload_misses(w);
-
-		if ((type && strcmp(t, type)) || m < 0)
-			continue;
-		sum = (sum < 0 ? 0 : sum) + m;
+	*mul = 1;
+	switch (m->unit) {
+	case LW_MU_NS:
+		*mul = 1e-3;
+		return "us";
+	case LW_MU_W:
+		*mul = 1e3;
+		return "mW";
+	case LW_MU_UJ:
+		return "uJ";
+	default:
+		return "count";
 	}
-	return sum;
 }
 
-/* Average power of the run in mW: power.total_mw, else the sum of the
- * rails' mean_mw; -1 when not recorded. */
-static double run_power(const json_t *an)
-{
-	const json_t *p = json_object_get(an, "power"), *rail;
-	double sum = -1;
-	size_t i;
-
-	if (json_is_number(json_object_get(json_object_get(p, "total"), "average_w")))
-		return json_number_value(json_object_get(json_object_get(p, "total"), "average_w")) * 1e3;
-	if (json_is_number(json_object_get(p, "total_mw")))
-		return json_number_value(json_object_get(p, "total_mw"));
-	json_array_foreach(json_object_get(p, "rails"), i, rail)
-		if (json_is_number(json_object_get(rail, "mean_mw")))
-			sum = (sum < 0 ? 0 : sum) + json_number_value(json_object_get(rail, "mean_mw"));
-	return sum;
-}
-
-static int eval_probe(const struct lw_rbudget *b, const char *probe, const json_t *all,
-		      struct lw_checks *out)
+/* One check of @b on @probe (NULL: a figure of the run). */
+static int eval_one(const struct lw_rbudget *b, const char *probe, const json_t *an,
+		    struct lw_checks *out)
 {
 	struct lw_check c = { .suite = "budgets" };
-	const char *key = NULL;
-	const json_t *v;
+	double mul, v = lw_metric_summary(b->m, an, probe);
 
-	snprintf(c.name, sizeof(c.name), "budget.%s.%s", probe, b->stat);
-	switch (b->metric) {
-	case LW_RB_LATENCY:
-		key = lw_stat_key(b->stat);
-		strcpy(c.unit, "us");
-		break;
-	case LW_RB_MISSED:
-		key = "missed_periods";
-		break;
-	case LW_RB_DROPPED:
-		key = "dropped";
-		break;
-	case LW_RB_OVER:
-		key = "over_threshold";
-		break;
-	default:
-		return 0;
-	}
-	if (!c.unit[0])
-		strcpy(c.unit, "count");
-	v = json_object_get(all, key);
-	if (!json_is_number(v) || !json_integer_value(json_object_get(all, "count"))) {
+	snprintf(c.unit, sizeof(c.unit), "%s", check_unit(b->m, &mul));
+	if (probe)
+		snprintf(c.name, sizeof(c.name), "budget.%s.%s", probe, b->stat);
+	else
+		snprintf(c.name, sizeof(c.name), "budget.%s", b->stat);
+	if (isnan(v)) {
 		c.result = LW_SKIP;
-		snprintf(c.message, sizeof(c.message), "%s of probe %s not recorded in this run",
-			 b->stat, probe);
+		if (probe)
+			snprintf(c.message, sizeof(c.message), "%s of probe %s not recorded in this run",
+				 b->stat, probe);
+		else
+			snprintf(c.message, sizeof(c.message), "%s not recorded in this run", b->stat);
 		return lw_checks_add(out, &c);
 	}
-	if (b->metric == LW_RB_LATENCY)
-		judge(&c, b, json_number_value(v) / 1e3, b->limit / 1e3);
-	else
-		judge(&c, b, json_number_value(v), b->limit);
+	/* a power budget's limit is in mW already (lw_lang_budget) */
+	judge(&c, b, v * mul, b->m->unit == LW_MU_W ? b->limit : b->limit * mul);
 	return lw_checks_add(out, &c);
 }
 
@@ -244,50 +155,23 @@ int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct 
 	const json_t *probes = lw_rrun_probes(r), *p;
 	struct lw_check c = { .suite = "budgets" };
 	const char *name;
-	double m = -1;
+	double mul;
 
-	switch (b->metric) {
-	case LW_RB_LATENCY:
-	case LW_RB_MISSED:
-	case LW_RB_DROPPED:
-	case LW_RB_OVER:
-		if (b->probe[0]) {
-			return eval_probe(b, b->probe, json_object_get(json_object_get(probes, b->probe),
-								       "all"), out);
-		}
-		if (!probes) {
-			snprintf(c.name, sizeof(c.name), "budget.%s", b->stat);
-			c.result = LW_SKIP;
-			strcpy(c.unit, b->metric == LW_RB_LATENCY ? "us" : "count");
-			snprintf(c.message, sizeof(c.message), "no probe recorded in this run");
-			return lw_checks_add(out, &c);
-		}
-		json_object_foreach((json_t *)probes, name, p)
-			if (eval_probe(b, name, json_object_get(p, "all"), out) < 0)
-				return -1;
-		return 0;
-	case LW_RB_XRUNS:
-		m = workload_misses(r->analysis, "audio");
-		break;
-	case LW_RB_DROPPED_FRAMES:
-		m = workload_misses(r->analysis, "video");
-		break;
-	case LW_RB_DEADLINE_MISSES:
-		m = workload_misses(r->analysis, NULL);
-		break;
-	case LW_RB_POWER:
-		m = run_power(r->analysis);
-		break;
-	}
-	snprintf(c.name, sizeof(c.name), "budget.%s", b->stat);
-	strcpy(c.unit, b->metric == LW_RB_POWER ? "mW" : "count");
-	if (m < 0) {
+	if (!b->m->probe)
+		return eval_one(b, NULL, r->analysis, out);
+	if (b->probe[0])
+		return eval_one(b, b->probe, r->analysis, out);
+	if (!probes) {
+		snprintf(c.name, sizeof(c.name), "budget.%s", b->stat);
 		c.result = LW_SKIP;
-		snprintf(c.message, sizeof(c.message), "%s not recorded in this run", b->stat);
-	} else {
-		judge(&c, b, m, b->limit);
+		snprintf(c.unit, sizeof(c.unit), "%s", check_unit(b->m, &mul));
+		snprintf(c.message, sizeof(c.message), "no probe recorded in this run");
+		return lw_checks_add(out, &c);
 	}
-	return lw_checks_add(out, &c);
+	json_object_foreach((json_t *)probes, name, p)
+		if (eval_one(b, name, r->analysis, out) < 0)
+			return -1;
+	return 0;
 }
 
 /* "latency cyclic p99" -> "budget.cyclic.p99", "audio xruns" -> "budget.audio_xruns" */
@@ -348,5 +232,7 @@ int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suff
 
 double lw_rrun_power_mw(const struct lw_rrun *r)
 {
-	return run_power(r->analysis);
+	double w = lw_metric_summary(lw_metric_find("power"), r->analysis, NULL);
+
+	return isnan(w) ? -1 : w * 1e3;
 }

@@ -18,6 +18,8 @@
 
 #include "lib/rundir.h"
 
+struct lw_metric;
+
 /* ---- a run, as a report sees it ------------------------------------- */
 
 struct lw_rrun {
@@ -88,6 +90,7 @@ void lw_timeline_free(struct lw_timeline *tl);
 
 /* ---- budgets -------------------------------------------------------- */
 
+/* What a budget is on, coarsely (the figure itself is @m in struct lw_rbudget). */
 enum lw_rb_metric {
 	LW_RB_LATENCY,		/* a latency statistic of a probe, ns */
 	LW_RB_MISSED,		/* missed periods of a probe */
@@ -97,20 +100,24 @@ enum lw_rb_metric {
 	LW_RB_DROPPED_FRAMES,	/* video dropped frames */
 	LW_RB_DEADLINE_MISSES,	/* every workload's misses */
 	LW_RB_POWER,		/* average power, mW */
+	LW_RB_OTHER,		/* any other figure of the registry (lib/metrics.h) */
 };
 
 struct lw_rbudget {
 	enum lw_rb_metric metric;
+	const struct lw_metric *m;	/* the registry's entry */
 	char probe[32];		/* "" = every probe of the run */
-	char stat[16];		/* latency: min mean p50 p90 p99 p99.9 p99.99 max */
+	char stat[32];		/* the registry's name: p99, missed, xruns, power */
 	int strict;		/* '<' rather than '<=' */
-	double limit;		/* ns, count or mW */
+	double limit;		/* ns, count, mW or uJ */
 	char origin[128];	/* "--budget p99<100us" or "boards/x.yaml:12" */
 };
 
-/* "[PROBE.]STAT OP VALUE": p99<100us, cyclic.max<=1ms, missed<1, dropped<=0,
- * xruns<1, dropped_frames<1, deadline_misses<1, power<=6.5W (bare latency
- * values are us, bare power mW).  OP is < or <=. */
+/* "[PROBE.]STAT OP VALUE", a rule of the one rule language
+ * (analysis/failon.h, lw_lang_budget) over the figures a run's summary
+ * holds: p99<100us, cyclic.max<=1ms, missed<1, dropped<=0, xruns<1,
+ * dropped_frames<1, deadline_misses<1, power<=6.5W (bare latency values are
+ * us, bare power mW).  OP is < or <=. */
 int lw_rbudget_parse(struct lw_rbudget *b, const char *spec);
 
 enum lw_verdict { LW_PASS, LW_FAIL, LW_SKIP };
