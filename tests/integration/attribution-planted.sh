@@ -137,15 +137,19 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["held"]["wrongly_named"] == 0
 PY
+	# recall is about 92 % here (bench/README.md, attribution-recall: the
+	# spikes it loses spent their time in the probe's own path after a late
+	# wake-up); a run has some 30 such spikes, so the bar allows for that
+	# count: below 75 % is a change of the engine, not chance (P < 0.5 %)
 	python3 - "$TMP/idle.score" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["released"]
-sys.exit(2 if r["caused"] < 5 else 0 if r["recall"] >= 0.9 and (r["precision"] or 0) >= 0.9 else 1)
+sys.exit(2 if r["caused"] < 5 else 0 if r["recall"] >= 0.75 and (r["precision"] or 0) >= 0.9 else 1)
 PY
 	case $? in
 	0) pass "idle-exit-named" ;;
 	2) skip "idle-exit-named" "fewer than 5 spikes woke from idle in the released phases" ;;
-	*) fail "idle-exit-named" "recall or precision under 90 %" ;;
+	*) fail "idle-exit-named" "recall under 75 % or precision under 90 %" ;;
 	esac
 fi
 finish
