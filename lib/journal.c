@@ -39,13 +39,18 @@ static unsigned long long starttime(long pid)
 	return v;
 }
 
+/* Is the run @pid (started at @start) still running?  When in doubt (its
+ * start time unreadable), yes: undoing a live run's state would break it. */
 static int alive(long pid, unsigned long long start)
 {
+	unsigned long long now;
+
 	if (pid <= 0)
 		return 0;
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return 0;
-	return !start || starttime(pid) == start;
+	now = starttime(pid);
+	return !start || !now || now == start;
 }
 
 /* The state directory, created if missing, checked (owned by us, closed
