@@ -611,6 +611,16 @@ static void log_line(struct load *l, const char *fmt, ...)
 	}
 }
 
+/* Close every descriptor above 2 but @keep (async-signal-safe). */
+static void close_fds_but(int keep)
+{
+	if (keep > 3)
+		close_range(3, (unsigned)keep - 1, 0);
+	if (close_range((unsigned)keep + 1, ~0U, 0) < 0)	/* before 5.9: one by one */
+		for (int fd = keep + 1; fd < 4096; fd++)
+			close(fd);
+}
+
 /*
  * The child: everything here is async-signal-safe (we forked a threaded
  * process).  Errors go back through @errfd as an errno and a step number.
@@ -643,6 +653,10 @@ static void child(struct loads *ls, struct load *l, int errfd, int devnull)
 		if (sched_setscheduler(0, l->s.policy, &sp) < 0) { err[1] = 6; goto fail; }
 	}
 	if (l->s.nice && setpriority(PRIO_PROCESS, 0, l->s.nice) < 0) { err[1] = 7; goto fail; }
+	/* nothing of ours goes with it: a descriptor of the trace (which libtracefs
+	 * opens without O_CLOEXEC) held by a load, or by what it left behind with
+	 * setsid, would keep the run's trace instance busy after the run */
+	close_fds_but(errfd);
 	execv(l->path, l->argv);
 	err[1] = 8;
 fail:
