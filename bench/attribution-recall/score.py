@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recall and precision of spike attribution against planted causes.
 
-    score.py ANALYSIS.json PROBE LOG[:KIND=CAUSE[,KIND=CAUSE...]]... [--json]
+    score.py ANALYSIS.json PROBE LOG[:KIND=CAUSE[,KIND=CAUSE...]]... [--json] [--misses N]
 
 ANALYSIS.json is `latwatt analyze --json --top 100000` of the run; PROBE
 the probe whose spikes count (cyclic, noise); each LOG holds lines "KIND
@@ -17,7 +17,9 @@ kind's.  Precision: of the spikes whose dominant cause is the kind's, the
 share whose window touches one of its spans (padded by PAD_NS each side: a
 planter logs a little inside the time it holds the CPU).  A kind with
 CAUSE "-" is a control: no spike in its spans may name any of the others'
-causes, nor the probe's own thread (--forbid).
+causes, nor the probe's own thread (--forbid).  --misses N lists, for each
+kind, up to N of the spikes it caused that were named otherwise, with their
+components and timeline (what the engine saw instead).
 """
 import json, sys
 
@@ -42,6 +44,11 @@ def overlap(e, w, spans):
 def main(argv):
     as_json = "--json" in argv
     argv = [a for a in argv if a != "--json"]
+    misses = 0
+    if "--misses" in argv:
+        i = argv.index("--misses")
+        misses = int(argv[i + 1])
+        del argv[i:i + 2]
     a = json.load(open(argv[0]))
     probe = PROBES[argv[1]]
     spans, want = {}, {}
@@ -79,6 +86,8 @@ def main(argv):
                   "recall": len(named) / len(caused) if caused else None,
                   "attributed": len(blamed), "correct": len(right),
                   "precision": len(right) / len(blamed) if blamed else None}
+        if misses:
+            out[k]["missed"] = [s for s in caused if not matches(s.get("cause"), c)][:misses]
     if as_json:
         json.dump(out, sys.stdout)
         print()
@@ -92,6 +101,15 @@ def main(argv):
         print("%-10s %-28s recall %6s (%d of %d caused)  precision %6s (%d of %d attributed)"
               % (k, r["cause"], pct(r["recall"]), r["named"], r["caused"], pct(r["precision"]),
                  r["correct"], r["attributed"]))
+        for s in r.get("missed", []):
+            print("  missed: expected %d latency %.1f us cause %s idle_state %s" %
+                  (s["expected_ns"], s["latency_ns"] / 1e3, s.get("cause"), s.get("idle_state")))
+            print("    components: " + ", ".join("%s %.1f us" % (c["cause"], c["ns"] / 1e3)
+                                                 for c in s.get("components", [])))
+            t0 = s["expected_ns"]
+            print("    timeline: " + ", ".join("%+.1f..%+.1f %s:%s" % ((g["start_ns"] - t0) / 1e3,
+                                              (g["end_ns"] - t0) / 1e3, g["kind"], g["name"])
+                                              for g in s.get("timeline", [])))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # latwatt bisect on a planted regression: six "versions" of this machine,
 # where from v4 on a SCHED_FIFO thread of higher priority than the probe
-# spins 1 ms every 10 ms on the measured CPU: one sample in twenty late by
-# about 1 ms (the periods under the spin are missed), so p99 moves by far
-# more than a busy host moves it.
+# spins 3 ms every 10 ms on the measured CPU: three samples in ten late, by
+# up to 3 ms, so p99 moves to about 3 ms. A busy host moves it far less,
+# even on a non-preemptible kernel (p99 about 0.6 ms under a parallel build
+# at load 9, where a 1 ms spin could not be told from the load).
 # Each run is a real 'latwatt run' through --run-cmd.  bisect must name v4,
 # say how many runs it took, keep its log and runs, resume after SIGINT
 # without redoing runs, and refuse to bisect when good and bad are alike.
@@ -17,29 +18,41 @@ cpu=$((ncpu - 1))
 
 cat >"$TMP/hog.py" <<'PY'
 import ctypes, os, sys, time
-cpu, secs = int(sys.argv[1]), float(sys.argv[2])
+cpu, ready = int(sys.argv[1]), sys.argv[2]
 ctypes.CDLL(None).prctl(15, b"lw-planted", 0, 0, 0)
 os.sched_setaffinity(0, {cpu})
 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(98))
-end = time.monotonic_ns() + int(secs * 1e9)
+open(ready, "w").close()
+# until killed (at most a minute): the whole run is measured beside it
+end = time.monotonic_ns() + 60 * 10**9
 nxt = time.monotonic_ns()
 while nxt < end:
     left = (nxt - time.monotonic_ns()) / 1e9
     if left > 0:
         time.sleep(left)
     t0 = time.monotonic_ns()
-    while time.monotonic_ns() - t0 < 1_000_000:
+    while time.monotonic_ns() - t0 < 3_000_000:
         pass
     nxt += 10_000_000
 PY
-# the run command: VERSION OUT [PLANTED-FROM]
+# the run command: VERSION OUT [PLANTED-FROM]. The planted task is running
+# before the run starts and until it ends (on a busy host a run's start-up
+# can take longer than its measurement), so every sample is measured beside it.
 cat >"$TMP/plant-run" <<EOF
 #!/bin/bash
 v=\${1#v}
-"$LATWATT" run -q -d 2s -c $cpu -i 500 -p 95 --trace off -o "\$2" &
-lw=\$!
-if [ "\$v" -ge "\${3:-4}" ]; then sleep 0.2; python3 "$TMP/hog.py" $cpu 1.6; fi
-wait \$lw
+hog=
+trap '[ -n "\$hog" ] && kill \$hog 2>/dev/null' EXIT
+if [ "\$v" -ge "\${3:-4}" ]; then
+	rm -f "$TMP/hog.ready"
+	python3 "$TMP/hog.py" $cpu "$TMP/hog.ready" & hog=\$!
+	for _ in \$(seq 300); do [ -e "$TMP/hog.ready" ] && break; sleep 0.05; done
+	[ -e "$TMP/hog.ready" ] || { echo "plant-run: the planted task did not start" >&2; kill \$hog; exit 1; }
+fi
+"$LATWATT" run -q -d 2s -c $cpu -i 500 -p 95 --trace off -o "\$2"
+rc=\$?
+rm -f "$TMP/hog.ready"
+exit \$rc
 EOF
 chmod +x "$TMP/plant-run"
 versions=v1,v2,v3,v4,v5,v6
@@ -50,7 +63,15 @@ start=$(date +%s)
 	--run-cmd "$TMP/plant-run {version} {out}" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && pass "bisect-finds (${secs}s)" || fail "bisect-finds" "exit $rc: $(tail -5 "$TMP/err") $(tail -5 "$TMP/out")"
+[ $rc -eq 0 ] && pass "bisect-finds (${secs}s)" || {
+	fail "bisect-finds" "exit $rc: $(tail -5 "$TMP/err") $(tail -5 "$TMP/out")"
+	# what each run measured, to tell a weak plant from a noisy machine
+	for r in "$TMP"/b/runs/*/run-??; do
+		echo "    $(basename "$(dirname "$r")")/$(basename "$r"): cyclic p99 $("$LATWATT" analyze -n --json "$r" 2>/dev/null |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)["probes"]["cyclic"]["all"]["p99_ns"])' 2>&1)"
+	done
+	uptime
+}
 python3 - "$TMP/b/result.json" <<'PY' && pass "names-planted-v4" || fail "names-planted-v4" "$(cat "$TMP/out")"
 import json, sys
 r = json.load(open(sys.argv[1]))
