@@ -24,15 +24,23 @@ cpu=$((ncpu - 1))
 plant="$TOP/tests/integration/plant.py"
 score="$TOP/bench/attribution-recall/score.py"
 
-# run NAME PLANT SECONDS LATWATT-RUN-ARGS...: a run beside a planter
+# run NAME PLANT SECONDS LATWATT-RUN-ARGS...: a run beside a planter. The
+# planter is set up before the run starts and stopped after it ends: on a
+# busy machine starting python alone took 3 s, and a planter started after
+# the run overlapped the last second of it.
 run() {
 	local name=$1 kind=$2 secs=$3
 	shift 3
-	"$LATWATT" run -q -d "${secs}s" "$@" -o "$TMP/$name" >"$TMP/$name.out" 2>&1 &
-	local lw=$!
-	sleep 0.5
-	python3 "$plant" "$kind" "$cpu" "$TMP/$name.log" $((secs - 1)) || fail "$name-plant" "the planter failed"
-	wait "$lw" || { fail "$name-run" "$(tail -3 "$TMP/$name.out")"; return 1; }
+	rm -f "$TMP/$name.ready" "$TMP/$name.stop"
+	python3 "$plant" "$kind" "$cpu" "$TMP/$name.log" $((secs + 60)) "$TMP/$name.ready" "$TMP/$name.stop" &
+	local pl=$!
+	for _ in $(seq 600); do [ -e "$TMP/$name.ready" ] || ! kill -0 $pl 2>/dev/null && break; sleep 0.05; done
+	[ -e "$TMP/$name.ready" ] || { kill $pl 2>/dev/null; fail "$name-plant" "the planter did not start"; return 1; }
+	"$LATWATT" run -q -d "${secs}s" "$@" -o "$TMP/$name" >"$TMP/$name.out" 2>&1
+	local rc=$?
+	touch "$TMP/$name.stop"
+	wait $pl || fail "$name-plant" "the planter failed"
+	[ $rc -eq 0 ] || { fail "$name-run" "$(tail -3 "$TMP/$name.out")"; return 1; }
 	[ -s "$TMP/$name/trace.dat" ] || { fail "$name-trace" "no trace.dat"; return 1; }
 	return 0
 }

@@ -17,6 +17,12 @@
 #                                  SCHED_OTHER nice 19 spinner "lw-busy" that
 #                                  keeps the CPU out of idle) and "released"
 #                                  (nothing: the CPU idles)
+#
+# An optional READY path is created once the planter is set up (its policy
+# and CPU set, its timers made), and an optional STOP path ends it early when
+# it appears: a test starts the planter, waits for READY, measures, then
+# creates STOP, so the plant covers the whole measurement however slowly a
+# busy machine starts either program. SECS is then the most it runs.
 import ctypes, os, struct, sys, time
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -31,6 +37,18 @@ def fifo(prio):
     os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(prio))
 
 
+READY = STOP = None
+
+
+def ready():
+    if READY:
+        open(READY, "w").close()
+
+
+def stopped():
+    return STOP is not None and os.path.exists(STOP)
+
+
 def sleep_until(t):
     left = (t - time.monotonic_ns()) / 1e9
     if left > 0:
@@ -39,12 +57,15 @@ def sleep_until(t):
 
 def hog(cpu, log, secs):
     name("lw-hog")
-    os.sched_setaffinity(0, {cpu})
+    # SCHED_FIFO before moving onto the CPU: there, a real-time probe (the
+    # noise loop) would leave a SCHED_OTHER task only the throttling slack
     fifo(98)
+    os.sched_setaffinity(0, {cpu})
     out = []
+    ready()
     end = time.monotonic_ns() + int(secs * 1e9)
     nxt = time.monotonic_ns() + 50_000_000
-    while nxt < end:
+    while nxt < end and not stopped():
         sleep_until(nxt)
         t0 = time.monotonic_ns()
         while time.monotonic_ns() - t0 < SPIN_NS:
@@ -61,8 +82,10 @@ class itimerspec(ctypes.Structure):
 
 def storm(cpu, log, secs, n=2000):
     name("lw-storm")
-    os.sched_setaffinity(0, {cpu})
+    # SCHED_FIFO before moving onto the CPU: there, a real-time probe (the
+    # noise loop) would leave a SCHED_OTHER task only the throttling slack
     fifo(98)
+    os.sched_setaffinity(0, {cpu})
     fds = []
     for _ in range(n):
         fd = libc.timerfd_create(1, 0o4000)     # CLOCK_MONOTONIC, TFD_NONBLOCK
@@ -70,9 +93,10 @@ def storm(cpu, log, secs, n=2000):
             raise OSError(ctypes.get_errno(), "timerfd_create")
         fds.append(fd)
     out, storms = [], []
+    ready()
     end = time.monotonic_ns() + int(secs * 1e9)
     nxt = time.monotonic_ns() + 50_000_000
-    while nxt + 10_000_000 < end:
+    while nxt + 10_000_000 < end and not stopped():
         sleep_until(nxt)
         t0 = time.monotonic_ns()
         at = t0 + 15_000_000                    # the storm: 15 ms later, all at once
@@ -106,7 +130,8 @@ def idle(cpu, log, secs):
     except OSError:
         pass
     phase = 0
-    while t + 500_000_000 <= end:
+    ready()
+    while t + 500_000_000 <= end and not stopped():
         if phase % 2 == 0:
             # held: PM QoS 0 and a spinner of the lowest priority on the CPU
             stop = t + 500_000_000
@@ -146,7 +171,10 @@ def idle(cpu, log, secs):
 
 
 def main():
+    global READY, STOP
     kind, cpu, log, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+    READY = sys.argv[5] if len(sys.argv) > 5 else None
+    STOP = sys.argv[6] if len(sys.argv) > 6 else None
     spans = {"hog": hog, "storm": storm, "idle": idle}[kind](cpu, log, secs)
     with open(log, "w") as f:
         for k, a, b in spans:
