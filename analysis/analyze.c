@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "analysis/analyze.h"
-#include "boards/board.h"
-#include "boards/budgets.h"
+#include "analysis/budgets.h"
 #include "analysis/tradeoff.h"
+#include "boards/board.h"
 #include "lib/error.h"
 #include "power/estimate.h"
 #include "power/idle.h"
