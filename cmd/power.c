@@ -233,9 +233,9 @@ static int do_sources(struct popts *p)
 
 static int do_show(struct popts *p)
 {
+	struct lw_run_power rp;
 	struct lw_board *b;
-	json_t *s, *idle;
-	int q;
+	int ret;
 
 	if (p->nargs != 1) {
 		error("power show: give one run directory");
@@ -244,23 +244,20 @@ static int do_show(struct popts *p)
 	b = lw_board_for_run(p->args[0], p->board);
 	if (!b)
 		return LW_EXIT_ERROR;
-	s = lw_power_analysis(p->args[0], b);
+	ret = lw_power_analysis(p->args[0], b, 1, &rp);
 	lw_board_free(b);
-	if (!s)
+	if (ret < 0)
 		return LW_EXIT_ERROR;
-	q = lw_set_quiet(1);
-	idle = lw_idle_summary(p->args[0]);
-	lw_set_quiet(q);
 	if (p->json) {
-		json_object_set_new(s, "idle", idle ? idle : json_null());
-		dump(s);
+		json_object_set_new(rp.power, "idle", rp.idle ? rp.idle : json_null());
+		dump(rp.power);
 	} else {
-		lw_power_print(stdout, s);
-		if (idle)
-			lw_idle_print(stdout, idle);
-		json_decref(idle);
+		lw_power_print(stdout, rp.power);
+		if (rp.idle)
+			lw_idle_print(stdout, rp.idle);
+		json_decref(rp.idle);
 	}
-	json_decref(s);
+	json_decref(rp.power);
 	return LW_EXIT_OK;
 }
 
