@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/analyze.h"
 #include "analysis/budgets.h"

@@ -153,7 +153,7 @@ static int do_sources(struct popts *p)
 	struct lw_power_opts o = { .root = p->root, .iio_uri = p->iio_uri };
 	struct lw_board *b = NULL;
 	struct lw_chans cs;
-	json_t *out = json_array();
+	json_t *out;
 	double w[2], e[2], v, a;
 	char why[512];
 	int ret = LW_EXIT_OK;
@@ -170,6 +170,7 @@ static int do_sources(struct popts *p)
 		lw_board_free(b);
 		return LW_EXIT_ERROR;
 	}
+	out = json_array();
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t now = lw_mono_ns();
 

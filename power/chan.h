@@ -68,7 +68,8 @@ int lw_src_read_num(const char *path, double *v, char *why, size_t whylen);
 int lw_src_read_u64(const char *path, uint64_t *v, char *why, size_t whylen);
 int lw_src_exists(const char *path);
 /* snprintf into @out; -1 when it does not fit. */
-int lw_src_pathf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int lw_src_pathf(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Entries of @dir whose names start with @prefix, sorted (hwmon2 before
  * hwmon10); free with lw_src_free_list(). */
 char **lw_src_list_dir(const char *dir, const char *prefix, int *count);

@@ -18,7 +18,8 @@
 static int iio_attr(const char *base, const char *type, int idx, const char *what, char *out,
 		    size_t len)
 {
-	if (idx >= 0 && lw_src_pathf(out, len, "%s/in_%s%d_%s", base, type, idx, what) == 0 && lw_src_exists(out))
+	if (idx >= 0 && lw_src_pathf(out, len, "%s/in_%s%d_%s", base, type, idx, what) == 0 &&
+	    lw_src_exists(out))
 		return 1;
 	if (lw_src_pathf(out, len, "%s/in_%s_%s", base, type, what) == 0 && lw_src_exists(out))
 		return 1;
