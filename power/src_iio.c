@@ -230,8 +230,6 @@ static int read_lib(struct lw_chan *c, uint64_t now, double *w, double *e, doubl
 {
 	double main, vv, aa;
 
-	(void)now;
-	(void)e;
 	if (iio_lib_read(c->ich[0], &main, why, whylen) < 0)
 		return -1;
 	if (c->ich[1] && iio_lib_read(c->ich[1], &vv, why, whylen) == 0)
@@ -252,7 +250,6 @@ static int read_lib(struct lw_chan *c, uint64_t now, double *w, double *e, doubl
 static int read_lib(struct lw_chan *c, uint64_t now, double *w, double *e, double *v, double *a,
 		    char *why, size_t whylen)
 {
-	(void)c, (void)now, (void)w, (void)e, (void)v, (void)a;
 	snprintf(why, whylen, "built without libiio");
 	return -1;
 }

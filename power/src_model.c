@@ -125,8 +125,6 @@ static int model_read(struct lw_chan *c, uint64_t now, double *w, double *e, dou
 	struct model *m = c->priv;
 	double dt = c->have_prev ? (double)(now - c->prev_ts) / 1e9 : 0, energy_mj = 0;
 
-	(void)v;
-	(void)a;
 	for (int k = 0; k < m->ncpu; k++) {
 		double idle_s = 0, freq_mw = m->active_fixed_mw;
 		char path[PATH_MAX];
