@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/analyze.h"
-#include "boards/board.h"
-#include "boards/budgets.h"
+#include "analysis/budgets.h"
 #include "analysis/tradeoff.h"
+#include "boards/board.h"
 #include "lib/error.h"
 #include "power/estimate.h"
 #include "power/idle.h"
@@ -21,55 +19,30 @@ void lw_analyze_opts_default(struct lw_analyze_opts *o)
 	o->tp.top = 10;
 }
 
-/* "power", "idle", the trade-off and "budgets" of @doc for board @b. */
+/*
+ * "power", "idle", the trade-off and "budgets" of @doc for board @b; without
+ * a board (the run's is not on this machine), the measured power and the
+ * idle residency, and no budgets.
+ */
 static int power_budgets(const char *rundir, const struct lw_board *b, json_t *doc)
 {
-	char p1[PATH_MAX], p2[PATH_MAX];
-	json_t *power = NULL, *idle, *results;
-	int broken, q;
+	struct lw_run_power rp;
+	json_t *results;
+	int broken;
 
-	snprintf(p1, sizeof(p1), "%s/power", rundir);
-	snprintf(p2, sizeof(p2), "%s/trace.dat", rundir);
-	if (access(p1, F_OK) == 0 || access(p2, F_OK) == 0) {
-		power = lw_power_analysis(rundir, b);
-		if (!power)
-			return -1;
+	if (lw_power_analysis(rundir, b, 0, &rp) < 0)
+		return -1;
+	json_object_set_new(doc, "power", rp.power ? rp.power : json_null());
+	json_object_set_new(doc, "idle", rp.idle ? rp.idle : json_null());
+	if (!b) {
+		json_object_set_new(doc, "budgets", json_null());
+		return 0;
 	}
-	json_object_set_new(doc, "power", power ? power : json_null());
-	q = lw_set_quiet(1);	/* a run without idle information has no idle section */
-	idle = lw_idle_summary(rundir);
-	lw_set_quiet(q);
-	json_object_set_new(doc, "idle", idle ? idle : json_null());
 	lw_tradeoff_power(b, doc);
 	broken = lw_budgets_check(b, doc, &results);
 	json_object_set_new(doc, "budgets", json_pack("{s:s, s:i, s:o}", "board", b->name,
 						      "broken", broken, "results", results));
 	return broken;
-}
-
-/* Without a board: the measured power (RUN/power) and the idle residency. */
-static int measured_only(const char *rundir, json_t *doc)
-{
-	char path[PATH_MAX];
-	json_t *power = NULL, *idle;
-	int q;
-
-	snprintf(path, sizeof(path), "%s/power", rundir);
-	if (access(path, F_OK) == 0) {
-		struct lw_power_data *d = lw_power_read(path);
-
-		if (!d)
-			return -1;
-		power = lw_power_summarize(d);
-		lw_power_data_free(d);
-	}
-	json_object_set_new(doc, "power", power ? power : json_null());
-	q = lw_set_quiet(1);
-	idle = lw_idle_summary(rundir);
-	lw_set_quiet(q);
-	json_object_set_new(doc, "idle", idle ? idle : json_null());
-	json_object_set_new(doc, "budgets", json_null());
-	return 0;
 }
 
 int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
@@ -125,7 +98,7 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		lw_match_misses(*doc);
 	}
 	json_decref(wl);
-	broken = b ? power_budgets(rd->path, b, *doc) : measured_only(rd->path, *doc);
+	broken = power_budgets(rd->path, b, *doc);
 	lw_board_free(b);
 	if (broken < 0) {
 		json_decref(*doc);

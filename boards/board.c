@@ -20,6 +20,7 @@
 #include "lib/safefile.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
+#include "lib/powersrc.h"
 #include "lib/rundir.h"
 
 #ifndef LW_PREFIX
@@ -456,10 +457,34 @@ static int parse_opps(struct ctx *c, struct lw_board *b, const struct lw_ynode *
 	return 0;
 }
 
+/* What power_sources may name: the sensors of LW_POWER_SOURCES(), and an
+ * external meter (its log imported with `latwatt power import`). */
+static const struct { const char *name; int listed; } source_types[] = {
+#define SOURCE_TYPE(n, N, sensor) { #n, sensor },
+	LW_POWER_SOURCES(SOURCE_TYPE)
+#undef SOURCE_TYPE
+	{ "meter", 1 },
+};
+
+static int source_type_known(const char *type, char *list, size_t len)
+{
+	size_t n = 0;
+	int ok = 0;
+
+	list[0] = 0;
+	for (size_t i = 0; i < sizeof(source_types) / sizeof(source_types[0]); i++) {
+		if (!source_types[i].listed)
+			continue;
+		ok |= !strcmp(source_types[i].name, type);
+		n += (size_t)snprintf(list + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
+				      source_types[i].name);
+	}
+	return ok;
+}
+
 static int parse_sources(struct ctx *c, struct lw_board *b, const struct lw_ynode *s)
 {
 	static const char *const known[] = { "type", "device", "rail", "note", NULL };
-	static const char *const types[] = { "hwmon", "iio", "rapl", "battery", "meter", NULL };
 
 	if (want_type(c, s, "power_sources", LW_Y_SEQ) < 0)
 		return -1;
@@ -469,8 +494,7 @@ static int parse_sources(struct ctx *c, struct lw_board *b, const struct lw_ynod
 	for (size_t i = 0; i < s->n; i++) {
 		const struct lw_ynode *m = s->kid[i], *v;
 		struct lw_board_source *src = &b->src[i];
-		char where[64], key[128];
-		int ok = 0;
+		char where[64], key[128], types[128];
 
 		snprintf(where, sizeof(where), "power_sources[%zu]", i);
 		src->line = m->line;
@@ -482,11 +506,8 @@ static int parse_sources(struct ctx *c, struct lw_board *b, const struct lw_ynod
 		snprintf(key, sizeof(key), "%s.type", where);
 		if (get_str(c, v, key, &src->type) < 0)
 			return -1;
-		for (int t = 0; types[t]; t++)
-			ok |= !strcmp(types[t], src->type);
-		if (!ok)
-			return bad(c, v, key, "'%s' is not a power source type (hwmon, iio, rapl, "
-				   "battery, meter)", src->type);
+		if (!source_type_known(src->type, types, sizeof(types)))
+			return bad(c, v, key, "'%s' is not a power source type (%s)", src->type, types);
 		if ((v = lw_ymap_get(m, "device"))) {
 			snprintf(key, sizeof(key), "%s.device", where);
 			if (get_str(c, v, key, &src->device) < 0)

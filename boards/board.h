@@ -41,7 +41,7 @@ struct lw_opp {
 
 /* A power source the board is expected to have. */
 struct lw_board_source {
-	char *type;			/* hwmon, iio, rapl, battery, meter */
+	char *type;			/* a sensor of LW_POWER_SOURCES() (lib/powersrc.h), or meter */
 	char *device;			/* hwmon/iio device name, RAPL zone, supply */
 	char *rail;			/* label given to what it measures */
 	int line;

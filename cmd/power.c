@@ -20,7 +20,8 @@
 #include "power/power.h"
 #include "power/sources.h"
 
-static const char usage[] =
+/* The text of `latwatt power --help`, around the table of power sources. */
+static const char usage_head[] =
 "usage: latwatt power sources [--power SOURCES] [--sysfs-root DIR] [--iio-uri URI]\n"
 "                             [--board NAME] [--json]\n"
 "       latwatt power show RUN [--board NAME] [--json]\n"
@@ -29,8 +30,9 @@ static const char usage[] =
 "                            [--column NAME[:W|mW|uW]]... [--time-col NAME]\n"
 "                            [--time-unit s|ms|us|ns]\n"
 "\n"
-"sources   the power rails found here (hwmon, IIO, RAPL, battery; the energy\n"
-"          model with --power model), each read twice 200ms apart\n"
+"sources   the power rails found here, each read twice 200ms apart; --power\n"
+"          chooses the sources (auto: every sensor, else the energy model):\n";
+static const char usage_tail[] =
 "show      RUN/power summarized (per rail average, min, max, energy, gaps) and\n"
 "          the idle-state residency of RUN/idle.json; estimates RUN/power from\n"
 "          RUN/trace.dat first when the run has none\n"
@@ -41,6 +43,15 @@ static const char usage[] =
 "          first row where that column is set), added to RUN/power\n"
 "\n"
 "Exit status: 0 done, 2 error.\n";
+
+static void usage_print(FILE *out)
+{
+	fputs(usage_head, out);
+	for (int i = 0; i < LW_SRC_NTYPES; i++)
+		fprintf(out, "            %-8s %s\n", lw_power_source_types[i]->name,
+			lw_power_source_types[i]->help);
+	fputs(usage_tail, out);
+}
 
 enum { O_POWER = 256, O_ROOT, O_IIO, O_BOARD, O_JSON, O_RATE, O_FORCE, O_OFFSET, O_MARKER,
        O_COLUMN, O_TIMECOL, O_TIMEUNIT };
@@ -113,7 +124,7 @@ static int parse(struct popts *p, int argc, char **argv)
 		case O_TIMECOL: p->imp.time_col = optarg; break;
 		case O_TIMEUNIT: p->imp.time_unit = optarg; break;
 		case 'h':
-			fputs(usage, stdout);
+			usage_print(stdout);
 			return 1;
 		default:	/* ':' or an unknown option */
 			return lw_opt_error(c, argv, "power");
@@ -142,7 +153,7 @@ static int do_sources(struct popts *p)
 	struct lw_power_opts o = { .root = p->root, .iio_uri = p->iio_uri };
 	struct lw_board *b = NULL;
 	struct lw_chans cs;
-	json_t *out = json_array();
+	json_t *out;
 	double w[2], e[2], v, a;
 	char why[512];
 	int ret = LW_EXIT_OK;
@@ -159,6 +170,7 @@ static int do_sources(struct popts *p)
 		lw_board_free(b);
 		return LW_EXIT_ERROR;
 	}
+	out = json_array();
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t now = lw_mono_ns();
 
@@ -186,8 +198,10 @@ static int do_sources(struct popts *p)
 	if (p->json) {
 		dump(out);
 	} else if (!cs.n) {
-		printf("no power source found%s%s (hwmon, IIO, RAPL powercap, battery)%s\n",
-		       *p->root ? " under " : "", p->root,
+		char list[256];
+
+		printf("no power source found%s%s (%s)%s\n", *p->root ? " under " : "", p->root,
+		       lw_power_sources_list(LW_SRC_SENSORS, 1, ", ", list, sizeof(list)),
 		       o.is_auto ? "; 'latwatt power sources --power model' shows the energy model" : "");
 	} else {
 		json_t *r;
@@ -220,9 +234,9 @@ static int do_sources(struct popts *p)
 
 static int do_show(struct popts *p)
 {
+	struct lw_run_power rp;
 	struct lw_board *b;
-	json_t *s, *idle;
-	int q;
+	int ret;
 
 	if (p->nargs != 1) {
 		error("power show: give one run directory");
@@ -231,23 +245,20 @@ static int do_show(struct popts *p)
 	b = lw_board_for_run(p->args[0], p->board);
 	if (!b)
 		return LW_EXIT_ERROR;
-	s = lw_power_analysis(p->args[0], b);
+	ret = lw_power_analysis(p->args[0], b, 1, &rp);
 	lw_board_free(b);
-	if (!s)
+	if (ret < 0)
 		return LW_EXIT_ERROR;
-	q = lw_set_quiet(1);
-	idle = lw_idle_summary(p->args[0]);
-	lw_set_quiet(q);
 	if (p->json) {
-		json_object_set_new(s, "idle", idle ? idle : json_null());
-		dump(s);
+		json_object_set_new(rp.power, "idle", rp.idle ? rp.idle : json_null());
+		dump(rp.power);
 	} else {
-		lw_power_print(stdout, s);
-		if (idle)
-			lw_idle_print(stdout, idle);
-		json_decref(idle);
+		lw_power_print(stdout, rp.power);
+		if (rp.idle)
+			lw_idle_print(stdout, rp.idle);
+		json_decref(rp.idle);
 	}
-	json_decref(s);
+	json_decref(rp.power);
 	return LW_EXIT_OK;
 }
 
@@ -284,11 +295,11 @@ int cmd_power(int argc, char **argv)
 	int ret;
 
 	if (argc < 2) {
-		fputs(usage, stderr);
+		usage_print(stderr);
 		return LW_EXIT_ERROR;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(usage, stdout);
+		usage_print(stdout);
 		return LW_EXIT_OK;
 	}
 	sub = argv[1];

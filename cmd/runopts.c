@@ -12,7 +12,8 @@
 #include "workloads/workload.h"
 #include "workloads/loads.h"
 
-const char lw_run_usage[] =
+/* The text of `latwatt run --help`, around the list of power sources. */
+static const char usage_head[] =
 "usage: latwatt run [OPTIONS] -o RUN\n"
 "\n"
 "Run latency probes (and workloads) and record every sample into the run\n"
@@ -56,7 +57,9 @@ const char lw_run_usage[] =
 "      --power-rate HZ     power sampling rate (default 10; 1 when only the\n"
 "                          board's energy model is sampled)\n"
 "      --power SOURCES     auto (default: sensors found, else the board's energy\n"
-"                          model), off, or a list of hwmon,iio,rapl,battery,model\n"
+"                          model), off, or a list of ";
+static const char usage_tail[] =
+"\n"
 "      --sysfs-root DIR    read power sensors and cpuidle under DIR (a copy)\n"
 "      --iio-uri URI       read IIO power monitors through libiio (ip:HOST, usb:)\n"
 "  -w, --workload SPEC     run a workload beside the probes (repeatable), e.g.\n"
@@ -83,6 +86,15 @@ const char lw_run_usage[] =
 "      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n"
 "\n"
 "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
+
+static void usage_print(FILE *out)
+{
+	char list[256];
+
+	fputs(usage_head, out);
+	fputs(lw_power_sources_str(LW_SRC_ALL, list, sizeof(list)), out);
+	fputs(usage_tail, out);
+}
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
@@ -295,7 +307,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			o->iio_uri = optarg;
 			break;
 		case 'h':
-			fputs(lw_run_usage, stdout);
+			usage_print(stdout);
 			return 1;
 		case 'w': {
 			struct lw_wspec *ws = lw_wspec_parse(optarg, "--workload");

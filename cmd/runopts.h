@@ -53,8 +53,6 @@ struct lw_run_opts {
 	int nloads;
 };
 
-extern const char lw_run_usage[];
-
 void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online);
 /* 0 ok, 1 --help was asked (usage printed), -1 bad option (error printed). */
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online);

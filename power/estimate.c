@@ -16,6 +16,28 @@
 #include "power/model.h"
 #include "power/power.h"
 
+/* RUN/idle.json (NULL with error() when absent or malformed). */
+static json_t *idle_load(const char *rundir)
+{
+	char path[PATH_MAX];
+	json_t *j;
+	const char *fmt;
+
+	snprintf(path, sizeof(path), "%s/idle.json", rundir);
+	j = lw_json_load(path);
+	if (!j)
+		return NULL;
+	fmt = json_string_value(json_object_get(j, "format"));
+	if (!fmt || strcmp(fmt, LW_IDLE_FORMAT) ||
+	    json_integer_value(json_object_get(j, "version")) < 1 ||
+	    json_integer_value(json_object_get(j, "version")) > LW_IDLE_VERSION) {
+		json_decref(j);
+		error("%s: not a latwatt idle file of version 1 to %d", path, LW_IDLE_VERSION);
+		return NULL;
+	}
+	return j;
+}
+
 long lw_pm_feed_trace(const char *trace_path, struct lw_pm_model *m)
 {
 	/* through the trace reader: the file is validated before any library
@@ -134,7 +156,7 @@ int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin
 	/* the traced idle accounting joins the counters' */
 	int q = lw_set_quiet(1);
 
-	idle = lw_idle_summary(rundir);
+	idle = idle_load(rundir);
 	lw_set_quiet(q);
 	if (!idle) {
 		idle = json_pack("{s:s, s:i, s:I}", "format", LW_IDLE_FORMAT, "version", LW_IDLE_VERSION,
@@ -155,19 +177,33 @@ out:
 	return ret;
 }
 
-json_t *lw_power_analysis(const char *rundir, const struct lw_board *b)
+int lw_power_analysis(const char *rundir, const struct lw_board *b, int need,
+		      struct lw_run_power *out)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], tpath[PATH_MAX];
 	struct lw_power_data *d;
-	json_t *s;
+	int have, q;
 
+	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "%s/power", rundir);
-	if (access(path, F_OK) < 0 && lw_power_estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0) < 0)
-		return NULL;
-	d = lw_power_read(path);
-	if (!d)
-		return NULL;
-	s = lw_power_summarize(d);
-	lw_power_data_free(d);
-	return s;
+	snprintf(tpath, sizeof(tpath), "%s/trace.dat", rundir);
+	have = access(path, F_OK) == 0;
+	if (!have && b && (need || access(tpath, F_OK) == 0)) {
+		if (lw_power_estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0) < 0)
+			return -1;
+		have = 1;
+	}
+	if (have || need) {
+		d = lw_power_read(path);
+		if (!d)
+			return -1;
+		out->power = lw_power_summarize(d);
+		lw_power_data_free(d);
+		if (!out->power)
+			return error("out of memory");
+	}
+	q = lw_set_quiet(1);	/* a run without idle information has no idle section */
+	out->idle = idle_load(rundir);
+	lw_set_quiet(q);
+	return 0;
 }

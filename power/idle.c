@@ -117,27 +117,6 @@ json_t *lw_idle_delta(const json_t *start, const json_t *end, uint64_t duration_
 	return json_pack("{s:s, s:o}", "source", "cpuidle sysfs usage/time counters", "cpus", cpus);
 }
 
-json_t *lw_idle_summary(const char *rundir)
-{
-	char path[PATH_MAX];
-	json_t *j;
-	const char *fmt;
-
-	snprintf(path, sizeof(path), "%s/idle.json", rundir);
-	j = lw_json_load(path);
-	if (!j)
-		return NULL;
-	fmt = json_string_value(json_object_get(j, "format"));
-	if (!fmt || strcmp(fmt, LW_IDLE_FORMAT) ||
-	    json_integer_value(json_object_get(j, "version")) < 1 ||
-	    json_integer_value(json_object_get(j, "version")) > LW_IDLE_VERSION) {
-		json_decref(j);
-		error("%s: not a latwatt idle file of version 1 to %d", path, LW_IDLE_VERSION);
-		return NULL;
-	}
-	return j;
-}
-
 static void print_part(FILE *out, const char *title, const json_t *part)
 {
 	size_t i, j;

@@ -11,6 +11,8 @@
  *              "exit_latency_us", "entries", "residency_us", "residency"}],
  *              "active": fraction}]},
  *    "trace": {same shape, from cpu_idle events} or absent}
+ *
+ * A run's analysis reads it through lw_power_analysis() (power/estimate.h).
  */
 #ifndef LW_POWER_IDLE_H
 #define LW_POWER_IDLE_H
@@ -27,8 +29,6 @@
 json_t *lw_idle_snapshot(const char *root);
 /* Differences between two snapshots over @duration_ns (the "sysfs" part). */
 json_t *lw_idle_delta(const json_t *start, const json_t *end, uint64_t duration_ns);
-/* Read RUN/idle.json (NULL with error() when absent or malformed). */
-json_t *lw_idle_summary(const char *rundir);
 /* Print the residency table (both parts when both are there). */
 void lw_idle_print(FILE *out, const json_t *idle);
 

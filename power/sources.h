@@ -2,17 +2,13 @@
 /*
  * Power sources: each discovered rail is a channel the sampler reads.
  *
- *   hwmon    /sys/class/hwmon/hwmonN: powerN_input (uW), energyN_input (uJ),
- *            currN_input (mA) with inN_input (mV); names from name, *_label
- *   iio      /sys/bus/iio/devices/iio:deviceN: in_powerN, in_currentN with
- *            in_voltageN (raw * scale, or input: mW, mA, mV); or libiio
- *            over --iio-uri (ip:HOST, usb:..., local:)
- *   rapl     /sys/class/powercap/intel-rapl:N: energy_uj, wrapping at
- *            max_energy_range_uj
- *   battery  /sys/class/power_supply/NAME: type Battery, power_now (uW) or
- *            current_now (uA) * voltage_now (uV)
- *   model    the board's energy model over the cpuidle residency counters
- *            and the current frequency (estimated)
+ * Each kind of source is one const descriptor, struct lw_power_source_type,
+ * in its own file (power/src_hwmon.c: `lw_src_hwmon`), listed once in
+ * LW_POWER_SOURCES() (lib/powersrc.h): hwmon, iio, rapl, battery and model,
+ * the board's energy model over the cpuidle counters.  --power, the help
+ * texts, board files and the messages naming the sources take the list from
+ * there.  The channels and their reading are power/sources.c's
+ * (power/chan.h for the source files).
  *
  * Every sysfs path is read under a root directory (--sysfs-root), so tests
  * and offline checks read a copy of a sysfs tree.
@@ -22,24 +18,39 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "lib/powersrc.h"
 
 struct lw_board;
 
+enum lw_src_index {
+#define LW_SRC_INDEX(n, N, sensor) LW_SRC_I_##N,
+	LW_POWER_SOURCES(LW_SRC_INDEX)
+#undef LW_SRC_INDEX
+	LW_SRC_NTYPES
+};
+
 enum lw_src_type {
-	LW_SRC_HWMON   = 1 << 0,
-	LW_SRC_IIO     = 1 << 1,
-	LW_SRC_RAPL    = 1 << 2,
-	LW_SRC_BATTERY = 1 << 3,
-	LW_SRC_MODEL   = 1 << 4,
-	LW_SRC_SENSORS = LW_SRC_HWMON | LW_SRC_IIO | LW_SRC_RAPL | LW_SRC_BATTERY,
+#define LW_SRC_BIT(n, N, sensor) LW_SRC_##N = 1 << LW_SRC_I_##N,
+	LW_POWER_SOURCES(LW_SRC_BIT)
+#undef LW_SRC_BIT
+#define LW_SRC_SENSOR_BIT(n, N, sensor) | ((sensor) ? LW_SRC_##N : 0)
+	LW_SRC_SENSORS = 0 LW_POWER_SOURCES(LW_SRC_SENSOR_BIT),
+#undef LW_SRC_SENSOR_BIT
+	LW_SRC_ALL = (1 << LW_SRC_NTYPES) - 1,
 };
 
 /* "auto", "off", "model" or a comma list of hwmon,iio,rapl,battery,model.
  * auto: every sensor type; the model when no sensor is found. */
 int lw_power_parse_sources(const char *what, const char *s, unsigned *mask, int *is_auto);
-/* "hwmon,rapl" for a mask (static buffer not used: @buf). */
+/* "hwmon,rapl" for a mask ("off" for none), in @buf. */
 const char *lw_power_sources_str(unsigned mask, char *buf, size_t len);
+/* The names (or with @labels, the labels: "hwmon, IIO") of the sources in
+ * @mask, joined by @sep, in @buf. */
+const char *lw_power_sources_list(unsigned mask, int labels, const char *sep, char *buf,
+				  size_t len);
 
 struct lw_chan;			/* one rail */
 
@@ -75,6 +86,26 @@ unsigned lw_chan_flags(const struct lw_chan *c);
  */
 int lw_chan_read(struct lw_chan *c, uint64_t now, double *w, double *e, double *v, double *a,
 		 char *why, size_t whylen);
+
+struct lw_power_source_type {
+	const char *name;	/* "rapl", as LW_POWER_SOURCES() names it */
+	const char *label;	/* "RAPL powercap", in messages */
+	const char *help;	/* one line: what it reads (`latwatt power --help`) */
+	/* Add the rails found to @cs (o->root is "" for the live system).
+	 * 0, possibly with none found, or -1 after error(). */
+	int (*discover)(const struct lw_power_opts *o, struct lw_chans *cs);
+	/* Read a rail it added with kind LW_CHAN_OWN, as lw_chan_read() does;
+	 * NULL when its rails are all read by kind (power/chan.h). */
+	int (*read)(struct lw_chan *c, uint64_t now, double *w, double *e, double *v, double *a,
+		    char *why, size_t whylen);
+};
+
+#define LW_SRC_DECLARE(n, N, sensor) extern const struct lw_power_source_type lw_src_##n;
+LW_POWER_SOURCES(LW_SRC_DECLARE)
+#undef LW_SRC_DECLARE
+
+/* Every source, in list order (index enum lw_src_index). */
+extern const struct lw_power_source_type *const lw_power_source_types[LW_SRC_NTYPES];
 
 /* What is there under @root, for sysinfo and board checks:
  * [{"type", "name", "path"}]. */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boards/board.h"
+#include "analysis/budgets.h"
 #include "analysis/failon.h"
-#include "boards/budgets.h"
+#include "boards/board.h"
 #include "lib/error.h"
 #include "lib/metrics.h"
 #include "reports/report.h"

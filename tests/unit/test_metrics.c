@@ -7,9 +7,9 @@
 
 #include "tests/unit/lw_test.h"
 
+#include "analysis/budgets.h"
 #include "analysis/failon.h"
 #include "boards/board.h"
-#include "boards/budgets.h"
 #include "lib/metrics.h"
 #include "reports/report.h"
 

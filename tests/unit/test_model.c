@@ -4,8 +4,8 @@
 #include <math.h>
 
 #include "tests/unit/lw_test.h"
+#include "analysis/budgets.h"
 #include "boards/board.h"
-#include "boards/budgets.h"
 #include "power/idle.h"
 #include "power/model.h"
 #include "power/power.h"

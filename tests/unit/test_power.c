@@ -62,6 +62,65 @@ static void test_parse_sources(void **st)
 	assert_error(lw_power_parse_sources("--power", "", &m, &a) < 0, "--power: empty value");
 }
 
+static char *slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+/* One descriptor per LW_POWER_SOURCES() entry, each named in --power, in the
+ * man page's --power entry and, for sensors, in boards/README.md. */
+static void test_source_table(void **st)
+{
+	static char page[1 << 20], readme[1 << 16];
+	static const char *const names[] = {
+#define NAME(n, N, sensor) #n,
+		LW_POWER_SOURCES(NAME)
+#undef NAME
+	};
+	char list[256], want[64], *sec, *end, *bline;
+	unsigned m;
+	int a;
+
+	assert_int_equal(sizeof(names) / sizeof(names[0]), LW_SRC_NTYPES);
+	assert_int_equal(LW_SRC_SENSORS, LW_SRC_HWMON | LW_SRC_IIO | LW_SRC_RAPL | LW_SRC_BATTERY);
+	assert_int_equal(lw_power_parse_sources("--power", lw_power_sources_str(LW_SRC_ALL, list,
+							 sizeof(list)), &m, &a), 0);
+	assert_int_equal(m, LW_SRC_ALL);
+	assert_string_equal(lw_power_sources_list(LW_SRC_SENSORS, 1, ", ", list, sizeof(list)),
+			    "hwmon, IIO, RAPL powercap, battery");
+	sec = strstr(slurp("doc/latwatt.1", page, sizeof(page)), ".BI \\-\\-power \" SOURCES\"\n");
+	assert_non_null(sec);
+	end = strstr(sec, "\n.TP\n");
+	assert_non_null(end);
+	*end = 0;
+	bline = strstr(slurp("boards/README.md", readme, sizeof(readme)), "\n  - {type: ");
+	assert_non_null(bline);
+	bline = strstr(bline, "# ");
+	assert_non_null(bline);
+	*strchrnul(bline, '\n') = 0;
+	for (int i = 0; i < LW_SRC_NTYPES; i++) {
+		const struct lw_power_source_type *t = lw_power_source_types[i];
+
+		assert_non_null(t);
+		assert_string_equal(t->name, names[i]);
+		assert_true(t->label && *t->label && t->help && *t->help && t->discover);
+		assert_int_equal(lw_power_parse_sources("--power", t->name, &m, &a), 0);
+		assert_int_equal(m, 1u << i);
+		snprintf(want, sizeof(want), "\n.BR %s ", t->name);
+		if (!strstr(sec, want))
+			fail_msg("doc/latwatt.1 --power does not name %s", t->name);
+		if ((LW_SRC_SENSORS & (1u << i)) && !strstr(bline, t->name))
+			fail_msg("boards/README.md power_sources: does not name %s", t->name);
+	}
+}
+
 static void test_discover_and_read(void **st)
 {
 	struct lw_power_opts o = { .root = FIXTURE, .mask = LW_SRC_SENSORS };
@@ -399,6 +458,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_sources),
+		cmocka_unit_test(test_source_table),
 		cmocka_unit_test(test_discover_and_read),
 		cmocka_unit_test(test_rapl_wrap),
 		cmocka_unit_test(test_missing_and_bad_values),

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/budgets.h"
 #include "boards/board.h"
-#include "boards/budgets.h"
 #include "lib/metrics.h"
 
 static void result(json_t *out, const char *name, const char *metric, double measured,
