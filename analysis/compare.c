@@ -19,6 +19,7 @@
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
+#include "workloads/rkind.h"
 
 /* ---- runs ------------------------------------------------------------- */
 
@@ -849,25 +850,29 @@ static int sum_workloads(const json_t *w, const char *kind, const char *key, uin
 }
 
 /* Workloads as recorded in the manifest (or, failing that, analysis.json):
- * audio xruns in periods, video dropped frames in frames. */
+ * for each record kind, its misses under its metric's name in its records
+ * under its total key (audio "xruns" in "periods", video "dropped_frames"
+ * in "frames"); null when no workload of the kind recorded them. */
 static json_t *workloads_json(const struct lw_crun *r)
 {
 	const json_t *w = json_object_get(r->manifest, "workloads");
-	uint64_t xruns, periods, dropped, frames;
-	int hx, hp, hd, hf;
+	const struct lw_rkind *k;
+	json_t *o;
 
 	if (!json_is_object(w) || !json_object_size(w))
 		w = json_object_get(r->analysis, "workloads");
 	if (!json_is_object(w) || !json_object_size(w))
 		return json_null();
-	hx = sum_workloads(w, NULL, "xruns", &xruns);
-	hp = sum_workloads(w, "audio", "periods", &periods);
-	hd = sum_workloads(w, "video", "dropped", &dropped);
-	hf = sum_workloads(w, "video", "frames", &frames);
-	return json_pack("{s:o, s:o, s:o, s:o}",
-		"xruns", hx ? jint(xruns) : json_null(), "periods", hp ? jint(periods) : json_null(),
-		"dropped_frames", hd ? jint(dropped) : json_null(),
-		"frames", hf ? jint(frames) : json_null());
+	o = json_object();
+	for (size_t i = 0; (k = lw_rkind_at(i)); i++) {
+		uint64_t miss, total;
+		int hm = sum_workloads(w, k->kind, k->miss_key, &miss);
+		int ht = sum_workloads(w, k->kind, k->total_key, &total);
+
+		json_object_set_new(o, k->metric, hm ? jint(miss) : json_null());
+		json_object_set_new(o, k->total_key, ht ? jint(total) : json_null());
+	}
+	return o;
 }
 
 /* analysis.json "power": {"kind", "total": {"average_w", "energy_j", ...}}
@@ -1514,8 +1519,9 @@ static uint64_t geti(const json_t *o, const char *k, int *have)
 	return *have ? (uint64_t)json_integer_value(v) : 0;
 }
 
-/* xruns or dropped frames: events in exposures (periods, frames; the run's
- * duration in ms when those are unknown), one rate per run. */
+/* A record kind's misses (xruns, dropped frames): events in exposures
+ * (periods, frames; the run's duration in ms when those are unknown), one
+ * rate per run. */
 static void event_metric(json_t *ms, const struct cmpctx *c, const char *name, const char *key,
 			 const char *exposure)
 {
@@ -1711,6 +1717,7 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 {
 	json_t *ms = json_array(), *cj;
 	const struct lw_crun *r0 = c->a->rc[0].r;
+	const struct lw_rkind *k;
 	unsigned probes[LW_PROBE_MAX];
 	size_t np = 0;
 	struct lw_runs_test t;
@@ -1725,8 +1732,8 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 			if (np < LW_PROBE_MAX)
 				probes[np++] = r0->p[i].probe;
 		}
-	event_metric(ms, c, "xruns", "xruns", "periods");
-	event_metric(ms, c, "dropped_frames", "dropped_frames", "frames");
+	for (size_t i = 0; (k = lw_rkind_at(i)); i++)
+		event_metric(ms, c, k->metric, k->metric, k->total_key);
 	power_metric(ms, c);
 	share_metrics(ms, c, "idle", "idle");
 	share_metrics(ms, c, "causes", "cause");

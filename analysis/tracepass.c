@@ -15,6 +15,7 @@
 #include "lib/safefile.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
+#include "workloads/rkind.h"
 
 #define MAX_STATES 16
 #define STATE_BUSY (-1)
@@ -261,10 +262,13 @@ static const char *str_field(struct lw_trace *t, const struct lw_trace_event *ev
 }
 
 /* Thread ids and kernel priorities of the probes, from the manifest: the
- * probes' threads[], or for audio samples the audio workloads' streams[]. */
+ * probes' threads[], or for a workload's samples (audio) the threads its
+ * record kind names (the audio workloads' streams[]). */
 static void probe_threads(const json_t *m, unsigned probe, int cpu, int *tid, int *kprio)
 {
-	if (probe == LW_PROBE_AUDIO) {
+	const struct lw_rkind *rk = lw_rkind_of_probe((int)probe);
+
+	if (rk) {
 		const json_t *w, *st;
 		const char *key;
 		size_t i;
@@ -274,9 +278,9 @@ static void probe_threads(const json_t *m, unsigned probe, int cpu, int *tid, in
 		json_object_foreach((json_t *)json_object_get(m, "workloads"), key, w) {
 			const char *kind = json_string_value(json_object_get(w, "kind"));
 
-			if (!kind || strcmp(kind, "audio"))
+			if (!kind || strcmp(kind, rk->kind) || !rk->threads_key)
 				continue;
-			json_array_foreach(json_object_get(w, "streams"), i, st)
+			json_array_foreach(json_object_get(w, rk->threads_key), i, st)
 				if (json_integer_value(json_object_get(st, "cpu")) == cpu &&
 				    json_integer_value(json_object_get(st, "tid")) > 0) {
 					json_int_t prio = json_integer_value(json_object_get(st, "priority"));
@@ -1118,7 +1122,9 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
  * Which spike lay behind each deadline miss: an audio xrun at boundary B
  * (the period [B - interval, B] was not processed in time) or a video frame
  * dropped at vsync V is matched to the largest spike on its CPU whose window
- * overlaps [deadline - interval, deadline + lateness].
+ * overlaps [deadline - interval, deadline + lateness].  The list and the
+ * deadline's key are those of the record kinds (workloads/rkind.h), the
+ * first list a workload holds.
  */
 void lw_match_misses(json_t *analysis)
 {
@@ -1130,22 +1136,21 @@ void lw_match_misses(json_t *analysis)
 	if (!json_is_array(all) || !json_is_object(wl))
 		return;
 	json_object_foreach(wl, key, w) {
-		json_t *list = json_object_get(w, "xrun_list");
+		json_t *list = NULL;
 		json_int_t interval = (json_int_t)json_number_value(json_object_get(w, "interval_ns"));
+		const struct lw_rkind *rk = NULL;
 
-		if (!list)
-			list = json_object_get(w, "dropped_list");
+		for (size_t k = 0; !list && (rk = lw_rkind_at(k)); k++)
+			list = json_object_get(w, rk->list_key);
 		if (!json_array_size(list))
 			continue;
 		counts = json_object();
 		json_array_foreach(list, i, m) {
-			json_t *d = json_object_get(m, "boundary_ns");
+			json_t *d = json_object_get(m, rk->time_key);
 			json_int_t deadline, late, cpu = -1, best_lat = -1;
 			const json_t *best = NULL, *sp;
 			const char *cause;
 
-			if (!d)
-				d = json_object_get(m, "vsync_ns");
 			if (!json_is_integer(d))
 				continue;
 			deadline = json_integer_value(d);

@@ -111,7 +111,10 @@ static double num(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* The deadline misses a workload instance reports: its first count. */
+/* The deadline misses a workload instance reports: its first count.  The
+ * keys are the record kinds' miss keys and metric names (workloads/rkind.h,
+ * above this layer) and the generic "misses"; tests/unit/test_misses.c
+ * checks that every kind's key is here. */
 static double misses_of(const json_t *w)
 {
 	static const char *const keys[] = { "xruns", "dropped", "dropped_frames", "misses" };

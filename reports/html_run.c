@@ -13,6 +13,7 @@
 #include "lib/stats.h"
 #include "power/power.h"
 #include "reports/page.h"
+#include "workloads/rkind.h"
 
 static const char *verdict_class(enum lw_verdict v)
 {
@@ -1063,22 +1064,17 @@ static void match_cause(struct miss *m, const json_t *ev, const json_t *spikes)
 }
 
 /* Every listed miss of a workload: "events" [{t_ns, cause, detail}], or
- * workloads/summary.c's "xrun_list" / "dropped_list". */
+ * the list of its record kind (workloads/rkind.h: "xrun_list",
+ * "dropped_list"), the first one it holds. */
 static size_t collect_misses(const char *name, const json_t *w, const json_t *spikes,
 			     struct miss *out, size_t max)
 {
 	const json_t *list = json_object_get(w, "events"), *ev;
+	const struct lw_rkind *kind = NULL;
 	size_t i, n = 0;
-	int kind = 0;
 
-	if (!list) {
-		list = json_object_get(w, "xrun_list");
-		kind = 1;
-	}
-	if (!list) {
-		list = json_object_get(w, "dropped_list");
-		kind = 2;
-	}
+	for (size_t k = 0; !list && (kind = lw_rkind_at(k)); k++)
+		list = json_object_get(w, kind->list_key);
 	json_array_foreach((json_t *)list, i, ev) {
 		struct miss *m = &out[n];
 
@@ -1088,20 +1084,12 @@ static size_t collect_misses(const char *name, const json_t *w, const json_t *sp
 		m->workload = name;
 		m->cpu = (int)jnum(ev, "cpu", -1);
 		m->late_ns = jnum(ev, "lateness_ns", 0);
-		if (kind == 0) {
+		if (!kind) {
 			m->t_ns = jnum(ev, "t_ns", 0);
 			snprintf(m->detail, sizeof(m->detail), "%s", jstr(ev, "detail", ""));
-		} else if (kind == 1) {
-			m->t_ns = jnum(ev, "boundary_ns", 0);
-			snprintf(m->detail, sizeof(m->detail), "period %.0f, stream %.0f, CPU %d, %.1f us "
-				 "late%s", jnum(ev, "period", 0), jnum(ev, "stream", 0), m->cpu,
-				 m->late_ns / 1e3, json_is_true(json_object_get(ev, "skipped")) ?
-				 ", skipped" : "");
 		} else {
-			m->t_ns = jnum(ev, "vsync_ns", 0);
-			snprintf(m->detail, sizeof(m->detail), "frame %.0f, CPU %d, %.1f us late%s",
-				 jnum(ev, "frame", 0), m->cpu, m->late_ns / 1e3,
-				 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
+			m->t_ns = jnum(ev, kind->time_key, 0);
+			kind->miss_detail(m->detail, sizeof(m->detail), ev);
 		}
 		match_cause(m, ev, spikes);
 		n++;
@@ -1133,6 +1121,7 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 	json_object_foreach((json_t *)wl, name, w) {
 		double miss = lw_workload_misses(w), total = lw_workload_total(w);
 		const char *kind = lw_workload_kind(w, name);
+		const struct lw_rkind *rk = lw_rkind_find(kind);
 
 		pg_raw(pg, "<tr data-workload=\"");
 		pg_text(pg, name);
@@ -1146,8 +1135,7 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 			pg_raw(pg, "</td><td>-</td>");
 		if (miss >= 0)
 			pg_raw(pg, "<td data-value=\"%.17g\">%.0f %s</td></tr>\n", miss, miss,
-			       !strcmp(kind, "audio") ? "xruns" : !strcmp(kind, "video") ?
-			       "dropped frames" : "misses");
+			       rk ? rk->noun : "misses");
 		else
 			pg_raw(pg, "<td>-</td></tr>\n");
 		nm += collect_misses(name, w, spikes, ms + nm, MAX_MISSES - nm);

@@ -45,9 +45,10 @@ const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len);
 
 /* Workloads of analysis.json (workloads/summary.c): the kind ("audio",
  * "video", a stressor; "type" or "kind", else @name), the deadline misses
- * ("xruns", "dropped", "dropped_frames" or "misses"; -1 when the workload
- * has none, as stressors) and the periods or frames ("periods", "frames",
- * "records" or "total"; -1 when unknown). */
+ * (the record kinds' keys of workloads/rkind.h, "xruns" "dropped", then
+ * their metric names, "dropped_frames", then "misses"; -1 when the workload
+ * has none, as stressors) and the periods or frames (the record kinds'
+ * "periods" "frames", then "records" or "total"; -1 when unknown). */
 const char *lw_workload_kind(const json_t *w, const char *name);
 double lw_workload_misses(const json_t *w);
 double lw_workload_total(const json_t *w);

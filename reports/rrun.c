@@ -12,6 +12,7 @@
 #include "lib/error.h"
 #include "lib/samples.h"
 #include "reports/report.h"
+#include "workloads/rkind.h"
 
 const struct lw_statkey lw_statkeys[] = {
 	{ "min", "min_ns" }, { "mean", "mean_ns" }, { "p50", "p50_ns" }, { "p90", "p90_ns" },
@@ -250,26 +251,49 @@ const char *lw_workload_kind(const json_t *w, const char *name)
 	return k ? k : name;
 }
 
-static double first_number(const json_t *w, const char *const *keys, size_t n)
+static int number_at(const json_t *w, const char *key, double *v)
 {
-	for (size_t i = 0; i < n; i++)
-		if (json_is_number(json_object_get(w, keys[i])))
-			return json_number_value(json_object_get(w, keys[i]));
+	const json_t *x = key ? json_object_get(w, key) : NULL;
+
+	if (!json_is_number(x))
+		return 0;
+	*v = json_number_value(x);
+	return 1;
+}
+
+/* The first count @w holds: the record kinds' summary keys (@total: their
+ * record counts, "periods" "frames"; else their misses, "xruns" "dropped"),
+ * then (misses only) their metric names as a comparison writes them
+ * ("dropped_frames"), then the generic @last ("records" "total", "misses"). */
+static double first_count(const json_t *w, int total, const char *const *last, size_t nlast)
+{
+	const struct lw_rkind *k;
+	double v;
+
+	for (size_t i = 0; (k = lw_rkind_at(i)); i++)
+		if (number_at(w, total ? k->total_key : k->miss_key, &v))
+			return v;
+	for (size_t i = 0; !total && (k = lw_rkind_at(i)); i++)
+		if (number_at(w, k->metric, &v))
+			return v;
+	for (size_t i = 0; i < nlast; i++)
+		if (number_at(w, last[i], &v))
+			return v;
 	return -1;
 }
 
 double lw_workload_misses(const json_t *w)
 {
-	static const char *const keys[] = { "xruns", "dropped", "dropped_frames", "misses" };
+	static const char *const last[] = { "misses" };
 
-	return first_number(w, keys, sizeof(keys) / sizeof(keys[0]));
+	return first_count(w, 0, last, sizeof(last) / sizeof(last[0]));
 }
 
 double lw_workload_total(const json_t *w)
 {
-	static const char *const keys[] = { "periods", "frames", "records", "total" };
+	static const char *const last[] = { "records", "total" };
 
-	return first_number(w, keys, sizeof(keys) / sizeof(keys[0]));
+	return first_count(w, 1, last, sizeof(last) / sizeof(last[0]));
 }
 
 /* ---- latency over time ---------------------------------------------- */

@@ -25,10 +25,12 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/samples.h"
 #include "lib/timeutil.h"
 #include "workloads/common.h"
 #include "workloads/dsp.h"
 #include "workloads/records.h"
+#include "workloads/rkind.h"
 #include "workloads/workload.h"
 
 #define IRQ_TS_SLOTS     64	/* > the largest buffer (periods) */
@@ -629,6 +631,91 @@ static int audio_check(const void *config, const char *where)
 	return 0;
 }
 
+/* ---- reading back: RUN/audio.records ------------------------------- */
+
+static int audio_read(struct lw_records_reader *r, struct lw_rec_acc *x)
+{
+	struct lw_audio_record rec;
+	int ret;
+
+	while ((ret = lw_records_next(r, &rec)) > 0) {
+		if (lw_rec_count(x, rec.boundary_ns, rec.slack_ns, rec.flags))
+			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:i, s:I, s:b}",
+				"boundary_ns", (json_int_t)rec.boundary_ns,
+				"period", (json_int_t)rec.period, "stream", rec.stream,
+				"cpu", rec.cpu, "lateness_ns", (json_int_t)-(int64_t)rec.slack_ns,
+				"skipped", !!(rec.flags & LW_REC_SKIPPED)));
+		if (rec.flags & LW_REC_SKIPPED)
+			continue;
+		if (lw_rvec_push(&x->a, rec.wakeup_ns) < 0 || lw_rvec_push(&x->b, rec.irq_ns) < 0 ||
+		    lw_rvec_push(&x->c, (uint64_t)rec.irq_ns + rec.wakeup_ns) < 0 ||
+		    lw_rvec_push(&x->d, rec.proc_ns) < 0)
+			return -1;
+	}
+	return ret;
+}
+
+static void audio_summarize(json_t *o, struct lw_rec_acc *x, const struct lw_records_hdr *h,
+			    double span)
+{
+	json_object_set_new(o, "streams", json_integer(h->streams));
+	json_object_set_new(o, "periods", json_integer((json_int_t)x->count));
+	json_object_set_new(o, "periods_per_s_per_stream", json_real(span > 0 && h->streams ?
+		(double)x->count / h->streams / (span / 1e9) : 0));
+	json_object_set_new(o, "wakeup_ns", lw_rvec_dist(&x->a));
+	json_object_set_new(o, "irq_ns", lw_rvec_dist(&x->b));
+	json_object_set_new(o, "latency_ns", lw_rvec_dist(&x->c));
+	json_object_set_new(o, "proc_ns", lw_rvec_dist(&x->d));
+}
+
+static long long geti(const json_t *o, const char *k)
+{
+	return (long long)json_integer_value(json_object_get(o, k));
+}
+
+static void audio_print(FILE *out, const char *name, const json_t *s)
+{
+	fprintf(out, "  %s: %lld periods (%lld streams), %lld xruns (%lld skipped), "
+		"worst slack %.1fus\n", name, geti(s, "periods"), geti(s, "streams"),
+		geti(s, "xruns"), geti(s, "skipped"), (double)geti(s, "worst_slack_ns") / 1e3);
+	lw_rec_dist_line(out, "interrupt->thread", json_object_get(s, "wakeup_ns"));
+	lw_rec_dist_line(out, "boundary->thread", json_object_get(s, "latency_ns"));
+	lw_rec_dist_line(out, "processing", json_object_get(s, "proc_ns"));
+}
+
+static double jnum(const json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+static void audio_miss_detail(char *buf, size_t len, const json_t *ev)
+{
+	const json_t *cpu = json_object_get(ev, "cpu");
+
+	snprintf(buf, len, "period %.0f, stream %.0f, CPU %d, %.1f us late%s",
+		 jnum(ev, "period"), jnum(ev, "stream"),
+		 json_is_number(cpu) ? (int)json_number_value(cpu) : -1,
+		 jnum(ev, "lateness_ns") / 1e3,
+		 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
+}
+
+static const struct lw_rkind audio_records = {
+	.kind = "audio",
+	.record_size = sizeof(struct lw_audio_record),
+	.read = audio_read,
+	.summarize = audio_summarize,
+	.print = audio_print,
+	.miss_detail = audio_miss_detail,
+	.miss_key = "xruns",
+	.list_key = "xrun_list",
+	.time_key = "boundary_ns",
+	.total_key = "periods",
+	.metric = "xruns",
+	.noun = "xruns",
+	.probe = LW_PROBE_AUDIO,
+	.threads_key = "streams",
+};
+
 const struct lw_workload lw_workload_audio = {
 	.name = "audio",
 	.help = "audio driver: periodic DMA interrupt, SCHED_FIFO DSP per stream, xruns",
@@ -636,4 +723,5 @@ const struct lw_workload lw_workload_audio = {
 	.config_size = sizeof(struct audio_conf),
 	.check = audio_check,
 	.create = audio_create,
+	.records = &audio_records,
 };

@@ -4,6 +4,7 @@
  * (RUN/<instance>.records), and the manifest's "workloads" object, into one JSON object per
  * workload instance.  Record files are found by listing the directory, so a
  * run killed before it could write its manifest still gets its summaries.
+ * Each kind of records is read by its descriptor (workloads/rkind.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,16 +17,38 @@
 #include "lib/error.h"
 #include "lib/rundir.h"
 #include "workloads/records.h"
+#include "workloads/rkind.h"
 #include "workloads/workload.h"
 
-#define LIST_MISSES 20		/* deadline misses listed with their timestamps */
+const struct lw_rkind *lw_rkind_at(size_t i)
+{
+	for (const struct lw_workload *const *w = lw_workloads; *w; w++)
+		if ((*w)->records && !i--)
+			return (*w)->records;
+	return NULL;
+}
 
-struct vec {
-	uint64_t *v;
-	size_t n, cap;
-};
+const struct lw_rkind *lw_rkind_find(const char *kind)
+{
+	const struct lw_rkind *k;
 
-static int vec_push(struct vec *a, uint64_t x)
+	for (size_t i = 0; kind && (k = lw_rkind_at(i)); i++)
+		if (!strcmp(k->kind, kind))
+			return k;
+	return NULL;
+}
+
+const struct lw_rkind *lw_rkind_of_probe(int probe)
+{
+	const struct lw_rkind *k;
+
+	for (size_t i = 0; (k = lw_rkind_at(i)); i++)
+		if (k->probe >= 0 && k->probe == probe)
+			return k;
+	return NULL;
+}
+
+int lw_rvec_push(struct lw_rvec *a, uint64_t x)
 {
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 4096;
@@ -48,18 +71,19 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /* Nearest-rank percentile of a sorted vector. */
-static uint64_t pct(const struct vec *a, double p)
+static uint64_t pct(const struct lw_rvec *a, double p)
 {
 	size_t k = (size_t)ceil(p * (double)a->n);
 
 	return a->n ? a->v[k ? k - 1 : 0] : 0;
 }
 
-static json_t *dist(struct vec *a)
+json_t *lw_rvec_dist(struct lw_rvec *a)
 {
 	double sum = 0;
 
-	qsort(a->v, a->n, sizeof(*a->v), cmp_u64);
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), cmp_u64);
 	for (size_t i = 0; i < a->n; i++)
 		sum += (double)a->v[i];
 	return json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}",
@@ -70,78 +94,21 @@ static json_t *dist(struct vec *a)
 		"max", (json_int_t)(a->n ? a->v[a->n - 1] : 0));
 }
 
-struct acc {
-	struct vec a, b, c, d;		/* four distributions */
-	uint64_t count, miss, skipped, first, last;
-	int64_t worst;
-	json_t *misses;
-};
-
-static int read_audio(struct lw_records_reader *r, struct acc *x)
+int lw_rec_count(struct lw_rec_acc *x, uint64_t t_ns, int32_t slack_ns, uint32_t flags)
 {
-	struct lw_audio_record rec;
-	int ret;
-
-	while ((ret = lw_records_next(r, &rec)) > 0) {
-		x->count++;
-		if (rec.boundary_ns < x->first)
-			x->first = rec.boundary_ns;
-		if (rec.boundary_ns > x->last)
-			x->last = rec.boundary_ns;
-		if (rec.slack_ns < x->worst)
-			x->worst = rec.slack_ns;
-		if (rec.flags & LW_REC_MISS) {
-			x->miss++;
-			if (json_array_size(x->misses) < LIST_MISSES)
-				json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:i, s:I, s:b}",
-					"boundary_ns", (json_int_t)rec.boundary_ns,
-					"period", (json_int_t)rec.period, "stream", rec.stream,
-					"cpu", rec.cpu, "lateness_ns", (json_int_t)-(int64_t)rec.slack_ns,
-					"skipped", !!(rec.flags & LW_REC_SKIPPED)));
-		}
-		if (rec.flags & LW_REC_SKIPPED) {
-			x->skipped++;
-			continue;
-		}
-		if (vec_push(&x->a, rec.wakeup_ns) < 0 || vec_push(&x->b, rec.irq_ns) < 0 ||
-		    vec_push(&x->c, (uint64_t)rec.irq_ns + rec.wakeup_ns) < 0 ||
-		    vec_push(&x->d, rec.proc_ns) < 0)
-			return -1;
-	}
-	return ret;
-}
-
-static int read_video(struct lw_records_reader *r, struct acc *x)
-{
-	struct lw_video_record rec;
-	int ret;
-
-	while ((ret = lw_records_next(r, &rec)) > 0) {
-		x->count++;
-		if (rec.vsync_ns < x->first)
-			x->first = rec.vsync_ns;
-		if (rec.vsync_ns > x->last)
-			x->last = rec.vsync_ns;
-		if (rec.slack_ns < x->worst)
-			x->worst = rec.slack_ns;
-		if (rec.flags & LW_REC_MISS) {
-			x->miss++;
-			if (json_array_size(x->misses) < LIST_MISSES)
-				json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:I, s:b}",
-					"vsync_ns", (json_int_t)rec.vsync_ns,
-					"frame", (json_int_t)rec.frame, "cpu", rec.cpu,
-					"lateness_ns", (json_int_t)-(int64_t)rec.slack_ns,
-					"skipped", !!(rec.flags & LW_REC_SKIPPED)));
-		}
-		if (rec.flags & LW_REC_SKIPPED) {
-			x->skipped++;
-			continue;
-		}
-		if (vec_push(&x->a, rec.latency_ns) < 0 || vec_push(&x->b, rec.capture_ns) < 0 ||
-		    vec_push(&x->c, rec.wakeup_ns) < 0 || vec_push(&x->d, rec.proc_ns) < 0)
-			return -1;
-	}
-	return ret;
+	x->count++;
+	if (t_ns < x->first)
+		x->first = t_ns;
+	if (t_ns > x->last)
+		x->last = t_ns;
+	if (slack_ns < x->worst)
+		x->worst = slack_ns;
+	if (flags & LW_REC_SKIPPED)
+		x->skipped++;
+	if (!(flags & LW_REC_MISS))
+		return 0;
+	x->miss++;
+	return json_array_size(x->misses) < LW_REC_LIST_MISSES;
 }
 
 /* Summary of one records file; NULL after error(). */
@@ -149,26 +116,27 @@ static json_t *summarize_file(const char *path, const char *file, char *instance
 {
 	struct lw_records_hdr h;
 	struct lw_records_reader *r = lw_records_open(path, &h);
-	struct acc x = { .first = UINT64_MAX, .worst = INT64_MAX };
+	struct lw_rec_acc x = { .first = UINT64_MAX, .worst = INT64_MAX };
+	const struct lw_rkind *k;
 	json_t *o = NULL;
 	double interval, span;
-	int audio, ret;
+	int ret;
 
 	if (!r)
 		return NULL;
 	snprintf(instance, len, "%s", h.instance[0] ? h.instance : file);
-	audio = !strcmp(h.kind, "audio");
-	if (!audio && strcmp(h.kind, "video")) {
+	k = lw_rkind_find(h.kind);
+	if (!k) {
 		error("%s: unknown workload kind '%s'", path, h.kind);
 		goto out;
 	}
-	if (h.record_size != (audio ? sizeof(struct lw_audio_record) : sizeof(struct lw_video_record))) {
+	if (h.record_size != k->record_size) {
 		error("%s: record size %u, a %s record is %zu bytes", path, h.record_size, h.kind,
-		      audio ? sizeof(struct lw_audio_record) : sizeof(struct lw_video_record));
+		      k->record_size);
 		goto out;
 	}
 	x.misses = json_array();
-	ret = audio ? read_audio(r, &x) : read_video(r, &x);
+	ret = k->read(r, &x);
 	if (ret < 0) {
 		json_decref(x.misses);
 		goto out;
@@ -178,27 +146,10 @@ static json_t *summarize_file(const char *path, const char *file, char *instance
 	o = json_pack("{s:s, s:s, s:I, s:f, s:f, s:I, s:I}",
 		"kind", h.kind, "file", file, "records", (json_int_t)x.count,
 		"interval_ns", interval, "span_s", span / 1e9,
-		audio ? "xruns" : "dropped", (json_int_t)x.miss,
-		"skipped", (json_int_t)x.skipped);
-	if (audio) {
-		json_object_set_new(o, "streams", json_integer(h.streams));
-		json_object_set_new(o, "periods", json_integer((json_int_t)x.count));
-		json_object_set_new(o, "periods_per_s_per_stream", json_real(span > 0 && h.streams ?
-			(double)x.count / h.streams / (span / 1e9) : 0));
-		json_object_set_new(o, "wakeup_ns", dist(&x.a));
-		json_object_set_new(o, "irq_ns", dist(&x.b));
-		json_object_set_new(o, "latency_ns", dist(&x.c));
-		json_object_set_new(o, "proc_ns", dist(&x.d));
-	} else {
-		json_object_set_new(o, "frames", json_integer((json_int_t)x.count));
-		json_object_set_new(o, "frames_per_s", json_real(span > 0 ? (double)x.count / (span / 1e9) : 0));
-		json_object_set_new(o, "latency_ns", dist(&x.a));
-		json_object_set_new(o, "capture_ns", dist(&x.b));
-		json_object_set_new(o, "wakeup_ns", dist(&x.c));
-		json_object_set_new(o, "proc_ns", dist(&x.d));
-	}
+		k->miss_key, (json_int_t)x.miss, "skipped", (json_int_t)x.skipped);
+	k->summarize(o, &x, &h, span);
 	json_object_set_new(o, "worst_slack_ns", json_integer(x.count ? (json_int_t)x.worst : 0));
-	json_object_set_new(o, audio ? "xrun_list" : "dropped_list", x.misses);
+	json_object_set_new(o, k->list_key, x.misses);
 out:
 	free(x.a.v);
 	free(x.b.v);
@@ -301,7 +252,7 @@ fail:
 	return NULL;
 }
 
-static void dist_line(FILE *out, const char *label, const json_t *d)
+void lw_rec_dist_line(FILE *out, const char *label, const json_t *d)
 {
 	if (!json_is_object(d) || !json_integer_value(json_object_get(d, "count")))
 		return;
@@ -313,11 +264,6 @@ static void dist_line(FILE *out, const char *label, const json_t *d)
 		(double)json_integer_value(json_object_get(d, "max")) / 1e3);
 }
 
-static json_int_t geti(const json_t *o, const char *k)
-{
-	return json_integer_value(json_object_get(o, k));
-}
-
 void lw_workload_summaries_print(FILE *out, const json_t *summaries)
 {
 	const char *key;
@@ -325,31 +271,19 @@ void lw_workload_summaries_print(FILE *out, const json_t *summaries)
 
 	json_object_foreach((json_t *)summaries, key, s) {
 		const char *kind = json_string_value(json_object_get(s, "kind"));
+		const struct lw_rkind *k = lw_rkind_find(kind);
 
 		if (!kind)
 			kind = "?";
-		if (!strcmp(kind, "audio")) {
-			fprintf(out, "  %s: %lld periods (%lld streams), %lld xruns (%lld skipped), "
-				"worst slack %.1fus\n", key, geti(s, "periods"), geti(s, "streams"),
-				geti(s, "xruns"), geti(s, "skipped"),
-				(double)geti(s, "worst_slack_ns") / 1e3);
-			dist_line(out, "interrupt->thread", json_object_get(s, "wakeup_ns"));
-			dist_line(out, "boundary->thread", json_object_get(s, "latency_ns"));
-			dist_line(out, "processing", json_object_get(s, "proc_ns"));
-		} else if (!strcmp(kind, "video")) {
-			fprintf(out, "  %s: %lld frames, %lld dropped (%lld skipped), worst slack %.1fus\n",
-				key, geti(s, "frames"), geti(s, "dropped"), geti(s, "skipped"),
-				(double)geti(s, "worst_slack_ns") / 1e3);
-			dist_line(out, "capture->display", json_object_get(s, "latency_ns"));
-			dist_line(out, "capture (DMA)", json_object_get(s, "capture_ns"));
-			dist_line(out, "processing", json_object_get(s, "proc_ns"));
-		} else {
-			fprintf(out, "  %s: %s %s, %.4g %s/s, intensity %g, cpus %s\n", key, kind,
-				json_string_value(json_object_get(s, "stressor")) ?: "",
-				json_real_value(json_object_get(s, "ops_per_s")),
-				json_string_value(json_object_get(s, "unit")) ?: "ops",
-				json_real_value(json_object_get(s, "intensity")),
-				json_string_value(json_object_get(s, "cpus")) ?: "?");
+		if (k) {
+			k->print(out, key, s);
+			continue;
 		}
+		fprintf(out, "  %s: %s %s, %.4g %s/s, intensity %g, cpus %s\n", key, kind,
+			json_string_value(json_object_get(s, "stressor")) ?: "",
+			json_real_value(json_object_get(s, "ops_per_s")),
+			json_string_value(json_object_get(s, "unit")) ?: "ops",
+			json_real_value(json_object_get(s, "intensity")),
+			json_string_value(json_object_get(s, "cpus")) ?: "?");
 	}
 }

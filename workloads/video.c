@@ -28,6 +28,7 @@
 #include "workloads/common.h"
 #include "workloads/pixel.h"
 #include "workloads/records.h"
+#include "workloads/rkind.h"
 #include "workloads/workload.h"
 
 #define SLOTS            64
@@ -511,6 +512,85 @@ static int video_check(const void *config, const char *where)
 	return 0;
 }
 
+/* ---- reading back: RUN/video.records ------------------------------- */
+
+static int video_read(struct lw_records_reader *r, struct lw_rec_acc *x)
+{
+	struct lw_video_record rec;
+	int ret;
+
+	while ((ret = lw_records_next(r, &rec)) > 0) {
+		if (lw_rec_count(x, rec.vsync_ns, rec.slack_ns, rec.flags))
+			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:I, s:b}",
+				"vsync_ns", (json_int_t)rec.vsync_ns,
+				"frame", (json_int_t)rec.frame, "cpu", rec.cpu,
+				"lateness_ns", (json_int_t)-(int64_t)rec.slack_ns,
+				"skipped", !!(rec.flags & LW_REC_SKIPPED)));
+		if (rec.flags & LW_REC_SKIPPED)
+			continue;
+		if (lw_rvec_push(&x->a, rec.latency_ns) < 0 || lw_rvec_push(&x->b, rec.capture_ns) < 0 ||
+		    lw_rvec_push(&x->c, rec.wakeup_ns) < 0 || lw_rvec_push(&x->d, rec.proc_ns) < 0)
+			return -1;
+	}
+	return ret;
+}
+
+static void video_summarize(json_t *o, struct lw_rec_acc *x, const struct lw_records_hdr *h,
+			    double span)
+{
+	(void)h;
+	json_object_set_new(o, "frames", json_integer((json_int_t)x->count));
+	json_object_set_new(o, "frames_per_s", json_real(span > 0 ?
+		(double)x->count / (span / 1e9) : 0));
+	json_object_set_new(o, "latency_ns", lw_rvec_dist(&x->a));
+	json_object_set_new(o, "capture_ns", lw_rvec_dist(&x->b));
+	json_object_set_new(o, "wakeup_ns", lw_rvec_dist(&x->c));
+	json_object_set_new(o, "proc_ns", lw_rvec_dist(&x->d));
+}
+
+static long long geti(const json_t *o, const char *k)
+{
+	return (long long)json_integer_value(json_object_get(o, k));
+}
+
+static void video_print(FILE *out, const char *name, const json_t *s)
+{
+	fprintf(out, "  %s: %lld frames, %lld dropped (%lld skipped), worst slack %.1fus\n",
+		name, geti(s, "frames"), geti(s, "dropped"), geti(s, "skipped"),
+		(double)geti(s, "worst_slack_ns") / 1e3);
+	lw_rec_dist_line(out, "capture->display", json_object_get(s, "latency_ns"));
+	lw_rec_dist_line(out, "capture (DMA)", json_object_get(s, "capture_ns"));
+	lw_rec_dist_line(out, "processing", json_object_get(s, "proc_ns"));
+}
+
+static void video_miss_detail(char *buf, size_t len, const json_t *ev)
+{
+	const json_t *cpu = json_object_get(ev, "cpu");
+
+	snprintf(buf, len, "frame %.0f, CPU %d, %.1f us late%s",
+		 json_number_value(json_object_get(ev, "frame")),
+		 json_is_number(cpu) ? (int)json_number_value(cpu) : -1,
+		 json_number_value(json_object_get(ev, "lateness_ns")) / 1e3,
+		 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
+}
+
+static const struct lw_rkind video_records = {
+	.kind = "video",
+	.record_size = sizeof(struct lw_video_record),
+	.read = video_read,
+	.summarize = video_summarize,
+	.print = video_print,
+	.miss_detail = video_miss_detail,
+	.miss_key = "dropped",
+	.list_key = "dropped_list",
+	.time_key = "vsync_ns",
+	.total_key = "frames",
+	.metric = "dropped_frames",
+	.noun = "dropped frames",
+	.probe = -1,
+	.threads_key = NULL,
+};
+
 const struct lw_workload lw_workload_video = {
 	.name = "video",
 	.help = "video driver: capture DMA burst per vsync, YUV to RGB (and scaling), dropped frames",
@@ -518,4 +598,5 @@ const struct lw_workload lw_workload_video = {
 	.config_size = sizeof(struct video_conf),
 	.check = video_check,
 	.create = video_create,
+	.records = &video_records,
 };

@@ -48,6 +48,7 @@
 #include <stdio.h>
 
 struct lw_part;
+struct lw_rkind;
 
 enum lw_wparam_type {
 	LW_WP_UINT,	/* uint64_t, decimal or 0x hex, range [min, max] */
@@ -86,6 +87,9 @@ struct lw_workload {
 	int (*check)(const void *config, const char *where);
 	/* A run participant for @config (copied).  NULL after error(). */
 	struct lw_part *(*create)(const void *config, const struct lw_workload_env *env);
+	/* Its per-period records and deadline misses (workloads/rkind.h);
+	 * NULL for a workload that writes none, as stress. */
+	const struct lw_rkind *records;
 };
 
 /*
