@@ -763,8 +763,18 @@ static int put_page(struct trace_rec *tr, struct tcpu_ctx *c, const unsigned cha
 			return -1;
 		done += (size_t)n;
 	}
-	if (!c->wfirst)
-		c->wfirst = page_ts(pg) ? page_ts(pg) : 1;
+	if (!c->wfirst) {
+		/* its first event's time: the page's own stamp may be older (a
+		 * page read in part before carries the last read event's) */
+		struct lw_page_scan sc = { 0 };
+
+		if (lw_page_scan(pg, ps, tr->hdr.page_size, tr->long_size, 0, &sc) == 0 &&
+		    sc.first_ns)
+			c->wfirst = sc.first_ns;
+		else
+			c->wfirst = page_ts(pg) ? page_ts(pg) : 1;
+		lw_page_scan_free(&sc);
+	}
 	*bytes += ps;
 	atomic_fetch_add(&c->bytes, ps);
 	return 0;
@@ -861,6 +871,9 @@ static int save_window(struct trace_rec *tr, uint64_t from)
 			strerror(errno));
 		failed = 1;
 	}
+	/* never before the last window's end: the rings were emptied there */
+	if (tr->nwin && lo <= tr->win[tr->nwin - 1].to_ns)
+		lo = tr->win[tr->nwin - 1].to_ns + 1;
 	if (over || failed || !bytes || push_window(tr, lo, freeze, bytes) < 0) {
 		/* taken back: the files end where the window began */
 		for (int i = 0; i < tr->ncpu; i++) {

@@ -28,8 +28,8 @@ static uint64_t lat(int cpu, size_t i)
 	return 3000 + (i * 37 + (size_t)cpu * 11) % 2000;
 }
 
-static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_out,
-			json_t **info)
+static void run_monitor_mt(const char *dir, uint64_t cap, struct lw_summary *sum_out,
+			   json_t **info, struct lw_monitor_trace *mt)
 {
 	struct lw_monitor_opts o;
 	struct lw_samples_writer *w;
@@ -48,6 +48,8 @@ static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_ou
 	o.disk_cap = cap;
 	m = lw_monitor_new(&o, dir, START, w);
 	assert_non_null(m);
+	if (mt)
+		lw_monitor_set_trace(m, mt);
 	/* two producers drained in chunks of 100, CPU 1 lagging CPU 0 by 300 */
 	for (size_t c = 0; c < N + 300; c += 100) {
 		for (int cpu = 0; cpu < 2; cpu++) {
@@ -70,6 +72,92 @@ static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_ou
 	assert_int_equal(lw_samples_close(w), 0);
 	assert_int_equal(lw_summary_load(sum_out, &rd, 0), 0);
 	lw_rundir_close(&rd);
+}
+
+static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_out,
+			json_t **info)
+{
+	run_monitor_mt(dir, cap, sum_out, info, NULL);
+}
+
+/* A stand-in for the trace recorder: what it was asked to save. */
+struct fake_rec {
+	struct lw_monitor_trace *mt;
+	uint64_t from[8];
+	int n;
+	uint64_t bytes;		/* each window's size */
+};
+
+static int fake_save(void *ctx, uint64_t from)
+{
+	struct fake_rec *f = ctx;
+
+	if (f->n < 8)
+		f->from[f->n] = from;
+	f->n++;
+	atomic_fetch_add(&f->mt->trace_bytes, f->bytes);
+	return 1;
+}
+
+static void test_trace_windows(void **st)
+{
+	char *dir = lw_test_tmpdir();
+	struct lw_monitor_trace mt = { 0 };
+	struct fake_rec f = { .mt = &mt, .bytes = 4096 };
+	struct lw_summary sum;
+	json_t *info, *tw;
+
+	mt.save = fake_save;
+	mt.ctx = &f;
+	atomic_store(&mt.ready, 1);
+	run_monitor_mt(dir, 1 << 20, &sum, &info, &mt);
+	/* spikes 1500 and 1502 share a window, 4000 has its own; each saved
+	 * once its post-window passed, from pre before the spike */
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.from[0], START + (1500 + 1 - 10) * PERIOD);
+	assert_int_equal(f.from[1], START + (4000 + 1 - 10) * PERIOD);
+	assert_int_equal(atomic_load(&mt.pending), 0);
+	tw = json_object_get(info, "trace_windows");
+	assert_int_equal(json_integer_value(json_object_get(tw, "requested")), 2);
+	assert_int_equal(json_integer_value(json_object_get(tw, "saved_while_running")), 2);
+	assert_int_equal(json_integer_value(json_object_get(tw, "spikes")), 3);
+	assert_int_equal(mt.cap, 1 << 20);
+	assert_int_equal(atomic_load(&mt.sample_bytes), 2 * (23 + 21) * sizeof(struct lw_sample));
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+
+	/* the trace's bytes count against the one cap: the samples get the rest */
+	dir = lw_test_tmpdir();
+	memset(&f, 0, sizeof(f));
+	memset(&mt, 0, sizeof(mt));
+	f.mt = &mt;
+	f.bytes = 1000 - 10 * sizeof(struct lw_sample);
+	mt.save = fake_save;
+	mt.ctx = &f;
+	atomic_store(&mt.ready, 1);
+	run_monitor_mt(dir, 1000, &sum, &info, &mt);
+	assert_true(atomic_load(&mt.sample_bytes) + f.bytes <= 1000);
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+
+	/* a recorder never ready (tracing did not start): the window stays
+	 * pending for it, nothing is saved */
+	dir = lw_test_tmpdir();
+	memset(&f, 0, sizeof(f));
+	memset(&mt, 0, sizeof(mt));
+	f.mt = &mt;
+	mt.save = fake_save;
+	mt.ctx = &f;
+	run_monitor_mt(dir, 1 << 20, &sum, &info, &mt);
+	assert_int_equal(f.n, 0);
+	assert_int_equal(atomic_load(&mt.pending), 1);
+	assert_int_equal(atomic_load(&mt.pending_from), START + (1500 + 1 - 10) * PERIOD);
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+	(void)st;
 }
 
 static void test_intervals_and_windows(void **st)
@@ -177,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intervals_and_windows),
 		cmocka_unit_test(test_disk_cap),
+		cmocka_unit_test(test_trace_windows),
 		cmocka_unit_test(test_bad_monitor_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
