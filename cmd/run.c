@@ -128,8 +128,9 @@ static int lock_memory(void)
 
 /* Print the monitor's memory and disk bounds, and keep them in the manifest. */
 static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run_opts *o,
-			   const struct lw_probe_plan *plan, int trace, json_t *manifest)
+			   const struct lw_probe_plan *plan, uint64_t trace_hdr, json_t *manifest)
 {
+	int trace = trace_hdr != 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t ring = trace ? (o->trace_buffer ? o->trace_buffer : LW_TRACE_DEFAULT_BUFFER) *
 				(uint64_t)(ncpu > 0 ? ncpu : 1) : 0;
@@ -141,8 +142,10 @@ static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run
 	char iv[32];
 
 	lw_monitor_bounds(mo, rings, series, o->duration_ns, &mem, &disk);
-	if (trace)	/* two sub-buffers to copy with, the list of windows */
+	if (trace) {	/* two sub-buffers to copy with, the list of windows */
 		mem += 2 * 65536 + mo->disk_cap / 4096 * 24;
+		disk += trace_hdr;	/* trace.dat's formats and symbols */
+	}
 	note("monitor: a histogram per %s; memory for it at most %.1f MB, disk at most %.1f MB "
 	     "(raw samples%s around spikes at most %.1f MB%s)",
 	     lw_format_duration(mo->interval_ns, iv, sizeof(iv)), (double)mem / 1048576,
@@ -258,7 +261,8 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		mo.pre_ns = mo.post_ns = o->monitor_window_ns;
 		mo.disk_cap = o->monitor_disk;
 		run.monitor_opts = &mo;
-		monitor_bounds(&mo, o, plan, run.monitor_trace, run.dir.manifest);
+		monitor_bounds(&mo, o, plan, run.monitor_trace ? lw_trace_header_bound(tracer) : 0,
+			       run.dir.manifest);
 	} else if (o->duration_ns >= 3600 * LW_NSEC_PER_SEC) {
 		note("every sample of a run of %s is kept (24 bytes each); --monitor INTERVAL keeps "
 		     "histograms per interval and samples around spikes, in bounded memory and disk",

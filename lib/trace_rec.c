@@ -1275,6 +1275,31 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 	return &tr->part;
 }
 
+uint64_t lw_trace_header_bound(const struct lw_part *p)
+{
+	const struct trace_rec *tr = p->priv;
+	const struct lw_tracedat *d = &tr->hdr;
+	uint64_t n = d->header_page.len + d->header_event.len + d->printk.len + d->clock.len +
+		     d->uname.len + d->version.len;
+	struct lw_blob ks;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (!tr->prepared)
+		return 0;
+	for (int i = 0; i < d->nftrace; i++)
+		n += d->ftrace[i].len + 64;
+	for (int i = 0; i < d->nsys; i++)
+		for (int j = 0; j < d->sys[i].n; j++)
+			n += d->sys[i].fmt[j].len + 64;
+	if (!tr->o.no_kallsyms && lw_blob_read(&ks, "/proc/kallsyms") == 0) {
+		n += ks.len * 2;	/* room for modules loaded during the run */
+		lw_blob_free(&ks);
+	}
+	/* command lines (the kernel's table and every thread), CPU stats, the
+	 * file's own sections */
+	return n + (1 << 20) + (uint64_t)(ncpu > 0 ? ncpu : 1) * 4096;
+}
+
 int lw_trace_prepared(const struct lw_part *p)
 {
 	const struct trace_rec *tr = p->priv;

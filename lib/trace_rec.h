@@ -77,6 +77,9 @@ int lw_trace_check_list(const char *what, const char *list);
 struct lw_part *lw_trace_new(const struct lw_trace_opts *o);
 /* Will @p trace (its instance is set up)?  For the monitor's trace windows. */
 int lw_trace_prepared(const struct lw_part *p);
+/* The most trace.dat takes beside its data (event formats, kernel symbols,
+ * command lines): for the monitor's disk bound.  0 when @p does not trace. */
+uint64_t lw_trace_header_bound(const struct lw_part *p);
 
 /*
  * Remove latwatt instances whose run is gone (the pid in the name no longer
