@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "analysis/summary.h"
+#include "analysis/tracepass.h"
 #include "lib/monitor.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
@@ -160,6 +161,105 @@ static void test_trace_windows(void **st)
 	(void)st;
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* The trace pass over the fixture run, its trace as a monitored run's with
+ * one window [@from, @to] (@windows 0: traced throughout). */
+static json_t *pass_with_window(const char *dir, int windows, uint64_t from, uint64_t to)
+{
+	static const char *const files[] = { "samples", "trace.dat", "manifest.json" };
+	struct lw_tracepass_opts o = { .top = 1000 };
+	char a[PATH_MAX], b[PATH_MAX];
+	struct lw_summary sum;
+	struct lw_rundir rd;
+	json_t *doc, *m, *t;
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(a, sizeof(a), "tests/data/trace-run/%s", files[i]);
+		snprintf(b, sizeof(b), "%s/%s", dir, files[i]);
+		copy_file(a, b);
+	}
+	if (windows) {
+		m = json_load_file(b, 0, NULL);
+		assert_non_null(m);
+		t = json_object_get(m, "trace");
+		json_object_set_new(t, "mode", json_string("monitor"));
+		json_object_set_new(t, "windows", json_pack("[{s:I, s:I, s:I}]",
+			"from_ns", (json_int_t)from, "to_ns", (json_int_t)to, "bytes", 4096));
+		assert_int_equal(json_dump_file(m, b, 0), 0);
+		json_decref(m);
+	}
+	assert_int_equal(lw_rundir_open(&rd, dir), 0);
+	assert_int_equal(lw_summary_load(&sum, &rd, 0), 0);
+	doc = lw_summary_json(&sum, &rd);
+	assert_non_null(doc);
+	assert_int_equal(lw_tracepass(&rd, doc, &o), 0);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+	return doc;
+}
+
+/* Spikes inside the saved window keep the cause the whole trace gives them;
+ * outside it, none is attributed. */
+static void test_trace_window_analysis(void **st)
+{
+	char *dir = lw_test_tmpdir();
+	json_t *full = pass_with_window(dir, 0, 0, 0), *all, *mon, *mall, *tw, *s;
+	uint64_t lo = UINT64_MAX, hi = 0, from, to;
+	size_t i, in = 0, out = 0;
+
+	all = json_object_get(json_object_get(full, "spikes"), "all");
+	assert_true(json_array_size(all) >= 4);
+	json_array_foreach(all, i, s) {
+		uint64_t e = (uint64_t)json_integer_value(json_array_get(s, 1));
+
+		lo = e < lo ? e : lo;
+		hi = e > hi ? e : hi;
+	}
+	/* the first half of the spikes' span, a little before the first */
+	from = lo - 1000000;
+	to = lo + (hi - lo) / 2;
+	mon = pass_with_window(dir, 1, from, to);
+	mall = json_object_get(json_object_get(mon, "spikes"), "all");
+	assert_int_equal(json_array_size(mall), json_array_size(all));
+	json_array_foreach(mall, i, s) {
+		uint64_t e = (uint64_t)json_integer_value(json_array_get(s, 1));
+		uint64_t l = (uint64_t)json_integer_value(json_array_get(s, 2));
+		const char *cause = json_string_value(json_array_get(s, 4));
+		json_t *f = json_array_get(all, i);
+
+		assert_int_equal(json_integer_value(json_array_get(f, 1)), e);
+		if (e >= from && e + l <= to) {
+			in++;
+			assert_string_equal(cause, json_string_value(json_array_get(f, 4)));
+		} else {
+			out++;
+			assert_string_equal(cause, "unattributable");
+		}
+	}
+	assert_true(in >= 1 && out >= 1);
+	tw = json_object_get(json_object_get(mon, "spikes"), "trace_windows");
+	assert_int_equal(json_integer_value(json_object_get(tw, "windows")), 1);
+	assert_int_equal(json_integer_value(json_object_get(tw, "spikes_in_windows")), in);
+	assert_int_equal(json_integer_value(json_object_get(tw, "spikes_without_trace")), out);
+	json_decref(full);
+	json_decref(mon);
+	lw_test_rmdir(dir);
+	(void)st;
+}
+
 static void test_intervals_and_windows(void **st)
 {
 	char *dir = lw_test_tmpdir(), file[PATH_MAX];
@@ -266,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_intervals_and_windows),
 		cmocka_unit_test(test_disk_cap),
 		cmocka_unit_test(test_trace_windows),
+		cmocka_unit_test(test_trace_window_analysis),
 		cmocka_unit_test(test_bad_monitor_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
