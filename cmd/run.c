@@ -142,8 +142,10 @@ static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run
 	char iv[32];
 
 	lw_monitor_bounds(mo, rings, series, o->duration_ns, &mem, &disk);
-	if (trace) {	/* two sub-buffers to copy with, the list of windows */
-		mem += 2 * 65536 + mo->disk_cap / 4096 * 24;
+	if (trace) {
+		/* two sub-buffers to copy with; the list of windows, each at
+		 * least a 4 kB sub-buffer, grown by doubling */
+		mem += 2 * 65536 + mo->disk_cap / 4096 * 2 * 24;
 		disk += trace_hdr;	/* trace.dat's formats and symbols */
 	}
 	note("monitor: a histogram per %s; memory for it at most %.1f MB, disk at most %.1f MB "
@@ -154,10 +156,13 @@ static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run
 	     mo->threshold_ns ? "" : ": none without --threshold");
 	if (trace)
 		note("monitor: kernel memory for the trace ring %.1f MB (%.1f MB per CPU, %ld CPUs; "
-		     "--trace-buffer), overwritten until a spike", (double)ring / 1048576,
-		     (double)ring / (double)(ncpu > 0 ? ncpu : 1) / 1048576, ncpu > 0 ? ncpu : 1);
-	json_object_set_new(manifest, "monitor_bounds", json_pack("{s:I, s:I, s:I, s:i, s:i}",
+		     "--trace-buffer), overwritten until a spike; while trace.dat is assembled at "
+		     "the end its windows are on disk twice (at most %.1f MB)", (double)ring / 1048576,
+		     (double)ring / (double)(ncpu > 0 ? ncpu : 1) / 1048576, ncpu > 0 ? ncpu : 1,
+		     (double)(disk + mo->disk_cap) / 1048576);
+	json_object_set_new(manifest, "monitor_bounds", json_pack("{s:I, s:I, s:I, s:I, s:i, s:i}",
 		"memory_bytes", (json_int_t)mem, "disk_bytes", (json_int_t)disk,
+		"disk_bytes_assembling", (json_int_t)(trace ? disk + mo->disk_cap : disk),
 		"kernel_trace_bytes", (json_int_t)ring, "series", series, "producers", rings));
 }
 
