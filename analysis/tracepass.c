@@ -797,6 +797,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	json_t *spikes;
 	struct twins tw = { 0 };
 	size_t twi = 0;	/* the window the events are in */
+	uint64_t untraced = 0;	/* time between them */
 
 	lw_rundir_file(rd, "trace.dat", path, sizeof(path));
 	if (access(path, F_OK) < 0)
@@ -874,7 +875,16 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 			continue;
 		if (tw.n && twi < tw.n && ev.ts_ns > tw.w[twi][1]) {
 			/* the next saved window: what the last one said of each
-			 * CPU is stale */
+			 * CPU is stale, and the time between is not traced */
+			uint64_t end = tw.w[twi][1];
+
+			for (int c = 0; c < ncpus; c++) {
+				if (nz[c].idle && end > nz[c].idle_since)
+					nz[c].idle_ns += end - nz[c].idle_since;
+				nz[c].idle = nz[c].waiting = 0;
+				cur_state[c] = STATE_UNKNOWN;
+			}
+			untraced += ev.ts_ns - end;
 			while (twi < tw.n && ev.ts_ns > tw.w[twi][1])
 				twi++;
 			lw_attrib_forget(a);
@@ -1045,7 +1055,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (tr)
 			json_object_set_new(analysis, "tradeoff", tr);
 	}
-	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first, last));
+	/* per second of trace: the stretches between windows are not */
+	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first + untraced, last));
 	ret = 0;
 out:
 	if (nz)
