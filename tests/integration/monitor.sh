@@ -131,6 +131,7 @@ with open(out, "w") as f:
 PY
 trun=$TMP/montrace
 "$LATWATT" run -d 11s -c "$cpu" -p 95 --monitor 1s --threshold 2000 --monitor-window 200ms \
+	--trace-buffer 8M \
 	--monitor-disk 32M -o "$trun" -q >"$TMP/t.out" 2>&1 &
 lw=$!
 sleep 0.3
