@@ -52,7 +52,7 @@ const char lw_run_usage[] =
 "                          raw samples and kernel trace only around spikes\n"
 "                          above --threshold (--trace off: none); memory and\n"
 "                          disk bounded (printed)\n"
-"      --monitor-window TIME  raw samples kept before and after each spike\n"
+"      --monitor-window TIME  samples and trace kept before and after each spike\n"
 "                          (default 100ms)\n"
 "      --monitor-disk SIZE at most SIZE of raw samples and trace around spikes\n"
 "                          (default 64M)\n"
