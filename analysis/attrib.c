@@ -35,7 +35,7 @@ struct cpu {
 	int last_state;		/* the idle state last entered, -1 none */
 };
 
-struct lost { int cpu; uint64_t from, to; };
+struct lost { int cpu; uint64_t from, to; const char *why; };
 
 /* What the trace said of a task: its priority and name. */
 struct task { int pid; int prio; const char *comm; };
@@ -199,8 +199,33 @@ int lw_attrib_add_lost(struct lw_attrib *a, int cpu, uint64_t from, uint64_t to)
 		a->lost = t;
 		a->caplost = cap;
 	}
-	a->lost[a->nlost++] = (struct lost){ cpu, from, to };
+	a->lost[a->nlost++] = (struct lost){ cpu, from, to, NULL };
 	return 0;
+}
+
+int lw_attrib_add_untraced(struct lw_attrib *a, uint64_t from, uint64_t to)
+{
+	if (lw_attrib_add_lost(a, -1, from, to) < 0)
+		return -1;
+	a->lost[a->nlost - 1].why = "no trace window saved around it";
+	return 0;
+}
+
+void lw_attrib_forget(struct lw_attrib *a)
+{
+	for (int c = 0; c < a->cfg.ncpus; c++) {
+		struct cpu *p = &a->cpu[c];
+
+		p->depth = 1;
+		memset(&p->stack[0], 0, sizeof(p->stack[0]));
+		p->stack[0].kind = CTX_UNKNOWN;
+		p->tick_stopped = -1;
+		p->idle_state = -1;
+		p->idle_since = 0;
+		p->has_wakee = 0;
+		p->tentative = 0;
+		p->last_state = -1;
+	}
 }
 
 void lw_attrib_set_extent(struct lw_attrib *a, uint64_t first, uint64_t last)
@@ -398,15 +423,21 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	}
 }
 
-static int overlaps_lost(const struct lw_attrib *a, const struct lw_spike *s)
+/* Why @s cannot be attributed for lost or absent trace, or NULL; a stretch
+ * with no trace at all comes first. */
+static const char *overlaps_lost(const struct lw_attrib *a, const struct lw_spike *s)
 {
 	uint64_t from = s->expected_ns, to = s->expected_ns + s->latency_ns;
+	const char *why = NULL;
 
 	for (size_t i = 0; i < a->nlost; i++)
 		if ((a->lost[i].cpu < 0 || a->lost[i].cpu == s->cpu) &&
-		    a->lost[i].from <= to && a->lost[i].to >= from)
-			return 1;
-	return 0;
+		    a->lost[i].from <= to && a->lost[i].to >= from) {
+			if (a->lost[i].why)
+				return a->lost[i].why;
+			why = "trace events were lost in this window";
+		}
+	return why;
 }
 
 static void open_window(struct lw_attrib *a, struct lw_spike *s)
@@ -724,9 +755,12 @@ void lw_attrib_finish(struct lw_attrib *a)
 	if (!a->started)
 		start(a);
 	/* lost windows may be learnt while reading: checked once, at the end */
-	for (size_t i = 0; i < a->n; i++)
-		if (overlaps_lost(a, &a->s[i]))
-			a->s[i].unattributable = "trace events were lost in this window";
+	for (size_t i = 0; i < a->n; i++) {
+		const char *why = overlaps_lost(a, &a->s[i]);
+
+		if (why)
+			a->s[i].unattributable = why;
+	}
 	/* windows past the end of the trace cannot be reconstructed */
 	for (size_t i = 0; i < a->n; i++) {
 		struct lw_spike *s = &a->s[i];

@@ -178,6 +178,12 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s);
 /* Any time before lw_attrib_finish(): a window of @cpu (-1: every CPU) in
  * which events may be missing. */
 int lw_attrib_add_lost(struct lw_attrib *a, int cpu, uint64_t from_ns, uint64_t to_ns);
+/* A stretch of time with no trace at all (between the windows a monitored
+ * run saved): spikes touching it are unattributable, "no trace window". */
+int lw_attrib_add_untraced(struct lw_attrib *a, uint64_t from_ns, uint64_t to_ns);
+/* The trace resumes after such a stretch: every CPU's state is unknown
+ * again (call before the first event after it). */
+void lw_attrib_forget(struct lw_attrib *a);
 /* The trace's extent (first and last event), for windows outside it. */
 void lw_attrib_set_extent(struct lw_attrib *a, uint64_t first_ns, uint64_t last_ns);
 /* Events in timestamp order. */

@@ -683,8 +683,70 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 	return json_pack("{s:f, s:o}", "duration_s", secs, "cpus", cpus);
 }
 
+/* The trace windows of a monitored run (manifest "trace"."windows"), in
+ * time order; none for a run traced throughout. */
+struct twins {
+	uint64_t (*w)[2];
+	size_t n;
+	int monitor;
+};
+
+static int twins_load(struct twins *tw, const json_t *manifest)
+{
+	const json_t *tr = json_object_get(manifest, "trace"), *ws = json_object_get(tr, "windows");
+	const json_t *v;
+	size_t i;
+
+	memset(tw, 0, sizeof(*tw));
+	if (!json_is_string(json_object_get(tr, "mode")) ||
+	    strcmp(json_string_value(json_object_get(tr, "mode")), "monitor"))
+		return 0;
+	tw->monitor = 1;
+	tw->w = calloc(json_array_size(ws) + 1, sizeof(*tw->w));
+	if (!tw->w)
+		return error("out of memory");
+	json_array_foreach(ws, i, v) {
+		uint64_t from = (uint64_t)json_integer_value(json_object_get(v, "from_ns"));
+		uint64_t to = (uint64_t)json_integer_value(json_object_get(v, "to_ns"));
+
+		/* a window out of order or inside out is left out, never trusted */
+		if (to < from || (tw->n && from <= tw->w[tw->n - 1][1]))
+			continue;
+		tw->w[tw->n][0] = from;
+		tw->w[tw->n][1] = to;
+		tw->n++;
+	}
+	return 0;
+}
+
+/* Every stretch outside the windows has no trace. */
+static int twins_gaps(const struct twins *tw, struct lw_attrib *a)
+{
+	uint64_t from = 0;
+
+	if (!tw->monitor)
+		return 0;
+	for (size_t i = 0; i < tw->n; i++) {
+		if (tw->w[i][0] > from && lw_attrib_add_untraced(a, from, tw->w[i][0] - 1) < 0)
+			return -1;
+		from = tw->w[i][1] + 1;
+	}
+	return lw_attrib_add_untraced(a, from, UINT64_MAX);
+}
+
+/* Is [from, to] inside one window? */
+static int twins_hold(const struct twins *tw, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < tw->n; i++)
+		if (from >= tw->w[i][0] && to <= tw->w[i][1])
+			return 1;
+	return 0;
+}
+
 /* The first pass over RUN/samples, in file order: the spikes. */
 struct spike_pass {
+	const struct twins *tw;
+	uint64_t in_window;
 	const struct lw_rundir *rd;
 	struct lw_attrib *a;
 	int ncpus;
@@ -703,6 +765,9 @@ static int spike_visit(void *ctx, const struct lw_sample *smp, uint64_t idx)
 	s = (struct lw_spike){ .expected_ns = smp->expected_ns, .latency_ns = smp->latency_ns,
 			       .cpu = smp->cpu, .probe = smp->probe, .index = idx };
 	sp->above[smp->probe]++;
+	if (sp->tw->monitor &&
+	    twins_hold(sp->tw, smp->expected_ns, smp->expected_ns + smp->latency_ns))
+		sp->in_window++;
 	probe_threads(sp->rd->manifest, smp->probe, smp->cpu, &s.tid, &s.kprio);
 	if (smp->probe == LW_PROBE_NOISE) {
 		/* a gap: the loop ran through it; known by its name in runs that
@@ -734,6 +799,9 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	struct ids id;
 	int ncpus, ret = -1, *cur_state = NULL, mr, fd;
 	json_t *spikes;
+	struct twins tw = { 0 };
+	size_t twi = 0;	/* the window the events are in */
+	uint64_t untraced = 0;	/* time between them */
 
 	lw_rundir_file(rd, "trace.dat", path, sizeof(path));
 	if (access(path, F_OK) < 0)
@@ -764,7 +832,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	struct lw_attrib_cfg cfg = { .ncpus = ncpus, .exit_latency = exit_latency,
 				     .state_name = state_name, .ctx = it };
 	a = lw_attrib_new(&cfg);
-	if (!a)
+	if (!a || twins_load(&tw, rd->manifest) < 0 || twins_gaps(&tw, a) < 0)
 		goto out;
 
 	for (unsigned p = 1; p < LW_PROBE_MAX; p++)
@@ -777,7 +845,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 
 	/* samples: the spikes in a first pass, then every sample in time order
 	 * beside the trace for the idle state, written aside */
-	struct spike_pass sp = { .rd = rd, .a = a, .ncpus = ncpus, .thr = thr, .above = above,
+	struct spike_pass sp = { .tw = &tw, .rd = rd, .a = a, .ncpus = ncpus, .thr = thr, .above = above,
 				 .noise_comm = noise_comm };
 
 	mg = lw_sample_merge_open(lw_rundir_file(rd, "samples", path, sizeof(path)),
@@ -809,6 +877,22 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 
 		if (ev.cpu < 0 || ev.cpu >= ncpus)
 			continue;
+		if (tw.n && twi < tw.n && ev.ts_ns > tw.w[twi][1]) {
+			/* the next saved window: what the last one said of each
+			 * CPU is stale, and the time between is not traced */
+			uint64_t end = tw.w[twi][1];
+
+			for (int c = 0; c < ncpus; c++) {
+				if (nz[c].idle && end > nz[c].idle_since)
+					nz[c].idle_ns += end - nz[c].idle_since;
+				nz[c].idle = nz[c].waiting = 0;
+				cur_state[c] = STATE_UNKNOWN;
+			}
+			untraced += ev.ts_ns - end;
+			while (twi < tw.n && ev.ts_ns > tw.w[twi][1])
+				twi++;
+			lw_attrib_forget(a);
+		}
 		n = &nz[ev.cpu];
 		if (!first)
 			first = ev.ts_ns;
@@ -954,6 +1038,13 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 					"threshold_ns", (json_int_t)thr[p], "source", thr_src[p],
 					"above", (json_int_t)above[p]));
 		}
+		if (tw.monitor)
+			json_object_set_new(spikes, "trace_windows", json_pack("{s:I, s:I, s:I}",
+				"windows", (json_int_t)tw.n,
+				"spikes_in_windows", (json_int_t)sp.in_window,
+				"spikes_without_trace",
+				(json_int_t)(json_integer_value(json_object_get(spikes, "spikes_total")) -
+					     (json_int_t)sp.in_window)));
 		json_object_set_new(spikes, "thresholds_ns", th);
 		json_object_set_new(spikes, "thresholds", ths);
 		if (json_is_object(json_object_get(rd->manifest, "steal")))
@@ -968,7 +1059,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (tr)
 			json_object_set_new(analysis, "tradeoff", tr);
 	}
-	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first, last));
+	/* per second of trace: the stretches between windows are not */
+	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first + untraced, last));
 	ret = 0;
 out:
 	if (nz)
@@ -980,6 +1072,7 @@ out:
 	stats_free(x);
 	free(it);
 	lw_attrib_free(a);
+	free(tw.w);
 	lw_sample_merge_close(mg);
 	lw_trace_close(t);
 	return ret;
@@ -1064,6 +1157,11 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
 			}
 		fprintf(out, "), %lld attributed, %lld unattributable (lost trace events, or outside "
 			"the trace)\n", (long long)num(sp, "attributed"), (long long)num(sp, "unattributable"));
+		if ((v = json_object_get(sp, "trace_windows")))
+			fprintf(out, "  monitored: %lld spikes inside the %lld trace windows saved, "
+				"%lld with no trace window (not attributed)\n",
+				(long long)num(v, "spikes_in_windows"), (long long)num(v, "windows"),
+				(long long)num(v, "spikes_without_trace"));
 		if (json_array_size(json_object_get(sp, "causes"))) {
 			fprintf(out, "  %-40s %8s %10s %8s\n", "cause", "dominant", "time (us)", "share");
 			json_array_foreach(json_object_get(sp, "causes"), i, c)

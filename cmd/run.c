@@ -128,8 +128,12 @@ static int lock_memory(void)
 
 /* Print the monitor's memory and disk bounds, and keep them in the manifest. */
 static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run_opts *o,
-			   const struct lw_probe_plan *plan, json_t *manifest)
+			   const struct lw_probe_plan *plan, uint64_t trace_hdr, json_t *manifest)
 {
+	int trace = trace_hdr != 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t ring = trace ? (o->trace_buffer ? o->trace_buffer : LW_TRACE_DEFAULT_BUFFER) *
+				(uint64_t)(ncpu > 0 ? ncpu : 1) : 0;
 	int series = (plan->cyclic ? CPU_COUNT(&plan->cyclic_cpus) : 0) +
 		     (plan->timerlat ? 2 * CPU_COUNT(&plan->timerlat_cpus) : 0) +
 		     (plan->noise ? CPU_COUNT(&plan->noise_cpus) : 0) + 2 * o->nworkloads;
@@ -138,14 +142,28 @@ static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run
 	char iv[32];
 
 	lw_monitor_bounds(mo, rings, series, o->duration_ns, &mem, &disk);
+	if (trace) {
+		/* two sub-buffers to copy with; the list of windows, each at
+		 * least a 4 kB sub-buffer, grown by doubling */
+		mem += 2 * 65536 + mo->disk_cap / 4096 * 2 * 24;
+		disk += trace_hdr;	/* trace.dat's formats and symbols */
+	}
 	note("monitor: a histogram per %s; memory for it at most %.1f MB, disk at most %.1f MB "
-	     "(raw samples around spikes at most %.1f MB%s)",
+	     "(raw samples%s around spikes at most %.1f MB%s)",
 	     lw_format_duration(mo->interval_ns, iv, sizeof(iv)), (double)mem / 1048576,
-	     (double)disk / 1048576, mo->threshold_ns ? (double)mo->disk_cap / 1048576 : 0.0,
+	     (double)disk / 1048576, trace ? " and kernel trace" : "",
+	     mo->threshold_ns ? (double)mo->disk_cap / 1048576 : 0.0,
 	     mo->threshold_ns ? "" : ": none without --threshold");
-	json_object_set_new(manifest, "monitor_bounds", json_pack("{s:I, s:I, s:i, s:i}",
+	if (trace)
+		note("monitor: kernel memory for the trace ring %.1f MB (%.1f MB per CPU, %ld CPUs; "
+		     "--trace-buffer), overwritten until a spike; while trace.dat is assembled at "
+		     "the end its windows are on disk twice (at most %.1f MB)", (double)ring / 1048576,
+		     (double)ring / (double)(ncpu > 0 ? ncpu : 1) / 1048576, ncpu > 0 ? ncpu : 1,
+		     (double)(disk + mo->disk_cap) / 1048576);
+	json_object_set_new(manifest, "monitor_bounds", json_pack("{s:I, s:I, s:I, s:I, s:i, s:i}",
 		"memory_bytes", (json_int_t)mem, "disk_bytes", (json_int_t)disk,
-		"series", series, "producers", rings));
+		"disk_bytes_assembling", (json_int_t)(trace ? disk + mo->disk_cap : disk),
+		"kernel_trace_bytes", (json_int_t)ring, "series", series, "producers", rings));
 }
 
 static int add(struct lw_run *run, struct lw_part *p)
@@ -212,15 +230,19 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		.gap_threshold_ns = plan->noise_threshold_ns, .priority = o->priority,
 		.no_rt = o->no_rt, .threshold_ns = o->threshold_ns, .break_ns = o->break_ns,
 	};
+	/* monitored: a trace only around spikes, so only with --threshold */
+	int no_spikes = o->monitor_ns && !o->threshold_ns;
 	struct lw_trace_opts to = {
-		.mode = o->monitor_ns ? LW_TRACE_OFF :
+		.mode = no_spikes ? LW_TRACE_OFF :
 			!o->trace ? LW_TRACE_AUTO : strcmp(o->trace, "off") ? LW_TRACE_ON : LW_TRACE_OFF,
-		.off_reason = o->monitor_ns ? "--monitor: a trace of the whole run would grow with it" :
-			      NULL,
+		.off_reason = no_spikes ? "--monitor without --threshold: no spikes to keep a trace "
+					  "around" : NULL,
 		.events = o->trace && strcmp(o->trace, "off") ? o->trace : "default",
 		.buffer_bytes = o->trace_buffer, .flight = o->break_ns != 0,
+		.monitor = o->monitor_ns != 0,
 		.no_kallsyms = o->no_kallsyms,
 	};
+	struct lw_part *tracer;
 	cpu_set_t hk;
 
 	CPU_AND(&hk, &board->housekeeping, online);
@@ -232,6 +254,11 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 	};
 	if (lw_board_record(board, run.dir.path) < 0)
 		goto fail;
+	/* first: started first, stopped last (lib/trace_rec.h) */
+	tracer = lw_trace_new(&to);
+	if (add(&run, tracer) < 0)
+		goto fail;
+	run.monitor_trace = o->monitor_ns && lw_trace_prepared(tracer);
 	if (o->monitor_ns) {
 		lw_monitor_opts_default(&mo);
 		mo.interval_ns = o->monitor_ns;
@@ -239,14 +266,14 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		mo.pre_ns = mo.post_ns = o->monitor_window_ns;
 		mo.disk_cap = o->monitor_disk;
 		run.monitor_opts = &mo;
-		monitor_bounds(&mo, o, plan, run.dir.manifest);
+		monitor_bounds(&mo, o, plan, run.monitor_trace ? lw_trace_header_bound(tracer) : 0,
+			       run.dir.manifest);
 	} else if (o->duration_ns >= 3600 * LW_NSEC_PER_SEC) {
 		note("every sample of a run of %s is kept (24 bytes each); --monitor INTERVAL keeps "
 		     "histograms per interval and samples around spikes, in bounded memory and disk",
 		     lw_format_duration(o->duration_ns, cpus, sizeof(cpus)));
 	}
-	if (add(&run, lw_trace_new(&to)) < 0 ||
-	    add(&run, lw_pmqos_new(o->pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
+	if (add(&run, lw_pmqos_new(o->pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
 	    (plan->cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
 	    (plan->timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
 	    (plan->noise && add(&run, lw_noise_new(&no)) < 0))
@@ -371,8 +398,9 @@ int cmd_run(int argc, char **argv)
 	board = lw_board_find(o.board, o.sysfs_root);
 	if (!board || check_power_sources(&o, board) < 0)
 		goto out;
-	if (o.monitor_ns && o.trace && strcmp(o.trace, "off")) {
-		error("--monitor records no kernel trace: leave --trace out, or --trace off");
+	if (o.monitor_ns && !o.threshold_ns && o.trace && strcmp(o.trace, "off")) {
+		error("--monitor keeps a kernel trace only around spikes: give --threshold, or "
+		      "--trace off");
 		goto out;
 	}
 	lw_run_block_signals();

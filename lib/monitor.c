@@ -61,6 +61,13 @@ struct lw_monitor {
 	uint64_t intervals, late, spikes, windows, saved, saved_bytes, over_cap, overruns;
 	uint64_t merged_windows;
 	int failed;
+
+	/* the kernel trace around spikes (NULL: the run does not trace) */
+	struct lw_monitor_trace *mt;
+	int tw_on;			/* a trace window waits for its post-window */
+	uint64_t tw_from, tw_to;
+	uint64_t tw_last;		/* newest sample when the last window was saved */
+	uint64_t trace_windows, trace_saved, trace_spikes;
 };
 
 void lw_monitor_opts_default(struct lw_monitor_opts *o)
@@ -225,11 +232,50 @@ static int in_window(const struct lw_monitor *m, uint64_t t)
 	return 0;
 }
 
+void lw_monitor_set_trace(struct lw_monitor *m, struct lw_monitor_trace *mt)
+{
+	m->mt = mt;
+	mt->cap = m->o.disk_cap;
+}
+
+/* The pending trace window's post-window has passed: the recorder freezes
+ * its ring and copies the window out.  Before the recorder is ready the
+ * window stays pending. */
+static void trace_save(struct lw_monitor *m)
+{
+	if (!atomic_load_explicit(&m->mt->ready, memory_order_acquire))
+		return;
+	atomic_store(&m->mt->pending, 0);
+	if (m->mt->save(m->mt->ctx, m->tw_from) > 0)
+		m->trace_saved++;
+	m->tw_on = 0;
+	m->tw_last = m->newest;
+}
+
+/* A spike at @t: a new trace window, unless one (pending or just saved)
+ * holds it already. */
+static void trace_spike(struct lw_monitor *m, uint64_t t, uint64_t from, uint64_t to)
+{
+	m->trace_spikes++;
+	if (m->tw_on && t > m->tw_to)
+		trace_save(m);	/* its post-window has passed */
+	if (m->tw_on || (m->trace_windows && t <= m->tw_last))
+		return;
+	m->tw_on = 1;
+	m->tw_from = from;
+	m->tw_to = to;
+	m->trace_windows++;
+	atomic_store(&m->mt->pending_from, from);
+	atomic_store(&m->mt->pending, 1);
+}
+
 static void add_window(struct lw_monitor *m, uint64_t t)
 {
 	uint64_t from = t > m->o.pre_ns ? t - m->o.pre_ns : 0, to = t + m->o.post_ns;
 
 	m->spikes++;
+	if (m->mt)
+		trace_spike(m, t, from, to);
 	for (int i = 0; i < m->nwin; i++)
 		if (from <= m->win[i].to && to >= m->win[i].from) {	/* overlaps: widen */
 			if (from < m->win[i].from)
@@ -259,7 +305,8 @@ static int evict(struct lw_monitor *m, struct history *h)
 	h->n--;
 	if (!m->o.threshold_ns || !in_window(m, s->expected_ns))
 		return 0;
-	if (m->saved_bytes + sizeof(*s) > m->o.disk_cap) {
+	if (m->saved_bytes + sizeof(*s) +
+	    (m->mt ? atomic_load(&m->mt->trace_bytes) : 0) > m->o.disk_cap) {
 		m->over_cap++;
 		return 0;
 	}
@@ -267,6 +314,8 @@ static int evict(struct lw_monitor *m, struct history *h)
 		return -1;
 	m->saved++;
 	m->saved_bytes += sizeof(*s);
+	if (m->mt)
+		atomic_store(&m->mt->sample_bytes, m->saved_bytes);
 	return 0;
 }
 
@@ -335,6 +384,8 @@ int lw_monitor_tick(struct lw_monitor *m)
 			return -1;
 	if (!m->o.threshold_ns)
 		return 0;
+	if (m->tw_on && m->newest >= m->tw_to)
+		trace_save(m);
 	/* history no spike can still reach */
 	for (int r = 0; r < LW_MAX_RINGS; r++) {
 		struct history *h = &m->hist[r];
@@ -374,7 +425,7 @@ int lw_monitor_close(struct lw_monitor *m)
 
 json_t *lw_monitor_json(const struct lw_monitor *m)
 {
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 		"file", "monitor", "interval_ns", (json_int_t)m->o.interval_ns,
 		"threshold_ns", (json_int_t)m->o.threshold_ns,
 		"pre_ns", (json_int_t)m->o.pre_ns, "post_ns", (json_int_t)m->o.post_ns,
@@ -386,6 +437,14 @@ json_t *lw_monitor_json(const struct lw_monitor *m)
 		"window_bytes_saved", (json_int_t)m->saved_bytes,
 		"window_samples_over_cap", (json_int_t)m->over_cap,
 		"history_overruns", (json_int_t)m->overruns);
+
+	/* the recorder's part: RUN/trace.dat, "windows" under "trace" */
+	if (j && m->mt)
+		json_object_set_new(j, "trace_windows", json_pack("{s:I, s:I, s:I}",
+			"requested", (json_int_t)m->trace_windows,
+			"saved_while_running", (json_int_t)m->trace_saved,
+			"spikes", (json_int_t)m->trace_spikes));
+	return j;
 }
 
 void lw_monitor_free(struct lw_monitor *m)

@@ -220,6 +220,8 @@ static int writer_start(struct lw_run *run)
 			run->samples = NULL;
 			return -1;
 		}
+		if (run->monitor_trace)
+			lw_monitor_set_trace(run->monitor, &run->mtrace);
 	}
 	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1 };
 

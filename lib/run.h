@@ -141,6 +141,10 @@ struct lw_run {
 	 * keep interval histograms and windows around spikes, not every sample */
 	const struct lw_monitor_opts *monitor_opts;
 	struct lw_monitor *monitor;
+	/* set before lw_run_execute() when the trace recorder keeps windows
+	 * around the monitor's spikes: the two halves meet in mtrace */
+	int monitor_trace;
+	struct lw_monitor_trace mtrace;
 };
 
 /* Block the stop signals in the calling thread (and so in threads it

@@ -66,7 +66,12 @@ struct tcpu_ctx {
 	struct lw_blob stats;		/* per_cpu/cpuN/stats at the end */
 	struct lw_page_scan scan;
 	int scanned;
+	off_t wstart;			/* monitor: where the window being saved began */
+	uint64_t wfirst;		/* its first page's timestamp, 0: none yet */
 };
+
+/* A window of the trace saved around the monitor's spikes. */
+struct mwin { uint64_t from_ns, to_ns, bytes; };
 
 struct trace_rec {
 	struct lw_part part;
@@ -91,6 +96,16 @@ struct trace_rec {
 	int threads;			/* reader threads were started */
 	int removed;
 	char rm_error[256];
+
+	/* monitor mode: the writer's thread saves windows, the main thread
+	 * stops; the lock keeps them apart */
+	pthread_mutex_t lock;
+	int stopping;
+	struct lw_monitor_trace *mt;
+	unsigned char *page, *hold;	/* one sub-buffer each */
+	struct mwin *win;
+	size_t nwin, capwin;
+	uint64_t win_over_cap, win_empty, win_failed;
 };
 
 /* ---- small helpers ---- */
@@ -507,7 +522,7 @@ static int setup_files(struct lw_run *run, struct trace_rec *tr)
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d", tr->idir, i);
 		if (access(path, F_OK) < 0)
 			continue;	/* not a possible CPU */
-		c->tcpu = tracefs_cpu_open(tr->inst, i, tr->o.flight);
+		c->tcpu = tracefs_cpu_open(tr->inst, i, tr->o.flight || tr->o.monitor);
 		if (!c->tcpu)
 			return error_errno("cannot open %s/trace_pipe_raw", path);
 		if (!page_size)
@@ -521,6 +536,12 @@ static int setup_files(struct lw_run *run, struct trace_rec *tr)
 	if (page_size <= 0)
 		return error("cannot learn the trace sub-buffer size of %s", tr->idir);
 	tr->hdr.page_size = (uint32_t)page_size;
+	if (tr->o.monitor) {
+		tr->page = malloc((size_t)page_size);
+		tr->hold = malloc((size_t)page_size);
+		if (!tr->page || !tr->hold)
+			return error("out of memory");
+	}
 
 	snprintf(path, sizeof(path), "%s/trace_marker", tr->idir);
 	tr->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -553,6 +574,8 @@ static void teardown(struct lw_run *run, struct trace_rec *tr)
 	remove_instance(tr);
 }
 
+static int monitor_save(void *ctx, uint64_t from);
+
 static int trace_start(struct lw_run *run, struct lw_part *p)
 {
 	struct trace_rec *tr = p->priv;
@@ -579,7 +602,14 @@ static int trace_start(struct lw_run *run, struct lw_part *p)
 		tr->active = 0;
 		return -1;
 	}
-	if (tr->o.flight)
+	if (tr->o.monitor && run->monitor_trace) {
+		/* the monitor's spikes may ask for windows from now on */
+		tr->mt = &run->mtrace;
+		tr->mt->ctx = tr;
+		tr->mt->save = monitor_save;
+		atomic_store_explicit(&tr->mt->ready, 1, memory_order_release);
+	}
+	if (tr->o.flight || tr->o.monitor)
 		return 0;
 
 	/* reader threads: not realtime, away from the measured CPUs if possible */
@@ -691,6 +721,194 @@ static void collect_cmdlines(struct trace_rec *tr)
 	tr->hdr.cmdlines.len = len;
 }
 
+/* ---- monitor mode: windows around spikes ---- */
+
+static uint64_t page_ts(const unsigned char *pg)
+{
+	uint64_t ts;
+
+	memcpy(&ts, pg, sizeof(ts));
+	return ts;
+}
+
+/* The bytes of events in a sub-buffer (its commit without the flags). */
+static uint64_t page_len(const struct trace_rec *tr, const unsigned char *pg)
+{
+	uint64_t c64;
+	uint32_t c32;
+
+	if (tr->long_size == 4) {
+		memcpy(&c32, pg + 8, sizeof(c32));
+		return c32 & ((1u << 30) - 1);
+	}
+	memcpy(&c64, pg + 8, sizeof(c64));
+	return c64 & ((1ull << 30) - 1);
+}
+
+/* Append one sub-buffer of @c's window, unless the cap is reached: 0, 1 past
+ * the cap, -1 error (errno). */
+static int put_page(struct trace_rec *tr, struct tcpu_ctx *c, const unsigned char *pg,
+		    uint64_t *bytes, uint64_t cap_left)
+{
+	size_t ps = tr->hdr.page_size;
+
+	if (*bytes + ps > cap_left)
+		return 1;
+	for (size_t done = 0; done < ps;) {
+		ssize_t n = write(c->fd, pg + done, ps - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	if (!c->wfirst) {
+		/* its first event's time: the page's own stamp may be older (a
+		 * page read in part before carries the last read event's) */
+		struct lw_page_scan sc = { 0 };
+
+		if (lw_page_scan(pg, ps, tr->hdr.page_size, tr->long_size, 0, &sc) == 0 &&
+		    sc.first_ns)
+			c->wfirst = sc.first_ns;
+		else
+			c->wfirst = page_ts(pg) ? page_ts(pg) : 1;
+		lw_page_scan_free(&sc);
+	}
+	*bytes += ps;
+	atomic_fetch_add(&c->bytes, ps);
+	return 0;
+}
+
+/* Read @c's ring out (tracing is off): its sub-buffers but those that end
+ * before @from.  Past the cap, the ring is still emptied. */
+static int copy_cpu(struct trace_rec *tr, struct tcpu_ctx *c, uint64_t from, uint64_t *bytes,
+		    uint64_t cap_left, int *over)
+{
+	size_t ps = tr->hdr.page_size;
+	int have = 0, ret = 0;
+
+	for (int flush = 0; flush < 2; flush++)
+		for (;;) {
+			int n = flush ? tracefs_cpu_flush(c->tcpu, tr->page) :
+					tracefs_cpu_read(c->tcpu, tr->page, true);
+
+			if (n <= 0) {
+				if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA)
+					ret = -1;
+				break;
+			}
+			if ((size_t)n < ps)
+				memset(tr->page + n, 0, ps - (size_t)n);
+			if (!page_len(tr, tr->page) || *over || ret)
+				continue;
+			/* the page held back ends where this one begins */
+			if (have && page_ts(tr->page) > from) {
+				int r = put_page(tr, c, tr->hold, bytes, cap_left);
+
+				*over |= r > 0;
+				ret = r < 0 ? -1 : ret;
+			}
+			memcpy(tr->hold, tr->page, ps);
+			have = 1;
+		}
+	if (have && !*over && !ret) {
+		int r = put_page(tr, c, tr->hold, bytes, cap_left);
+
+		*over |= r > 0;
+		ret = r < 0 ? -1 : ret;
+	}
+	return ret;
+}
+
+static int push_window(struct trace_rec *tr, uint64_t from, uint64_t to, uint64_t bytes)
+{
+	if (tr->nwin == tr->capwin) {
+		size_t cap = tr->capwin ? tr->capwin * 2 : 16;
+		struct mwin *w = realloc(tr->win, cap * sizeof(*w));
+
+		if (!w)
+			return -1;
+		tr->win = w;
+		tr->capwin = cap;
+	}
+	tr->win[tr->nwin++] = (struct mwin){ from, to, bytes };
+	return 0;
+}
+
+/* Freeze, copy out, resume; with tr->lock held.  1 saved, 0 not. */
+static int save_window(struct trace_rec *tr, uint64_t from)
+{
+	struct lw_monitor_trace *mt = tr->mt;
+	uint64_t used = atomic_load(&mt->sample_bytes) + atomic_load(&mt->trace_bytes);
+	uint64_t cap_left = mt->cap > used ? mt->cap - used : 0, bytes = 0, lo = 0, freeze;
+	int over = 0, failed = 0;
+
+	if (!tr->active || tr->stopping)
+		return 0;
+	if (write(tr->off_fd, "0", 1) < 0) {
+		tr->win_failed++;
+		return 0;
+	}
+	freeze = lw_mono_ns();
+	for (int i = 0; i < tr->ncpu; i++) {
+		struct tcpu_ctx *c = &tr->c[i];
+
+		if (!c->tcpu)
+			continue;
+		c->wstart = lseek(c->fd, 0, SEEK_END);
+		c->wfirst = 0;
+		if (c->wstart < 0 || copy_cpu(tr, c, from, &bytes, cap_left, &over) < 0) {
+			if (!c->err)
+				c->err = errno;
+			failed = 1;
+		}
+		if (c->wfirst > lo)
+			lo = c->wfirst;
+	}
+	if (write(tr->off_fd, "1", 1) < 0 && !failed) {
+		warning("trace: cannot switch tracing on again in %s: %s", tr->name,
+			strerror(errno));
+		failed = 1;
+	}
+	/* never before the last window's end: the rings were emptied there */
+	if (tr->nwin && lo <= tr->win[tr->nwin - 1].to_ns)
+		lo = tr->win[tr->nwin - 1].to_ns + 1;
+	if (over || failed || !bytes || push_window(tr, lo, freeze, bytes) < 0) {
+		/* taken back: the files end where the window began */
+		for (int i = 0; i < tr->ncpu; i++) {
+			struct tcpu_ctx *c = &tr->c[i];
+
+			if (c->tcpu && c->wstart >= 0 && lseek(c->fd, 0, SEEK_END) > c->wstart) {
+				atomic_fetch_sub(&c->bytes, (uint64_t)(lseek(c->fd, 0, SEEK_END) -
+								       c->wstart));
+				if (ftruncate(c->fd, c->wstart) < 0 && !c->err)
+					c->err = errno;
+			}
+		}
+		if (over)
+			tr->win_over_cap++;
+		else if (failed || bytes)
+			tr->win_failed++;
+		else
+			tr->win_empty++;
+		return 0;
+	}
+	atomic_fetch_add(&mt->trace_bytes, bytes);
+	return 1;
+}
+
+static int monitor_save(void *ctx, uint64_t from)
+{
+	struct trace_rec *tr = ctx;
+	int r;
+
+	pthread_mutex_lock(&tr->lock);
+	r = save_window(tr, from);
+	pthread_mutex_unlock(&tr->lock);
+	return r;
+}
+
 static void trace_stop(struct lw_run *run, struct lw_part *p)
 {
 	struct trace_rec *tr = p->priv;
@@ -698,6 +916,15 @@ static void trace_stop(struct lw_run *run, struct lw_part *p)
 
 	if (!tr->active)
 		return;
+	if (tr->mt) {
+		/* a window still waiting for its post-window is saved now */
+		pthread_mutex_lock(&tr->lock);
+		if (atomic_exchange(&tr->mt->pending, 0))
+			save_window(tr, atomic_load(&tr->mt->pending_from));
+		tr->stopping = 1;
+		atomic_store(&tr->mt->ready, 0);
+		pthread_mutex_unlock(&tr->lock);
+	}
 	/* off at once: the rings keep what they hold */
 	if (write(tr->off_fd, "0", 1) < 0)
 		warning("cannot stop tracing in %s: %s", tr->name, strerror(errno));
@@ -714,7 +941,7 @@ static void trace_stop(struct lw_run *run, struct lw_part *p)
 		if (c->created) {
 			pthread_join(c->tid, NULL);
 			c->created = 0;
-		} else if (c->tcpu) {
+		} else if (c->tcpu && !tr->mt) {
 			drain_rest(c);	/* flight recorder: read the ring out now */
 		}
 	}
@@ -872,7 +1099,8 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 			complete = 0;
 		/* a flight recorder overwrites by design: only its first flagged
 		 * page (the start of what it kept) is expected */
-		if (tr->o.flight ? (commit_overrun || dropped || c->scan.nwin > 1)
+		if (tr->o.monitor ? (commit_overrun || dropped) :
+		    tr->o.flight ? (commit_overrun || dropped || c->scan.nwin > 1)
 				 : (lost || c->scan.missed_pages))
 			complete = 0;
 	}
@@ -890,7 +1118,7 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 		"file", "trace.dat",
 		"format", "trace-cmd",
 		"format_version", LW_TRACEDAT_VERSION,
-		"mode", tr->o.flight ? "flight-recorder" : "stream",
+		"mode", tr->o.monitor ? "monitor" : tr->o.flight ? "flight-recorder" : "stream",
 		"instance", tr->name,
 		"clock", "mono",
 		"buffer_bytes_per_cpu", (json_int_t)tr->o.buffer_bytes,
@@ -906,10 +1134,32 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 		"complete", complete && ret == 0,
 		"instance_removed", tr->removed,
 		"cpus", cpus);
+	if (tr->o.monitor) {
+		json_t *w = json_array();
+		uint64_t bytes = 0;
+
+		for (size_t i = 0; i < tr->nwin; i++) {
+			json_array_append_new(w, json_pack("{s:I, s:I, s:I}",
+				"from_ns", (json_int_t)tr->win[i].from_ns,
+				"to_ns", (json_int_t)tr->win[i].to_ns,
+				"bytes", (json_int_t)tr->win[i].bytes));
+			bytes += tr->win[i].bytes;
+		}
+		json_object_set_new(t, "windows", w);
+		json_object_set_new(t, "window_bytes", json_integer((json_int_t)bytes));
+		json_object_set_new(t, "windows_over_cap", json_integer((json_int_t)tr->win_over_cap));
+		json_object_set_new(t, "windows_empty", json_integer((json_int_t)tr->win_empty));
+		json_object_set_new(t, "windows_failed", json_integer((json_int_t)tr->win_failed));
+		note("trace: %zu windows around spikes saved (%.1f MB)%s%s", tr->nwin,
+		     (double)bytes / 1048576, tr->win_over_cap ? ", more past the disk cap" : "",
+		     tr->win_failed ? ", some could not be read" : "");
+	}
 	json_object_set_new(m, "trace", t);
 	snprintf(path, sizeof(path), "%s/trace_marker", tr->idir);
 	json_object_set_new(m, "markers", json_pack("{s:s, s:s}", "file", path, "event",
 						    "ftrace:print"));
+	if (tr->o.monitor)	/* overwritten between windows by design */
+		return ret;
 	if (tr->o.flight && total_lost)
 		note("trace: flight recorder: %llu older events overwritten; trace.dat holds "
 		     "the last %s per CPU before the end", (unsigned long long)total_lost,
@@ -926,6 +1176,15 @@ static void trace_progress(struct lw_run *run, struct lw_part *p, char *buf, siz
 	struct trace_rec *tr = p->priv;
 	uint64_t bytes = 0;
 
+	if (tr->active && tr->o.monitor) {
+		if (pthread_mutex_trylock(&tr->lock) == 0) {
+			snprintf(buf, len, "trace: %zu windows", tr->nwin);
+			pthread_mutex_unlock(&tr->lock);
+		} else {
+			snprintf(buf, len, "trace: saving a window");
+		}
+		return;
+	}
 	if (!tr->active || tr->o.flight) {
 		snprintf(buf, len, "%s", tr->active ? "trace: ring" : "");
 		return;
@@ -953,6 +1212,10 @@ static void trace_destroy(struct lw_part *p)
 		close(tr->off_fd);
 	remove_instance(tr);
 	free(tr->c);
+	free(tr->page);
+	free(tr->hold);
+	free(tr->win);
+	pthread_mutex_destroy(&tr->lock);
 	lw_tracedat_free(&tr->hdr);
 	free_strv(tr->enabled, tr->nenabled);
 	free_strv(tr->missing, tr->nmissing);
@@ -971,6 +1234,7 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 	if (!tr->o.buffer_bytes)
 		tr->o.buffer_bytes = LW_TRACE_DEFAULT_BUFFER;
 	tr->marker_fd = tr->off_fd = tr->saved_marker_fd = -1;
+	pthread_mutex_init(&tr->lock, NULL);
 	if (tr->o.mode == LW_TRACE_OFF) {
 		snprintf(tr->off_reason, sizeof(tr->off_reason), "%s",
 			 o->off_reason ? o->off_reason : "--trace off");
@@ -980,6 +1244,7 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 
 		if (unusable && tr->o.mode == LW_TRACE_ON) {
 			error("cannot trace: %s", unusable);
+			pthread_mutex_destroy(&tr->lock);
 			free(tr);
 			return NULL;
 		}
@@ -991,6 +1256,7 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 			lw_tracedat_free(&tr->hdr);
 			free_strv(tr->enabled, tr->nenabled);
 			free_strv(tr->missing, tr->nmissing);
+			pthread_mutex_destroy(&tr->lock);
 			free(tr);
 			return NULL;
 		} else {
@@ -1007,6 +1273,38 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 		.priv = tr,
 	};
 	return &tr->part;
+}
+
+uint64_t lw_trace_header_bound(const struct lw_part *p)
+{
+	const struct trace_rec *tr = p->priv;
+	const struct lw_tracedat *d = &tr->hdr;
+	uint64_t n = d->header_page.len + d->header_event.len + d->printk.len + d->clock.len +
+		     d->uname.len + d->version.len;
+	struct lw_blob ks;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (!tr->prepared)
+		return 0;
+	for (int i = 0; i < d->nftrace; i++)
+		n += d->ftrace[i].len + 64;
+	for (int i = 0; i < d->nsys; i++)
+		for (int j = 0; j < d->sys[i].n; j++)
+			n += d->sys[i].fmt[j].len + 64;
+	if (!tr->o.no_kallsyms && lw_blob_read(&ks, "/proc/kallsyms") == 0) {
+		n += ks.len * 2;	/* room for modules loaded during the run */
+		lw_blob_free(&ks);
+	}
+	/* command lines (the kernel's table and every thread), CPU stats, the
+	 * file's own sections */
+	return n + (1 << 20) + (uint64_t)(ncpu > 0 ? ncpu : 1) * 4096;
+}
+
+int lw_trace_prepared(const struct lw_part *p)
+{
+	const struct trace_rec *tr = p->priv;
+
+	return tr->prepared;
 }
 
 /* ---- latwatt cleanup ---- */

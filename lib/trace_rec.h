@@ -16,6 +16,18 @@
  *    switched off by the thread that saw the break (lw_run_request_stop()
  *    writes the instance's tracing_on), and the ring is read out at the end:
  *    the moments before the break are what is kept.
+ *  - Monitor mode (--monitor with --threshold): as the flight recorder, the
+ *    ring overwrites and nothing is read while nothing happens; when a
+ *    spike's post-window has passed, the sample writer's thread (through
+ *    struct lw_monitor_trace, lib/monitor.h) has the recorder switch
+ *    tracing off, read each CPU's ring out (trace_pipe_raw, non-blocking)
+ *    into RUN/.trace-cpuN, leaving out the pages that end before the
+ *    window, and switch tracing on again.  A window that would pass the
+ *    disk cap is taken back (the files truncated) and counted.  trace.dat
+ *    then holds every saved window; the manifest lists them
+ *    ("trace"."windows": [{from_ns, to_ns, bytes}]), from the latest first
+ *    event over the CPUs to the moment tracing stopped: only there is the
+ *    trace of every CPU whole.
  *  - At the end: tracing off, the rest of each ring flushed, the instance's
  *    per-CPU stats read, the instance removed; then trace.dat is assembled
  *    (lib/tracedat.h) and the manifest gets a "trace" object with the lost
@@ -46,6 +58,7 @@ struct lw_trace_opts {
 	const char *events;	/* "default" or a list: "default,block:*,sched:sched_switch" */
 	uint64_t buffer_bytes;	/* per CPU; 0: LW_TRACE_DEFAULT_BUFFER */
 	int flight;		/* flight recorder (--break-on) */
+	int monitor;		/* windows around the monitor's spikes (--monitor) */
 	int no_kallsyms;	/* leave /proc/kallsyms out of trace.dat */
 	const char *off_reason;	/* LW_TRACE_OFF: why, for the manifest (default "--trace off") */
 };
@@ -62,6 +75,11 @@ int lw_trace_check_list(const char *what, const char *list);
 
 /* The participant. */
 struct lw_part *lw_trace_new(const struct lw_trace_opts *o);
+/* Will @p trace (its instance is set up)?  For the monitor's trace windows. */
+int lw_trace_prepared(const struct lw_part *p);
+/* The most trace.dat takes beside its data (event formats, kernel symbols,
+ * command lines): for the monitor's disk bound.  0 when @p does not trace. */
+uint64_t lw_trace_header_bound(const struct lw_part *p);
 
 /*
  * Remove latwatt instances whose run is gone (the pid in the name no longer

@@ -363,6 +363,37 @@ static void test_lost_events_window(void **st)
 	lw_attrib_free(a);
 }
 
+/* A monitored run's trace: windows with no trace between them. */
+static void test_untraced_gap_and_forget(void **st)
+{
+	struct lw_attrib *a = new_engine();
+
+	spike(a, E, 100 * US);			/* in the first window */
+	spike(a, 4 * E, 100 * US);		/* between the windows */
+	spike(a, 5 * E + 5 * US, 20 * US);	/* the second window, before its first event */
+	spike(a, 6 * E, 100 * US);		/* the second window */
+	assert_int_equal(lw_attrib_add_untraced(a, 3 * E + 1, 5 * E - 1), 0);
+	assert_int_equal(lw_attrib_add_untraced(a, 8 * E + 1, UINT64_MAX), 0);
+	ev(a, 0, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	wake_probe(a, E);
+	ev(a, E + 98 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 200 * US, LW_TEV_SWITCH, 778, 1, 0, "old-hog");
+	/* the trace resumes: what the first window said is stale */
+	lw_attrib_forget(a);
+	ev(a, 5 * E + 30 * US, LW_TEV_SWITCH, 779, 1, 0, "new-hog");
+	wake_probe(a, 6 * E);
+	ev(a, 6 * E + 98 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 8 * E, LW_TEV_SWITCH, 779, 1, 0, "new-hog");
+	lw_attrib_finish(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_PREEMPT, "rt-hog", 95 * US);
+	assert_string_equal(lw_attrib_get(a, 1)->unattributable, "no trace window saved around it");
+	assert_non_null(lw_attrib_get(a, 2)->unattributable);
+	assert_non_null(strstr(lw_attrib_get(a, 2)->unattributable, "unknown"));
+	assert_dominant(lw_attrib_get(a, 3), LW_C_PREEMPT, "new-hog", 95 * US);
+	lw_attrib_free(a);
+	(void)st;
+}
+
 static void test_nonpreemptible_and_irqs_off(void **st)
 {
 	struct lw_attrib *a = new_engine();
@@ -489,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_noise_gaps),
 		cmocka_unit_test(test_noise_gap_by_name),
 		cmocka_unit_test(test_lost_events_window),
+		cmocka_unit_test(test_untraced_gap_and_forget),
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
 		cmocka_unit_test(test_softirq_nested_irq),

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "analysis/summary.h"
+#include "analysis/tracepass.h"
 #include "lib/monitor.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
@@ -28,8 +29,8 @@ static uint64_t lat(int cpu, size_t i)
 	return 3000 + (i * 37 + (size_t)cpu * 11) % 2000;
 }
 
-static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_out,
-			json_t **info)
+static void run_monitor_mt(const char *dir, uint64_t cap, struct lw_summary *sum_out,
+			   json_t **info, struct lw_monitor_trace *mt)
 {
 	struct lw_monitor_opts o;
 	struct lw_samples_writer *w;
@@ -48,6 +49,8 @@ static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_ou
 	o.disk_cap = cap;
 	m = lw_monitor_new(&o, dir, START, w);
 	assert_non_null(m);
+	if (mt)
+		lw_monitor_set_trace(m, mt);
 	/* two producers drained in chunks of 100, CPU 1 lagging CPU 0 by 300 */
 	for (size_t c = 0; c < N + 300; c += 100) {
 		for (int cpu = 0; cpu < 2; cpu++) {
@@ -70,6 +73,191 @@ static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_ou
 	assert_int_equal(lw_samples_close(w), 0);
 	assert_int_equal(lw_summary_load(sum_out, &rd, 0), 0);
 	lw_rundir_close(&rd);
+}
+
+static void run_monitor(const char *dir, uint64_t cap, struct lw_summary *sum_out,
+			json_t **info)
+{
+	run_monitor_mt(dir, cap, sum_out, info, NULL);
+}
+
+/* A stand-in for the trace recorder: what it was asked to save. */
+struct fake_rec {
+	struct lw_monitor_trace *mt;
+	uint64_t from[8];
+	int n;
+	uint64_t bytes;		/* each window's size */
+};
+
+static int fake_save(void *ctx, uint64_t from)
+{
+	struct fake_rec *f = ctx;
+
+	if (f->n < 8)
+		f->from[f->n] = from;
+	f->n++;
+	atomic_fetch_add(&f->mt->trace_bytes, f->bytes);
+	return 1;
+}
+
+static void test_trace_windows(void **st)
+{
+	char *dir = lw_test_tmpdir();
+	struct lw_monitor_trace mt = { 0 };
+	struct fake_rec f = { .mt = &mt, .bytes = 4096 };
+	struct lw_summary sum;
+	json_t *info, *tw;
+
+	mt.save = fake_save;
+	mt.ctx = &f;
+	atomic_store(&mt.ready, 1);
+	run_monitor_mt(dir, 1 << 20, &sum, &info, &mt);
+	/* spikes 1500 and 1502 share a window, 4000 has its own; each saved
+	 * once its post-window passed, from pre before the spike */
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.from[0], START + (1500 + 1 - 10) * PERIOD);
+	assert_int_equal(f.from[1], START + (4000 + 1 - 10) * PERIOD);
+	assert_int_equal(atomic_load(&mt.pending), 0);
+	tw = json_object_get(info, "trace_windows");
+	assert_int_equal(json_integer_value(json_object_get(tw, "requested")), 2);
+	assert_int_equal(json_integer_value(json_object_get(tw, "saved_while_running")), 2);
+	assert_int_equal(json_integer_value(json_object_get(tw, "spikes")), 3);
+	assert_int_equal(mt.cap, 1 << 20);
+	assert_int_equal(atomic_load(&mt.sample_bytes), 2 * (23 + 21) * sizeof(struct lw_sample));
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+
+	/* the trace's bytes count against the one cap: the samples get the rest */
+	dir = lw_test_tmpdir();
+	memset(&f, 0, sizeof(f));
+	memset(&mt, 0, sizeof(mt));
+	f.mt = &mt;
+	f.bytes = 1000 - 10 * sizeof(struct lw_sample);
+	mt.save = fake_save;
+	mt.ctx = &f;
+	atomic_store(&mt.ready, 1);
+	run_monitor_mt(dir, 1000, &sum, &info, &mt);
+	assert_true(atomic_load(&mt.sample_bytes) + f.bytes <= 1000);
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+
+	/* a recorder never ready (tracing did not start): the window stays
+	 * pending for it, nothing is saved */
+	dir = lw_test_tmpdir();
+	memset(&f, 0, sizeof(f));
+	memset(&mt, 0, sizeof(mt));
+	f.mt = &mt;
+	mt.save = fake_save;
+	mt.ctx = &f;
+	run_monitor_mt(dir, 1 << 20, &sum, &info, &mt);
+	assert_int_equal(f.n, 0);
+	assert_int_equal(atomic_load(&mt.pending), 1);
+	assert_int_equal(atomic_load(&mt.pending_from), START + (1500 + 1 - 10) * PERIOD);
+	json_decref(info);
+	lw_summary_free(&sum);
+	lw_test_rmdir(dir);
+	(void)st;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* The trace pass over the fixture run, its trace as a monitored run's with
+ * one window [@from, @to] (@windows 0: traced throughout). */
+static json_t *pass_with_window(const char *dir, int windows, uint64_t from, uint64_t to)
+{
+	static const char *const files[] = { "samples", "trace.dat", "manifest.json" };
+	struct lw_tracepass_opts o = { .top = 1000 };
+	char a[PATH_MAX], b[PATH_MAX];
+	struct lw_summary sum;
+	struct lw_rundir rd;
+	json_t *doc, *m, *t;
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(a, sizeof(a), "tests/data/trace-run/%s", files[i]);
+		snprintf(b, sizeof(b), "%s/%s", dir, files[i]);
+		copy_file(a, b);
+	}
+	if (windows) {
+		m = json_load_file(b, 0, NULL);
+		assert_non_null(m);
+		t = json_object_get(m, "trace");
+		json_object_set_new(t, "mode", json_string("monitor"));
+		json_object_set_new(t, "windows", json_pack("[{s:I, s:I, s:I}]",
+			"from_ns", (json_int_t)from, "to_ns", (json_int_t)to, "bytes", 4096));
+		assert_int_equal(json_dump_file(m, b, 0), 0);
+		json_decref(m);
+	}
+	assert_int_equal(lw_rundir_open(&rd, dir), 0);
+	assert_int_equal(lw_summary_load(&sum, &rd, 0), 0);
+	doc = lw_summary_json(&sum, &rd);
+	assert_non_null(doc);
+	assert_int_equal(lw_tracepass(&rd, doc, &o), 0);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+	return doc;
+}
+
+/* Spikes inside the saved window keep the cause the whole trace gives them;
+ * outside it, none is attributed. */
+static void test_trace_window_analysis(void **st)
+{
+	char *dir = lw_test_tmpdir();
+	json_t *full = pass_with_window(dir, 0, 0, 0), *all, *mon, *mall, *tw, *s;
+	uint64_t lo = UINT64_MAX, hi = 0, from, to;
+	size_t i, in = 0, out = 0;
+
+	all = json_object_get(json_object_get(full, "spikes"), "all");
+	assert_true(json_array_size(all) >= 4);
+	json_array_foreach(all, i, s) {
+		uint64_t e = (uint64_t)json_integer_value(json_array_get(s, 1));
+
+		lo = e < lo ? e : lo;
+		hi = e > hi ? e : hi;
+	}
+	/* the first half of the spikes' span, a little before the first */
+	from = lo - 1000000;
+	to = lo + (hi - lo) / 2;
+	mon = pass_with_window(dir, 1, from, to);
+	mall = json_object_get(json_object_get(mon, "spikes"), "all");
+	assert_int_equal(json_array_size(mall), json_array_size(all));
+	json_array_foreach(mall, i, s) {
+		uint64_t e = (uint64_t)json_integer_value(json_array_get(s, 1));
+		uint64_t l = (uint64_t)json_integer_value(json_array_get(s, 2));
+		const char *cause = json_string_value(json_array_get(s, 4));
+		json_t *f = json_array_get(all, i);
+
+		assert_int_equal(json_integer_value(json_array_get(f, 1)), e);
+		if (e >= from && e + l <= to) {
+			in++;
+			assert_string_equal(cause, json_string_value(json_array_get(f, 4)));
+		} else {
+			out++;
+			assert_string_equal(cause, "unattributable");
+		}
+	}
+	assert_true(in >= 1 && out >= 1);
+	tw = json_object_get(json_object_get(mon, "spikes"), "trace_windows");
+	assert_int_equal(json_integer_value(json_object_get(tw, "windows")), 1);
+	assert_int_equal(json_integer_value(json_object_get(tw, "spikes_in_windows")), in);
+	assert_int_equal(json_integer_value(json_object_get(tw, "spikes_without_trace")), out);
+	json_decref(full);
+	json_decref(mon);
+	lw_test_rmdir(dir);
+	(void)st;
 }
 
 static void test_intervals_and_windows(void **st)
@@ -177,6 +365,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intervals_and_windows),
 		cmocka_unit_test(test_disk_cap),
+		cmocka_unit_test(test_trace_windows),
+		cmocka_unit_test(test_trace_window_analysis),
 		cmocka_unit_test(test_bad_monitor_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
