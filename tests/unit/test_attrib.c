@@ -383,6 +383,40 @@ static void test_nonpreemptible_and_irqs_off(void **st)
 	lw_attrib_free(a);
 }
 
+/* A non-preemptible kernel section on a nohz_full CPU (as planted under
+ * QEMU with preempt=none, bench/attribution-recall/qemu-nonpreempt): the
+ * probe's timer was queued on the housekeeping CPU 1, which wakes it onto
+ * CPU 0 and sends a reschedule IPI; the SCHED_OTHER task in the kernel on
+ * CPU 0 keeps the CPU through the IPI until its next preemption point. */
+static void test_nonpreemptible_remote_wakeup(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	struct lw_tev e;
+
+	spike(a, E, 10050 * US);
+	ev(a, 0, LW_TEV_SWITCH, 129, 120, 0, "lw-unmap");
+	e = (struct lw_tev){ .ts = 10 * US, .cpu = 1, .kind = LW_TEV_SWITCH, .pid = 0, .prio = 120,
+			     .name = "swapper/1" };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 50 * US, .cpu = 1, .kind = LW_TEV_TIMER_ENTRY,
+			     .name = "hrtimer_wakeup" };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 51 * US, .cpu = 1, .kind = LW_TEV_WAKEUP, .pid = PROBE_TID,
+			     .prio = PROBE_KPRIO, .arg = 0 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = E + 52 * US, .cpu = 1, .kind = LW_TEV_TIMER_EXIT };
+	lw_attrib_event(a, &e);
+	ev(a, E + 10000 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "reschedule");
+	ev(a, E + 10010 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	ev(a, E + 10050 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	/* before the wake-up the timer was late (51 us); then the section */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_NONPREEMPT, "lw-unmap", 9989 * US);
+	assert_int_equal(find(lw_attrib_get(a, 0), LW_C_TIMER_LATE, "lw-unmap")->ns, 51 * US);
+	assert_int_equal(find(lw_attrib_get(a, 0), LW_C_IRQ, "reschedule")->ns, 10 * US);
+	lw_attrib_free(a);
+}
+
 static void test_outside_trace_and_unknown_state(void **st)
 {
 	struct lw_attrib *a = new_engine();
@@ -494,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_softirq_nested_irq),
 		cmocka_unit_test(test_untraced_switch),
 		cmocka_unit_test(test_two_timers_one_interrupt),
+		cmocka_unit_test(test_nonpreemptible_remote_wakeup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
