@@ -7,7 +7,7 @@
  *   plant-nonpreempt CPU LOG SECS [MB]
  *
  * A SCHED_OTHER task "lw-unmap" on CPU maps MB (default 64) of anonymous
- * memory populated at once (MAP_POPULATE) and unmaps it, every 50 ms, for
+ * memory populated at once (MAP_POPULATE), unmaps it and starts again 50 ms later, for
  * SECS seconds.  Both calls spend their time in the kernel: faulting in and
  * zeroing every page, then tearing down the page tables and freeing every
  * page.  On a kernel without involuntary preemption (preempt=none) the
