@@ -21,8 +21,11 @@
  *                           idle loop's way out (tick restart, NO_HZ exit)
  *   another task, before    timer-late: the timer's interrupt came late while
  *     the probe was woken   that task ran (interrupts disabled in it, or the
- *                           hardware or a hypervisor held the CPU: the trace
- *                           cannot tell which without the irqsoff tracer)
+ *     (or, woken from       hardware or a hypervisor held the CPU: the trace
+ *     another CPU, before   cannot tell which without the irqsoff tracer);
+ *     this CPU took an      woken from another CPU, the CPU learns of it by
+ *     interrupt)            an interrupt (the reschedule IPI): till then the
+ *                           task cannot have yielded
  *   another task of higher  preempt: it ran because it outranks the probe
  *     priority, after
  *   another task of lower   non-preemptible: the probe was runnable but that
@@ -152,6 +155,7 @@ struct lw_spike {
 	int freq_changes;
 	int migrations;
 	/* engine state */
+	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
 	uint64_t idle_budget_left;
 	int open;
