@@ -12,7 +12,7 @@
 # section under a lock; the bench measured a twentieth).
 #
 # Skips (77) without qemu-system-x86_64, a static busybox, a static C
-# library or the kernel package.  Two boots under TCG: about 3 minutes.
+# library or the kernel package.  Two boots under TCG: 1 to 3 minutes.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3
 mk_tmp
