@@ -384,10 +384,13 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 			       state_name(a, s->cpu, c->last_state) : intern(a, "idle"), ns);
 		} else if (is_probe(s, x))
 			charge(a, s, LW_C_PROBE, x->name, ns);
-		else if (s->tid >= 0 && (!s->woken_ns || s->wake_pending))
+		else if (s->tid >= 0 && !s->woken_ns)
 			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
 		else if (s->kprio >= 0 && x->prio < s->kprio)
 			charge(a, s, LW_C_PREEMPT, x->name, ns);
+		else if (s->wake_pending)
+			/* woken from another CPU: this one does not know it yet */
+			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
 		else
 			charge(a, s, LW_C_NONPREEMPT, x->name, ns);
 		break;

@@ -21,15 +21,15 @@
  *                           idle loop's way out (tick restart, NO_HZ exit)
  *   another task, before    timer-late: the timer's interrupt came late while
  *     the probe was woken   that task ran (interrupts disabled in it, or the
- *     (or, woken from       hardware or a hypervisor held the CPU: the trace
- *     another CPU, before   cannot tell which without the irqsoff tracer);
- *     this CPU took an      woken from another CPU, the CPU learns of it by
- *     interrupt)            an interrupt (the reschedule IPI): till then the
- *                           task cannot have yielded
+ *                           hardware or a hypervisor held the CPU: the trace
+ *                           cannot tell which without the irqsoff tracer)
  *   another task of higher  preempt: it ran because it outranks the probe
  *     priority, after
  *   another task of lower   non-preemptible: the probe was runnable but that
- *     or equal priority     task did not yield (a preempt-disabled section)
+ *     or equal priority     task did not yield (a preempt-disabled section);
+ *                           but woken from another CPU, timer-late until this
+ *                           CPU takes an interrupt (the reschedule IPI): till
+ *                           then it cannot know of the wake-up
  *   nothing known           unexplained: the CPU's state was not known
  *
  * A noise-probe gap (the busy loop did not run from E to W) is explained by

@@ -391,7 +391,8 @@ static void test_nonpreemptible_and_irqs_off(void **st)
  *    next preemption point: non-preemptible.
  * 2: preempt=full, the IPI 10 ms late (an emulator, or interrupts off on
  *    CPU 0): the task switches at once when it comes; before, CPU 0 could
- *    not know the probe was woken: timer-late, not non-preemptible. */
+ *    not know the probe was woken: timer-late, not non-preemptible.
+ * 3: a task of higher priority on CPU 0 is preempt, IPI or not. */
 static void remote_wake(struct lw_attrib *a, uint64_t at)
 {
 	struct lw_tev e;
@@ -414,6 +415,7 @@ static void test_nonpreemptible_remote_wakeup(void **st)
 
 	spike(a, E, 10050 * US);
 	spike(a, 20 * E, 10070 * US);
+	spike(a, 40 * E, 300 * US);
 	ev(a, 0, LW_TEV_SWITCH, 129, 120, 0, "lw-unmap");
 	e = (struct lw_tev){ .ts = 10 * US, .cpu = 1, .kind = LW_TEV_SWITCH, .pid = 0, .prio = 120,
 			     .name = "swapper/1" };
@@ -429,6 +431,10 @@ static void test_nonpreemptible_remote_wakeup(void **st)
 	ev(a, 20 * E + 10050 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "reschedule");
 	ev(a, 20 * E + 10060 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
 	ev(a, 20 * E + 10070 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	/* 3: a task of higher priority runs on: no IPI, and none needed */
+	ev(a, 40 * E - 100 * US, LW_TEV_SWITCH, 555, 1, 0, "rt-hog");
+	remote_wake(a, 40 * E);
+	ev(a, 40 * E + 300 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
 	lw_attrib_finish(a);
 	s = lw_attrib_get(a, 0);
 	/* the timer 51 us late, the IPI 9 us after the wake-up; then the section */
@@ -438,6 +444,7 @@ static void test_nonpreemptible_remote_wakeup(void **st)
 	s = lw_attrib_get(a, 1);
 	assert_dominant(s, LW_C_TIMER_LATE, "lw-unmap", 10050 * US);
 	assert_int_equal(find(s, LW_C_NONPREEMPT, "lw-unmap")->ns, 10 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_PREEMPT, "rt-hog", 299 * US);
 	lw_attrib_free(a);
 }
 
