@@ -413,6 +413,9 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
 		else if (s->kprio >= 0 && x->prio < s->kprio)
 			charge(a, s, LW_C_PREEMPT, x->name, ns);
+		else if (s->wake_pending)
+			/* woken from another CPU: this one does not know it yet */
+			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
 		else
 			charge(a, s, LW_C_NONPREEMPT, x->name, ns);
 		break;
@@ -454,6 +457,7 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 	s->late_state = -1;
 	s->late_exit_ns = LW_EXIT_LATENCY_NONE;
 	s->late_ns = 0;
+	s->wake_pending = 0;
 	if (base->kind == CTX_IDLE)
 		s->idle_budget_left = exit_budget(a, s->cpu, base->state);
 	if (a->have_extent && s->expected_ns < a->first)
@@ -685,12 +689,16 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 				if (s->tid >= 0 && ev->pid == s->tid && !s->woken_ns) {
 					account(a, o, s, ev->ts);
 					s->woken_ns = ev->ts;
+					/* the CPU learns of it by an interrupt */
+					s->wake_pending = k != ev->cpu;
 				}
 			}
 		}
 		break;
 	case LW_TEV_IRQ_ENTRY:
 		push(c, CTX_IRQ, intern(a, ev->name), 0, 0, -1);
+		for (int i = 0; i < c->nopen; i++)
+			a->s[c->open[i]].wake_pending = 0;	/* a remote wake-up reached it */
 		break;
 	case LW_TEV_IRQ_EXIT:
 		pop(c, CTX_IRQ);

@@ -26,7 +26,10 @@
  *   another task of higher  preempt: it ran because it outranks the probe
  *     priority, after
  *   another task of lower   non-preemptible: the probe was runnable but that
- *     or equal priority     task did not yield (a preempt-disabled section)
+ *     or equal priority     task did not yield (a preempt-disabled section);
+ *                           but woken from another CPU, timer-late until this
+ *                           CPU takes an interrupt (the reschedule IPI): till
+ *                           then it cannot know of the wake-up
  *   nothing known           unexplained: the CPU's state was not known
  *
  * A noise-probe gap (the busy loop did not run from E to W) is explained by
@@ -152,6 +155,7 @@ struct lw_spike {
 	int freq_changes;
 	int migrations;
 	/* engine state */
+	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
 	uint64_t idle_budget_left;
 	int open;

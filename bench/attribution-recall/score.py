@@ -8,7 +8,10 @@ the probe whose spikes count (cyclic, noise); each LOG holds lines "KIND
 START_NS END_NS" written by tests/integration/plant.py, and KIND=CAUSE says
 which cause names that kind (a cause ending in ':' matches every name of
 that cause kind; "idle" matches idle-exit and idle-late, and counts as
-caused only the spikes whose CPU was idle at the expected time).
+caused only the spikes whose CPU was idle at the expected time; a
+"non-preemptible:" cause counts as caused only the spikes in which the
+probe, once woken, waited at least half of its latency to be switched in:
+a section that cannot be preempted delays the switch, not the wake-up).
 
 Only spikes inside the planters' time (from the first span to the last)
 count.  A spike was caused by a kind when at least half of its window lies in that
@@ -74,6 +77,10 @@ def main(argv):
         if c == "idle":
             # the plant lets the CPU idle; the spikes it caused woke from idle
             caused = [s for s in caused if s.get("idle_state") is not None]
+        if c.startswith("non-preemptible:"):
+            # it holds the CPU against a probe already woken
+            caused = [s for s in caused if s.get("woken_ns") and s.get("switched_in_ns") and
+                      (s["switched_in_ns"] - max(s["woken_ns"], s["expected_ns"])) * 2 >= s["latency_ns"]]
         if c == "-":
             others = [w for kk, w in want.items() if w != "-"]
             bad = [s for s in caused if any(matches(s.get("cause"), w) for w in others)]

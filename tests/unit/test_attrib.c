@@ -414,6 +414,71 @@ static void test_nonpreemptible_and_irqs_off(void **st)
 	lw_attrib_free(a);
 }
 
+/* The probe's timer queued on the housekeeping CPU 1 (the probe's CPU 0 is
+ * nohz_full, as in the QEMU guest of bench/attribution-recall/
+ * qemu-nonpreempt): CPU 1 wakes it onto CPU 0, where a SCHED_OTHER task is
+ * in the kernel, and CPU 0 learns of it by the reschedule IPI.
+ * 1: preempt=none: the IPI comes at once, the task keeps the CPU until its
+ *    next preemption point: non-preemptible.
+ * 2: preempt=full, the IPI 10 ms late (an emulator, or interrupts off on
+ *    CPU 0): the task switches at once when it comes; before, CPU 0 could
+ *    not know the probe was woken: timer-late, not non-preemptible.
+ * 3: a task of higher priority on CPU 0 is preempt, IPI or not. */
+static void remote_wake(struct lw_attrib *a, uint64_t at)
+{
+	struct lw_tev e;
+
+	e = (struct lw_tev){ .ts = at, .cpu = 1, .kind = LW_TEV_TIMER_ENTRY,
+			     .name = "hrtimer_wakeup" };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = at + 1 * US, .cpu = 1, .kind = LW_TEV_WAKEUP, .pid = PROBE_TID,
+			     .prio = PROBE_KPRIO, .arg = 0 };
+	lw_attrib_event(a, &e);
+	e = (struct lw_tev){ .ts = at + 2 * US, .cpu = 1, .kind = LW_TEV_TIMER_EXIT };
+	lw_attrib_event(a, &e);
+}
+
+static void test_nonpreemptible_remote_wakeup(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	struct lw_tev e;
+	const struct lw_spike *s;
+
+	spike(a, E, 10050 * US);
+	spike(a, 20 * E, 10070 * US);
+	spike(a, 40 * E, 300 * US);
+	ev(a, 0, LW_TEV_SWITCH, 129, 120, 0, "lw-unmap");
+	e = (struct lw_tev){ .ts = 10 * US, .cpu = 1, .kind = LW_TEV_SWITCH, .pid = 0, .prio = 120,
+			     .name = "swapper/1" };
+	lw_attrib_event(a, &e);
+	/* 1 */
+	remote_wake(a, E + 50 * US);
+	ev(a, E + 60 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "reschedule");
+	ev(a, E + 70 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	ev(a, E + 10050 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 10100 * US, LW_TEV_SWITCH, 129, 120, 0, "lw-unmap");
+	/* 2 */
+	remote_wake(a, 20 * E + 50 * US);
+	ev(a, 20 * E + 10050 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "reschedule");
+	ev(a, 20 * E + 10060 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	ev(a, 20 * E + 10070 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	/* 3: a task of higher priority runs on: no IPI, and none needed */
+	ev(a, 40 * E - 100 * US, LW_TEV_SWITCH, 555, 1, 0, "rt-hog");
+	remote_wake(a, 40 * E);
+	ev(a, 40 * E + 300 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	s = lw_attrib_get(a, 0);
+	/* the timer 51 us late, the IPI 9 us after the wake-up; then the section */
+	assert_dominant(s, LW_C_NONPREEMPT, "lw-unmap", 9980 * US);
+	assert_int_equal(find(s, LW_C_TIMER_LATE, "lw-unmap")->ns, 60 * US);
+	assert_int_equal(find(s, LW_C_IRQ, "reschedule")->ns, 10 * US);
+	s = lw_attrib_get(a, 1);
+	assert_dominant(s, LW_C_TIMER_LATE, "lw-unmap", 10050 * US);
+	assert_int_equal(find(s, LW_C_NONPREEMPT, "lw-unmap")->ns, 10 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_PREEMPT, "rt-hog", 299 * US);
+	lw_attrib_free(a);
+}
+
 static void test_outside_trace_and_unknown_state(void **st)
 {
 	struct lw_attrib *a = new_engine();
@@ -526,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_softirq_nested_irq),
 		cmocka_unit_test(test_untraced_switch),
 		cmocka_unit_test(test_two_timers_one_interrupt),
+		cmocka_unit_test(test_nonpreemptible_remote_wakeup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
