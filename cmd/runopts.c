@@ -12,7 +12,7 @@
 #include "workloads/workload.h"
 #include "workloads/loads.h"
 
-const char lw_run_usage[] =
+static const char usage_head[] =
 "usage: latwatt run [OPTIONS] -o RUN\n"
 "\n"
 "Run latency probes (and workloads) and record every sample into the run\n"
@@ -73,16 +73,22 @@ const char lw_run_usage[] =
 "                          restart=yes words set where and how it runs\n"
 "  -h, --help              this text\n"
 "\n"
-"Probes:\n"
-"      --probes LIST       cyclic, timerlat, noise (default: cyclic, plus timerlat\n"
-"                          where the kernel has the timerlat tracer)\n"
-"      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n"
-"      --noise-cpus LIST   CPUs of the noise busy loops (default: the isolated or\n"
-"                          nohz_full CPUs, else the last of --cpus); the timer\n"
-"                          probes measure the other CPUs\n"
-"      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n"
-"\n"
-"Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
+"Probes:\n";
+
+/* The probes' part of the usage: the names and each one's options. */
+void lw_run_usage(FILE *f)
+{
+	char names[128];
+
+	fputs(usage_head, f);
+	fprintf(f, "      --probes LIST       %s (default: cyclic, plus timerlat\n"
+		"                          where the kernel has the timerlat tracer)\n",
+		lw_probe_names(names, sizeof(names)));
+	for (size_t i = 0; lw_probes[i]; i++)
+		fputs(lw_probes[i]->help, f);
+	fputs("\n"
+	      "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n", f);
+}
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
@@ -295,7 +301,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			o->iio_uri = optarg;
 			break;
 		case 'h':
-			fputs(lw_run_usage, stdout);
+			lw_run_usage(stdout);
 			return 1;
 		case 'w': {
 			struct lw_wspec *ws = lw_wspec_parse(optarg, "--workload");

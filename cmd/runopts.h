@@ -7,6 +7,7 @@
 #define LW_RUNOPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdint.h>
 
@@ -53,7 +54,7 @@ struct lw_run_opts {
 	int nloads;
 };
 
-extern const char lw_run_usage[];
+void lw_run_usage(FILE *f);
 
 void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online);
 /* 0 ok, 1 --help was asked (usage printed), -1 bad option (error printed). */

@@ -22,7 +22,10 @@
 
 #include <jansson.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "lib/samples.h"
 
 enum lw_probe_bits {
 	LW_PROBES_CYCLIC   = 1 << 0,
@@ -63,6 +66,93 @@ struct lw_probe_plan {
 	char note[LW_PLAN_NOTES][200];
 	int nnotes;
 };
+
+/*
+ * The probes, one descriptor each (probes/NAME.c: const struct lw_probe
+ * lw_probe_NAME), in the order of --probes and of the manifest's "selected".
+ */
+#define LW_PROBE_LIST X(cyclic) X(timerlat) X(noise)
+
+/* What every probe takes from the options of `latwatt run`. */
+struct lw_probe_common {
+	uint64_t interval_ns;		/* --interval */
+	uint64_t distance_ns;		/* --distance */
+	int priority;			/* --priority */
+	int no_rt;			/* --no-rt */
+	uint64_t threshold_ns;		/* --threshold: trace marker above it; 0 never */
+	uint64_t break_ns;		/* --break-on; 0 never */
+};
+
+/* Where a probe runs. */
+enum lw_probe_cpus {
+	LW_PROBE_CPUS_SHARED,	/* the measured CPUs the LW_PROBE_CPUS_ALONE probes leave */
+	LW_PROBE_CPUS_ALONE,	/* CPUs of its own choosing, given to it alone (a busy loop) */
+};
+
+/* What a probe's plan() is given. */
+struct lw_plan_ctx {
+	const struct lw_probe_opts *o;
+	const cpu_set_t *cpus;		/* the run's measured CPUs (--cpus) */
+	uint64_t interval_ns;		/* --interval */
+	const struct lw_probe_env *env;
+	unsigned *want;			/* LW_PROBES_* still wanted; plan() may change it */
+};
+
+struct lw_probe_plan;
+struct lw_part;
+
+struct lw_probe {
+	const char *name;		/* in --probes and the manifest's "selected" */
+	unsigned bit;			/* LW_PROBES_* */
+	int by_default;			/* in the default --probes */
+	unsigned char samples[3];	/* its sample ids (enum lw_probe_id), 0 ends */
+	enum lw_probe_cpus cpus_rule;
+	/* offsets in struct lw_probe_plan: its flag (int), its CPUs (cpu_set_t),
+	 * and why it was skipped (char[200], "" when not; offset 0: never) */
+	size_t on, cpus, skipped;
+	/* An option of its own given (its spelling), refused when it is not
+	 * selected; NULL when none.  May be NULL. */
+	const char *(*given)(const struct lw_probe_opts *o);
+	/*
+	 * Its part of the plan, when wanted: an LW_PROBE_CPUS_ALONE probe
+	 * chooses its CPUs (*cpus), a shared one finds them chosen.  Returns 1
+	 * to run, 0 when it will not run (with a note), or -1 after error().
+	 */
+	int (*plan)(const struct lw_probe *d, struct lw_probe_plan *p, const struct lw_plan_ctx *c);
+	/* The probe as the plan chose it; NULL after error(). */
+	struct lw_part *(*create)(const struct lw_probe_plan *p, const struct lw_probe_common *c,
+				  const struct lw_probe_env *env);
+	/* `latwatt run --help` lines of its own options, after --probes */
+	const char *help;
+};
+
+#define X(name) extern const struct lw_probe lw_probe_##name;
+LW_PROBE_LIST
+#undef X
+
+extern const struct lw_probe *const lw_probes[];	/* NULL-terminated, in LW_PROBE_LIST order */
+
+/* Does the plan run @d, and on which CPUs. */
+static inline int lw_plan_on(const struct lw_probe *d, const struct lw_probe_plan *p)
+{
+	return *(const int *)((const char *)p + d->on);
+}
+
+static inline const cpu_set_t *lw_plan_cpus(const struct lw_probe *d,
+					    const struct lw_probe_plan *p)
+{
+	return (const cpu_set_t *)((const char *)p + d->cpus);
+}
+
+/* "cyclic, timerlat, noise"; returns buf. */
+char *lw_probe_names(char *buf, size_t len);
+/* Series of samples the plan's probes write: a sample id per CPU each. */
+int lw_probe_plan_series(const struct lw_probe_plan *p);
+/* Add a note to the plan (printed by lw_probe_plan_report()). */
+void lw_probe_plan_note(struct lw_probe_plan *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The last CPU of @set, -1 when empty. */
+int lw_cpuset_last(const cpu_set_t *set);
 
 void lw_probe_opts_default(struct lw_probe_opts *o);
 /* "cyclic,timerlat,noise" (any order, at least one) into LW_PROBES_* bits. */
