@@ -14,8 +14,8 @@
 #include "lib/ust.h"
 #include "probes/plan.h"
 
-#define X(name) &lw_probe_##name,
-const struct lw_probe *const lw_probes[] = { LW_PROBE_LIST NULL };
+#define X(name, NAME) [LW_PROBE_INDEX_##NAME] = &lw_probe_##name,
+const struct lw_probe *const lw_probes[LW_NPROBES + 1] = { LW_PROBE_LIST };
 #undef X
 
 static int *on_of(const struct lw_probe *d, struct lw_probe_plan *p)

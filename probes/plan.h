@@ -27,11 +27,19 @@
 
 #include "lib/samples.h"
 
-enum lw_probe_bits {
-	LW_PROBES_CYCLIC   = 1 << 0,
-	LW_PROBES_TIMERLAT = 1 << 1,
-	LW_PROBES_NOISE    = 1 << 2,
-};
+/*
+ * The probes, in the order of --probes and of the manifest's "selected": a
+ * descriptor each (probes/NAME.c: const struct lw_probe lw_probe_NAME), and
+ * a bit LW_PROBES_NAME in --probes' set.
+ */
+#define LW_PROBE_LIST X(cyclic, CYCLIC) X(timerlat, TIMERLAT) X(noise, NOISE)
+
+#define X(name, NAME) LW_PROBE_INDEX_##NAME,
+enum { LW_PROBE_LIST LW_NPROBES };
+#undef X
+#define X(name, NAME) LW_PROBES_##NAME = 1 << LW_PROBE_INDEX_##NAME,
+enum lw_probe_bits { LW_PROBE_LIST };
+#undef X
 
 #define LW_NOISE_THRESHOLD_DEFAULT_NS 5000ULL
 #define LW_TIMERLAT_PERIOD_MIN_NS     100000ULL		/* the kernel's limits */
@@ -66,12 +74,6 @@ struct lw_probe_plan {
 	char note[LW_PLAN_NOTES][200];
 	int nnotes;
 };
-
-/*
- * The probes, one descriptor each (probes/NAME.c: const struct lw_probe
- * lw_probe_NAME), in the order of --probes and of the manifest's "selected".
- */
-#define LW_PROBE_LIST X(cyclic) X(timerlat) X(noise)
 
 /* What every probe takes from the options of `latwatt run`. */
 struct lw_probe_common {
@@ -126,11 +128,12 @@ struct lw_probe {
 	const char *help;
 };
 
-#define X(name) extern const struct lw_probe lw_probe_##name;
+#define X(name, NAME) extern const struct lw_probe lw_probe_##name;
 LW_PROBE_LIST
 #undef X
 
-extern const struct lw_probe *const lw_probes[];	/* NULL-terminated, in LW_PROBE_LIST order */
+/* In LW_PROBE_LIST order, then NULL: lw_probes[LW_PROBE_INDEX_NAME] is NAME's. */
+extern const struct lw_probe *const lw_probes[LW_NPROBES + 1];
 
 /* Does the plan run @d, and on which CPUs. */
 static inline int lw_plan_on(const struct lw_probe *d, const struct lw_probe_plan *p)
