@@ -33,7 +33,7 @@ char *lw_probe_names(char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; lw_probes[i] && n < len; i++)
+	for (size_t i = 0; i < LW_NPROBES && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", lw_probes[i]->name);
 	return buf;
 }
@@ -59,7 +59,6 @@ void lw_probe_opts_default(struct lw_probe_opts *o)
 int lw_parse_probes(const char *what, const char *s, unsigned *bits)
 {
 	const char *p = s;
-
 	char names[128];
 
 	*bits = 0;
@@ -205,11 +204,40 @@ int lw_cpuset_last(const cpu_set_t *set)
 }
 
 /*
- * Each wanted probe plans its part, from the last in the table to the first
- * (so an earlier probe can stand in for a later one that cannot run): the
- * probes that take CPUs alone first, then the shared ones on what they
- * leave.
+ * Plan the wanted probes whose CPU rule is @rule, from the last in the table
+ * to the first (so an earlier probe can stand in for a later one that cannot
+ * run).  @taken (if not NULL) gathers the CPUs of those that run, and
+ * @first (if not NULL) the first of them planned.  Returns how many run, or
+ * -1 after error().
  */
+static int plan_rule(enum lw_probe_cpus rule, struct lw_probe_plan *p,
+		     const struct lw_plan_ctx *c, cpu_set_t *taken, const struct lw_probe **first)
+{
+	int n = 0;
+
+	for (size_t i = LW_NPROBES; i-- > 0;) {
+		const struct lw_probe *d = lw_probes[i];
+		int r;
+
+		if (d->cpus_rule != rule || !(*c->want & d->bit))
+			continue;
+		r = d->plan(d, p, c);
+		if (r < 0)
+			return -1;
+		if (!r)
+			continue;
+		*on_of(d, p) = 1;
+		if (taken)
+			CPU_OR(taken, taken, cpus_of(d, p));
+		if (first && !*first)
+			*first = d;
+		n++;
+	}
+	return n;
+}
+
+/* The probes that take CPUs alone choose first; the shared ones measure the
+ * CPUs they leave. */
 int lw_probe_plan(struct lw_probe_plan *p, const struct lw_probe_opts *o, const cpu_set_t *cpus,
 		  uint64_t interval_ns, const struct lw_probe_env *env)
 {
@@ -218,15 +246,14 @@ int lw_probe_plan(struct lw_probe_plan *p, const struct lw_probe_opts *o, const 
 				 .want = &want };
 	const struct lw_probe *alone = NULL;
 	cpu_set_t taken, shared;
-	size_t n;
-	int any = 0, any_shared = 0;
+	int nalone, nshared;
 	char a[256], b[256];
 
 	memset(p, 0, sizeof(*p));
-	for (n = 0; lw_probes[n]; n++)
-		if (!o->probes && lw_probes[n]->by_default)
-			want |= lw_probes[n]->bit;
-	for (size_t i = n; i-- > 0;) {
+	for (size_t i = 0; i < LW_NPROBES; i++)
+		if (!o->probes && lw_probes[i]->by_default)
+			want |= lw_probes[i]->bit;
+	for (size_t i = LW_NPROBES; i-- > 0;) {
 		const struct lw_probe *d = lw_probes[i];
 		const char *opt = !(want & d->bit) && d->given ? d->given(o) : NULL;
 
@@ -236,48 +263,23 @@ int lw_probe_plan(struct lw_probe_plan *p, const struct lw_probe_opts *o, const 
 	}
 
 	CPU_ZERO(&taken);
-	for (size_t i = n; i-- > 0;) {
-		const struct lw_probe *d = lw_probes[i];
-		int r;
-
-		if (d->cpus_rule != LW_PROBE_CPUS_ALONE || !(want & d->bit))
-			continue;
-		r = d->plan(d, p, &c);
-		if (r < 0)
-			return -1;
-		if (r > 0) {
-			*on_of(d, p) = 1;
-			CPU_OR(&taken, &taken, cpus_of(d, p));
-			alone = alone ? alone : d;
-			any = 1;
-		}
-	}
-
-	/* The shared probes measure the CPUs the others leave them. */
+	nalone = plan_rule(LW_PROBE_CPUS_ALONE, p, &c, &taken, &alone);
+	if (nalone < 0)
+		return -1;
 	CPU_XOR(&shared, cpus, &taken);
 	CPU_AND(&shared, &shared, cpus);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < LW_NPROBES; i++)
 		if (lw_probes[i]->cpus_rule == LW_PROBE_CPUS_SHARED)
 			*cpus_of(lw_probes[i], p) = shared;
-	for (size_t i = n; i-- > 0;) {
-		const struct lw_probe *d = lw_probes[i];
-		int r;
+	nshared = plan_rule(LW_PROBE_CPUS_SHARED, p, &c, NULL, NULL);
+	if (nshared < 0)
+		return -1;
 
-		if (d->cpus_rule != LW_PROBE_CPUS_SHARED || !(want & d->bit))
-			continue;
-		r = d->plan(d, p, &c);
-		if (r < 0)
-			return -1;
-		if (r > 0) {
-			*on_of(d, p) = 1;
-			any = any_shared = 1;
-		}
-	}
-	if (alone && any_shared && CPU_COUNT(&shared) != CPU_COUNT(cpus))
+	if (nalone && nshared && CPU_COUNT(&shared) != CPU_COUNT(cpus))
 		lw_probe_plan_note(p, "%s: cpu %s runs the busy loop alone; timer probes on %s",
 				   alone->name, lw_format_cpulist(&taken, a, sizeof(a)),
 				   lw_format_cpulist(&shared, b, sizeof(b)));
-	if (!any)
+	if (!nalone && !nshared)
 		return error("--probes: no probe to run");
 	return 0;
 }

@@ -16,6 +16,13 @@
  *
  * lw_probe_plan() is pure: it takes what the system offers in a struct
  * lw_probe_env (read by lw_probe_env_read(), or made up by the tests).
+ *
+ * Each probe is a struct lw_probe in LW_PROBE_LIST: the plan, the
+ * manifest's "selected", `latwatt run`'s construction of the probes and its
+ * monitor's series count, and --probes' names and help go through the list.
+ * The probes that take CPUs alone plan first, then the shared ones on what
+ * they leave; each from the last in the list to the first, so an earlier
+ * probe can stand in for a later one that cannot run (cyclic for timerlat).
  */
 #ifndef LW_PROBE_PLAN_H
 #define LW_PROBE_PLAN_H
@@ -100,7 +107,6 @@ struct lw_plan_ctx {
 	unsigned *want;			/* LW_PROBES_* still wanted; plan() may change it */
 };
 
-struct lw_probe_plan;
 struct lw_part;
 
 struct lw_probe {
@@ -118,7 +124,7 @@ struct lw_probe {
 	/*
 	 * Its part of the plan, when wanted: an LW_PROBE_CPUS_ALONE probe
 	 * chooses its CPUs (*cpus), a shared one finds them chosen.  Returns 1
-	 * to run, 0 when it will not run (with a note), or -1 after error().
+	 * to run, 0 when it will not run, or -1 after error().
 	 */
 	int (*plan)(const struct lw_probe *d, struct lw_probe_plan *p, const struct lw_plan_ctx *c);
 	/* The probe as the plan chose it; NULL after error(). */
