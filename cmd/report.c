@@ -87,48 +87,38 @@ static int is_file(const char *path)
 	return n > 5 && !strcmp(path + n - 5, ".json") && access(path, F_OK) == 0;
 }
 
-/* What a writer is given: one run, or runs compared. */
-struct report_in {
-	const struct lw_rrun *run;		/* NULL for a comparison */
-	const struct lw_comparison *cmp;	/* NULL for one run */
-	const struct lw_checks *checks;
-	const struct lw_report_opts *ro;
-	const char *name;			/* what is reported: RUN, COMPARISON.json */
-};
-
-typedef int report_fn(FILE *f, const struct report_in *in);
-
-static int html_run(FILE *f, const struct report_in *in)
+/* The writers of the formats below whose arguments are their own. */
+static int html_run(FILE *f, const struct lw_report_in *in)
 {
 	return lw_report_html_run(f, in->run, in->checks, in->ro);
 }
 
-static int html_compare(FILE *f, const struct report_in *in)
+static int html_compare(FILE *f, const struct lw_report_in *in)
 {
 	return lw_report_html_compare(f, in->cmp, in->checks, in->ro);
 }
 
-static int junit(FILE *f, const struct report_in *in)
+static int junit(FILE *f, const struct lw_report_in *in)
 {
 	return lw_report_junit(f, in->checks, in->name);
 }
 
-static int markdown_run(FILE *f, const struct report_in *in)
+static int markdown_run(FILE *f, const struct lw_report_in *in)
 {
 	return lw_report_markdown_run(f, in->run, in->checks);
 }
 
-static int markdown_compare(FILE *f, const struct report_in *in)
+static int markdown_compare(FILE *f, const struct lw_report_in *in)
 {
 	return lw_report_markdown_compare(f, in->cmp, in->checks);
 }
 
-static int lava(FILE *f, const struct report_in *in)
+static int lava(FILE *f, const struct lw_report_in *in)
 {
 	return lw_report_lava(f, in->checks, 1);
 }
 
-static int lava_metrics(FILE *f, const struct report_in *in)
+static int lava_metrics(FILE *f, const struct lw_report_in *in)
 {
 	struct lw_checks m = { 0 };
 	int ok = lw_run_metrics(in->run, &m) == 0 && lw_report_lava(f, &m, 1) == 0;
@@ -146,14 +136,15 @@ enum {
  * The formats, written in this order.  With an @arg the format goes to the
  * file its option names (through out_open(): '-' is stdout); without, the
  * option is a flag and the format goes to stdout.  @help: the --help text,
- * its lines after the first indented by print_usage().
+ * its lines after the first indented by print_usage().  A new format is a
+ * writer of type lw_report_fn (reports/report.h) and a line here.
  */
 static const struct report_format {
 	const char *opt;		/* long option */
 	char shortopt;			/* or 0 */
 	const char *arg;		/* "FILE", or NULL: a flag */
 	unsigned flags;			/* F_* */
-	report_fn *run, *compare;	/* compare NULL: one run only */
+	lw_report_fn *run, *compare;	/* compare NULL: one run only */
 	const char *help;
 } formats[] = {
 	{ "output", 'o', "FILE", F_DASH | F_PLOTS, html_run, html_compare,
@@ -260,7 +251,7 @@ int cmd_report(int argc, char **argv)
 	struct lw_comparison cmp = { 0 };
 	int have_run = 0, have_cmp = 0, plots = 0;
 	struct out out = { 0 };
-	struct report_in in;
+	struct lw_report_in in;
 
 	shortopts[ns++] = ':';
 	for (size_t i = 0; i < NFORMATS; i++) {
@@ -403,13 +394,13 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 
-	in = (struct report_in){
+	in = (struct lw_report_in){
 		.run = have_run ? &run : NULL, .cmp = have_cmp ? &cmp : NULL, .checks = &checks,
 		.ro = &ro,
 		.name = have_run ? run.path : argc - optind == 1 ? argv[optind] : "runs compared",
 	};
 	for (size_t i = 0; i < NFORMATS; i++) {
-		report_fn *write = have_run ? formats[i].run : formats[i].compare;
+		lw_report_fn *write = have_run ? formats[i].run : formats[i].compare;
 
 		if (!want[i])
 			continue;
