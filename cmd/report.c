@@ -177,12 +177,11 @@ static const char *format_opt(const struct report_format *fm, const char *arg, c
 
 static void print_usage(void)
 {
-	char lines[2048], col[64];
-	size_t n = 0;
+	char col[64];
 
-	for (size_t i = 0; i < NFORMATS && n < sizeof(lines); i++) {
+	fputs(usage_head, stdout);
+	for (size_t i = 0; i < NFORMATS; i++) {
 		const struct report_format *fm = &formats[i];
-		const char *h = fm->help;
 
 		if (fm->shortopt)
 			snprintf(col, sizeof(col), "-%c, --%s%s%s", fm->shortopt, fm->opt,
@@ -190,20 +189,17 @@ static void print_usage(void)
 		else
 			snprintf(col, sizeof(col), "    --%s%s%s", fm->opt, fm->arg ? " " : "",
 				 fm->arg ? fm->arg : "");
-		n += (size_t)snprintf(lines + n, sizeof(lines) - n, "  %-*s", HELP_COL - 2, col);
-		while (n < sizeof(lines)) {
+		printf("  %-*s%s", HELP_COL - 2, col, strlen(col) < HELP_COL - 2 ? "" : "  ");
+		for (const char *h = fm->help;;) {
 			size_t l = strcspn(h, "\n");
 
-			n += (size_t)snprintf(lines + n, sizeof(lines) - n, "%.*s\n", (int)l, h);
+			printf("%.*s\n", (int)l, h);
 			if (!h[l])
 				break;
 			h += l + 1;
-			if (n < sizeof(lines))
-				n += (size_t)snprintf(lines + n, sizeof(lines) - n, "%*s", HELP_COL, "");
+			printf("%*s", HELP_COL, "");
 		}
 	}
-	fputs(usage_head, stdout);
-	fputs(lines, stdout);
 	fputs(usage_tail, stdout);
 }
 
