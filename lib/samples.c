@@ -20,12 +20,12 @@ static const struct {
 	const char *name;
 	int gaps;	/* gaps of a busy loop (start, length), not wake-up latencies */
 } kinds[LW_PROBE_MAX] = {
-	[LW_PROBE_CYCLIC]          = { "cyclic" },
-	[LW_PROBE_TIMERLAT_IRQ]    = { "timerlat-irq" },
-	[LW_PROBE_TIMERLAT_THREAD] = { "timerlat-thread" },
-	[LW_PROBE_NOISE]           = { "noise", .gaps = 1 },
-	[LW_PROBE_AUDIO]           = { "audio" },
-	[LW_PROBE_VIDEO]           = { "video" },
+	[LW_PROBE_CYCLIC]          = { .name = "cyclic" },
+	[LW_PROBE_TIMERLAT_IRQ]    = { .name = "timerlat-irq" },
+	[LW_PROBE_TIMERLAT_THREAD] = { .name = "timerlat-thread" },
+	[LW_PROBE_NOISE]           = { .name = "noise", .gaps = 1 },
+	[LW_PROBE_AUDIO]           = { .name = "audio" },
+	[LW_PROBE_VIDEO]           = { .name = "video" },
 };
 
 const char *lw_probe_name(unsigned id)
