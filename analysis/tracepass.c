@@ -341,7 +341,7 @@ static uint64_t spike_threshold(const json_t *m, const json_t *analysis,
 			 best->limit);
 		return (uint64_t)(best->limit * 1e3);
 	}
-	if (probe == LW_PROBE_NOISE) {
+	if (lw_probe_gaps(probe)) {
 		snprintf(src, len, "every gap (no --threshold and no latency budget)");
 		return 0;
 	}
@@ -769,13 +769,13 @@ static int spike_visit(void *ctx, const struct lw_sample *smp, uint64_t idx)
 	    twins_hold(sp->tw, smp->expected_ns, smp->expected_ns + smp->latency_ns))
 		sp->in_window++;
 	probe_threads(sp->rd->manifest, smp->probe, smp->cpu, &s.tid, &s.kprio);
-	if (smp->probe == LW_PROBE_NOISE) {
+	if (lw_probe_gaps(smp->probe)) {
 		/* a gap: the loop ran through it; known by its name in runs that
 		 * did not record its tid */
 		s.gap = 1;
 		if (!sp->noise_comm[smp->cpu][0])
 			snprintf(sp->noise_comm[smp->cpu], sizeof(sp->noise_comm[smp->cpu]),
-				 "lw-noise/%d", smp->cpu);
+				 "lw-%s/%d", lw_probe_name(smp->probe), smp->cpu);
 		s.comm = sp->noise_comm[smp->cpu];
 	}
 	return lw_attrib_add_spike(sp->a, &s);

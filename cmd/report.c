@@ -15,7 +15,8 @@
 #include "lib/parse.h"
 #include "reports/report.h"
 
-static const char usage[] =
+/* The usage text: the formats' lines (print_usage()) go between the two. */
+static const char usage_head[] =
 "usage: latwatt report [OPTIONS] RUN\n"
 "       latwatt report [OPTIONS] --compare RUN_A RUN_B [RUN...]\n"
 "       latwatt report [OPTIONS] --compare COMPARISON.json\n"
@@ -24,15 +25,8 @@ static const char usage[] =
 "baseline; or the output of 'latwatt compare -o'): one self-contained HTML\n"
 "file with plots drawn by gnuplot, JUnit XML and LAVA results for CI, and a\n"
 "Markdown summary short enough for a merge-request comment.\n"
-"\n"
-"  -o, --output FILE       write the HTML report to FILE ('-': stdout)\n"
-"      --junit FILE        write JUnit XML: a test case per budget or comparison rule\n"
-"      --markdown FILE     write a Markdown summary ('-': stdout)\n"
-"      --lava              print lava-test-case lines, or call lava-test-case\n"
-"                          when it is on PATH\n"
-"      --lava-metrics      the same for the run's key figures (latency statistics,\n"
-"                          samples, missed periods, workload misses, power): one\n"
-"                          passing test case each, with its measurement\n"
+"\n";
+static const char usage_tail[] =
 "      --compare           compare runs, or read a comparison JSON\n"
 "      --budget SPEC       a budget to check, repeatable: [PROBE.]STAT<VALUE or <=,\n"
 "                          STAT one of min mean p50 p90 p99 p99.9 p99.99 max (us,\n"
@@ -93,54 +87,197 @@ static int is_file(const char *path)
 	return n > 5 && !strcmp(path + n - 5, ".json") && access(path, F_OK) == 0;
 }
 
+/* The writers of the formats below whose arguments are their own. */
+static int html_run(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_html_run(f, in->run, in->checks, in->ro);
+}
+
+static int html_compare(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_html_compare(f, in->cmp, in->checks, in->ro);
+}
+
+static int junit(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_junit(f, in->checks, in->name);
+}
+
+static int markdown_run(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_markdown_run(f, in->run, in->checks);
+}
+
+static int markdown_compare(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_markdown_compare(f, in->cmp, in->checks);
+}
+
+static int lava(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_lava(f, in->checks, 1);
+}
+
+static int lava_metrics(FILE *f, const struct lw_report_in *in)
+{
+	struct lw_checks m = { 0 };
+	int ok = lw_run_metrics(in->run, &m) == 0 && lw_report_lava(f, &m, 1) == 0;
+
+	lw_checks_free(&m);
+	return ok ? 0 : -1;
+}
+
+enum {
+	F_DASH  = 1 << 0,	/* '-' is stdout, said in its help; two such cannot share it */
+	F_PLOTS = 1 << 1,	/* draws plots: says so when gnuplot is missing */
+};
+
+/*
+ * The formats, written in this order.  With an @arg the format goes to the
+ * file its option names (through out_open(): '-' is stdout); without, the
+ * option is a flag and the format goes to stdout.  @help: the --help text,
+ * its lines after the first indented by print_usage().  A new format is a
+ * writer of type lw_report_fn (reports/report.h) and a line here.
+ */
+static const struct report_format {
+	const char *opt;		/* long option */
+	char shortopt;			/* or 0 */
+	const char *arg;		/* "FILE", or NULL: a flag */
+	unsigned flags;			/* F_* */
+	lw_report_fn *run, *compare;	/* compare NULL: one run only */
+	const char *help;
+} formats[] = {
+	{ "output", 'o', "FILE", F_DASH | F_PLOTS, html_run, html_compare,
+	  "write the HTML report to FILE ('-': stdout)" },
+	{ "junit", 0, "FILE", 0, junit, junit,
+	  "write JUnit XML: a test case per budget or comparison rule" },
+	{ "markdown", 0, "FILE", F_DASH, markdown_run, markdown_compare,
+	  "write a Markdown summary ('-': stdout)" },
+	{ "lava", 0, NULL, 0, lava, lava,
+	  "print lava-test-case lines, or call lava-test-case\n"
+	  "when it is on PATH" },
+	{ "lava-metrics", 0, NULL, 0, lava_metrics, NULL,
+	  "the same for the run's key figures (latency statistics,\n"
+	  "samples, missed periods, workload misses, power): one\n"
+	  "passing test case each, with its measurement" },
+};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+#define HELP_COL 26
+
+/* "-o" or "--junit", then @arg's " FILE" or " -" when given. */
+static const char *format_opt(const struct report_format *fm, const char *arg, char *buf,
+			      size_t len)
+{
+	if (fm->shortopt)
+		snprintf(buf, len, "-%c%s%s", fm->shortopt, arg ? " " : "", arg ? arg : "");
+	else
+		snprintf(buf, len, "--%s%s%s", fm->opt, arg ? " " : "", arg ? arg : "");
+	return buf;
+}
+
+static void print_usage(void)
+{
+	char col[64];
+
+	fputs(usage_head, stdout);
+	for (size_t i = 0; i < NFORMATS; i++) {
+		const struct report_format *fm = &formats[i];
+
+		if (fm->shortopt)
+			snprintf(col, sizeof(col), "-%c, --%s%s%s", fm->shortopt, fm->opt,
+				 fm->arg ? " " : "", fm->arg ? fm->arg : "");
+		else
+			snprintf(col, sizeof(col), "    --%s%s%s", fm->opt, fm->arg ? " " : "",
+				 fm->arg ? fm->arg : "");
+		printf("  %-*s%s", HELP_COL - 2, col, strlen(col) < HELP_COL - 2 ? "" : "  ");
+		for (const char *h = fm->help;;) {
+			size_t l = strcspn(h, "\n");
+
+			printf("%.*s\n", (int)l, h);
+			if (!h[l])
+				break;
+			h += l + 1;
+			printf("%*s", HELP_COL, "");
+		}
+	}
+	fputs(usage_tail, stdout);
+}
+
+/* "-o FILE, --junit FILE, --markdown FILE, --lava or --lava-metrics" */
+static const char *format_list(char *buf, size_t len)
+{
+	char o[64];
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < NFORMATS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s",
+				      !i ? "" : i + 1 < NFORMATS ? ", " : " or ",
+				      format_opt(&formats[i], formats[i].arg, o, sizeof(o)));
+	return buf;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JUNIT = 256, OPT_MARKDOWN, OPT_LAVA, OPT_COMPARE, OPT_BUDGET, OPT_TOLERANCE,
-	       OPT_POINTS, OPT_NO_PLOTS, OPT_BOARD, OPT_LAVA_METRICS };
-	static const struct option opts[] = {
-		{ "output",    required_argument, NULL, 'o' },
-		{ "junit",     required_argument, NULL, OPT_JUNIT },
-		{ "markdown",  required_argument, NULL, OPT_MARKDOWN },
-		{ "lava",      no_argument,       NULL, OPT_LAVA },
+	/* a format's option is its short option, or 256 + its index */
+	enum { OPT_COMPARE = 256 + NFORMATS, OPT_BUDGET, OPT_TOLERANCE, OPT_POINTS, OPT_NO_PLOTS,
+	       OPT_BOARD };
+	static const struct option other[] = {
 		{ "compare",   no_argument,       NULL, OPT_COMPARE },
 		{ "budget",    required_argument, NULL, OPT_BUDGET },
 		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ "points",    required_argument, NULL, OPT_POINTS },
 		{ "no-plots",  no_argument,       NULL, OPT_NO_PLOTS },
 		{ "board",     required_argument, NULL, OPT_BOARD },
-		{ "lava-metrics", no_argument,    NULL, OPT_LAVA_METRICS },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *html = NULL, *junit = NULL, *markdown = NULL, *board = NULL;
-	int lava = 0, lava_metrics = 0, compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR, ok = 1;
+	struct option opts[NFORMATS + sizeof(other) / sizeof(other[0])];
+	char shortopts[2 * NFORMATS + 4], list[256], a[64], b[64];
+	const char *want[NFORMATS] = { NULL };	/* the file, or "" for a flag */
+	const char *board = NULL, *dash = NULL;
+	int compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR, ok = 1, nformats = 0;
 	static struct lw_rbudget budgets[MAX_BUDGETS];
-	size_t nbudgets = 0;
+	size_t nbudgets = 0, ns = 0;
 	double tolerance = 10;
 	uint64_t points = 1000;
 	struct lw_report_opts ro;
 	struct lw_checks checks = { 0 };
 	struct lw_rrun run = { 0 };
 	struct lw_comparison cmp = { 0 };
-	int have_run = 0, have_cmp = 0;
+	int have_run = 0, have_cmp = 0, plots = 0;
 	struct out out = { 0 };
+	struct lw_report_in in;
+
+	shortopts[ns++] = ':';
+	for (size_t i = 0; i < NFORMATS; i++) {
+		const struct report_format *fm = &formats[i];
+
+		opts[i] = (struct option){ fm->opt, fm->arg ? required_argument : no_argument, NULL,
+					   fm->shortopt ? fm->shortopt : (int)(256 + i) };
+		if (fm->shortopt) {
+			shortopts[ns++] = fm->shortopt;
+			if (fm->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	memcpy(opts + NFORMATS, other, sizeof(other));
+	shortopts[ns++] = 'h';
+	shortopts[ns] = 0;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		size_t fi;
+
+		for (fi = 0; fi < NFORMATS; fi++)
+			if (c == opts[fi].val)
+				break;
+		if (fi < NFORMATS) {
+			want[fi] = formats[fi].arg ? optarg : "";
+			continue;
+		}
 		switch (c) {
-		case 'o':
-			html = optarg;
-			break;
-		case OPT_JUNIT:
-			junit = optarg;
-			break;
-		case OPT_MARKDOWN:
-			markdown = optarg;
-			break;
-		case OPT_LAVA:
-			lava = 1;
-			break;
 		case OPT_COMPARE:
 			compare = 1;
 			break;
@@ -164,24 +301,30 @@ int cmd_report(int argc, char **argv)
 		case OPT_BOARD:
 			board = optarg;
 			break;
-		case OPT_LAVA_METRICS:
-			lava_metrics = 1;
-			break;
 		case 'h':
-			fputs(usage, stdout);
+			print_usage();
 			return LW_EXIT_OK;
 		default:	/* ':' or an unknown option */
 			lw_opt_error(c, argv, "report");
 			return LW_EXIT_ERROR;
 		}
 	}
-	if (!html && !junit && !markdown && !lava && !lava_metrics) {
-		error("nothing to write: give -o FILE, --junit FILE, --markdown FILE, --lava or "
-		      "--lava-metrics");
-		return LW_EXIT_ERROR;
+	for (size_t i = 0; i < NFORMATS; i++) {
+		if (!want[i])
+			continue;
+		nformats++;
+		plots |= formats[i].flags & F_PLOTS;
+		if (!(formats[i].flags & F_DASH) || strcmp(want[i], "-"))
+			continue;
+		if (dash) {
+			error("%s and %s would both write to stdout", dash,
+			      format_opt(&formats[i], "-", b, sizeof(b)));
+			return LW_EXIT_ERROR;
+		}
+		dash = format_opt(&formats[i], "-", a, sizeof(a));
 	}
-	if (html && markdown && !strcmp(html, "-") && !strcmp(markdown, "-")) {
-		error("-o - and --markdown - would both write to stdout");
+	if (!nformats) {
+		error("nothing to write: give %s", format_list(list, sizeof(list)));
 		return LW_EXIT_ERROR;
 	}
 	if (!compare && optind != argc - 1) {
@@ -189,10 +332,12 @@ int cmd_report(int argc, char **argv)
 		      "one run directory at a time, or --compare (see 'latwatt report --help')");
 		return LW_EXIT_ERROR;
 	}
-	if (compare && lava_metrics) {
-		error("--lava-metrics reports one run, not a comparison");
-		return LW_EXIT_ERROR;
-	}
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (compare && want[i] && !formats[i].compare) {
+			error("%s reports one run, not a comparison",
+			      format_opt(&formats[i], NULL, a, sizeof(a)));
+			return LW_EXIT_ERROR;
+		}
 	if (compare && argc - optind < 1) {
 		error("--compare: give two or more run directories, or a comparison JSON");
 		return LW_EXIT_ERROR;
@@ -204,7 +349,7 @@ int cmd_report(int argc, char **argv)
 	}
 	ro.points = (size_t)points;
 	ro.plots = !no_plots && lw_gnuplot_available();
-	if (!no_plots && !ro.plots && html)
+	if (!no_plots && !ro.plots && plots)
 		warning("gnuplot is not on PATH: the report has tables but no plots "
 			"(install gnuplot-nox)");
 
@@ -245,38 +390,25 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 
-	if (html) {
-		if (out_open(&out, html) < 0)
-			goto out;
-		ok = (have_run ? lw_report_html_run(out.f, &run, &checks, &ro)
-			       : lw_report_html_compare(out.f, &cmp, &checks, &ro)) == 0;
-		if (out_close(&out, ok) < 0 || !ok)
-			goto out;
-	}
-	if (junit) {
-		if (out_open(&out, junit) < 0)
-			goto out;
-		ok = lw_report_junit(out.f, &checks, have_run ? run.path : argc - optind == 1 ?
-				     argv[optind] : "runs compared") == 0;
-		if (out_close(&out, ok) < 0 || !ok)
-			goto out;
-	}
-	if (markdown) {
-		if (out_open(&out, markdown) < 0)
-			goto out;
-		ok = (have_run ? lw_report_markdown_run(out.f, &run, &checks)
-			       : lw_report_markdown_compare(out.f, &cmp, &checks)) == 0;
-		if (out_close(&out, ok) < 0 || !ok)
-			goto out;
-	}
-	if (lava && lw_report_lava(stdout, &checks, 1) < 0)
-		goto out;
-	if (lava_metrics) {
-		struct lw_checks m = { 0 };
+	in = (struct lw_report_in){
+		.run = have_run ? &run : NULL, .cmp = have_cmp ? &cmp : NULL, .checks = &checks,
+		.ro = &ro,
+		.name = have_run ? run.path : argc - optind == 1 ? argv[optind] : "runs compared",
+	};
+	for (size_t i = 0; i < NFORMATS; i++) {
+		lw_report_fn *write = have_run ? formats[i].run : formats[i].compare;
 
-		ok = lw_run_metrics(&run, &m) == 0 && lw_report_lava(stdout, &m, 1) == 0;
-		lw_checks_free(&m);
-		if (!ok)
+		if (!want[i])
+			continue;
+		if (!formats[i].arg) {
+			if (write(stdout, &in) != 0)
+				goto out;
+			continue;
+		}
+		if (out_open(&out, want[i]) < 0)
+			goto out;
+		ok = write(out.f, &in) == 0;
+		if (out_close(&out, ok) < 0 || !ok)
 			goto out;
 	}
 	ret = lw_checks_count(&checks, LW_FAIL) ? LW_EXIT_FAIL : LW_EXIT_OK;

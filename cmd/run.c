@@ -25,10 +25,7 @@
 #include "lib/thread.h"
 #include "lib/trace_rec.h"
 #include "lib/ust.h"
-#include "probes/cyclic.h"
-#include "probes/noise.h"
 #include "probes/plan.h"
-#include "probes/timerlat.h"
 #include "boards/board.h"
 #include "power/sampler.h"
 #include "power/sources.h"
@@ -134,9 +131,7 @@ static void monitor_bounds(const struct lw_monitor_opts *mo, const struct lw_run
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t ring = trace ? (o->trace_buffer ? o->trace_buffer : LW_TRACE_DEFAULT_BUFFER) *
 				(uint64_t)(ncpu > 0 ? ncpu : 1) : 0;
-	int series = (plan->cyclic ? CPU_COUNT(&plan->cyclic_cpus) : 0) +
-		     (plan->timerlat ? 2 * CPU_COUNT(&plan->timerlat_cpus) : 0) +
-		     (plan->noise ? CPU_COUNT(&plan->noise_cpus) : 0) + 2 * o->nworkloads;
+	int series = lw_probe_plan_series(plan) + 2 * o->nworkloads;
 	int rings = series + o->nworkloads;
 	uint64_t mem, disk;
 	char iv[32];
@@ -215,20 +210,10 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 	if (o->scenario && lw_run_scenario_record(rs, &run) < 0)
 		goto fail;
 
-	struct lw_cyclic_opts co = {
-		.cpus = plan->cyclic_cpus, .interval_ns = o->interval_ns, .distance_ns = o->distance_ns,
+	struct lw_probe_common pc = {
+		.interval_ns = o->interval_ns, .distance_ns = o->distance_ns,
 		.priority = o->priority, .no_rt = o->no_rt, .threshold_ns = o->threshold_ns,
 		.break_ns = o->break_ns,
-	};
-	struct lw_timerlat_opts tlo = {
-		.cpus = plan->timerlat_cpus, .period_ns = plan->timerlat_period_ns,
-		.priority = o->priority, .no_rt = o->no_rt, .threshold_ns = o->threshold_ns,
-		.break_ns = o->break_ns, .optional = plan->timerlat_optional,
-	};
-	struct lw_noise_opts no = {
-		.cpus = plan->noise_cpus, .isolated = env->isolated,
-		.gap_threshold_ns = plan->noise_threshold_ns, .priority = o->priority,
-		.no_rt = o->no_rt, .threshold_ns = o->threshold_ns, .break_ns = o->break_ns,
 	};
 	/* monitored: a trace only around spikes, so only with --threshold */
 	int no_spikes = o->monitor_ns && !o->threshold_ns;
@@ -273,11 +258,12 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		     "histograms per interval and samples around spikes, in bounded memory and disk",
 		     lw_format_duration(o->duration_ns, cpus, sizeof(cpus)));
 	}
-	if (add(&run, lw_pmqos_new(o->pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0 ||
-	    (plan->cyclic && add(&run, lw_cyclic_new(&co)) < 0) ||
-	    (plan->timerlat && add(&run, lw_timerlat_new(&tlo)) < 0) ||
-	    (plan->noise && add(&run, lw_noise_new(&no)) < 0))
+	if (add(&run, lw_pmqos_new(o->pm_qos_us)) < 0 || add(&run, lw_power_sampler_new(&po)) < 0)
 		goto fail;
+	for (size_t i = 0; lw_probes[i]; i++)
+		if (lw_plan_on(lw_probes[i], plan) &&
+		    add(&run, lw_probes[i]->create(plan, &pc, env)) < 0)
+			goto fail;
 	for (int i = 0; i < o->nworkloads; i++)
 		if (add(&run, lw_workload_new(&run, o->workload[i], o->no_rt)) < 0)
 			goto fail;

@@ -79,24 +79,24 @@ static const char usage_tail[] =
 "                          restart=yes words set where and how it runs\n"
 "  -h, --help              this text\n"
 "\n"
-"Probes:\n"
-"      --probes LIST       cyclic, timerlat, noise (default: cyclic, plus timerlat\n"
-"                          where the kernel has the timerlat tracer)\n"
-"      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n"
-"      --noise-cpus LIST   CPUs of the noise busy loops (default: the isolated or\n"
-"                          nohz_full CPUs, else the last of --cpus); the timer\n"
-"                          probes measure the other CPUs\n"
-"      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n"
-"\n"
-"Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n";
+"Probes:\n";
 
-static void usage_print(FILE *out)
+/* The usage: the power sources from their list, the probes (names and each
+ * one's options) from theirs. */
+void lw_run_usage(FILE *f)
 {
-	char list[256];
+	char names[128], list[256];
 
-	fputs(usage_head, out);
-	fputs(lw_power_sources_str(LW_SRC_ALL, list, sizeof(list)), out);
-	fputs(usage_tail, out);
+	fputs(usage_head, f);
+	fputs(lw_power_sources_str(LW_SRC_ALL, list, sizeof(list)), f);
+	fputs(usage_tail, f);
+	fprintf(f, "      --probes LIST       %s (default: cyclic, plus timerlat\n"
+		"                          where the kernel has the timerlat tracer)\n",
+		lw_probe_names(names, sizeof(names)));
+	for (size_t i = 0; lw_probes[i]; i++)
+		fputs(lw_probes[i]->help, f);
+	fputs("\n"
+	      "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n", f);
 }
 
 enum {
@@ -310,7 +310,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			o->iio_uri = optarg;
 			break;
 		case 'h':
-			usage_print(stdout);
+			lw_run_usage(stdout);
 			return 1;
 		case 'w': {
 			struct lw_wspec *ws = lw_wspec_parse(optarg, "--workload");

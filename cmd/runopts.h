@@ -7,6 +7,7 @@
 #define LW_RUNOPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdint.h>
 
@@ -52,6 +53,8 @@ struct lw_run_opts {
 	const char *load[LW_RUN_MAX_LOADS];	/* -l, --load SPEC, repeatable (workloads/loads.h) */
 	int nloads;
 };
+
+void lw_run_usage(FILE *f);
 
 void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online);
 /* 0 ok, 1 --help was asked (usage printed), -1 bad option (error printed). */

@@ -15,26 +15,35 @@
 #error "sample files are little-endian; add byte swapping for this target"
 #endif
 
-static const char *const probe_names[LW_PROBE_MAX] = {
-	[LW_PROBE_CYCLIC]          = "cyclic",
-	[LW_PROBE_TIMERLAT_IRQ]    = "timerlat-irq",
-	[LW_PROBE_TIMERLAT_THREAD] = "timerlat-thread",
-	[LW_PROBE_NOISE]           = "noise",
-	[LW_PROBE_AUDIO]           = "audio",
-	[LW_PROBE_VIDEO]           = "video",
+/* What the samples of each probe id are. */
+static const struct {
+	const char *name;
+	int gaps;	/* gaps of a busy loop (start, length), not wake-up latencies */
+} kinds[LW_PROBE_MAX] = {
+	[LW_PROBE_CYCLIC]          = { .name = "cyclic" },
+	[LW_PROBE_TIMERLAT_IRQ]    = { .name = "timerlat-irq" },
+	[LW_PROBE_TIMERLAT_THREAD] = { .name = "timerlat-thread" },
+	[LW_PROBE_NOISE]           = { .name = "noise", .gaps = 1 },
+	[LW_PROBE_AUDIO]           = { .name = "audio" },
+	[LW_PROBE_VIDEO]           = { .name = "video" },
 };
 
 const char *lw_probe_name(unsigned id)
 {
-	return id < LW_PROBE_MAX && probe_names[id] ? probe_names[id] : "unknown";
+	return id < LW_PROBE_MAX && kinds[id].name ? kinds[id].name : "unknown";
 }
 
 int lw_probe_by_name(const char *name)
 {
 	for (unsigned i = 0; i < LW_PROBE_MAX; i++)
-		if (probe_names[i] && !strcmp(probe_names[i], name))
+		if (kinds[i].name && !strcmp(kinds[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+int lw_probe_gaps(unsigned id)
+{
+	return id < LW_PROBE_MAX && kinds[id].gaps;
 }
 
 struct lw_samples_writer {

@@ -37,6 +37,9 @@ enum lw_probe_id {
 
 const char *lw_probe_name(unsigned id);	/* "cyclic", ...; "unknown" */
 int lw_probe_by_name(const char *name);	/* -1 when unknown */
+/* 1 when the samples of @id are the gaps of a busy loop (expected_ns its
+ * start, latency_ns its length, thread "lw-NAME/CPU"), not wake-up latencies. */
+int lw_probe_gaps(unsigned id);
 
 enum lw_sample_flags {
 	LW_SAMPLE_OVER_THRESHOLD = 1 << 0,	/* a trace marker was written for it */

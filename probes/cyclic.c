@@ -13,6 +13,7 @@
 #include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "probes/cyclic.h"
+#include "probes/plan.h"
 #include "probes/spike.h"
 
 #define RING_SAMPLES   (1u << 16)
@@ -237,3 +238,40 @@ struct lw_part *lw_cyclic_new(const struct lw_cyclic_opts *o)
 	};
 	return &c->part;
 }
+
+/* Every measured CPU the busy loops leave. */
+static int cyclic_plan(const struct lw_probe *d, struct lw_probe_plan *p,
+		       const struct lw_plan_ctx *c)
+{
+	char a[256];
+
+	(void)d;
+	(void)c;
+	if (!CPU_COUNT(&p->cyclic_cpus))
+		return error("--probes: no CPU left for the cyclic probe (the noise probe "
+			     "takes %s); give --cpus more CPUs or other --noise-cpus",
+			     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)));
+	return 1;
+}
+
+static struct lw_part *cyclic_create(const struct lw_probe_plan *p,
+				     const struct lw_probe_common *c,
+				     const struct lw_probe_env *env)
+{
+	struct lw_cyclic_opts co = {
+		.cpus = p->cyclic_cpus, .interval_ns = c->interval_ns, .distance_ns = c->distance_ns,
+		.priority = c->priority, .no_rt = c->no_rt, .threshold_ns = c->threshold_ns,
+		.break_ns = c->break_ns,
+	};
+
+	(void)env;
+	return lw_cyclic_new(&co);
+}
+
+const struct lw_probe lw_probe_cyclic = {
+	.name = "cyclic", .bit = LW_PROBES_CYCLIC, .by_default = 1,
+	.samples = { LW_PROBE_CYCLIC }, .cpus_rule = LW_PROBE_CPUS_SHARED,
+	.on = offsetof(struct lw_probe_plan, cyclic),
+	.cpus = offsetof(struct lw_probe_plan, cyclic_cpus),
+	.plan = cyclic_plan, .create = cyclic_create, .help = "",
+};

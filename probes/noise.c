@@ -17,6 +17,7 @@
 #include "lib/ust.h"
 #include "probes/gap.h"
 #include "probes/noise.h"
+#include "probes/plan.h"
 #include "probes/spike.h"
 
 #define RING_SAMPLES   (1u << 16)
@@ -319,3 +320,61 @@ struct lw_part *lw_noise_new(const struct lw_noise_opts *o)
 	};
 	return &n->part;
 }
+
+static const char *noise_given(const struct lw_probe_opts *o)
+{
+	return o->noise_cpus_set ? "--noise-cpus" : NULL;
+}
+
+/* --noise-cpus, else the isolated and nohz_full CPUs, else the last
+ * measured CPU; never every online CPU. */
+static int noise_plan(const struct lw_probe *d, struct lw_probe_plan *p,
+		      const struct lw_plan_ctx *c)
+{
+	const struct lw_probe_opts *o = c->o;
+	const struct lw_probe_env *env = c->env;
+	char a[256], b[256];
+
+	(void)d;
+	p->noise_threshold_ns = o->noise_threshold_ns;
+	if (o->noise_cpus_set) {
+		p->noise_cpus = o->noise_cpus;
+	} else if (CPU_COUNT(&env->isolated)) {
+		p->noise_cpus = env->isolated;
+	} else {
+		CPU_ZERO(&p->noise_cpus);
+		CPU_SET(lw_cpuset_last(c->cpus), &p->noise_cpus);
+	}
+	if (CPU_EQUAL(&p->noise_cpus, &env->online) || CPU_COUNT(&env->online) < 2)
+		return error("--noise-cpus: %s would take every online CPU (%s); leave at "
+			     "least one for housekeeping",
+			     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)),
+			     lw_format_cpulist(&env->online, b, sizeof(b)));
+	return 1;
+}
+
+static struct lw_part *noise_create(const struct lw_probe_plan *p,
+				    const struct lw_probe_common *c,
+				    const struct lw_probe_env *env)
+{
+	struct lw_noise_opts no = {
+		.cpus = p->noise_cpus, .isolated = env->isolated,
+		.gap_threshold_ns = p->noise_threshold_ns, .priority = c->priority,
+		.no_rt = c->no_rt, .threshold_ns = c->threshold_ns, .break_ns = c->break_ns,
+	};
+
+	return lw_noise_new(&no);
+}
+
+const struct lw_probe lw_probe_noise = {
+	.name = "noise", .bit = LW_PROBES_NOISE,
+	.samples = { LW_PROBE_NOISE }, .cpus_rule = LW_PROBE_CPUS_ALONE,
+	.on = offsetof(struct lw_probe_plan, noise),
+	.cpus = offsetof(struct lw_probe_plan, noise_cpus),
+	.given = noise_given, .plan = noise_plan, .create = noise_create,
+	.help =
+"      --noise-cpus LIST   CPUs of the noise busy loops (default: the isolated or\n"
+"                          nohz_full CPUs, else the last of --cpus); the timer\n"
+"                          probes measure the other CPUs\n"
+"      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n",
+};

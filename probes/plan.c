@@ -14,15 +14,40 @@
 #include "lib/ust.h"
 #include "probes/plan.h"
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} probe_bits[] = {
-	{ "cyclic",   LW_PROBES_CYCLIC },
-	{ "timerlat", LW_PROBES_TIMERLAT },
-	{ "noise",    LW_PROBES_NOISE },
-};
-#define NBITS (sizeof(probe_bits) / sizeof(probe_bits[0]))
+#define X(name, NAME) [LW_PROBE_INDEX_##NAME] = &lw_probe_##name,
+const struct lw_probe *const lw_probes[LW_NPROBES + 1] = { LW_PROBE_LIST };
+#undef X
+
+static int *on_of(const struct lw_probe *d, struct lw_probe_plan *p)
+{
+	return (int *)((char *)p + d->on);
+}
+
+static cpu_set_t *cpus_of(const struct lw_probe *d, struct lw_probe_plan *p)
+{
+	return (cpu_set_t *)((char *)p + d->cpus);
+}
+
+char *lw_probe_names(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < LW_NPROBES && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", lw_probes[i]->name);
+	return buf;
+}
+
+int lw_probe_plan_series(const struct lw_probe_plan *p)
+{
+	int series = 0;
+
+	for (size_t i = 0; lw_probes[i]; i++)
+		if (lw_plan_on(lw_probes[i], p))
+			series += (int)strlen((const char *)lw_probes[i]->samples) *
+				  CPU_COUNT(lw_plan_cpus(lw_probes[i], p));
+	return series;
+}
 
 void lw_probe_opts_default(struct lw_probe_opts *o)
 {
@@ -34,21 +59,22 @@ void lw_probe_opts_default(struct lw_probe_opts *o)
 int lw_parse_probes(const char *what, const char *s, unsigned *bits)
 {
 	const char *p = s;
+	char names[128];
 
 	*bits = 0;
 	if (!s || !*s)
-		return error("%s: empty probe list (cyclic, timerlat, noise)", what);
+		return error("%s: empty probe list (%s)", what, lw_probe_names(names, sizeof(names)));
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		size_t i;
 
-		for (i = 0; i < NBITS; i++)
-			if (strlen(probe_bits[i].name) == n && !strncmp(p, probe_bits[i].name, n))
+		for (i = 0; lw_probes[i]; i++)
+			if (strlen(lw_probes[i]->name) == n && !strncmp(p, lw_probes[i]->name, n))
 				break;
-		if (i == NBITS)
-			return error("%s: unknown probe '%.*s' (cyclic, timerlat, noise)", what,
-				     (int)n, p);
-		*bits |= probe_bits[i].bit;
+		if (!lw_probes[i])
+			return error("%s: unknown probe '%.*s' (%s)", what, (int)n, p,
+				     lw_probe_names(names, sizeof(names)));
+		*bits |= lw_probes[i]->bit;
 		p += n;
 		if (*p == ',' && !*++p)
 			return error("%s: bad probe list '%s' (trailing comma)", what, s);
@@ -61,10 +87,10 @@ char *lw_format_probes(unsigned bits, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < NBITS && n < len; i++)
-		if (bits & probe_bits[i].bit)
+	for (size_t i = 0; lw_probes[i] && n < len; i++)
+		if (bits & lw_probes[i]->bit)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-					      probe_bits[i].name);
+					      lw_probes[i]->name);
 	return buf;
 }
 
@@ -158,9 +184,7 @@ int lw_probe_env_read(struct lw_probe_env *env, const char *sysroot)
 	return 0;
 }
 
-static void add_note(struct lw_probe_plan *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void add_note(struct lw_probe_plan *p, const char *fmt, ...)
+void lw_probe_plan_note(struct lw_probe_plan *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -171,7 +195,7 @@ static void add_note(struct lw_probe_plan *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int last_cpu(const cpu_set_t *set)
+int lw_cpuset_last(const cpu_set_t *set)
 {
 	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
 		if (CPU_ISSET(c, set))
@@ -179,93 +203,83 @@ static int last_cpu(const cpu_set_t *set)
 	return -1;
 }
 
+/*
+ * Plan the wanted probes whose CPU rule is @rule, from the last in the table
+ * to the first (so an earlier probe can stand in for a later one that cannot
+ * run).  @taken (if not NULL) gathers the CPUs of those that run, and
+ * @first (if not NULL) the first of them planned.  Returns how many run, or
+ * -1 after error().
+ */
+static int plan_rule(enum lw_probe_cpus rule, struct lw_probe_plan *p,
+		     const struct lw_plan_ctx *c, cpu_set_t *taken, const struct lw_probe **first)
+{
+	int n = 0;
+
+	for (size_t i = LW_NPROBES; i-- > 0;) {
+		const struct lw_probe *d = lw_probes[i];
+		int r;
+
+		if (d->cpus_rule != rule || !(*c->want & d->bit))
+			continue;
+		r = d->plan(d, p, c);
+		if (r < 0)
+			return -1;
+		if (!r)
+			continue;
+		*on_of(d, p) = 1;
+		if (taken)
+			CPU_OR(taken, taken, cpus_of(d, p));
+		if (first && !*first)
+			*first = d;
+		n++;
+	}
+	return n;
+}
+
+/* The probes that take CPUs alone choose first; the shared ones measure the
+ * CPUs they leave. */
 int lw_probe_plan(struct lw_probe_plan *p, const struct lw_probe_opts *o, const cpu_set_t *cpus,
 		  uint64_t interval_ns, const struct lw_probe_env *env)
 {
-	unsigned want = o->probes ? o->probes : LW_PROBES_CYCLIC | LW_PROBES_TIMERLAT;
+	unsigned want = o->probes;
+	struct lw_plan_ctx c = { .o = o, .cpus = cpus, .interval_ns = interval_ns, .env = env,
+				 .want = &want };
+	const struct lw_probe *alone = NULL;
+	cpu_set_t taken, shared;
+	int nalone, nshared;
 	char a[256], b[256];
 
 	memset(p, 0, sizeof(*p));
-	if (o->noise_cpus_set && !(want & LW_PROBES_NOISE))
-		return error("--noise-cpus: the noise probe is not selected (--probes ...,noise)");
-	if (o->timerlat_period_ns && !(want & LW_PROBES_TIMERLAT))
-		return error("--timerlat-period: the timerlat probe is not selected "
-			     "(--probes ...,timerlat)");
-	p->noise_threshold_ns = o->noise_threshold_ns;
-	p->timerlat_optional = !(o->probes & LW_PROBES_TIMERLAT);
+	for (size_t i = 0; i < LW_NPROBES; i++)
+		if (!o->probes && lw_probes[i]->by_default)
+			want |= lw_probes[i]->bit;
+	for (size_t i = LW_NPROBES; i-- > 0;) {
+		const struct lw_probe *d = lw_probes[i];
+		const char *opt = !(want & d->bit) && d->given ? d->given(o) : NULL;
 
-	if (want & LW_PROBES_NOISE) {
-		if (o->noise_cpus_set) {
-			p->noise_cpus = o->noise_cpus;
-		} else if (CPU_COUNT(&env->isolated)) {
-			p->noise_cpus = env->isolated;
-		} else {
-			CPU_ZERO(&p->noise_cpus);
-			CPU_SET(last_cpu(cpus), &p->noise_cpus);
-		}
-		if (CPU_EQUAL(&p->noise_cpus, &env->online) || CPU_COUNT(&env->online) < 2)
-			return error("--noise-cpus: %s would take every online CPU (%s); leave at "
-				     "least one for housekeeping",
-				     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)),
-				     lw_format_cpulist(&env->online, b, sizeof(b)));
-		p->noise = 1;
+		if (opt)
+			return error("%s: the %s probe is not selected (--probes ...,%s)", opt,
+				     d->name, d->name);
 	}
 
-	/* The timer probes measure the CPUs the busy loops leave them. */
-	CPU_XOR(&p->cyclic_cpus, cpus, &p->noise_cpus);
-	CPU_AND(&p->cyclic_cpus, &p->cyclic_cpus, cpus);
-	p->timerlat_cpus = p->cyclic_cpus;
+	CPU_ZERO(&taken);
+	nalone = plan_rule(LW_PROBE_CPUS_ALONE, p, &c, &taken, &alone);
+	if (nalone < 0)
+		return -1;
+	CPU_XOR(&shared, cpus, &taken);
+	CPU_AND(&shared, &shared, cpus);
+	for (size_t i = 0; i < LW_NPROBES; i++)
+		if (lw_probes[i]->cpus_rule == LW_PROBE_CPUS_SHARED)
+			*cpus_of(lw_probes[i], p) = shared;
+	nshared = plan_rule(LW_PROBE_CPUS_SHARED, p, &c, NULL, NULL);
+	if (nshared < 0)
+		return -1;
 
-	if (want & LW_PROBES_TIMERLAT) {
-		if (!env->have_timerlat) {
-			want &= ~(unsigned)LW_PROBES_TIMERLAT;
-			if (!(want & ~(unsigned)LW_PROBES_CYCLIC))
-				want |= LW_PROBES_CYCLIC;
-			snprintf(p->timerlat_skipped, sizeof(p->timerlat_skipped), "%s",
-				 env->no_timerlat[0] ? env->no_timerlat : "not available");
-			if (want == LW_PROBES_CYCLIC)
-				add_note(p, "timerlat: %s; the cyclic probe alone", p->timerlat_skipped);
-			else
-				add_note(p, "timerlat: %s; running %s", p->timerlat_skipped,
-					 lw_format_probes(want, a, sizeof(a)));
-		} else {
-			p->timerlat_period_ns = o->timerlat_period_ns;
-			if (!p->timerlat_period_ns) {
-				p->timerlat_period_ns = interval_ns - interval_ns % 1000;
-				if (p->timerlat_period_ns < LW_TIMERLAT_PERIOD_MIN_NS) {
-					p->timerlat_period_ns = LW_TIMERLAT_PERIOD_MIN_NS;
-					add_note(p, "timerlat: period 100us, the kernel's minimum "
-						 "(--interval is shorter)");
-				} else if (p->timerlat_period_ns > LW_TIMERLAT_PERIOD_MAX_NS) {
-					p->timerlat_period_ns = LW_TIMERLAT_PERIOD_MAX_NS;
-					add_note(p, "timerlat: period 1s, the kernel's maximum");
-				}
-			}
-			if (!CPU_COUNT(&p->timerlat_cpus)) {
-				if (!p->timerlat_optional)
-					return error("--probes: no CPU left for timerlat (the noise "
-						     "probe takes %s); give --cpus more CPUs",
-						     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)));
-				want &= ~(unsigned)LW_PROBES_TIMERLAT;
-			} else {
-				p->timerlat = 1;
-			}
-		}
-	}
-
-	if (want & LW_PROBES_CYCLIC) {
-		if (!CPU_COUNT(&p->cyclic_cpus))
-			return error("--probes: no CPU left for the cyclic probe (the noise probe "
-				     "takes %s); give --cpus more CPUs or other --noise-cpus",
-				     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)));
-		p->cyclic = 1;
-	}
-	if (p->noise && (p->cyclic || p->timerlat) &&
-	    CPU_COUNT(&p->cyclic_cpus) != CPU_COUNT(cpus))
-		add_note(p, "noise: cpu %s runs the busy loop alone; timer probes on %s",
-			 lw_format_cpulist(&p->noise_cpus, a, sizeof(a)),
-			 lw_format_cpulist(&p->cyclic_cpus, b, sizeof(b)));
-	if (!p->cyclic && !p->timerlat && !p->noise)
+	if (nalone && nshared && CPU_COUNT(&shared) != CPU_COUNT(cpus))
+		lw_probe_plan_note(p, "%s: cpu %s runs the busy loop alone; timer probes on %s",
+				   alone->name, lw_format_cpulist(&taken, a, sizeof(a)),
+				   lw_format_cpulist(&shared, b, sizeof(b)));
+	if (!nalone && !nshared)
 		return error("--probes: no probe to run");
 	return 0;
 }
@@ -277,17 +291,19 @@ void lw_probe_plan_report(const struct lw_probe_plan *p, json_t *manifest)
 
 	for (int i = 0; i < p->nnotes; i++)
 		note("%s", p->note[i]);
-	if (p->cyclic)
-		json_array_append_new(sel, json_string("cyclic"));
-	if (p->timerlat)
-		json_array_append_new(sel, json_string("timerlat"));
-	if (p->noise)
-		json_array_append_new(sel, json_string("noise"));
+	for (size_t i = 0; lw_probes[i]; i++)
+		if (lw_plan_on(lw_probes[i], p))
+			json_array_append_new(sel, json_string(lw_probes[i]->name));
 	json_object_set_new(probes, "selected", sel);
 	json_object_set_new(probes, "lttng_ust", json_pack("{s:s, s:b, s:b}", "provider", "latwatt",
 							   "built", lw_ust_built,
 							   "loaded", lw_ust != NULL));
-	if (p->timerlat_skipped[0])
-		json_object_set_new(probes, "timerlat", json_pack("{s:b, s:s}", "ran", 0,
-								   "reason", p->timerlat_skipped));
+	for (size_t i = 0; lw_probes[i]; i++) {
+		const char *why = lw_probes[i]->skipped ?
+				  (const char *)p + lw_probes[i]->skipped : "";
+
+		if (why[0])
+			json_object_set_new(probes, lw_probes[i]->name,
+					    json_pack("{s:b, s:s}", "ran", 0, "reason", why));
+	}
 }

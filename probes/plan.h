@@ -16,19 +16,37 @@
  *
  * lw_probe_plan() is pure: it takes what the system offers in a struct
  * lw_probe_env (read by lw_probe_env_read(), or made up by the tests).
+ *
+ * Each probe is a struct lw_probe in LW_PROBE_LIST: the plan, the
+ * manifest's "selected", `latwatt run`'s construction of the probes and its
+ * monitor's series count, and --probes' names and help go through the list.
+ * The probes that take CPUs alone plan first, then the shared ones on what
+ * they leave; each from the last in the list to the first, so an earlier
+ * probe can stand in for a later one that cannot run (cyclic for timerlat).
  */
 #ifndef LW_PROBE_PLAN_H
 #define LW_PROBE_PLAN_H
 
 #include <jansson.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 
-enum lw_probe_bits {
-	LW_PROBES_CYCLIC   = 1 << 0,
-	LW_PROBES_TIMERLAT = 1 << 1,
-	LW_PROBES_NOISE    = 1 << 2,
-};
+#include "lib/samples.h"
+
+/*
+ * The probes, in the order of --probes and of the manifest's "selected": a
+ * descriptor each (probes/NAME.c: const struct lw_probe lw_probe_NAME), and
+ * a bit LW_PROBES_NAME in --probes' set.
+ */
+#define LW_PROBE_LIST X(cyclic, CYCLIC) X(timerlat, TIMERLAT) X(noise, NOISE)
+
+#define X(name, NAME) LW_PROBE_INDEX_##NAME,
+enum { LW_PROBE_LIST LW_NPROBES };
+#undef X
+#define X(name, NAME) LW_PROBES_##NAME = 1 << LW_PROBE_INDEX_##NAME,
+enum lw_probe_bits { LW_PROBE_LIST };
+#undef X
 
 #define LW_NOISE_THRESHOLD_DEFAULT_NS 5000ULL
 #define LW_TIMERLAT_PERIOD_MIN_NS     100000ULL		/* the kernel's limits */
@@ -63,6 +81,87 @@ struct lw_probe_plan {
 	char note[LW_PLAN_NOTES][200];
 	int nnotes;
 };
+
+/* What every probe takes from the options of `latwatt run`. */
+struct lw_probe_common {
+	uint64_t interval_ns;		/* --interval */
+	uint64_t distance_ns;		/* --distance */
+	int priority;			/* --priority */
+	int no_rt;			/* --no-rt */
+	uint64_t threshold_ns;		/* --threshold: trace marker above it; 0 never */
+	uint64_t break_ns;		/* --break-on; 0 never */
+};
+
+/* Where a probe runs. */
+enum lw_probe_cpus {
+	LW_PROBE_CPUS_SHARED,	/* the measured CPUs the LW_PROBE_CPUS_ALONE probes leave */
+	LW_PROBE_CPUS_ALONE,	/* CPUs of its own choosing, given to it alone (a busy loop) */
+};
+
+/* What a probe's plan() is given. */
+struct lw_plan_ctx {
+	const struct lw_probe_opts *o;
+	const cpu_set_t *cpus;		/* the run's measured CPUs (--cpus) */
+	uint64_t interval_ns;		/* --interval */
+	const struct lw_probe_env *env;
+	unsigned *want;			/* LW_PROBES_* still wanted; plan() may change it */
+};
+
+struct lw_part;
+
+struct lw_probe {
+	const char *name;		/* in --probes and the manifest's "selected" */
+	unsigned bit;			/* LW_PROBES_* */
+	int by_default;			/* in the default --probes */
+	unsigned char samples[3];	/* its sample ids (enum lw_probe_id), 0 ends */
+	enum lw_probe_cpus cpus_rule;
+	/* offsets in struct lw_probe_plan: its flag (int), its CPUs (cpu_set_t),
+	 * and why it was skipped (char[200], "" when not; offset 0: never) */
+	size_t on, cpus, skipped;
+	/* An option of its own given (its spelling), refused when it is not
+	 * selected; NULL when none.  May be NULL. */
+	const char *(*given)(const struct lw_probe_opts *o);
+	/*
+	 * Its part of the plan, when wanted: an LW_PROBE_CPUS_ALONE probe
+	 * chooses its CPUs (*cpus), a shared one finds them chosen.  Returns 1
+	 * to run, 0 when it will not run, or -1 after error().
+	 */
+	int (*plan)(const struct lw_probe *d, struct lw_probe_plan *p, const struct lw_plan_ctx *c);
+	/* The probe as the plan chose it; NULL after error(). */
+	struct lw_part *(*create)(const struct lw_probe_plan *p, const struct lw_probe_common *c,
+				  const struct lw_probe_env *env);
+	/* `latwatt run --help` lines of its own options, after --probes */
+	const char *help;
+};
+
+#define X(name, NAME) extern const struct lw_probe lw_probe_##name;
+LW_PROBE_LIST
+#undef X
+
+/* In LW_PROBE_LIST order, then NULL: lw_probes[LW_PROBE_INDEX_NAME] is NAME's. */
+extern const struct lw_probe *const lw_probes[LW_NPROBES + 1];
+
+/* Does the plan run @d, and on which CPUs. */
+static inline int lw_plan_on(const struct lw_probe *d, const struct lw_probe_plan *p)
+{
+	return *(const int *)((const char *)p + d->on);
+}
+
+static inline const cpu_set_t *lw_plan_cpus(const struct lw_probe *d,
+					    const struct lw_probe_plan *p)
+{
+	return (const cpu_set_t *)((const char *)p + d->cpus);
+}
+
+/* "cyclic, timerlat, noise"; returns buf. */
+char *lw_probe_names(char *buf, size_t len);
+/* Series of samples the plan's probes write: a sample id per CPU each. */
+int lw_probe_plan_series(const struct lw_probe_plan *p);
+/* Add a note to the plan (printed by lw_probe_plan_report()). */
+void lw_probe_plan_note(struct lw_probe_plan *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The last CPU of @set, -1 when empty. */
+int lw_cpuset_last(const cpu_set_t *set);
 
 void lw_probe_opts_default(struct lw_probe_opts *o);
 /* "cyclic,timerlat,noise" (any order, at least one) into LW_PROBES_* bits. */

@@ -15,6 +15,7 @@
 #include "lib/run.h"
 #include "lib/timeutil.h"
 #include "lib/ust.h"
+#include "probes/plan.h"
 #include "probes/spike.h"
 #include "probes/timerlat.h"
 
@@ -593,3 +594,86 @@ struct lw_part *lw_timerlat_new(const struct lw_timerlat_opts *o)
 	};
 	return &tl->part;
 }
+
+static const char *timerlat_given(const struct lw_probe_opts *o)
+{
+	return o->timerlat_period_ns ? "--timerlat-period" : NULL;
+}
+
+/*
+ * Where the kernel has the tracer: the period (--timerlat-period, else the
+ * run's --interval within the kernel's limits), on the measured CPUs the
+ * busy loops leave.  Without the tracer, or without a CPU when it was not
+ * asked for, it does not run; the cyclic probe then runs if nothing else
+ * would.
+ */
+static int timerlat_plan(const struct lw_probe *d, struct lw_probe_plan *p,
+			 const struct lw_plan_ctx *c)
+{
+	const struct lw_probe_opts *o = c->o;
+	uint64_t interval_ns = c->interval_ns;
+	char a[256];
+
+	(void)d;
+	p->timerlat_optional = !(o->probes & LW_PROBES_TIMERLAT);
+	if (!c->env->have_timerlat) {
+		*c->want &= ~(unsigned)LW_PROBES_TIMERLAT;
+		if (!(*c->want & ~(unsigned)LW_PROBES_CYCLIC))
+			*c->want |= LW_PROBES_CYCLIC;
+		snprintf(p->timerlat_skipped, sizeof(p->timerlat_skipped), "%s",
+			 c->env->no_timerlat[0] ? c->env->no_timerlat : "not available");
+		if (*c->want == LW_PROBES_CYCLIC)
+			lw_probe_plan_note(p, "timerlat: %s; the cyclic probe alone",
+					   p->timerlat_skipped);
+		else
+			lw_probe_plan_note(p, "timerlat: %s; running %s", p->timerlat_skipped,
+					   lw_format_probes(*c->want, a, sizeof(a)));
+		return 0;
+	}
+	p->timerlat_period_ns = o->timerlat_period_ns;
+	if (!p->timerlat_period_ns) {
+		p->timerlat_period_ns = interval_ns - interval_ns % 1000;
+		if (p->timerlat_period_ns < LW_TIMERLAT_PERIOD_MIN_NS) {
+			p->timerlat_period_ns = LW_TIMERLAT_PERIOD_MIN_NS;
+			lw_probe_plan_note(p, "timerlat: period 100us, the kernel's minimum "
+					   "(--interval is shorter)");
+		} else if (p->timerlat_period_ns > LW_TIMERLAT_PERIOD_MAX_NS) {
+			p->timerlat_period_ns = LW_TIMERLAT_PERIOD_MAX_NS;
+			lw_probe_plan_note(p, "timerlat: period 1s, the kernel's maximum");
+		}
+	}
+	if (!CPU_COUNT(&p->timerlat_cpus)) {
+		if (!p->timerlat_optional)
+			return error("--probes: no CPU left for timerlat (the noise probe takes "
+				     "%s); give --cpus more CPUs",
+				     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)));
+		*c->want &= ~(unsigned)LW_PROBES_TIMERLAT;
+		return 0;
+	}
+	return 1;
+}
+
+static struct lw_part *timerlat_create(const struct lw_probe_plan *p,
+				       const struct lw_probe_common *c,
+				       const struct lw_probe_env *env)
+{
+	struct lw_timerlat_opts tlo = {
+		.cpus = p->timerlat_cpus, .period_ns = p->timerlat_period_ns,
+		.priority = c->priority, .no_rt = c->no_rt, .threshold_ns = c->threshold_ns,
+		.break_ns = c->break_ns, .optional = p->timerlat_optional,
+	};
+
+	(void)env;
+	return lw_timerlat_new(&tlo);
+}
+
+const struct lw_probe lw_probe_timerlat = {
+	.name = "timerlat", .bit = LW_PROBES_TIMERLAT, .by_default = 1,
+	.samples = { LW_PROBE_TIMERLAT_IRQ, LW_PROBE_TIMERLAT_THREAD },
+	.cpus_rule = LW_PROBE_CPUS_SHARED,
+	.on = offsetof(struct lw_probe_plan, timerlat),
+	.cpus = offsetof(struct lw_probe_plan, timerlat_cpus),
+	.skipped = offsetof(struct lw_probe_plan, timerlat_skipped),
+	.given = timerlat_given, .plan = timerlat_plan, .create = timerlat_create,
+	.help = "      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n",
+};

@@ -232,6 +232,18 @@ struct lw_report_opts {
 	int plots;		/* 0: tables only (no gnuplot, or --no-plots) */
 };
 
+/* What a format's writer is given (cmd/report.c's table of formats): one
+ * run, or runs compared. */
+struct lw_report_in {
+	const struct lw_rrun *run;		/* NULL for a comparison */
+	const struct lw_comparison *cmp;	/* NULL for one run */
+	const struct lw_checks *checks;		/* budgets and rules, judged */
+	const struct lw_report_opts *ro;
+	const char *name;			/* what is reported: RUN, COMPARISON.json */
+};
+/* A writer in that table: 0, or -1 after error(). */
+typedef int lw_report_fn(FILE *f, const struct lw_report_in *in);
+
 int lw_report_html_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs,
 		       const struct lw_report_opts *o);
 int lw_report_html_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs,

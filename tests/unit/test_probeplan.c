@@ -328,9 +328,50 @@ static void test_env_from_a_copy(void **state)
 	assert_non_null(strstr(e.no_timerlat, "cannot read"));
 }
 
+/* Every descriptor is whole, in its place in the list, and named by its
+ * own --probes word; the series count is a sample id per CPU. */
+static void test_descriptors(void **state)
+{
+	struct lw_probe_plan p;
+	unsigned bits, all = 0;
+	char buf[128];
+
+	(void)state;
+	for (size_t i = 0; i < LW_NPROBES; i++) {
+		const struct lw_probe *d = lw_probes[i];
+		size_t h = strlen(d->help);
+
+		assert_non_null(d);
+		assert_int_equal(d->bit, 1u << i);
+		assert_int_equal(lw_parse_probes("--probes", d->name, &bits), 0);
+		assert_int_equal(bits, d->bit);
+		assert_non_null(d->plan);
+		assert_non_null(d->create);
+		assert_true(d->samples[0] > 0);
+		for (size_t k = 0; d->samples[k]; k++)
+			assert_true(d->samples[k] < LW_PROBE_MAX);
+		assert_true(h == 0 || d->help[h - 1] == '\n');
+		all |= d->bit;
+	}
+	assert_null(lw_probes[LW_NPROBES]);
+	assert_string_equal(lw_format_probes(all, buf, sizeof(buf)), "cyclic,timerlat,noise");
+	assert_string_equal(lw_probe_names(buf, sizeof(buf)), "cyclic, timerlat, noise");
+	assert_true(lw_probe_gaps(lw_probe_noise.samples[0]));
+	assert_false(lw_probe_gaps(lw_probe_cyclic.samples[0]));
+
+	memset(&p, 0, sizeof(p));
+	p.cyclic = p.timerlat = p.noise = 1;
+	p.cyclic_cpus = p.timerlat_cpus = cpus("0-2");
+	p.noise_cpus = cpus("3");
+	assert_int_equal(lw_probe_plan_series(&p), 3 + 2 * 3 + 1);
+	p.timerlat = 0;
+	assert_int_equal(lw_probe_plan_series(&p), 3 + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_parse_probes),
 		cmocka_unit_test(test_parse_values),
 		cmocka_unit_test(test_default_with_timerlat),

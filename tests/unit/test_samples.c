@@ -111,6 +111,14 @@ static void test_probe_names(void **st)
 	assert_string_equal(lw_probe_name(200), "unknown");
 }
 
+/* Only the noise probe's samples are gaps; an unknown id is not. */
+static void test_probe_gaps(void **st)
+{
+	for (unsigned i = 0; i < LW_PROBE_MAX; i++)
+		assert_int_equal(lw_probe_gaps(i), i == LW_PROBE_NOISE);
+	assert_false(lw_probe_gaps(200));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +126,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_header, setup, teardown),
 		cmocka_unit_test(test_probe_names),
+		cmocka_unit_test(test_probe_gaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
