@@ -8,8 +8,10 @@
 # named non-preemptible:lw-unmap (recall 75 %, precision 90 %; the bench
 # measured 97 % and 100 %).  The control, the same guest with preempt=full:
 # the probe preempts the task at the end of the interrupt that woke it, so
-# at most a quarter as many spikes are named so (those that fell in a
-# section under a lock; the bench measured a twentieth).
+# at most half as many spikes are named so: those that fell in a section
+# under a spinlock, which the emulator stretches the more the host is
+# loaded (the bench measured 1 against 1420 on a quiet host; with
+# stress-ng --cpu 2 on the host, 69 against 268, each rightly named).
 #
 # Skips (77) without qemu-system-x86_64, a static busybox, a static C
 # library or the kernel package.  Two boots under TCG: 1 to 3 minutes.
@@ -43,6 +45,6 @@ import json, sys
 t = json.load(open(sys.argv[1]))
 n, f = t["none"]["attributed"], t["full"]["attributed"]
 print("named non-preemptible:lw-unmap: %d with preempt=none, %d with preempt=full" % (n, f))
-assert 4 * f <= n
+assert 2 * f <= n
 PY
 finish
