@@ -20,24 +20,29 @@
 
 #define JOURNAL_SCHEMA "latwatt-journal"
 
-/* Field 22 of /proc/PID/stat: when the process started, in clock ticks. */
-static unsigned long long starttime(long pid)
+/* Field 22 of /proc/PID/stat: when the process started, in clock ticks
+ * since boot (fixed for the process's life); 0 when unreadable.  The
+ * command name (field 2) may hold spaces and parentheses: fields are
+ * counted from its closing parenthesis, the last one in the line. */
+unsigned long long lw_proc_starttime(long pid)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long v = 0;
-	int n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	if (lw_read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
 		return 0;
-	/* after ") ": state is field 3; starttime is field 22 */
-	p++;
-	for (n = 2; n < 22 && p; n++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		v = strtoull(p + 1, NULL, 10);
-	return v;
+	/* ") S ppid ...": field 3 (the state) starts two characters on */
+	p += 2;
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return 0;
+		p++;
+	}
+	return strtoull(p, NULL, 10);
 }
+
+#define starttime lw_proc_starttime
 
 /* Is the run @pid (started at @start) still running?  When in doubt (its
  * start time unreadable), yes: undoing a live run's state would break it. */
@@ -101,8 +106,10 @@ int lw_journal_begin(struct lw_journal *j, const char *rundir)
 		return 0;
 	}
 	close(dfd);
+	/* only an absolute name: a replay from elsewhere must not take a
+	 * relative one to mean its own directory */
 	if (!realpath(rundir, abs))
-		snprintf(abs, sizeof(abs), "%s", rundir);
+		abs[0] = 0;
 	snprintf(j->path, sizeof(j->path), "%s/run-%ld.json", LW_STATE_DIR, (long)getpid());
 	j->doc = json_pack("{s:s, s:i, s:I, s:I, s:s, s:[], s:[], s:[]}", "schema", JOURNAL_SCHEMA,
 			   "version", 1, "pid", (json_int_t)getpid(),
@@ -148,6 +155,26 @@ void lw_journal_end(struct lw_journal *j)
 
 /* ---- replay ------------------------------------------------------------ */
 
+/* What a replay undid, kept in the state directory (LW_STATE_DIR/replay.log,
+ * restarted past REPLAY_LOG_MAX): a file that vanished from a run directory
+ * can be traced to the process that removed it. */
+#define REPLAY_LOG_MAX (256 * 1024)
+static FILE *replay_log;
+static int replay_logging;	/* in a replay that undoes: log on first use */
+
+static void log_open(void)
+{
+	char path[sizeof(LW_STATE_DIR) + 16];
+	struct stat st;
+	int created, q = lw_set_quiet(1);
+
+	snprintf(path, sizeof(path), "%s/replay.log", LW_STATE_DIR);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > REPLAY_LOG_MAX)
+		unlink(path);
+	replay_log = lw_fappend(path, 0600, &created);
+	lw_set_quiet(q);
+}
+
 static void say(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(FILE *out, const char *fmt, ...)
 {
@@ -161,6 +188,19 @@ static void say(FILE *out, const char *fmt, ...)
 		fprintf(out, "%s\n", buf);
 	else
 		note("%s", buf);
+	if (replay_logging && !replay_log)
+		log_open();
+	if (replay_log) {
+		struct timespec ts;
+		char cmd[64] = "";
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (lw_read_file("/proc/self/comm", cmd, sizeof(cmd)) >= 0)
+			cmd[strcspn(cmd, "\n")] = 0;
+		fprintf(replay_log, "%lld.%03ld pid %ld (%s): %s\n", (long long)ts.tv_sec,
+			ts.tv_nsec / 1000000, (long)getpid(), cmd, buf);
+		fflush(replay_log);
+	}
 }
 
 static int prefixed(const char *s, const char *prefix)
@@ -337,8 +377,12 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 			say(out, "  %s trace instance %s (process %ld is gone)",
 			    dry_run ? "would remove" : "removed", inst, pid);
 	}
+	/* its files, unless a live run writes into the same directory now (a
+	 * run started again with --force where one was killed) */
 	rundir = json_string_value(json_object_get(doc, "rundir"));
-	if (rundir && lw_rundir_remove_cpu_files(rundir, out, dry_run) < 0)
+	if (rundir && rundir[0] == '/' && lw_journal_rundir_live(rundir))
+		say(out, "  left %s alone: a live run writes into it", rundir);
+	else if (rundir && rundir[0] == '/' && lw_rundir_remove_cpu_files(rundir, out, dry_run) < 0)
 		failed++;
 	json_decref(doc);
 	if (!dry_run && !failed && unlinkat(sdfd, name, 0) < 0)
@@ -359,6 +403,7 @@ int lw_journal_replay(FILE *out, int dry_run)
 		close(sdfd);
 		return error_errno("cannot read %s", LW_STATE_DIR);
 	}
+	replay_logging = !dry_run;
 	while ((e = readdir(d))) {
 		int r;
 
@@ -371,6 +416,10 @@ int lw_journal_replay(FILE *out, int dry_run)
 		else
 			n += r;
 	}
+	if (replay_log)
+		fclose(replay_log);
+	replay_log = NULL;
+	replay_logging = 0;
 	closedir(d);
 	close(sdfd);
 	return failed ? -1 : n;
