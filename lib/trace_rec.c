@@ -365,7 +365,9 @@ static void *reader_main(void *arg)
 
 /* ---- setup and teardown of the instance ---- */
 
-static void close_cpus(struct trace_rec *tr)
+/* The trace buffers' readers; with @files, the CPU files too (finish reads
+ * them through these descriptors, never reopening them by name). */
+static void close_cpus(struct trace_rec *tr, int files)
 {
 	for (int i = 0; i < tr->ncpu; i++) {
 		struct tcpu_ctx *c = &tr->c[i];
@@ -373,9 +375,10 @@ static void close_cpus(struct trace_rec *tr)
 		if (c->tcpu)
 			tracefs_cpu_close(c->tcpu);
 		c->tcpu = NULL;
-		if (c->fd >= 0)
+		if (files && c->fd >= 0)
 			close(c->fd);
-		c->fd = -1;
+		if (files)
+			c->fd = -1;
 	}
 }
 
@@ -529,7 +532,8 @@ static int setup_files(struct lw_run *run, struct trace_rec *tr)
 			page_size = tracefs_cpu_read_size(c->tcpu);
 		lw_rundir_file(&run->dir, "", path, sizeof(path));
 		snprintf(c->path, sizeof(c->path), "%s.trace-cpu%d", path, i);
-		c->fd = lw_create(c->path, LW_MODE_PRIVATE);	/* kernel addresses */
+		/* kernel addresses: private; read back at finish through this descriptor */
+		c->fd = lw_create_flags(c->path, LW_MODE_PRIVATE, O_RDWR);
 		if (c->fd < 0)
 			return -1;
 	}
@@ -570,7 +574,7 @@ static void teardown(struct lw_run *run, struct trace_rec *tr)
 		close(tr->marker_fd);
 		tr->marker_fd = -1;
 	}
-	close_cpus(tr);
+	close_cpus(tr, 0);
 	remove_instance(tr);
 }
 
@@ -974,24 +978,21 @@ static int scan_cpu(struct trace_rec *tr, struct tcpu_ctx *c)
 	struct lw_page_scanner ps;
 	size_t chunk = (size_t)tr->hdr.page_size * SCAN_CHUNK_PAGES, have = 0;
 	unsigned char *buf;
-	int fd, ret = 0;
+	off_t off = 0;
+	int ret = 0;
 
-	fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return error_errno("cannot open %s", c->path);
+	if (c->fd < 0)
+		return error("%s: not open", c->path);
 	buf = malloc(chunk);
-	if (!buf) {
-		close(fd);
+	if (!buf)
 		return error("out of memory");
-	}
 	if (lw_page_scan_begin(&ps, tr->hdr.page_size, tr->long_size, tr->start_ns, &c->scan) < 0) {
 		free(buf);
-		close(fd);
 		return -1;
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	for (;;) {
-		ssize_t n = read(fd, buf + have, chunk - have);
+		ssize_t n = pread(c->fd, buf + have, chunk - have, off);
 		size_t whole;
 
 		if (n < 0 && errno == EINTR)
@@ -1000,6 +1001,7 @@ static int scan_cpu(struct trace_rec *tr, struct tcpu_ctx *c)
 			ret = error_errno("cannot read %s", c->path);
 			break;
 		}
+		off += n;
 		have += (size_t)n;
 		/* whole sub-buffers only; a torn last one is left out, as in trace.dat */
 		whole = have - have % tr->hdr.page_size;
@@ -1013,7 +1015,6 @@ static int scan_cpu(struct trace_rec *tr, struct tcpu_ctx *c)
 	}
 	lw_page_scan_end(&ps);
 	free(buf);
-	close(fd);
 	c->scanned = ret == 0;
 	return ret;
 }
@@ -1043,6 +1044,7 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 	struct trace_rec *tr = p->priv;
 	json_t *m = run->dir.manifest, *cpus, *t;
 	const char **paths;
+	int *fds;
 	char path[PATH_MAX + 64];
 	uint64_t total_events = 0, total_lost = 0, total_missed = 0;
 	int complete = 1, ret = 0;
@@ -1053,6 +1055,14 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 		return 0;
 	}
 	paths = calloc((size_t)tr->ncpu, sizeof(*paths));
+	fds = malloc((size_t)tr->ncpu * sizeof(*fds));
+	if (!paths || !fds) {
+		free(paths);
+		free(fds);
+		return error("out of memory");
+	}
+	for (int i = 0; i < tr->ncpu; i++)
+		fds[i] = -1;
 	cpus = json_array();
 	for (int i = 0; i < tr->ncpu; i++) {
 		struct tcpu_ctx *c = &tr->c[i];
@@ -1061,8 +1071,8 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 
 		if (!c->path[0])
 			continue;
-		if (paths)
-			paths[i] = c->path;
+		paths[i] = c->path;
+		fds[i] = c->fd;
 		if (scan_cpu(tr, c) < 0)
 			ret = -1;
 		overrun = stat_value(c->stats.data, "overrun");
@@ -1108,9 +1118,10 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 	if (!tr->o.no_kallsyms && lw_blob_read(&tr->hdr.kallsyms, "/proc/kallsyms") < 0)
 		warning("cannot read /proc/kallsyms: trace.dat without kernel symbols");
 	if (lw_tracedat_write(lw_rundir_file(&run->dir, "trace.dat", path, sizeof(path)),
-			      &tr->hdr, paths) < 0)
+			      &tr->hdr, fds, paths) < 0)
 		ret = -1;
 	free(paths);
+	free(fds);
 	unlink_temp(tr);
 
 	t = json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:b, s:o, s:o, s:I, s:I, s:I, "
@@ -1199,7 +1210,7 @@ static void trace_destroy(struct lw_part *p)
 	struct trace_rec *tr = p->priv;
 
 	if (tr->c) {
-		close_cpus(tr);
+		close_cpus(tr, 1);
 		for (int i = 0; i < tr->ncpu; i++) {
 			lw_blob_free(&tr->c[i].stats);
 			lw_page_scan_free(&tr->c[i].scan);

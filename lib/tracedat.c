@@ -229,32 +229,26 @@ static int copy_fd(int out, int in, uint64_t len, const char *from, const char *
 	return 0;
 }
 
-int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char *const *cpu_paths)
+int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const int *cpu_fds,
+		      const char *const *cpu_names)
 {
 	struct obuf b = { 0 };
 	uint64_t *size = calloc((size_t)d->cpus + 1, sizeof(*size));
-	int *fd = malloc(((size_t)d->cpus + 1) * sizeof(*fd));
 	char tmp[4096];
 	uint64_t data_off, off;
 	int out = -1, ret = -1;
 	struct lw_atomic at;
 	const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
-	if (!size || !fd) {
-		free(size);
-		free(fd);
+	if (!size)
 		return error("out of memory");
-	}
-	for (int c = 0; c < d->cpus; c++)
-		fd[c] = -1;
 	for (int c = 0; c < d->cpus; c++) {
 		struct stat st;
 
-		if (!cpu_paths || !cpu_paths[c])
+		if (!cpu_fds || cpu_fds[c] < 0)
 			continue;
-		fd[c] = open(cpu_paths[c], O_RDONLY | O_CLOEXEC);
-		if (fd[c] < 0 || fstat(fd[c], &st) < 0) {
-			error_errno("cannot open %s", cpu_paths[c]);
+		if (fstat(cpu_fds[c], &st) < 0) {
+			error_errno("cannot read %s", cpu_names[c]);
 			goto out;
 		}
 		/* whole sub-buffers only: a torn last one is left out */
@@ -339,7 +333,7 @@ int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char 
 		goto out;
 	}
 	for (int c = 0; c < d->cpus; c++)
-		if (size[c] && copy_fd(out, fd[c], size[c], cpu_paths[c], tmp) < 0)
+		if (size[c] && copy_fd(out, cpu_fds[c], size[c], cpu_names[c], tmp) < 0)
 			goto out;
 	out = -1;
 	if (lw_atomic_commit(&at) < 0)
@@ -348,10 +342,6 @@ int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char 
 out:
 	if (out >= 0)
 		lw_atomic_abort(&at);
-	for (int c = 0; c < d->cpus; c++)
-		if (fd[c] >= 0)
-			close(fd[c]);
-	free(fd);
 	free(size);
 	free(b.p);
 	return ret;

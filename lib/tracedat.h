@@ -79,11 +79,15 @@ int lw_tracedat_add_format(struct lw_tracedat *d, const char *system, struct lw_
 void lw_tracedat_free(struct lw_tracedat *d);
 
 /*
- * Write @path: the header from @d, then the per-CPU data copied from the
- * files @cpu_paths[0 .. d->cpus-1] (raw sub-buffers; NULL for a CPU with
- * none).  Written to a temporary name and renamed.  0 or -1 (error()).
+ * Write @path: the header from @d, then the per-CPU data read from the
+ * descriptors @cpu_fds[0 .. d->cpus-1] (raw sub-buffers, from offset 0 to
+ * the last whole one; -1 for a CPU with none), named @cpu_names[] in
+ * messages.  The descriptors are read at explicit offsets and left open:
+ * a file unlinked meanwhile is still read whole.  Written to a temporary
+ * name and renamed.  0 or -1 (error()).
  */
-int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const char *const *cpu_paths);
+int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const int *cpu_fds,
+		      const char *const *cpu_names);
 
 struct lw_tracedat_info {
 	int version;

@@ -134,6 +134,42 @@ if [ -f "$TMP/perm/trace.dat" ]; then
 else
 	skip "trace.dat is 0600" "the run wrote no trace.dat"
 fi
+# A live run's files are its own: a journal left by a run that died in the
+# same directory (planted: a dead pid, the live run's directory) does not
+# make a replay remove them, and the run's per-CPU files removed by hand
+# while it records do not cost it the trace (finish reads them through the
+# descriptors it holds).
+STATE=/run/latwatt
+"$LATWATT" run -d 4s -q -c 0 -o "$TMP/live" >"$TMP/live.log" 2>&1 &
+lwp=$!
+for _ in $(seq 100); do ls "$TMP/live"/.trace-cpu* >/dev/null 2>&1 && break; sleep 0.05; done
+if ls "$TMP/live"/.trace-cpu* >/dev/null 2>&1 && [ -d "$STATE" ]; then
+	dead=4194000	# above any pid_max default: never a live process
+	printf '{"schema":"latwatt-journal","version":1,"pid":%d,"starttime":1,"rundir":"%s","knobs":[],"instances":[],"cgroups":[]}' \
+		"$dead" "$(realpath "$TMP/live")" >"$STATE/run-$dead.json"
+	"$LATWATT" cleanup >"$TMP/live-cleanup.out" 2>&1
+	grep -q "left $(realpath "$TMP/live") alone: a live run writes into it" "$TMP/live-cleanup.out" &&
+		ls "$TMP/live"/.trace-cpu* >/dev/null 2>&1 &&
+		pass "a dead run's journal does not remove a live run's files" ||
+		fail "a dead run's journal does not remove a live run's files" "$(cat "$TMP/live-cleanup.out")"
+	grep -q "pid [0-9]* (latwatt): .*left $(realpath "$TMP/live") alone" "$STATE/replay.log" &&
+		pass "a replay logs what it did in $STATE/replay.log" ||
+		fail "a replay logs what it did in $STATE/replay.log" "$(tail -3 "$STATE/replay.log" 2>&1)"
+	rm -f "$STATE/run-$dead.json"
+	rm -f "$TMP/live"/.trace-cpu*
+	wait $lwp && [ -s "$TMP/live/trace.dat" ] &&
+		python3 -c 'import json,os,sys; t=json.load(open(sys.argv[1]))["trace"]
+b = sum(c["bytes"] for c in t["cpus"])
+print("events %d, %d bytes recorded, trace.dat %d bytes" % (t["events_recorded"], b, os.path.getsize(sys.argv[2])))
+sys.exit(0 if t["events_recorded"] > 0 and os.path.getsize(sys.argv[2]) >= b > 0 else 1)' \
+			"$TMP/live/manifest.json" "$TMP/live/trace.dat" &&
+		pass "per-CPU files removed during the run: trace.dat still whole" ||
+		fail "per-CPU files removed during the run: trace.dat still whole" "$(tail -3 "$TMP/live.log")"
+else
+	wait $lwp
+	skip "a dead run's journal does not remove a live run's files" "no per-CPU trace file or no $STATE"
+fi
+
 # finally whatever is left is put back, even if a check failed
 "$LATWATT" cleanup >/dev/null 2>&1
 [ "$(cat "$RT")" = "$rt_before" ] || echo "$rt_before" >"$RT"

@@ -301,6 +301,7 @@ static void test_write_round_trip(void **st)
 	struct lw_tracedat d;
 	uint64_t *off, *size;
 	char **paths, out[512];
+	int *fds;
 	size_t a_len, b_len;
 	char *a, *b;
 
@@ -316,7 +317,25 @@ static void test_write_round_trip(void **st)
 		copy_range(DAT, paths[c], off[c], size[c]);
 	}
 	snprintf(out, sizeof(out), "%s/again.dat", dir);
-	assert_int_equal(lw_tracedat_write(out, &d, (const char *const *)paths), 0);
+	/* read through the descriptors: the files may be gone by name */
+	fds = calloc((size_t)d.cpus, sizeof(*fds));
+	for (int c = 0; c < d.cpus; c++) {
+		char moved[600];
+
+		fds[c] = open(paths[c], O_RDONLY | O_CLOEXEC);
+		assert_true(fds[c] >= 0);
+		snprintf(moved, sizeof(moved), "%s.moved", paths[c]);
+		assert_int_equal(rename(paths[c], moved), 0);
+	}
+	assert_int_equal(lw_tracedat_write(out, &d, fds, (const char *const *)paths), 0);
+	for (int c = 0; c < d.cpus; c++) {
+		char moved[600];
+
+		snprintf(moved, sizeof(moved), "%s.moved", paths[c]);
+		assert_int_equal(rename(moved, paths[c]), 0);
+		close(fds[c]);
+	}
+	free(fds);
 	a = slurp(DAT, &a_len);
 	b = slurp(out, &b_len);
 	assert_int_equal(a_len, b_len);
