@@ -96,6 +96,22 @@ static int state_names(const json_t *manifest, const char **names, int max)
 	return n;
 }
 
+/* Does @manifest's trace hold only windows around spikes (a monitored
+ * run)?  Then @kept_s is the time they cover. */
+static int windows_only(const json_t *manifest, double *kept_s)
+{
+	const json_t *t = json_object_get(manifest, "trace"), *w;
+	size_t i;
+
+	*kept_s = 0;
+	if (strcmp(json_string_value(json_object_get(t, "mode")) ?: "", "monitor"))
+		return 0;
+	json_array_foreach(json_object_get(t, "windows"), i, w)
+		*kept_s += (double)(json_integer_value(json_object_get(w, "to_ns")) -
+				    json_integer_value(json_object_get(w, "from_ns"))) / 1e9;
+	return 1;
+}
+
 int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin_ns, int force)
 {
 	char path[PATH_MAX], tpath[PATH_MAX];
@@ -127,6 +143,18 @@ int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin
 	if (!o.start_ns || o.end_ns <= o.start_ns) {
 		error("%s/manifest.json: no start and end time (a run killed before it ended?)", rundir);
 		goto out;
+	}
+	{
+		double kept;
+
+		/* idle states between windows are unknown: an estimate would
+		 * extrapolate a few seconds to the whole run */
+		if (windows_only(rd.manifest, &kept)) {
+			error("%s: a monitored run's trace holds only the windows around spikes "
+			      "(%.1f s of %.1f s): no power estimate from it (measure with --power)",
+			      tpath, kept, (double)(o.end_ns - o.start_ns) / 1e9);
+			goto out;
+		}
 	}
 	o.ncpus = (int)json_integer_value(json_object_get(json_object_get(json_object_get(rd.manifest,
 						"system"), "cpu"), "count"));
@@ -188,7 +216,24 @@ int lw_power_analysis(const char *rundir, const struct lw_board *b, int need,
 	snprintf(path, sizeof(path), "%s/power", rundir);
 	snprintf(tpath, sizeof(tpath), "%s/trace.dat", rundir);
 	have = access(path, F_OK) == 0;
-	if (!have && b && (need || access(tpath, F_OK) == 0)) {
+	if (!have && b && !need && access(tpath, F_OK) == 0) {
+		struct lw_rundir rd;
+		double kept;
+		int only = 0;
+
+		q = lw_set_quiet(1);
+		if (lw_rundir_open(&rd, rundir) == 0) {
+			only = windows_only(rd.manifest, &kept);
+			lw_rundir_close(&rd);
+		}
+		lw_set_quiet(q);
+		if (only) {
+			note("%s: no power estimate: a monitored run's trace holds only the windows "
+			     "around spikes (%.1f s)", rundir, kept);
+			tpath[0] = 0;	/* not estimated: no power section */
+		}
+	}
+	if (!have && b && (need || (tpath[0] && access(tpath, F_OK) == 0))) {
 		if (lw_power_estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0) < 0)
 			return -1;
 		have = 1;

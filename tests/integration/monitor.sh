@@ -145,6 +145,13 @@ check "analyze reads the monitored run with trace windows" [ $? -le 1 ]
 "$LATWATT" analyze -n "$trun" >"$TMP/ta.txt" 2>&1
 check "analyze says how many spikes had a trace window" \
 	grep -q 'monitored: .* spikes inside the .* trace windows saved' "$TMP/ta.txt"
+# the trace holds only windows: no power estimate extrapolated from them
+check "no power estimated from the windows, and it says why" \
+	grep -q 'no power estimate: a monitored run.s trace holds only the windows' "$TMP/ta.err"
+check "no power section from the windows" \
+	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["power"] is not None)' "$TMP/ta.json"
+"$LATWATT" power estimate "$trun" >"$TMP/pe.out" 2>&1
+check "power estimate of a monitored run: refused, exit 2" [ $? -eq 2 ]
 python3 - "$trun" "$TMP/ta.json" "$TMP/spins" <<'PY'
 import json, os, sys
 def check(name, ok, why=''):
