@@ -26,7 +26,11 @@ sed 's/^/  /' "$TMP/bench.out"
 case $rc in
 0) ;;
 77) skip_all "$(sed -n 's/^qemu-nonpreempt: unavailable: //p' "$TMP/bench.out" | tail -n1)" ;;
-*) fail "guest-runs" "status $rc"; finish ;;
+*)	# what the guest was doing when it failed or timed out
+	for f in "$TMP"/b/*.board "$TMP"/b/*/console.log; do
+		[ -f "$f" ] && { echo "  --- tail of $f"; tail -n 25 "$f" | sed 's/^/  /'; }
+	done
+	fail "guest-runs" "status $rc"; finish ;;
 esac
 pass "guest-runs"
 for m in none full; do
