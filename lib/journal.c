@@ -42,8 +42,6 @@ unsigned long long lw_proc_starttime(long pid)
 	return strtoull(p, NULL, 10);
 }
 
-#define starttime lw_proc_starttime
-
 /* Is the run @pid (started at @start) still running?  When in doubt (its
  * start time unreadable), yes: undoing a live run's state would break it. */
 static int alive(long pid, unsigned long long start)
@@ -54,7 +52,7 @@ static int alive(long pid, unsigned long long start)
 		return 0;
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return 0;
-	now = starttime(pid);
+	now = lw_proc_starttime(pid);
 	return !start || !now || now == start;
 }
 
@@ -113,7 +111,7 @@ int lw_journal_begin(struct lw_journal *j, const char *rundir)
 	snprintf(j->path, sizeof(j->path), "%s/run-%ld.json", LW_STATE_DIR, (long)getpid());
 	j->doc = json_pack("{s:s, s:i, s:I, s:I, s:s, s:[], s:[], s:[]}", "schema", JOURNAL_SCHEMA,
 			   "version", 1, "pid", (json_int_t)getpid(),
-			   "starttime", (json_int_t)starttime(getpid()), "rundir", abs,
+			   "starttime", (json_int_t)lw_proc_starttime(getpid()), "rundir", abs,
 			   "knobs", "instances", "cgroups");
 	if (!j->doc) {
 		j->path[0] = 0;

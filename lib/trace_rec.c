@@ -375,10 +375,11 @@ static void close_cpus(struct trace_rec *tr, int files)
 		if (c->tcpu)
 			tracefs_cpu_close(c->tcpu);
 		c->tcpu = NULL;
-		if (files && c->fd >= 0)
-			close(c->fd);
-		if (files)
+		if (files) {
+			if (c->fd >= 0)
+				close(c->fd);
 			c->fd = -1;
+		}
 	}
 }
 

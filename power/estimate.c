@@ -112,7 +112,10 @@ static int windows_only(const json_t *manifest, double *kept_s)
 	return 1;
 }
 
-int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin_ns, int force)
+/* lw_power_estimate(); with @skipped, a monitored run's trace (windows
+ * only) is not an error: said in a note, *@skipped set, 0 returned. */
+static int estimate(const char *rundir, const struct lw_board *b, uint64_t bin_ns, int force,
+		    int *skipped)
 {
 	char path[PATH_MAX], tpath[PATH_MAX];
 	struct lw_rundir rd;
@@ -150,9 +153,16 @@ int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin
 		/* idle states between windows are unknown: an estimate would
 		 * extrapolate a few seconds to the whole run */
 		if (windows_only(rd.manifest, &kept)) {
-			error("%s: a monitored run's trace holds only the windows around spikes "
-			      "(%.1f s of %.1f s): no power estimate from it (measure with --power)",
-			      tpath, kept, (double)(o.end_ns - o.start_ns) / 1e9);
+			if (skipped) {
+				note("%s: no power estimate: a monitored run's trace holds only the "
+				     "windows around spikes (%.1f s)", rundir, kept);
+				*skipped = 1;
+				ret = 0;
+			} else {
+				error("%s: a monitored run's trace holds only the windows around "
+				      "spikes (%.1f s of %.1f s): no power estimate from it (measure "
+				      "with --power)", tpath, kept, (double)(o.end_ns - o.start_ns) / 1e9);
+			}
 			goto out;
 		}
 	}
@@ -205,6 +215,11 @@ out:
 	return ret;
 }
 
+int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin_ns, int force)
+{
+	return estimate(rundir, b, bin_ns, force, NULL);
+}
+
 int lw_power_analysis(const char *rundir, const struct lw_board *b, int need,
 		      struct lw_run_power *out)
 {
@@ -216,27 +231,13 @@ int lw_power_analysis(const char *rundir, const struct lw_board *b, int need,
 	snprintf(path, sizeof(path), "%s/power", rundir);
 	snprintf(tpath, sizeof(tpath), "%s/trace.dat", rundir);
 	have = access(path, F_OK) == 0;
-	if (!have && b && !need && access(tpath, F_OK) == 0) {
-		struct lw_rundir rd;
-		double kept;
-		int only = 0;
+	if (!have && b && (need || access(tpath, F_OK) == 0)) {
+		int skipped = 0;
 
-		q = lw_set_quiet(1);
-		if (lw_rundir_open(&rd, rundir) == 0) {
-			only = windows_only(rd.manifest, &kept);
-			lw_rundir_close(&rd);
-		}
-		lw_set_quiet(q);
-		if (only) {
-			note("%s: no power estimate: a monitored run's trace holds only the windows "
-			     "around spikes (%.1f s)", rundir, kept);
-			tpath[0] = 0;	/* not estimated: no power section */
-		}
-	}
-	if (!have && b && (need || (tpath[0] && access(tpath, F_OK) == 0))) {
-		if (lw_power_estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0) < 0)
+		/* analyze and report: a monitored run's trace is no error */
+		if (estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0, need ? NULL : &skipped) < 0)
 			return -1;
-		have = 1;
+		have = !skipped;
 	}
 	if (have || need) {
 		d = lw_power_read(path);

@@ -8,19 +8,15 @@
 
 #include "tests/unit/lw_test.h"
 #include "lib/journal.h"
+#include "lib/knobs.h"
 
 /* Field 22 of /proc/self/stat, split independently: the start time. */
 static unsigned long long field22(void)
 {
 	char buf[1024], *tok, *save = NULL, *p;
-	FILE *f = fopen("/proc/self/stat", "r");
-	size_t n;
 	int i = 3;
 
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
+	assert_true(lw_read_file("/proc/self/stat", buf, sizeof(buf)) >= 0);
 	p = strrchr(buf, ')');
 	assert_non_null(p);
 	for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save), i++)
