@@ -84,19 +84,19 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		lw_board_free(b);
 		return error("out of memory");
 	}
+	wl = lw_workload_summaries(rd->path);	/* audio/video records, stress throughput */
+	if (!wl)
+		*partial = 1;
 	if (o->trace) {
-		/* the board's latency budget is a default spike threshold */
+		/* the board's latency budget is a default spike threshold; the
+		 * deadline misses get the cause of the spike behind each */
 		tp.board = b;
+		tp.workloads = json_object_size(wl) ? wl : NULL;
 		if (lw_tracepass(rd, *doc, &tp) < 0)
 			*partial = 1;
 	}
-	wl = lw_workload_summaries(rd->path);	/* audio/video records, stress throughput */
-	if (!wl) {
-		*partial = 1;
-	} else if (json_object_size(wl)) {
+	if (json_object_size(wl))
 		json_object_set(*doc, "workloads", wl);
-		lw_match_misses(*doc);
-	}
 	json_decref(wl);
 	broken = power_budgets(rd->path, b, *doc);
 	lw_board_free(b);

@@ -41,13 +41,27 @@ struct lost { int cpu; uint64_t from, to; const char *why; };
 struct task { int pid; int prio; const char *comm; };
 #define TASKS 8192	/* open addressing; old entries are overwritten */
 
+struct cause {
+	enum lw_comp_kind kind;
+	const char *name;
+	uint64_t count, ns;
+};
+
+#define LATE_STATES 16
+struct late { const char *state; uint64_t exit_ns, ns, spikes; };
+
 struct lw_attrib {
 	struct lw_attrib_cfg cfg;
 	struct cpu *cpu;
-	struct lw_spike *s;	/* sorted by expected_ns once events start */
-	size_t n, cap;
-	int *by_end;		/* spike indices sorted by E + latency */
-	size_t next_open, next_close;
+	/* the live spikes, in slots that are reused: each is in one of pend
+	 * (not open yet: a heap by expected time), ends (open: a heap by the
+	 * end of its window) or wait (closed, waiting for its CPU's next event
+	 * to know whether events were lost in its window) */
+	struct lw_spike *s;
+	size_t cap;
+	int *pend, *ends, *wait, *free_slot;
+	size_t npend, nends, nwait, nfree;
+	uint64_t now;		/* the last event's time */
 	struct lost *lost;
 	size_t nlost, caplost;
 	uint64_t first, last;
@@ -56,6 +70,17 @@ struct lw_attrib {
 	/* interned strings: a small open-addressing table */
 	char **str;
 	size_t nstr, capstr;
+	/* totals over the spikes whose attribution is final */
+	uint64_t n, unattr, total_ns, unattr_ns;
+	struct cause *causes;
+	size_t ncauses, capc;
+	struct late late[LATE_STATES];
+	size_t nlate;
+	uint64_t late_ns, run_ns, run_spikes;
+	/* the cfg.keep largest: a heap by latency, by expected time after
+	 * lw_attrib_finish() */
+	struct lw_spike *keep;
+	size_t nkeep, capkeep;
 };
 
 static const char *const comp_names[LW_C_MAX] = {
@@ -125,6 +150,8 @@ struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg)
 		return NULL;
 	}
 	a->cfg = *cfg;
+	if (!a->cfg.keep)
+		a->cfg.keep = LW_ATTRIB_KEEP_DEFAULT;
 	a->tasks = calloc(TASKS, sizeof(*a->tasks));
 	if (!a->tasks) {
 		free(a->cpu);
@@ -154,42 +181,155 @@ void lw_attrib_free(struct lw_attrib *a)
 	free(a->tasks);
 	free(a->cpu);
 	free(a->s);
-	free(a->by_end);
+	free(a->pend);
+	free(a->ends);
+	free(a->wait);
+	free(a->free_slot);
 	free(a->lost);
+	free(a->causes);
+	free(a->keep);
 	free(a);
+}
+
+/* Heaps of slot numbers. */
+typedef int (*before_fn)(const struct lw_attrib *a, int x, int y);
+
+static uint64_t end_of(const struct lw_spike *s)
+{
+	return s->expected_ns + s->latency_ns;
+}
+
+static int pend_before(const struct lw_attrib *a, int x, int y)
+{
+	const struct lw_spike *p = &a->s[x], *q = &a->s[y];
+
+	if (p->expected_ns != q->expected_ns)
+		return p->expected_ns < q->expected_ns;
+	return p->index < q->index;
+}
+
+static int end_before(const struct lw_attrib *a, int x, int y)
+{
+	return end_of(&a->s[x]) < end_of(&a->s[y]);
+}
+
+static void heap_push(const struct lw_attrib *a, int *h, size_t *n, int v, before_fn before)
+{
+	size_t i = (*n)++;
+
+	while (i) {
+		size_t up = (i - 1) / 2;
+
+		if (!before(a, v, h[up]))
+			break;
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = v;
+}
+
+static int heap_pop(const struct lw_attrib *a, int *h, size_t *n, before_fn before)
+{
+	int top = h[0], v = h[--*n];
+	size_t i = 0;
+
+	if (!*n)
+		return top;
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && before(a, h[c + 1], h[c]))
+			c++;
+		if (!before(a, h[c], v))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = v;
+	return top;
+}
+
+/* A free slot, -1 out of memory. */
+static int slot_new(struct lw_attrib *a)
+{
+	if (!a->nfree) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		int **arr[] = { &a->pend, &a->ends, &a->wait, &a->free_slot };
+		struct lw_spike *t;
+
+		/* every list can hold every slot: grown first, harmless if the
+		 * slots then cannot be */
+		for (size_t k = 0; k < sizeof(arr) / sizeof(arr[0]); k++) {
+			int *g = realloc(*arr[k], cap * sizeof(*g));
+
+			if (!g)
+				return -1;
+			*arr[k] = g;
+		}
+		t = realloc(a->s, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		a->s = t;
+		for (size_t i = cap; i > a->cap; i--)
+			a->free_slot[a->nfree++] = (int)(i - 1);
+		a->cap = cap;
+	}
+	return a->free_slot[--a->nfree];
 }
 
 int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 {
-	if (a->started)
-		return error("spike attribution: spikes must be added before events");
+	struct lw_spike *t;
+	int i;
+
 	if (s->cpu < 0 || s->cpu >= a->cfg.ncpus)
 		return error("spike attribution: cpu %d outside 0-%d", s->cpu, a->cfg.ncpus - 1);
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 256;
-		struct lw_spike *t = realloc(a->s, cap * sizeof(*t));
-
-		if (!t)
-			return error("out of memory for %zu spikes", cap);
-		a->s = t;
-		a->cap = cap;
-	}
-	a->s[a->n] = *s;
-	a->s[a->n].ncomp = 0;
-	a->s[a->n].nseg = 0;
-	a->s[a->n].seg_truncated = 0;
-	a->s[a->n].dominant = -1;
-	a->s[a->n].unattributable = NULL;
-	a->s[a->n].open = a->s[a->n].done = 0;
-	a->s[a->n].late_state = -1;
-	a->s[a->n].late_exit_ns = LW_EXIT_LATENCY_NONE;
-	a->s[a->n].late_ns = 0;
-	a->n++;
+	if (a->started && s->expected_ns < a->now)
+		return error("spike attribution: a spike at %llu ns given after an event at %llu ns",
+			     (unsigned long long)s->expected_ns, (unsigned long long)a->now);
+	i = slot_new(a);
+	if (i < 0)
+		return error("out of memory for spikes");
+	t = &a->s[i];
+	*t = *s;
+	t->ncomp = 0;
+	t->nseg = 0;
+	t->seg_truncated = 0;
+	t->dominant = -1;
+	t->unattributable = NULL;
+	t->open = t->done = t->closed = 0;
+	t->late_state = -1;
+	t->late_exit_ns = LW_EXIT_LATENCY_NONE;
+	t->late_ns = 0;
+	heap_push(a, a->pend, &a->npend, i, pend_before);
 	return 0;
+}
+
+/* Lost windows that no spike can touch any more: ended before every live
+ * spike and before the last event (spikes to come start after it). */
+static void prune_lost(struct lw_attrib *a)
+{
+	uint64_t lo = a->started ? a->now : 0;
+	const int *lists[] = { a->pend, a->ends, a->wait };
+	const size_t ns[] = { a->npend, a->nends, a->nwait };
+	size_t k = 0;
+
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; i < ns[l]; i++)
+			if (a->s[lists[l][i]].expected_ns < lo)
+				lo = a->s[lists[l][i]].expected_ns;
+	for (size_t i = 0; i < a->nlost; i++)
+		if (a->lost[i].to >= lo)
+			a->lost[k++] = a->lost[i];
+	a->nlost = k;
 }
 
 int lw_attrib_add_lost(struct lw_attrib *a, int cpu, uint64_t from, uint64_t to)
 {
+	if (a->nlost == a->caplost)
+		prune_lost(a);
 	if (a->nlost == a->caplost) {
 		size_t cap = a->caplost ? a->caplost * 2 : 64;
 		struct lost *t = realloc(a->lost, cap * sizeof(*t));
@@ -233,40 +373,6 @@ void lw_attrib_set_extent(struct lw_attrib *a, uint64_t first, uint64_t last)
 	a->first = first;
 	a->last = last;
 	a->have_extent = 1;
-}
-
-static int cmp_start(const void *x, const void *y)
-{
-	const struct lw_spike *p = x, *q = y;
-
-	return p->expected_ns < q->expected_ns ? -1 : p->expected_ns > q->expected_ns;
-}
-
-static struct lw_attrib *sort_ctx;
-static int cmp_end(const void *x, const void *y)
-{
-	const struct lw_spike *p = &sort_ctx->s[*(const int *)x], *q = &sort_ctx->s[*(const int *)y];
-	uint64_t a = p->expected_ns + p->latency_ns, b = q->expected_ns + q->latency_ns;
-
-	return a < b ? -1 : a > b;
-}
-
-static void start(struct lw_attrib *a)
-{
-	a->started = 1;
-	qsort(a->s, a->n, sizeof(*a->s), cmp_start);
-	a->by_end = malloc((a->n ? a->n : 1) * sizeof(*a->by_end));
-	if (!a->by_end) {
-		for (size_t i = 0; i < a->n; i++)
-			a->s[i].unattributable = "out of memory";
-		a->n = 0;
-		return;
-	}
-	for (size_t i = 0; i < a->n; i++)
-		a->by_end[i] = (int)i;
-	sort_ctx = a;
-	qsort(a->by_end, a->n, sizeof(*a->by_end), cmp_end);
-	sort_ctx = NULL;
 }
 
 static void segment(struct lw_spike *s, enum lw_comp_kind k, const char *name, uint64_t from,
@@ -443,6 +549,18 @@ static const char *overlaps_lost(const struct lw_attrib *a, const struct lw_spik
 	return why;
 }
 
+static void finish_spike(struct lw_spike *s)
+{
+	uint64_t best = 0;
+
+	s->dominant = -1;
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].ns > best) {
+			best = s->comp[i].ns;
+			s->dominant = i;
+		}
+}
+
 static void open_window(struct lw_attrib *a, struct lw_spike *s)
 {
 	struct cpu *c = &a->cpu[s->cpu];
@@ -472,6 +590,7 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 			s->unattributable = "out of memory";
 			s->open = 0;
 			s->done = 1;
+			finish_spike(s);
 			return;
 		}
 		c->open = t;
@@ -480,16 +599,11 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 	c->open[c->nopen++] = (int)(s - a->s);
 }
 
-static void finish_spike(struct lw_spike *s)
+/* Closed: it waits for its CPU's next event. */
+static void to_wait(struct lw_attrib *a, struct lw_spike *s)
 {
-	uint64_t best = 0;
-
-	s->dominant = -1;
-	for (int i = 0; i < s->ncomp; i++)
-		if (s->comp[i].ns > best) {
-			best = s->comp[i].ns;
-			s->dominant = i;
-		}
+	s->closed = 1;
+	a->wait[a->nwait++] = (int)(s - a->s);
 }
 
 static void close_window(struct lw_attrib *a, struct lw_spike *s)
@@ -497,7 +611,7 @@ static void close_window(struct lw_attrib *a, struct lw_spike *s)
 	struct cpu *c = &a->cpu[s->cpu];
 
 	if (s->open) {
-		account(a, c, s, s->expected_ns + s->latency_ns);
+		account(a, c, s, end_of(s));
 		for (int i = 0; i < c->nopen; i++)
 			if (c->open[i] == (int)(s - a->s)) {
 				c->open[i] = c->open[--c->nopen];
@@ -507,27 +621,169 @@ static void close_window(struct lw_attrib *a, struct lw_spike *s)
 	s->open = 0;
 	s->done = 1;
 	finish_spike(s);
+	to_wait(a, s);
 }
 
 /* Open every window whose E has come and close every one whose W has, at @t. */
-static void advance(struct lw_attrib *a, uint64_t t, int inclusive_close)
+static void advance(struct lw_attrib *a, uint64_t t)
 {
-	while (a->next_open < a->n && a->s[a->next_open].expected_ns <= t) {
-		struct lw_spike *s = &a->s[a->next_open++];
+	while (a->npend && a->s[a->pend[0]].expected_ns <= t) {
+		int i = heap_pop(a, a->pend, &a->npend, pend_before);
 
-		if (!s->done)
-			open_window(a, s);
+		open_window(a, &a->s[i]);
+		if (a->s[i].open)
+			heap_push(a, a->ends, &a->nends, i, end_before);
+		else
+			to_wait(a, &a->s[i]);
 	}
-	while (a->next_close < a->n) {
-		struct lw_spike *s = &a->s[a->by_end[a->next_close]];
-		uint64_t end = s->expected_ns + s->latency_ns;
+	while (a->nends && end_of(&a->s[a->ends[0]]) <= t)
+		close_window(a, &a->s[heap_pop(a, a->ends, &a->nends, end_before)]);
+}
 
-		if (end > t || (!inclusive_close && end == t))
+static int cmp_latency_asc(const struct lw_spike *p, const struct lw_spike *q)
+{
+	return p->latency_ns < q->latency_ns;
+}
+
+static void keep_swap(struct lw_spike *x, struct lw_spike *y)
+{
+	struct lw_spike t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/* Among the cfg.keep largest?  The kept ones are a heap, smallest on top. */
+static void keep_spike(struct lw_attrib *a, const struct lw_spike *s)
+{
+	size_t i;
+
+	if (a->nkeep < a->cfg.keep) {
+		if (a->nkeep == a->capkeep) {
+			size_t cap = a->capkeep ? a->capkeep * 2 : 16;
+			struct lw_spike *t;
+
+			cap = cap < a->cfg.keep ? cap : a->cfg.keep;
+			t = realloc(a->keep, cap * sizeof(*t));
+			if (!t)
+				return;	/* the totals still count it */
+			a->keep = t;
+			a->capkeep = cap;
+		}
+		i = a->nkeep++;
+		a->keep[i] = *s;
+		while (i && cmp_latency_asc(&a->keep[i], &a->keep[(i - 1) / 2])) {
+			keep_swap(&a->keep[i], &a->keep[(i - 1) / 2]);
+			i = (i - 1) / 2;
+		}
+		return;
+	}
+	if (!a->nkeep || s->latency_ns <= a->keep[0].latency_ns)
+		return;
+	a->keep[0] = *s;
+	for (i = 0;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= a->nkeep)
 			break;
-		if (!s->open && !s->done)	/* opened and closed between two events */
-			open_window(a, s);
-		close_window(a, s);
-		a->next_close++;
+		if (c + 1 < a->nkeep && cmp_latency_asc(&a->keep[c + 1], &a->keep[c]))
+			c++;
+		if (!cmp_latency_asc(&a->keep[c], &a->keep[i]))
+			break;
+		keep_swap(&a->keep[c], &a->keep[i]);
+		i = c;
+	}
+}
+
+/* The spike's share of the totals: per cause, and what stays unexplained. */
+static void add_totals(struct lw_attrib *a, const struct lw_spike *s)
+{
+	int running = 0;
+
+	a->n++;
+	a->total_ns += s->latency_ns;
+	if (s->unattributable) {
+		a->unattr++;
+		a->unattr_ns += s->latency_ns;
+		return;
+	}
+	for (int k = 0; k < s->ncomp; k++) {
+		const struct lw_component *c = &s->comp[k];
+		size_t j;
+
+		for (j = 0; j < a->ncauses; j++)
+			if (a->causes[j].kind == c->kind && a->causes[j].name == c->name)
+				break;
+		if (j == a->ncauses) {
+			if (a->ncauses == a->capc) {
+				size_t cap = a->capc ? a->capc * 2 : 32;
+				struct cause *t = realloc(a->causes, cap * sizeof(*t));
+
+				if (t) {
+					a->causes = t;
+					a->capc = cap;
+				}
+			}
+			if (a->ncauses < a->capc)
+				a->causes[a->ncauses++] = (struct cause){ c->kind, c->name, 0, 0 };
+		}
+		if (j < a->ncauses) {
+			a->causes[j].ns += c->ns;
+			if (k == s->dominant)
+				a->causes[j].count++;
+		}
+		if (c->kind == LW_C_UNEXPLAINED) {
+			a->run_ns += c->ns;
+			running = 1;
+		}
+		if (c->kind != LW_C_IDLE_LATE)
+			continue;
+		a->late_ns += c->ns;
+		for (j = 0; j < a->nlate; j++)
+			if (a->late[j].state == c->name)
+				break;
+		if (j == a->nlate) {
+			if (a->nlate == LATE_STATES)
+				j = a->nlate - 1;	/* more states than kept: the last row */
+			else
+				a->late[a->nlate++] = (struct late){ c->name, s->late_exit_ns, 0, 0 };
+		}
+		a->late[j].ns += c->ns;
+		a->late[j].spikes++;
+	}
+	a->run_spikes += (uint64_t)running;
+}
+
+/* The attribution of the spike in @slot is final: fold it in, free it. */
+static void finalize(struct lw_attrib *a, int slot)
+{
+	struct lw_spike *s = &a->s[slot];
+	const char *why = overlaps_lost(a, s);
+
+	if (why)
+		s->unattributable = why;
+	add_totals(a, s);
+	keep_spike(a, s);
+	if (a->cfg.done)
+		a->cfg.done(a->cfg.done_ctx, s);
+	a->free_slot[a->nfree++] = slot;
+}
+
+/* Every closed spike of @cpu whose window ended before @t: no lost window
+ * learnt from now on can touch it. */
+static void finalize_cpu(struct lw_attrib *a, int cpu, uint64_t t)
+{
+	for (size_t i = 0; i < a->nwait;) {
+		const struct lw_spike *s = &a->s[a->wait[i]];
+
+		if (s->cpu == cpu && end_of(s) < t) {
+			int slot = a->wait[i];
+
+			a->wait[i] = a->wait[--a->nwait];
+			finalize(a, slot);
+		} else {
+			i++;
+		}
 	}
 }
 
@@ -633,11 +889,14 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 {
 	struct cpu *c;
 
-	if (!a->started)
-		start(a);
-	advance(a, ev->ts, 1);
+	a->started = 1;
+	advance(a, ev->ts);
+	if (ev->ts > a->now)
+		a->now = ev->ts;
 	if (ev->cpu < 0 || ev->cpu >= a->cfg.ncpus)
 		return;
+	if (a->nwait)
+		finalize_cpu(a, ev->cpu, ev->ts);
 	c = &a->cpu[ev->cpu];
 	/* charge the time up to this event to the context before it */
 	for (int i = 0; i < c->nopen; i++)
@@ -758,39 +1017,72 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	}
 }
 
+/* Not closed when the trace ended: why it cannot be attributed. */
+static void cut_short(struct lw_attrib *a, struct lw_spike *s)
+{
+	const char *why = overlaps_lost(a, s);
+
+	if (why)
+		s->unattributable = why;
+	if (!s->unattributable)
+		s->unattributable = a->have_extent && s->expected_ns > a->last ?
+				    "after the trace ended" : "the trace ends inside this window";
+}
+
+static int cmp_expected(const void *x, const void *y)
+{
+	const struct lw_spike *p = x, *q = y;
+
+	if (p->expected_ns != q->expected_ns)
+		return p->expected_ns < q->expected_ns ? -1 : 1;
+	return p->index < q->index ? -1 : p->index > q->index;
+}
+
 void lw_attrib_finish(struct lw_attrib *a)
 {
-	if (!a->started)
-		start(a);
-	/* lost windows may be learnt while reading: checked once, at the end */
-	for (size_t i = 0; i < a->n; i++) {
-		const char *why = overlaps_lost(a, &a->s[i]);
-
-		if (why)
-			a->s[i].unattributable = why;
-	}
 	/* windows past the end of the trace cannot be reconstructed */
-	for (size_t i = 0; i < a->n; i++) {
-		struct lw_spike *s = &a->s[i];
+	for (size_t i = 0; i < a->nends; i++) {
+		struct lw_spike *s = &a->s[a->ends[i]];
 
-		if (s->done)
-			continue;
-		/* the probe already runs: what is left is its own return path */
-		if (s->open && s->switched_in_ns && !s->unattributable) {
+		if (!overlaps_lost(a, s) && !s->unattributable && s->switched_in_ns) {
+			/* the probe already runs: what is left is its own return path */
 			close_window(a, s);
 			continue;
 		}
-		if (!s->unattributable)
-			s->unattributable = a->have_extent && s->expected_ns > a->last ?
-					    "after the trace ended" : "the trace ends inside this window";
-		if (s->open)
-			close_window(a, s);
+		cut_short(a, s);
+		close_window(a, s);
+	}
+	a->nends = 0;
+	while (a->npend) {
+		struct lw_spike *s = &a->s[heap_pop(a, a->pend, &a->npend, pend_before)];
+
+		cut_short(a, s);
 		s->done = 1;
 		finish_spike(s);
+		to_wait(a, s);
 	}
+	/* lost windows are all known now */
+	while (a->nwait)
+		finalize(a, a->wait[--a->nwait]);
+	qsort(a->keep, a->nkeep, sizeof(*a->keep), cmp_expected);
 }
 
-const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i) { return &a->s[i]; }
+size_t lw_attrib_kept(const struct lw_attrib *a) { return a->nkeep; }
+size_t lw_attrib_slots(const struct lw_attrib *a) { return a->cap; }
+
+const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i)
+{
+	return i < a->nkeep ? &a->keep[i] : NULL;
+}
+
+const char *lw_spike_cause(const struct lw_spike *s, char *buf, size_t len)
+{
+	if (s->unattributable)
+		return "unattributable";
+	if (s->dominant < 0)
+		return "?";
+	return lw_component_label(&s->comp[s->dominant], buf, len);
+}
 
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len)
 {
@@ -800,12 +1092,6 @@ const char *lw_component_label(const struct lw_component *c, char *buf, size_t l
 		snprintf(buf, len, "%s", lw_comp_kind_name(c->kind));
 	return buf;
 }
-
-struct cause {
-	enum lw_comp_kind kind;
-	const char *name;
-	uint64_t count, ns;
-};
 
 static int cmp_latency_desc(const void *x, const void *y)
 {
@@ -891,128 +1177,57 @@ static json_t *spike_json(const struct lw_spike *s)
  * exit latency, apart from time with the CPU running and no event. */
 static json_t *unexplained_json(const struct lw_attrib *a)
 {
-	struct late { const char *state; uint64_t exit_ns, ns, spikes; } late[16];
-	size_t nlate = 0;
-	uint64_t late_ns = 0, run_ns = 0, run_spikes = 0;
 	json_t *arr = json_array();
 
-	for (size_t i = 0; i < a->n; i++) {
-		const struct lw_spike *s = &a->s[i];
-		int running = 0;
-
-		if (s->unattributable)
-			continue;
-		for (int k = 0; k < s->ncomp; k++) {
-			const struct lw_component *c = &s->comp[k];
-			size_t j;
-
-			if (c->kind == LW_C_UNEXPLAINED) {
-				run_ns += c->ns;
-				running = 1;
-			}
-			if (c->kind != LW_C_IDLE_LATE)
-				continue;
-			late_ns += c->ns;
-			for (j = 0; j < nlate; j++)
-				if (late[j].state == c->name)
-					break;
-			if (j == nlate) {
-				if (nlate == sizeof(late) / sizeof(late[0]))
-					j = nlate - 1;	/* more states than kept: the last row */
-				else
-					late[nlate++] = (struct late){ c->name, s->late_exit_ns, 0, 0 };
-			}
-			late[j].ns += c->ns;
-			late[j].spikes++;
-		}
-		run_spikes += (uint64_t)running;
-	}
-	for (size_t j = 0; j < nlate; j++)
-		json_array_append_new(arr, json_pack("{s:s, s:o, s:I, s:I}", "state", late[j].state,
-			"exit_latency_ns", late[j].exit_ns == LW_EXIT_LATENCY_NONE ? json_null() :
-			json_integer((json_int_t)late[j].exit_ns),
-			"ns", (json_int_t)late[j].ns, "spikes", (json_int_t)late[j].spikes));
-	return json_pack("{s:o, s:I, s:I, s:I}", "idle_late", arr, "idle_late_ns", (json_int_t)late_ns,
-			 "running_ns", (json_int_t)run_ns, "running_spikes", (json_int_t)run_spikes);
+	for (size_t j = 0; j < a->nlate; j++)
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:I, s:I}", "state", a->late[j].state,
+			"exit_latency_ns", a->late[j].exit_ns == LW_EXIT_LATENCY_NONE ? json_null() :
+			json_integer((json_int_t)a->late[j].exit_ns),
+			"ns", (json_int_t)a->late[j].ns, "spikes", (json_int_t)a->late[j].spikes));
+	return json_pack("{s:o, s:I, s:I, s:I}", "idle_late", arr, "idle_late_ns",
+			 (json_int_t)a->late_ns, "running_ns", (json_int_t)a->run_ns,
+			 "running_spikes", (json_int_t)a->run_spikes);
 }
 
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
 {
-	const struct lw_spike **by_lat = malloc((a->n ? a->n : 1) * sizeof(*by_lat));
-	struct cause *causes = NULL;
-	size_t ncauses = 0, capc = 0, unattr = 0;
-	uint64_t total = 0, unattr_ns = 0;
+	const struct lw_spike **by_lat = malloc((a->nkeep ? a->nkeep : 1) * sizeof(*by_lat));
+	struct cause *causes = malloc((a->ncauses ? a->ncauses : 1) * sizeof(*causes));
 	json_t *spikes = json_array(), *cj = json_array();
 	char label[160];
 
-	if (!by_lat)
+	if (!by_lat || !causes) {
+		free(by_lat);
+		free(causes);
+		json_decref(spikes);
+		json_decref(cj);
 		return NULL;
-	for (size_t i = 0; i < a->n; i++) {
-		const struct lw_spike *s = &a->s[i];
-
-		by_lat[i] = s;
-		total += s->latency_ns;
-		if (s->unattributable) {
-			unattr++;
-			unattr_ns += s->latency_ns;
-			continue;
-		}
-		for (int k = 0; k < s->ncomp; k++) {
-			size_t j;
-
-			for (j = 0; j < ncauses; j++)
-				if (causes[j].kind == s->comp[k].kind && causes[j].name == s->comp[k].name)
-					break;
-			if (j == ncauses) {
-				if (ncauses == capc) {
-					size_t cap = capc ? capc * 2 : 32;
-					struct cause *t = realloc(causes, cap * sizeof(*t));
-
-					if (!t)
-						continue;
-					causes = t;
-					capc = cap;
-				}
-				causes[ncauses++] = (struct cause){ s->comp[k].kind, s->comp[k].name, 0, 0 };
-			}
-			causes[j].ns += s->comp[k].ns;
-			if (k == s->dominant)
-				causes[j].count++;
-		}
 	}
-	qsort(by_lat, a->n, sizeof(*by_lat), cmp_latency_desc);
-	for (size_t i = 0; i < a->n && i < top_n; i++)
+	for (size_t i = 0; i < a->nkeep; i++)
+		by_lat[i] = &a->keep[i];
+	qsort(by_lat, a->nkeep, sizeof(*by_lat), cmp_latency_desc);
+	for (size_t i = 0; i < a->nkeep && i < top_n; i++)
 		json_array_append_new(spikes, spike_json(by_lat[i]));
-	qsort(causes, ncauses, sizeof(*causes), cmp_cause);
-	for (size_t j = 0; j < ncauses; j++) {
+	memcpy(causes, a->causes, a->ncauses * sizeof(*causes));
+	qsort(causes, a->ncauses, sizeof(*causes), cmp_cause);
+	for (size_t j = 0; j < a->ncauses; j++) {
 		struct lw_component c = { causes[j].kind, causes[j].name, causes[j].ns };
 
 		json_array_append_new(cj, json_pack("{s:s, s:s, s:s, s:I, s:I, s:f}",
 			"cause", lw_component_label(&c, label, sizeof(label)),
 			"kind", lw_comp_kind_name(c.kind), "name", c.name,
 			"count", (json_int_t)causes[j].count, "ns", (json_int_t)causes[j].ns,
-			"share", total ? (double)causes[j].ns / (double)total : 0.0));
+			"share", a->total_ns ? (double)causes[j].ns / (double)a->total_ns : 0.0));
 	}
-	if (unattr)
+	if (a->unattr)
 		json_array_append_new(cj, json_pack("{s:s, s:s, s:s, s:I, s:I, s:f}",
 			"cause", "unattributable", "kind", "unattributable", "name", "",
-			"count", (json_int_t)unattr, "ns", (json_int_t)unattr_ns,
-			"share", total ? (double)unattr_ns / (double)total : 0.0));
+			"count", (json_int_t)a->unattr, "ns", (json_int_t)a->unattr_ns,
+			"share", a->total_ns ? (double)a->unattr_ns / (double)a->total_ns : 0.0));
 	free(by_lat);
 	free(causes);
-	/* every spike, compact, so that deadline misses can be matched to them */
-	json_t *all = json_array();
-
-	for (size_t i = 0; i < a->n; i++) {
-		const struct lw_spike *s = &a->s[i];
-
-		json_array_append_new(all, json_pack("[i, I, I, i, s]", s->cpu,
-			(json_int_t)s->expected_ns, (json_int_t)s->latency_ns, (int)s->probe,
-			s->unattributable ? "unattributable" : s->dominant >= 0 ?
-			lw_component_label(&s->comp[s->dominant], label, sizeof(label)) : "?"));
-	}
-	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
-		"spikes_total", (json_int_t)a->n, "attributed", (json_int_t)(a->n - unattr),
-		"unattributable", (json_int_t)unattr, "total_latency_ns", (json_int_t)total,
-		"causes", cj, "unexplained", unexplained_json(a), "top", spikes, "all", all);
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+		"spikes_total", (json_int_t)a->n, "attributed", (json_int_t)(a->n - a->unattr),
+		"unattributable", (json_int_t)a->unattr, "total_latency_ns", (json_int_t)a->total_ns,
+		"causes", cj, "unexplained", unexplained_json(a), "top", spikes);
 }

@@ -46,10 +46,16 @@
  * onto an idle CPU runs there once the waking interrupt returns.
  *
  * Input is a stream of normalized events (struct lw_tev) in timestamp order,
- * from any trace reader; spikes and lost-event windows are given first.  A
- * spike whose window overlaps lost events, or lies outside the trace, is
- * unattributable and never guessed.  Memory is O(spikes + CPUs), not trace
- * length.
+ * from any trace reader.  Spikes may be given all before the first event, or
+ * streamed beside the events in time order: each before the first event past
+ * its expected time.  A spike whose window overlaps lost events, or lies
+ * outside the trace, is unattributable and never guessed.
+ *
+ * Memory does not grow with the trace nor with the number of spikes: a spike
+ * is held while its window is open (and until its CPU's next event tells
+ * whether events were lost in it), then folded into the totals per cause and
+ * handed to the caller's done() callback; only the cfg.keep largest are kept
+ * whole (components and timeline) for the listing.
  */
 #ifndef LW_ATTRIB_H
 #define LW_ATTRIB_H
@@ -155,7 +161,8 @@ struct lw_spike {
 	int freq_changes;
 	int migrations;
 	/* engine state */
-	int wake_pending;	/* woken from another CPU, no interrupt here since */
+	int wake_pending;
+	int closed;		/* waiting for its CPU's next event (lost events?) */	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
 	uint64_t idle_budget_left;
 	int open;
@@ -172,15 +179,25 @@ struct lw_attrib_cfg {
 	uint64_t (*exit_latency)(void *ctx, int cpu, int state);
 	const char *(*state_name)(void *ctx, int cpu, int state);
 	void *ctx;
+	/* the largest spikes kept whole, for lw_attrib_get() and the listing
+	 * (0: LW_ATTRIB_KEEP_DEFAULT) */
+	size_t keep;
+	/* each spike once its attribution is final, in no set order; may be
+	 * NULL.  The spike and its names live only during the call. */
+	void (*done)(void *done_ctx, const struct lw_spike *s);
+	void *done_ctx;
 };
+#define LW_ATTRIB_KEEP_DEFAULT 64
 
 struct lw_attrib;
 struct lw_attrib *lw_attrib_new(const struct lw_attrib_cfg *cfg);
 void lw_attrib_free(struct lw_attrib *a);
-/* Before the first event.  0 or -1 (out of memory, bad cpu). */
+/* Before the first event whose time is past the spike's expected time.
+ * 0 or -1 (out of memory, bad cpu, too late). */
 int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s);
-/* Any time before lw_attrib_finish(): a window of @cpu (-1: every CPU) in
- * which events may be missing. */
+/* A window of @cpu (-1: every CPU) in which events may be missing: before
+ * the event on @cpu that ends it (the first one after the loss); windows of
+ * every CPU before the first event. */
 int lw_attrib_add_lost(struct lw_attrib *a, int cpu, uint64_t from_ns, uint64_t to_ns);
 /* A stretch of time with no trace at all (between the windows a monitored
  * run saved): spikes touching it are unattributable, "no trace window". */
@@ -195,15 +212,23 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev);
 /* After the last event: closes what is open. */
 void lw_attrib_finish(struct lw_attrib *a);
 
-const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);	/* by E order */
+/* After lw_attrib_finish(): the kept spikes (the cfg.keep largest), in order
+ * of expected time. */
+size_t lw_attrib_kept(const struct lw_attrib *a);
+/* Spike slots allocated: the most spikes live at once, rounded up. */
+size_t lw_attrib_slots(const struct lw_attrib *a);
+const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);
+/* The spike's cause: the label of its dominant component, "unattributable"
+ * or "?" (nothing charged). */
+const char *lw_spike_cause(const struct lw_spike *s, char *buf, size_t len);
 
 /* {"top":[the N largest spikes, each with its components (largest first)
  * and its "timeline" of {start_ns, end_ns, kind, name} pieces in time
  * order], "causes":[{cause, kind, name, count (as dominant), ns, share}…],
  * "spikes_total":N, "attributed":N, "unattributable":N, "total_latency_ns":…,
  * "unexplained":{"idle_late":[{state, exit_latency_ns (null: none declared),
- * ns, spikes}…], "idle_late_ns", "running_ns", "running_spikes"},
- * "all":[[cpu, expected_ns, latency_ns, probe, cause] for every spike]} */
+ * ns, spikes}…], "idle_late_ns", "running_ns", "running_spikes"}}: the
+ * totals over every spike, "top" from the kept ones (top_n at most cfg.keep) */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
 /* "irq:eth0" etc. into buf. */
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);

@@ -743,7 +743,7 @@ static int twins_hold(const struct twins *tw, uint64_t from, uint64_t to)
 	return 0;
 }
 
-/* The first pass over RUN/samples, in file order: the spikes. */
+/* The spikes, from the samples in time order beside the trace. */
 struct spike_pass {
 	const struct twins *tw;
 	uint64_t in_window;
@@ -753,11 +753,22 @@ struct spike_pass {
 	const uint64_t *thr;
 	uint64_t *above;
 	char (*noise_comm)[16];
+	struct lw_misses *misses;
 };
 
-static int spike_visit(void *ctx, const struct lw_sample *smp, uint64_t idx)
+/* A spike's attribution is final. */
+static void spike_done(void *ctx, const struct lw_spike *s)
 {
 	struct spike_pass *sp = ctx;
+	char label[160];
+
+	lw_misses_spike(sp->misses, s->cpu, s->expected_ns, s->latency_ns,
+			lw_spike_cause(s, label, sizeof(label)));
+}
+
+/* @smp, the sample at record @idx, is a spike if above its threshold. */
+static int spike_of(struct spike_pass *sp, const struct lw_sample *smp, uint64_t idx)
+{
 	struct lw_spike s;
 
 	if (smp->probe >= LW_PROBE_MAX || smp->cpu >= sp->ncpus || smp->latency_ns <= sp->thr[smp->probe])
@@ -796,6 +807,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	char (*noise_comm)[16] = NULL;
 	struct lw_trace_event ev;
 	struct lw_sample nx;
+	uint64_t nxi = 0;
+	struct spike_pass sp = { 0 };
 	struct ids id;
 	int ncpus, ret = -1, *cur_state = NULL, mr, fd;
 	json_t *spikes;
@@ -829,9 +842,14 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		}
 	}
 	load_idle_table(it, rd->manifest);
+	sp = (struct spike_pass){ .tw = &tw, .rd = rd, .ncpus = ncpus, .thr = thr, .above = above };
 	struct lw_attrib_cfg cfg = { .ncpus = ncpus, .exit_latency = exit_latency,
-				     .state_name = state_name, .ctx = it };
-	a = lw_attrib_new(&cfg);
+				     .state_name = state_name, .ctx = it, .keep = o->top ? o->top : 20,
+				     .done = spike_done, .done_ctx = &sp };
+
+	if (o->workloads && !(sp.misses = lw_misses_new(o->workloads)))
+		goto out;
+	a = sp.a = lw_attrib_new(&cfg);
 	if (!a || twins_load(&tw, rd->manifest) < 0 || twins_gaps(&tw, a) < 0)
 		goto out;
 
@@ -842,15 +860,13 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		error("out of memory");
 		goto out;
 	}
+	sp.noise_comm = noise_comm;
 
-	/* samples: the spikes in a first pass, then every sample in time order
-	 * beside the trace for the idle state, written aside */
-	struct spike_pass sp = { .tw = &tw, .rd = rd, .a = a, .ncpus = ncpus, .thr = thr, .above = above,
-				 .noise_comm = noise_comm };
-
+	/* every sample in time order beside the trace: the spikes, each as
+	 * its window opens; the idle state of each sample, written aside */
 	mg = lw_sample_merge_open(lw_rundir_file(rd, "samples", path, sizeof(path)),
 				  lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK,
-				  ncpus, spike_visit, &sp);
+				  ncpus, NULL, NULL);
 	if (!mg)
 		goto out;
 	fd = lw_tmpfile();
@@ -863,7 +879,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		goto out;
 	}
 	setvbuf(x->f, NULL, _IOFBF, 1 << 16);
-	mr = lw_sample_merge_next(mg, &nx, NULL);
+	mr = lw_sample_merge_next(mg, &nx, &nxi);
 	if (mr < 0)
 		goto out;
 	find_ids(t, &id);
@@ -904,9 +920,9 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		n->last = ev.ts_ns;
 		/* every sample due before this event: its CPU's idle state */
 		while (mr == 1 && nx.expected_ns <= ev.ts_ns) {
-			if (point_put(x, &nx, cur_state[nx.cpu]) < 0)
+			if (spike_of(&sp, &nx, nxi) < 0 || point_put(x, &nx, cur_state[nx.cpu]) < 0)
 				goto out;
-			mr = lw_sample_merge_next(mg, &nx, NULL);
+			mr = lw_sample_merge_next(mg, &nx, &nxi);
 			if (mr < 0)
 				goto out;
 		}
@@ -1014,9 +1030,9 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 			lw_attrib_event(a, &e);
 	}
 	while (mr == 1) {	/* after the last event: not known */
-		if (point_put(x, &nx, STATE_UNKNOWN) < 0)
+		if (spike_of(&sp, &nx, nxi) < 0 || point_put(x, &nx, STATE_UNKNOWN) < 0)
 			goto out;
-		mr = lw_sample_merge_next(mg, &nx, NULL);
+		mr = lw_sample_merge_next(mg, &nx, &nxi);
 	}
 	if (mr < 0 || stats_compute(x, it) < 0)
 		goto out;
@@ -1026,6 +1042,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	lw_attrib_set_extent(a, first, last);
 	lw_attrib_finish(a);
 
+	lw_misses_finish(sp.misses);
+	sp.misses = NULL;
 	spikes = lw_attrib_json(a, o->top ? o->top : 20);
 	if (spikes) {
 		json_t *th = json_object(), *ths = json_object();
@@ -1063,6 +1081,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first + untraced, last));
 	ret = 0;
 out:
+	lw_misses_free(sp.misses);
 	if (nz)
 		for (int c = 0; c < ncpus; c++)
 			free(nz[c].names);
@@ -1222,18 +1241,43 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
  * dropped at vsync V is matched to the largest spike on its CPU whose window
  * overlaps [deadline - interval, deadline + lateness].  The list and the
  * deadline's key are those of the record kinds (workloads/rkind.h), the
- * first list a workload holds.
+ * first list a workload holds.  The spikes stream by as the trace pass makes
+ * them final; the misses (a few hundred at most a workload) are held sorted
+ * by the start of their period.
  */
-void lw_match_misses(json_t *analysis)
-{
-	const json_t *all = json_object_get(json_object_get(analysis, "spikes"), "all");
-	json_t *wl = json_object_get(analysis, "workloads"), *w, *m, *counts;
-	const char *key;
-	size_t i, j;
+struct miss {
+	json_t *m, *w;		/* the miss, its workload */
+	int64_t lo, hi;		/* the period it looks at */
+	int64_t cpu;		/* -1: any */
+	int64_t best_lat, best_e, best_cpu;
+	char cause[128];
+};
 
-	if (!json_is_array(all) || !json_is_object(wl))
-		return;
-	json_object_foreach(wl, key, w) {
+struct lw_misses {
+	struct miss *v;
+	size_t n;
+	int64_t span;		/* the longest period: hi - lo */
+};
+
+static int cmp_miss(const void *x, const void *y)
+{
+	const struct miss *p = x, *q = y;
+
+	return p->lo < q->lo ? -1 : p->lo > q->lo;
+}
+
+struct lw_misses *lw_misses_new(json_t *workloads)
+{
+	struct lw_misses *ms = calloc(1, sizeof(*ms));
+	size_t cap = 0, i;
+	const char *key;
+	json_t *w, *m;
+
+	if (!ms) {
+		error("out of memory");
+		return NULL;
+	}
+	json_object_foreach(workloads, key, w) {
 		json_t *list = NULL;
 		json_int_t interval = (json_int_t)json_number_value(json_object_get(w, "interval_ns"));
 		const struct lw_rkind *rk = NULL;
@@ -1242,44 +1286,103 @@ void lw_match_misses(json_t *analysis)
 			list = json_object_get(w, rk->list_key);
 		if (!json_array_size(list))
 			continue;
-		counts = json_object();
 		json_array_foreach(list, i, m) {
-			json_t *d = json_object_get(m, rk->time_key);
-			json_int_t deadline, late, cpu = -1, best_lat = -1;
-			const json_t *best = NULL, *sp;
-			const char *cause;
+			const json_t *d = json_object_get(m, rk->time_key);
+			json_int_t late = json_integer_value(json_object_get(m, "lateness_ns"));
+			struct miss *x;
 
 			if (!json_is_integer(d))
 				continue;
-			deadline = json_integer_value(d);
-			late = json_integer_value(json_object_get(m, "lateness_ns"));
-			if (json_is_integer(json_object_get(m, "cpu")))
-				cpu = json_integer_value(json_object_get(m, "cpu"));
-			json_array_foreach((json_t *)all, j, sp) {
-				json_int_t c = json_integer_value(json_array_get(sp, 0));
-				json_int_t e = json_integer_value(json_array_get(sp, 1));
-				json_int_t l = json_integer_value(json_array_get(sp, 2));
+			if (ms->n == cap) {
+				struct miss *t;
 
-				if ((cpu >= 0 && c != cpu) || e > deadline + (late > 0 ? late : 0) ||
-				    e + l < deadline - interval)
-					continue;
-				if (l > best_lat) {
-					best_lat = l;
-					best = sp;
+				cap = cap ? cap * 2 : 64;
+				t = realloc(ms->v, cap * sizeof(*t));
+				if (!t) {
+					lw_misses_free(ms);
+					error("out of memory");
+					return NULL;
 				}
+				ms->v = t;
 			}
-			cause = best ? json_string_value(json_array_get(best, 4)) :
-				"no spike on its CPU in that period";
-			json_object_set_new(m, "cause", json_string(cause));
-			if (best)
-				json_object_set_new(m, "spike", json_pack("{s:O, s:O, s:O}",
-					"cpu", json_array_get(best, 0), "expected_ns", json_array_get(best, 1),
-					"latency_ns", json_array_get(best, 2)));
-			json_object_set_new(counts, cause, json_integer(json_integer_value(
-				json_object_get(counts, cause)) + 1));
+			x = &ms->v[ms->n++];
+			*x = (struct miss){ .m = m, .w = w, .lo = json_integer_value(d) - interval,
+					    .hi = json_integer_value(d) + (late > 0 ? late : 0), .cpu = -1,
+					    .best_lat = -1 };
+			if (json_is_integer(json_object_get(m, "cpu")))
+				x->cpu = json_integer_value(json_object_get(m, "cpu"));
+			if (x->hi - x->lo > ms->span)
+				ms->span = x->hi - x->lo;
 		}
-		json_object_set_new(w, "miss_causes", counts);
 	}
+	qsort(ms->v, ms->n, sizeof(*ms->v), cmp_miss);
+	return ms;
+}
+
+void lw_misses_spike(struct lw_misses *ms, int cpu, uint64_t expected_ns, uint64_t latency_ns,
+		     const char *cause)
+{
+	int64_t e = (int64_t)expected_ns, l = (int64_t)latency_ns;
+	size_t lo = 0, hi;
+
+	if (!ms || !ms->n)
+		return;
+	/* the misses whose period starts in [e - span, e + l] */
+	hi = ms->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ms->v[mid].lo < e - ms->span)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < ms->n && ms->v[i].lo <= e + l; i++) {
+		struct miss *x = &ms->v[i];
+
+		if ((x->cpu >= 0 && cpu != x->cpu) || e > x->hi || e + l < x->lo)
+			continue;
+		/* the largest; of equals, the earliest */
+		if (l > x->best_lat || (l == x->best_lat && e < x->best_e)) {
+			x->best_lat = l;
+			x->best_e = e;
+			x->best_cpu = cpu;
+			snprintf(x->cause, sizeof(x->cause), "%s", cause);
+		}
+	}
+}
+
+void lw_misses_finish(struct lw_misses *ms)
+{
+	if (!ms)
+		return;
+	for (size_t i = 0; i < ms->n; i++) {
+		struct miss *x = &ms->v[i];
+		const char *cause = x->best_lat >= 0 ? x->cause : "no spike on its CPU in that period";
+		json_t *counts = json_object_get(x->w, "miss_causes");
+
+		if (!counts) {
+			counts = json_object();
+			json_object_set_new(x->w, "miss_causes", counts);
+		}
+
+		json_object_set_new(x->m, "cause", json_string(cause));
+		if (x->best_lat >= 0)
+			json_object_set_new(x->m, "spike", json_pack("{s:I, s:I, s:I}",
+				"cpu", (json_int_t)x->best_cpu, "expected_ns", (json_int_t)x->best_e,
+				"latency_ns", (json_int_t)x->best_lat));
+		json_object_set_new(counts, cause, json_integer(json_integer_value(
+			json_object_get(counts, cause)) + 1));
+	}
+	lw_misses_free(ms);
+}
+
+void lw_misses_free(struct lw_misses *ms)
+{
+	if (!ms)
+		return;
+	free(ms->v);
+	free(ms);
 }
 
 void lw_misses_print(FILE *out, const json_t *analysis)

@@ -573,6 +573,82 @@ static void test_two_timers_one_interrupt(void **st)
 	lw_attrib_free(a);
 }
 
+static void count_done(void *ctx, const struct lw_spike *s)
+{
+	size_t *n = ctx;
+
+	(*n)++;
+	assert_true(s->unattributable == NULL || strstr(s->unattributable, "lost"));
+}
+
+/* Spikes streamed beside the events, as the trace pass gives them: memory
+ * for the windows open at once and the kept ones, not for every spike; the
+ * totals count every spike; the kept ones are the largest. */
+static void test_streamed_spikes_bounded(void **st)
+{
+	size_t ndone = 0, n = 20000;
+	struct lw_attrib_cfg cfg = { .ncpus = 2, .exit_latency = exit_lat, .state_name = sname,
+				     .keep = 8, .done = count_done, .done_ctx = &ndone };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+	const json_t *c0;
+	json_t *j;
+
+	assert_non_null(a);
+	ev(a, 0, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = E + i * 1000 * US, lat = (10 + i % 97) * US;
+
+		spike(a, e, lat);
+		wake_probe(a, e);
+		ev(a, e + lat, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+		ev(a, e + lat + 50 * US, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	}
+	/* too late: events past its expected time were given */
+	struct lw_spike late = { .expected_ns = E, .latency_ns = 10 * US, .cpu = 0, .tid = PROBE_TID };
+	assert_int_equal(lw_attrib_add_spike(a, &late), -1);
+	lw_attrib_finish(a);
+	assert_int_equal(ndone, n);
+	assert_true(lw_attrib_slots(a) <= 64);
+	assert_int_equal(lw_attrib_kept(a), 8);
+	for (size_t i = 0; i < lw_attrib_kept(a); i++) {
+		assert_int_equal(lw_attrib_get(a, i)->latency_ns, 106 * US);
+		assert_dominant(lw_attrib_get(a, i), LW_C_PREEMPT, "rt-hog", 104 * US);
+		if (i)	/* in time order */
+			assert_true(lw_attrib_get(a, i)->expected_ns > lw_attrib_get(a, i - 1)->expected_ns);
+	}
+	j = lw_attrib_json(a, 5);
+	assert_int_equal(json_integer_value(json_object_get(j, "spikes_total")), n);
+	assert_int_equal(json_integer_value(json_object_get(j, "attributed")), n);
+	assert_int_equal(json_array_size(json_object_get(j, "top")), 5);
+	c0 = json_array_get(json_object_get(j, "causes"), 0);
+	assert_string_equal(json_string_value(json_object_get(c0, "cause")), "preempt:rt-hog");
+	assert_int_equal(json_integer_value(json_object_get(c0, "count")), n);
+	json_decref(j);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* Events lost on a spike's CPU are learnt at that CPU's next event, after
+ * the window closed: the spike waits for it before it is final. */
+static void test_lost_learnt_after_close(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	struct lw_tev other = { .ts = E + 150 * US, .cpu = 1, .kind = LW_TEV_IRQ_ENTRY, .name = "x" };
+
+	spike(a, E, 100 * US);
+	ev(a, 0, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	wake_probe(a, E);
+	ev(a, E + 90 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_event(a, &other);	/* closes the window; CPU 0 says nothing yet */
+	assert_int_equal(lw_attrib_add_lost(a, 0, E + 90 * US, E + 400 * US), 0);
+	ev(a, E + 400 * US, LW_TEV_SWITCH, 777, 1, 0, "rt-hog");
+	lw_attrib_finish(a);
+	assert_non_null(lw_attrib_get(a, 0)->unattributable);
+	assert_non_null(strstr(lw_attrib_get(a, 0)->unattributable, "lost"));
+	lw_attrib_free(a);
+	(void)st;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +668,8 @@ int main(void)
 		cmocka_unit_test(test_untraced_switch),
 		cmocka_unit_test(test_two_timers_one_interrupt),
 		cmocka_unit_test(test_nonpreemptible_remote_wakeup),
+		cmocka_unit_test(test_streamed_spikes_bounded),
+		cmocka_unit_test(test_lost_learnt_after_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

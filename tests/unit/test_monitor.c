@@ -213,6 +213,19 @@ static json_t *pass_with_window(const char *dir, int windows, uint64_t from, uin
 
 /* Spikes inside the saved window keep the cause the whole trace gives them;
  * outside it, none is attributed. */
+/* The spike of @list (a "top" listing) at @cpu and @e, or NULL. */
+static const json_t *spike_at(const json_t *list, json_int_t cpu, json_int_t e)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(list, i, s)
+		if (json_integer_value(json_object_get(s, "cpu")) == cpu &&
+		    json_integer_value(json_object_get(s, "expected_ns")) == e)
+			return s;
+	return NULL;
+}
+
 static void test_trace_window_analysis(void **st)
 {
 	char *dir = lw_test_tmpdir();
@@ -220,10 +233,13 @@ static void test_trace_window_analysis(void **st)
 	uint64_t lo = UINT64_MAX, hi = 0, from, to;
 	size_t i, in = 0, out = 0;
 
-	all = json_object_get(json_object_get(full, "spikes"), "all");
+	/* every spike listed (fewer than --top) */
+	all = json_object_get(json_object_get(full, "spikes"), "top");
 	assert_true(json_array_size(all) >= 4);
+	assert_int_equal(json_array_size(all),
+			 json_integer_value(json_object_get(json_object_get(full, "spikes"), "spikes_total")));
 	json_array_foreach(all, i, s) {
-		uint64_t e = (uint64_t)json_integer_value(json_array_get(s, 1));
+		uint64_t e = (uint64_t)json_integer_value(json_object_get(s, "expected_ns"));
 
 		lo = e < lo ? e : lo;
 		hi = e > hi ? e : hi;
@@ -232,18 +248,19 @@ static void test_trace_window_analysis(void **st)
 	from = lo - 1000000;
 	to = lo + (hi - lo) / 2;
 	mon = pass_with_window(dir, 1, from, to);
-	mall = json_object_get(json_object_get(mon, "spikes"), "all");
+	mall = json_object_get(json_object_get(mon, "spikes"), "top");
 	assert_int_equal(json_array_size(mall), json_array_size(all));
 	json_array_foreach(mall, i, s) {
-		uint64_t e = (uint64_t)json_integer_value(json_array_get(s, 1));
-		uint64_t l = (uint64_t)json_integer_value(json_array_get(s, 2));
-		const char *cause = json_string_value(json_array_get(s, 4));
-		json_t *f = json_array_get(all, i);
+		json_int_t cpu = json_integer_value(json_object_get(s, "cpu"));
+		uint64_t e = (uint64_t)json_integer_value(json_object_get(s, "expected_ns"));
+		uint64_t l = (uint64_t)json_integer_value(json_object_get(s, "latency_ns"));
+		const char *cause = json_string_value(json_object_get(s, "cause"));
+		const json_t *f = spike_at(all, cpu, (json_int_t)e);
 
-		assert_int_equal(json_integer_value(json_array_get(f, 1)), e);
+		assert_non_null(f);
 		if (e >= from && e + l <= to) {
 			in++;
-			assert_string_equal(cause, json_string_value(json_array_get(f, 4)));
+			assert_string_equal(cause, json_string_value(json_object_get(f, "cause")));
 		} else {
 			out++;
 			assert_string_equal(cause, "unattributable");
