@@ -94,13 +94,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lw_crun_free(&cr);
 	snprintf(path, sizeof(path), "%s/power", run);
 	pd = lw_power_read(path);
-	if (pd) {
-		json_t *s = lw_power_summarize(pd);
+	{
+		/* the one-pass summary is the whole read's, or fails with it */
+		json_t *s1 = lw_power_summarize_file(path);
 
-		if (s)
-			lw_power_print(null, s);
-		json_decref(s);
-		lw_power_data_free(pd);
+		if (!!s1 != !!pd)
+			abort();
+		if (pd) {
+			json_t *s = lw_power_summarize(pd);
+
+			if (s && !json_equal(s, s1))
+				abort();
+			if (s)
+				lw_power_print(null, s);
+			json_decref(s);
+			lw_power_data_free(pd);
+		}
+		json_decref(s1);
 	}
 	return 0;
 }

@@ -224,7 +224,6 @@ int lw_power_analysis(const char *rundir, const struct lw_board *b, int need,
 		      struct lw_run_power *out)
 {
 	char path[PATH_MAX], tpath[PATH_MAX];
-	struct lw_power_data *d;
 	int have, q;
 
 	memset(out, 0, sizeof(*out));
@@ -240,13 +239,9 @@ int lw_power_analysis(const char *rundir, const struct lw_board *b, int need,
 		have = !skipped;
 	}
 	if (have || need) {
-		d = lw_power_read(path);
-		if (!d)
-			return -1;
-		out->power = lw_power_summarize(d);
-		lw_power_data_free(d);
+		out->power = lw_power_summarize_file(path);
 		if (!out->power)
-			return error("out of memory");
+			return -1;
 	}
 	q = lw_set_quiet(1);	/* a run without idle information has no idle section */
 	out->idle = idle_load(rundir);

@@ -202,25 +202,23 @@ static int cmp_pt(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-struct lw_power_data *lw_power_read(const char *path)
+/*
+ * One pass over @path: the header and the rails into @d; each sample, with
+ * after_gap set, to @point (rail: its index in @d->rail), or appended to its
+ * rail when @point is NULL.
+ */
+static int scan(const char *path, struct lw_power_data *d,
+		int (*point)(void *ctx, const struct lw_power_rail *r, int rail, const struct lw_power_point *p), void *ctx)
 {
 	FILE *f = fopen(path, "r");
-	struct lw_power_data *d;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	long lineno = 0;
+	int ret = -1;
 
-	if (!f) {
-		error_errno("cannot open %s", path);
-		return NULL;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		fclose(f);
-		error("out of memory");
-		return NULL;
-	}
+	if (!f)
+		return error_errno("cannot open %s", path);
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		char *fld[8];
 		int n;
@@ -234,12 +232,12 @@ struct lw_power_data *lw_power_read(const char *path)
 		if (lineno == 1) {
 			if (strcmp(fld[0], LW_POWER_MAGIC) || n < 2) {
 				error("%s:1: not a latwatt power file", path);
-				goto fail;
+				goto out;
 			}
 			if (atoi(fld[1]) < 1 || atoi(fld[1]) > LW_POWER_VERSION) {
 				error("%s:1: power file version %s, this latwatt reads 1 to %d", path,
 				      fld[1], LW_POWER_VERSION);
-				goto fail;
+				goto out;
 			}
 			continue;
 		}
@@ -251,67 +249,58 @@ struct lw_power_data *lw_power_read(const char *path)
 			if (!r) {
 				error("%s:%ld: sample for rail %s, which was not declared", path, lineno,
 				      fld[1]);
-				goto fail;
+				goto out;
 			}
 			p.ts = strtoull(fld[2], &end, 10);
 			if (*end || parse_val(fld[3], &p.w) || parse_val(fld[4], &p.e) ||
 			    parse_val(fld[5], &p.v) || parse_val(fld[6], &p.a)) {
 				error("%s:%ld: malformed sample", path, lineno);
-				goto fail;
+				goto out;
 			}
-			if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
-				p.after_gap = 1;
+			p.after_gap = r->gap_pending;
+			r->gap_pending = 0;
+			if (point) {
+				r->n++;
+				if (point(ctx, r, (int)(r - d->rail), &p) < 0)
+					goto out;
+				continue;
+			}
 			if (r->n == r->cap) {
 				size_t nc = r->cap ? r->cap * 2 : 256;
 				struct lw_power_point *np = realloc(r->pt, nc * sizeof(*np));
 
 				if (!np) {
 					error("out of memory reading %s", path);
-					goto fail;
+					goto out;
 				}
 				r->pt = np;
 				r->cap = nc;
 			}
-			/* a pending gap marker is replaced by this point */
-			if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
-				r->n--;
 			r->pt[r->n++] = p;
 		} else if (!strcmp(fld[0], "gap") && n >= 3) {
 			struct lw_power_rail *r = rail_by_id(d, atoi(fld[1]));
 
 			if (!r) {
 				error("%s:%ld: gap for rail %s, which was not declared", path, lineno, fld[1]);
-				goto fail;
+				goto out;
 			}
 			r->gaps++;
 			if (!r->first_gap)
 				r->first_gap = strdup(n >= 4 ? fld[3] : "");
-			/* remember it with a marker point consumed by the next sample */
-			if (r->n == r->cap) {
-				size_t nc = r->cap ? r->cap * 2 : 256;
-				struct lw_power_point *np = realloc(r->pt, nc * sizeof(*np));
-
-				if (!np) {
-					error("out of memory reading %s", path);
-					goto fail;
-				}
-				r->pt = np;
-				r->cap = nc;
-			}
-			if (!r->n || r->pt[r->n - 1].ts != UINT64_MAX)
-				r->pt[r->n++] = (struct lw_power_point){ .ts = UINT64_MAX };
+			/* the next sample comes after it: no interval across */
+			r->gap_pending = 1;
 		} else if (!strcmp(fld[0], "rail") && n >= 6) {
 			struct lw_power_rail *nr;
 
 			/* each sample line looks its rail up among these */
 			if (d->nrail >= LW_POWER_MAX_RAILS) {
 				error("%s:%ld: more than %d rails", path, lineno, LW_POWER_MAX_RAILS);
-				goto fail;
+				goto out;
 			}
 			nr = realloc(d->rail, (size_t)(d->nrail + 1) * sizeof(*nr));
 			if (!nr) {
 				error("out of memory reading %s", path);
-				goto fail;
+				goto out;
 			}
 			d->rail = nr;
 			nr = &d->rail[d->nrail++];
@@ -325,7 +314,7 @@ struct lw_power_data *lw_power_read(const char *path)
 			else if (strcmp(fld[4], "measured")) {
 				error("%s:%ld: rail kind '%s' is neither measured nor estimated", path,
 				      lineno, fld[4]);
-				goto fail;
+				goto out;
 			}
 			if (strstr(fld[5], "energy"))
 				nr->flags |= LW_RAIL_ENERGY;
@@ -337,85 +326,197 @@ struct lw_power_data *lw_power_read(const char *path)
 			d->end_ns = strtoull(fld[1], NULL, 10);
 		} else {
 			error("%s:%ld: unknown or malformed record '%s'", path, lineno, fld[0]);
-			goto fail;
+			goto out;
 		}
 	}
 	if (lineno == 0) {
 		error("%s: empty power file", path);
-		goto fail;
+		goto out;
 	}
+	ret = 0;
+out:
 	free(line);
 	fclose(f);
+	return ret;
+}
+
+struct lw_power_data *lw_power_read(const char *path)
+{
+	struct lw_power_data *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		error("out of memory");
+		return NULL;
+	}
+	if (scan(path, d, NULL, NULL) < 0) {
+		lw_power_data_free(d);
+		return NULL;
+	}
 	for (int i = 0; i < d->nrail; i++) {
 		struct lw_power_rail *r = &d->rail[i];
 
-		if (r->n && r->pt[r->n - 1].ts == UINT64_MAX)
-			r->n--;		/* a gap at the very end */
 		if (r->n)	/* qsort(NULL, 0) is undefined */
 			qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
 	}
 	return d;
-fail:
-	free(line);
-	fclose(f);
-	lw_power_data_free(d);
-	return NULL;
+}
+
+struct lw_power_data *lw_power_scan(const char *path,
+				    int (*point)(void *ctx, const struct lw_power_rail *r, int rail, const struct lw_power_point *p),
+				    void *ctx)
+{
+	struct lw_power_data *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		error("out of memory");
+		return NULL;
+	}
+	if (scan(path, d, point, ctx) < 0) {
+		lw_power_data_free(d);
+		return NULL;
+	}
+	return d;
 }
 
 /* ---- summary ------------------------------------------------------------ */
 
-static json_t *rail_summary(const struct lw_power_rail *r, double *avg_out, double *energy_out,
-			    double *dur_out)
+/* What a rail's summary needs of its points, taken one at a time in time
+ * order. */
+struct rail_acc {
+	double energy, covered, minw, maxw;
+	size_t nw;
+	struct lw_power_point prev;
+	int have_prev, disordered;
+};
+
+static void acc_init(struct rail_acc *x)
 {
-	double energy = 0, covered = 0, minw = INFINITY, maxw = -INFINITY, avg = NAN;
-	size_t nw = 0;
+	memset(x, 0, sizeof(*x));
+	x->minw = INFINITY;
+	x->maxw = -INFINITY;
+}
 
-	for (size_t i = 0; i < r->n; i++) {
-		const struct lw_power_point *p = &r->pt[i];
+static void acc_point(struct rail_acc *x, unsigned flags, const struct lw_power_point *p)
+{
+	const struct lw_power_point *q = &x->prev;
 
-		if (!isnan(p->w)) {
-			nw++;
-			if (p->w < minw)
-				minw = p->w;
-			if (p->w > maxw)
-				maxw = p->w;
-		}
-		if (i == 0 || p->after_gap)
-			continue;
-		const struct lw_power_point *q = &r->pt[i - 1];
+	if (!isnan(p->w)) {
+		x->nw++;
+		if (p->w < x->minw)
+			x->minw = p->w;
+		if (p->w > x->maxw)
+			x->maxw = p->w;
+	}
+	if (x->have_prev && p->ts < q->ts)
+		x->disordered = 1;
+	if (x->have_prev && !p->after_gap) {
 		double dt = (double)(p->ts - q->ts) / 1e9;
 
-		if (r->flags & LW_RAIL_ENERGY) {
+		if (flags & LW_RAIL_ENERGY) {
 			if (!isnan(p->e) && !isnan(q->e)) {
-				energy += p->e - q->e;
-				covered += dt;
+				x->energy += p->e - q->e;
+				x->covered += dt;
 			}
 		} else if (!isnan(p->w) && !isnan(q->w)) {
-			energy += (p->w + q->w) / 2 * dt;
-			covered += dt;
+			x->energy += (p->w + q->w) / 2 * dt;
+			x->covered += dt;
 		}
 	}
-	if (covered > 0)
-		avg = energy / covered;
-	else if (nw == 1)
-		avg = minw;
+	x->prev = *p;
+	x->have_prev = 1;
+}
+
+static json_t *rail_summary(const struct lw_power_rail *r, const struct rail_acc *x,
+			    double *avg_out, double *energy_out, double *dur_out)
+{
+	double avg = NAN;
+
+	if (x->covered > 0)
+		avg = x->energy / x->covered;
+	else if (x->nw == 1)
+		avg = x->minw;
 	*avg_out = avg;
-	*energy_out = covered > 0 ? energy : NAN;
-	*dur_out = covered;
+	*energy_out = x->covered > 0 ? x->energy : NAN;
+	*dur_out = x->covered;
 	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:f, s:o}",
 		"name", r->name, "source", r->source,
 		"kind", r->flags & LW_RAIL_ESTIMATED ? "estimated" : "measured",
 		"total", !!(r->flags & LW_RAIL_TOTAL), "energy_counter", !!(r->flags & LW_RAIL_ENERGY),
 		"samples", (json_int_t)r->n, "gaps", (json_int_t)r->gaps,
 		"average_w", isnan(avg) ? json_null() : json_real(avg),
-		"min_w", nw ? json_real(minw) : json_null(),
-		"max_w", nw ? json_real(maxw) : json_null(),
-		"energy_j", covered > 0 ? json_real(energy) : json_null(),
-		"duration_s", covered,
+		"min_w", x->nw ? json_real(x->minw) : json_null(),
+		"max_w", x->nw ? json_real(x->maxw) : json_null(),
+		"energy_j", x->covered > 0 ? json_real(x->energy) : json_null(),
+		"duration_s", x->covered,
 		"first_gap", r->first_gap ? json_string(r->first_gap) : json_null());
 }
 
+static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *acc);
+
 json_t *lw_power_summarize(const struct lw_power_data *d)
+{
+	struct rail_acc *acc = calloc((size_t)(d->nrail ? d->nrail : 1), sizeof(*acc));
+	json_t *s;
+
+	if (!acc)
+		return NULL;
+	for (int i = 0; i < d->nrail; i++) {
+		acc_init(&acc[i]);
+		for (size_t k = 0; k < d->rail[i].n; k++)
+			acc_point(&acc[i], d->rail[i].flags, &d->rail[i].pt[k]);
+	}
+	s = summarize(d, acc);
+	free(acc);
+	return s;
+}
+
+/* The accumulators of the rails as the file declares them. */
+struct file_acc {
+	struct rail_acc acc[LW_POWER_MAX_RAILS];
+	int disordered;
+};
+
+static int file_point(void *ctx, const struct lw_power_rail *r, int rail,
+		      const struct lw_power_point *p)
+{
+	struct file_acc *fa = ctx;
+
+	acc_point(&fa->acc[rail], r->flags, p);
+	fa->disordered |= fa->acc[rail].disordered;
+	return 0;
+}
+
+json_t *lw_power_summarize_file(const char *path)
+{
+	struct file_acc *fa = malloc(sizeof(*fa));
+	struct lw_power_data *d;
+	json_t *s = NULL;
+
+	if (!fa) {
+		error("out of memory");
+		return NULL;
+	}
+	for (int i = 0; i < LW_POWER_MAX_RAILS; i++)
+		acc_init(&fa->acc[i]);
+	fa->disordered = 0;
+	d = lw_power_scan(path, file_point, fa);
+	if (d && fa->disordered) {
+		/* samples out of time order (not a file latwatt writes): sorted
+		 * in memory */
+		lw_power_data_free(d);
+		d = lw_power_read(path);
+		s = d ? lw_power_summarize(d) : NULL;
+	} else if (d) {
+		s = summarize(d, fa->acc);
+	}
+	if (d && !s)
+		error("out of memory");
+	lw_power_data_free(d);
+	free(fa);
+	return s;
+}
+
+static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *acc)
 {
 	json_t *rails = json_array();
 	double tot_w = 0, tot_e = 0, tot_d = 0;
@@ -427,7 +528,7 @@ json_t *lw_power_summarize(const struct lw_power_data *d)
 			meter = 1;
 	for (int i = 0; i < d->nrail; i++) {
 		double avg, e, dur;
-		json_t *j = rail_summary(&d->rail[i], &avg, &e, &dur);
+		json_t *j = rail_summary(&d->rail[i], &acc[i], &avg, &e, &dur);
 		int in_total = (d->rail[i].flags & LW_RAIL_TOTAL) &&
 			       (!meter || !strcmp(d->rail[i].source, "meter"));
 

@@ -65,6 +65,7 @@ struct lw_power_rail {
 	size_t n, cap;
 	size_t gaps;
 	char *first_gap;		/* reason of the first gap */
+	int gap_pending;		/* reading: a gap since the last sample */
 };
 
 struct lw_power_data {
@@ -73,8 +74,17 @@ struct lw_power_data {
 	int nrail;
 };
 
-/* Read a power file; errors name file:line. */
+/* Read a power file, every sample, each rail's in time order; errors name
+ * file:line. */
 struct lw_power_data *lw_power_read(const char *path);
+/* Read it in one pass without keeping the samples: the rails (their
+ * metadata, sample and gap counts) in the result, each sample given to
+ * @point as read, in file order, with its rail and the rail's index (a
+ * negative return stops and fails the scan). */
+struct lw_power_data *lw_power_scan(const char *path,
+				    int (*point)(void *ctx, const struct lw_power_rail *r, int rail,
+						 const struct lw_power_point *p),
+				    void *ctx);
 void lw_power_data_free(struct lw_power_data *d);
 int lw_power_find_rail(const struct lw_power_data *d, const char *name);
 
@@ -87,6 +97,9 @@ int lw_power_find_rail(const struct lw_power_data *d, const char *name);
  * integrated over the time covered (intervals across a gap left out).
  */
 json_t *lw_power_summarize(const struct lw_power_data *d);
+/* The same of a power file, in memory that does not grow with it (a file
+ * whose samples are out of time order is read whole and sorted). */
+json_t *lw_power_summarize_file(const char *path);
 /* Print a summary as text. */
 void lw_power_print(FILE *out, const json_t *summary);
 

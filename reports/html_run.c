@@ -812,42 +812,119 @@ static void power_cell(struct page *pg, double v)
 		pg_raw(pg, "<td data-value=\"%.17g\">%.1f</td>", v, v);
 }
 
-/* Power over time from RUN/power: per rail, at most @points points (the
- * mean of each time bucket). */
+/* Power over time, read in two passes over RUN/power: the first counts each
+ * rail's samples, the second averages each run of @per of them into a
+ * point (at most @points a rail, whatever the length of the run). */
+struct pw_point { double t, mw; int gap; };
+
+struct pw_rail {
+	size_t per, k, m, n;
+	double sum, ts;
+	int gap;
+	uint64_t last;
+	struct pw_point *pt;	/* n of them */
+};
+
+struct pw_plot {
+	struct pw_rail *r;
+	uint64_t t0;
+	int disordered;
+};
+
+static int pw_count(void *ctx, const struct lw_power_rail *rl, int i, const struct lw_power_point *p)
+{
+	struct pw_plot *pp = ctx;
+
+	(void)rl;
+	if (p->ts < pp->r[i].last)
+		pp->disordered = 1;
+	pp->r[i].last = p->ts;
+	return 0;
+}
+
+static void pw_flush(struct pw_plot *pp, struct pw_rail *r)
+{
+	if (r->m)
+		r->pt[r->n++] = (struct pw_point){ (r->ts / (double)r->m - (double)pp->t0) / 1e9,
+						   r->sum / (double)r->m * 1e3, r->gap };
+	else if (r->gap && r->n)
+		r->pt[r->n - 1].gap |= 2;	/* a break after it */
+	r->sum = r->ts = 0;
+	r->m = 0;
+}
+
+static int pw_bucket(void *ctx, const struct lw_power_rail *rl, int i, const struct lw_power_point *p)
+{
+	struct pw_plot *pp = ctx;
+	struct pw_rail *r = &pp->r[i];
+
+	(void)rl;
+	if (r->k % r->per == 0) {
+		if (r->k)
+			pw_flush(pp, r);
+		r->gap = p->after_gap;
+	}
+	r->k++;
+	if (!isnan(p->w)) {
+		r->sum += p->w;
+		r->ts += (double)p->ts;
+		r->m++;
+	}
+	return 0;
+}
+
 static int power_series(FILE *f, const struct lw_rrun *r, size_t points, uint64_t t0)
 {
 	char path[PATH_MAX];
-	struct lw_power_data *d;
-	int nplot = 0, q;
+	struct lw_power_data *d = NULL;
+	struct pw_plot pp = { .t0 = t0 };
+	int nplot = -1, q;
 
 	snprintf(path, sizeof(path), "%s/power", r->path);
 	if (access(path, F_OK) < 0)
 		return 0;
 	q = lw_set_quiet(1);
-	d = lw_power_read(path);
-	lw_set_quiet(q);
+	pp.r = calloc(LW_POWER_MAX_RAILS, sizeof(*pp.r));
+	if (pp.r)
+		d = lw_power_scan(path, pw_count, &pp);
+	if (d && pp.disordered) {
+		/* out of time order (not a file latwatt writes): sorted in memory */
+		lw_power_data_free(d);
+		d = lw_power_read(path);
+	}
+	for (int i = 0; d && i < d->nrail; i++) {
+		size_t n = d->rail[i].n;
+
+		pp.r[i].per = n > points ? (n + points - 1) / points : 1;
+		pp.r[i].pt = calloc(n / pp.r[i].per + 2, sizeof(*pp.r[i].pt));
+		if (!pp.r[i].pt)
+			goto out;
+	}
+	if (d && pp.disordered) {
+		for (int i = 0; i < d->nrail; i++)
+			for (size_t k = 0; k < d->rail[i].n; k++)
+				pw_bucket(&pp, &d->rail[i], i, &d->rail[i].pt[k]);
+	} else if (d) {
+		struct lw_power_data *again = lw_power_scan(path, pw_bucket, &pp);
+
+		if (!again)
+			goto out;
+		lw_power_data_free(again);
+	}
 	if (!d)
-		return -1;
+		goto out;
+	nplot = 0;
 	for (int i = 0; i < d->nrail; i++) {
-		const struct lw_power_rail *rl = &d->rail[i];
-		size_t per = rl->n > points ? (rl->n + points - 1) / points : 1;
+		struct pw_rail *pr = &pp.r[i];
 
+		pw_flush(&pp, pr);
 		fprintf(f, "$p%d << EOD\n", i);
-		for (size_t k = 0; k < rl->n; k += per) {
-			double sum = 0, ts = 0;
-			size_t m = 0;
-
-			for (size_t j = k; j < k + per && j < rl->n; j++)
-				if (!isnan(rl->pt[j].w)) {
-					sum += rl->pt[j].w;
-					ts += (double)rl->pt[j].ts;
-					m++;
-				}
-			if (rl->pt[k].after_gap)
+		for (size_t k = 0; k < pr->n; k++) {
+			if (pr->pt[k].gap & 1)
 				fprintf(f, "\n");	/* a gap: break the line */
-			if (m)
-				fprintf(f, "%.6f %g\n", (ts / (double)m - (double)t0) / 1e9,
-					sum / (double)m * 1e3);
+			fprintf(f, "%.6f %g\n", pr->pt[k].t, pr->pt[k].mw);
+			if (pr->pt[k].gap & 2)
+				fprintf(f, "\n");
 		}
 		fprintf(f, "EOD\n");
 	}
@@ -867,6 +944,11 @@ static int power_series(FILE *f, const struct lw_rrun *r, size_t points, uint64_
 		nplot++;
 	}
 	fprintf(f, "\n");
+out:
+	lw_set_quiet(q);
+	for (int i = 0; pp.r && i < LW_POWER_MAX_RAILS; i++)
+		free(pp.r[i].pt);
+	free(pp.r);
 	lw_power_data_free(d);
 	return nplot;
 }

@@ -308,7 +308,7 @@ static void test_file_roundtrip(void **st)
 	char *dir = lw_test_tmpdir(), path[512];
 	struct lw_power_writer *w;
 	struct lw_power_data *d;
-	json_t *s, *r;
+	json_t *s, *r, *sf;
 
 	snprintf(path, sizeof(path), "%s/power", dir);
 	w = lw_power_create(path, 0, 0);
@@ -346,6 +346,11 @@ static void test_file_roundtrip(void **st)
 	/* the total is the hwmon rail alone (the RAPL rail is not flagged total) */
 	assert_true(near(json_real_value(json_object_get(json_object_get(s, "total"), "average_w")), 4.0 / 3));
 	assert_string_equal(json_string_value(json_object_get(s, "kind")), "measured");
+	/* the one-pass summary of the file is the same */
+	sf = lw_power_summarize_file(path);
+	assert_non_null(sf);
+	assert_true(json_equal(s, sf));
+	json_decref(sf);
 	json_decref(s);
 	lw_power_data_free(d);
 
@@ -361,6 +366,25 @@ static void test_file_roundtrip(void **st)
 	/* a board-level meter is the total on its own */
 	assert_true(near(json_real_value(json_object_get(json_object_get(s, "total"), "average_w")), 10.0));
 	json_decref(s);
+	lw_power_data_free(d);
+
+	/* samples out of time order (not written by latwatt): sorted, as a
+	 * whole read does, not integrated backwards */
+	w = lw_power_create(path, 0, 1);
+	assert_int_equal(lw_power_rail(w, 3, "meter/Q", "meter", 0, "csv"), 0);
+	lw_power_sample(w, 3, 2000000000, 4.0, NAN, NAN, NAN);
+	lw_power_sample(w, 3, 0, 2.0, NAN, NAN, NAN);
+	lw_power_sample(w, 3, 1000000000, 2.0, NAN, NAN, NAN);
+	assert_int_equal(lw_power_close(w, 0), 0);
+	d = lw_power_read(path);
+	s = lw_power_summarize(d);
+	sf = lw_power_summarize_file(path);
+	assert_non_null(sf);
+	assert_true(json_equal(s, sf));
+	r = json_array_get(json_object_get(sf, "rails"), 3);
+	assert_true(near(json_real_value(json_object_get(r, "energy_j")), 5.0));	/* 2 J + 3 J */
+	json_decref(s);
+	json_decref(sf);
 	lw_power_data_free(d);
 
 	/* malformed files name the line */
