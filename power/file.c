@@ -340,27 +340,6 @@ out:
 	return ret;
 }
 
-struct lw_power_data *lw_power_read(const char *path)
-{
-	struct lw_power_data *d = calloc(1, sizeof(*d));
-
-	if (!d) {
-		error("out of memory");
-		return NULL;
-	}
-	if (scan(path, d, NULL, NULL) < 0) {
-		lw_power_data_free(d);
-		return NULL;
-	}
-	for (int i = 0; i < d->nrail; i++) {
-		struct lw_power_rail *r = &d->rail[i];
-
-		if (r->n)	/* qsort(NULL, 0) is undefined */
-			qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
-	}
-	return d;
-}
-
 struct lw_power_data *lw_power_scan(const char *path,
 				    int (*point)(void *ctx, const struct lw_power_rail *r, int rail, const struct lw_power_point *p),
 				    void *ctx)
@@ -374,6 +353,19 @@ struct lw_power_data *lw_power_scan(const char *path,
 	if (scan(path, d, point, ctx) < 0) {
 		lw_power_data_free(d);
 		return NULL;
+	}
+	return d;
+}
+
+struct lw_power_data *lw_power_read(const char *path)
+{
+	struct lw_power_data *d = lw_power_scan(path, NULL, NULL);
+
+	for (int i = 0; d && i < d->nrail; i++) {
+		struct lw_power_rail *r = &d->rail[i];
+
+		if (r->n)	/* qsort(NULL, 0) is undefined */
+			qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
 	}
 	return d;
 }

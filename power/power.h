@@ -80,7 +80,8 @@ struct lw_power_data *lw_power_read(const char *path);
 /* Read it in one pass without keeping the samples: the rails (their
  * metadata, sample and gap counts) in the result, each sample given to
  * @point as read, in file order, with its rail and the rail's index (a
- * negative return stops and fails the scan). */
+ * negative return stops and fails the scan); @point NULL: each rail keeps
+ * its samples, in file order. */
 struct lw_power_data *lw_power_scan(const char *path,
 				    int (*point)(void *ctx, const struct lw_power_rail *r, int rail,
 						 const struct lw_power_point *p),
