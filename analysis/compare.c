@@ -44,8 +44,7 @@ void lw_crun_free(struct lw_crun *r)
 		lw_dist_free(&r->p[i].d);
 		lw_hist_free(&r->p[i].hist);
 		free(r->p[i].bmax);
-		free(r->p[i].tl);
-		free(r->p[i].tl_off);
+		lw_bseries_free(&r->p[i].bs);
 	}
 	free(r->p);
 	free(r->label);
@@ -72,68 +71,197 @@ uint64_t lw_crun_ident(const struct lw_crun *r)
  * further out is a corrupt record, not a reason to allocate gigabytes. */
 #define MAX_BASE_BLOCKS (1UL << 27)
 
-/* Latencies in the order of the bootstrap blocks (LW_BOOT_BLOCK_NS of
- * expected time): a growing list while reading, then a counting sort. */
-struct tlist {
-	uint64_t *lat;
-	uint32_t *blk;
-	size_t n, cap;
-	uint32_t nblk;
+uint32_t lw_boot_bucket(uint64_t v)
+{
+	int e;
+
+	if (v < (1u << LW_BOOT_SUB_BITS))
+		return (uint32_t)v;
+	e = 63 - __builtin_clzll(v);	/* >= LW_BOOT_SUB_BITS */
+	return ((uint32_t)(e - LW_BOOT_SUB_BITS + 1) << LW_BOOT_SUB_BITS) +
+	       (uint32_t)(v >> (e - LW_BOOT_SUB_BITS)) - (1u << LW_BOOT_SUB_BITS);
+}
+
+double lw_boot_value(uint32_t b)
+{
+	unsigned e;
+	uint64_t lo, w;
+
+	if (b < (1u << LW_BOOT_SUB_BITS))
+		return b;
+	e = (b >> LW_BOOT_SUB_BITS) + LW_BOOT_SUB_BITS - 1;
+	lo = ((uint64_t)(1u << LW_BOOT_SUB_BITS) + (b & ((1u << LW_BOOT_SUB_BITS) - 1)))
+	     << (e - LW_BOOT_SUB_BITS);
+	w = 1ULL << (e - LW_BOOT_SUB_BITS);
+	return (double)lo + (double)(w - 1) / 2;
+}
+
+/* A block while reading: its buckets in a small open-addressing table
+ * (key bucket + 1; 0 empty). */
+struct lw_bblock {
+	uint32_t *key, *cnt;
+	uint32_t n, cap;
+	double sum;
 };
 
-static int tlist_add(struct tlist *t, uint64_t lat, uint32_t blk)
+void lw_bbuild_init(struct lw_bbuild *b)
 {
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? 2 * t->cap : 4096;
-		uint64_t *l = realloc(t->lat, nc * sizeof(*l));
-		uint32_t *b;
+	memset(b, 0, sizeof(*b));
+	b->block_ns = LW_BOOT_BLOCK_NS;
+}
 
-		if (!l)
+static int bblock_put(struct lw_bblock *k, uint32_t bucket, uint32_t count)
+{
+	uint32_t i;
+
+	if (2 * (k->n + 1) > k->cap) {
+		uint32_t cap = k->cap ? 2 * k->cap : 64;
+		uint32_t *key = calloc(cap, sizeof(*key)), *cnt = calloc(cap, sizeof(*cnt));
+
+		if (!key || !cnt) {
+			free(key);
+			free(cnt);
 			return error("out of memory");
-		t->lat = l;
-		b = realloc(t->blk, nc * sizeof(*b));
-		if (!b)
-			return error("out of memory");
-		t->blk = b;
-		t->cap = nc;
+		}
+		for (uint32_t j = 0; j < k->cap; j++) {
+			if (!k->key[j])
+				continue;
+			i = (k->key[j] * 2654435761u) & (cap - 1);
+			while (key[i])
+				i = (i + 1) & (cap - 1);
+			key[i] = k->key[j];
+			cnt[i] = k->cnt[j];
+		}
+		free(k->key);
+		free(k->cnt);
+		k->key = key;
+		k->cnt = cnt;
+		k->cap = cap;
 	}
-	t->lat[t->n] = lat;
-	t->blk[t->n++] = blk;
-	if (blk + 1 > t->nblk)
-		t->nblk = blk + 1;
+	i = ((bucket + 1) * 2654435761u) & (k->cap - 1);
+	while (k->key[i] && k->key[i] != bucket + 1)
+		i = (i + 1) & (k->cap - 1);
+	if (!k->key[i]) {
+		k->key[i] = bucket + 1;
+		k->n++;
+	}
+	k->cnt[i] += count;
 	return 0;
 }
 
-static int tlist_finish(struct tlist *t, struct lw_cprobe *p)
+static void bblock_free(struct lw_bblock *k)
 {
-	size_t *off;
+	free(k->key);
+	free(k->cnt);
+	memset(k, 0, sizeof(*k));
+}
 
-	if (!t->n)
+/* Two blocks into one: block_ns doubles. */
+static int bbuild_coarsen(struct lw_bbuild *b)
+{
+	for (size_t i = 0; i < b->nblk; i++) {
+		struct lw_bblock *from = &b->b[i], *to = &b->b[i / 2];
+
+		if (i / 2 == i)
+			continue;
+		if (i % 2 == 0) {	/* the first of its pair: moved whole */
+			bblock_free(to);
+			*to = *from;
+			memset(from, 0, sizeof(*from));
+			continue;
+		}
+		for (uint32_t j = 0; j < from->cap; j++)
+			if (from->key[j] && bblock_put(to, from->key[j] - 1, from->cnt[j]) < 0)
+				return -1;
+		to->sum += from->sum;
+		bblock_free(from);
+	}
+	b->nblk = (b->nblk + 1) / 2;
+	b->block_ns *= 2;
+	return 0;
+}
+
+int lw_bbuild_add(struct lw_bbuild *b, uint64_t t_ns, uint64_t lat)
+{
+	uint64_t blk = t_ns / b->block_ns;
+
+	while (blk >= 2 * LW_BOOT_MAX_BLOCKS) {
+		if (bbuild_coarsen(b) < 0)
+			return -1;
+		blk = t_ns / b->block_ns;
+	}
+	if (blk >= b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		struct lw_bblock *t;
+
+		while (cap <= blk)
+			cap *= 2;
+		t = realloc(b->b, cap * sizeof(*t));
+		if (!t)
+			return error("out of memory");
+		memset(t + b->cap, 0, (cap - b->cap) * sizeof(*t));
+		b->b = t;
+		b->cap = cap;
+	}
+	if (blk >= b->nblk)
+		b->nblk = blk + 1;
+	b->b[blk].sum += (double)lat;
+	return bblock_put(&b->b[blk], lw_boot_bucket(lat), 1);
+}
+
+void lw_bbuild_free(struct lw_bbuild *b)
+{
+	for (size_t i = 0; i < b->cap; i++)
+		bblock_free(&b->b[i]);
+	free(b->b);
+	memset(b, 0, sizeof(*b));
+}
+
+void lw_bseries_free(struct lw_bseries *s)
+{
+	free(s->off);
+	free(s->bucket);
+	free(s->count);
+	free(s->sum);
+	memset(s, 0, sizeof(*s));
+}
+
+int lw_bbuild_finish(struct lw_bbuild *b, struct lw_bseries *out)
+{
+	size_t np = 0, k = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!b->nblk) {
+		lw_bbuild_free(b);
 		return 0;
-	off = calloc((size_t)t->nblk + 1, sizeof(*off));
-	p->tl = malloc(t->n * sizeof(*p->tl));
-	if (!off || !p->tl) {
-		free(off);
+	}
+	for (size_t i = 0; i < b->nblk; i++)
+		np += b->b[i].n;
+	out->off = malloc((b->nblk + 1) * sizeof(*out->off));
+	out->bucket = malloc((np ? np : 1) * sizeof(*out->bucket));
+	out->count = malloc((np ? np : 1) * sizeof(*out->count));
+	out->sum = malloc(b->nblk * sizeof(*out->sum));
+	if (!out->off || !out->bucket || !out->count || !out->sum) {
+		lw_bseries_free(out);
+		lw_bbuild_free(b);
 		return error("out of memory");
 	}
-	for (size_t i = 0; i < t->n; i++)
-		off[t->blk[i] + 1]++;
-	for (size_t b = 0; b < t->nblk; b++)
-		off[b + 1] += off[b];
-	{
-		size_t *fill = malloc(((size_t)t->nblk + 1) * sizeof(*fill));
+	for (size_t i = 0; i < b->nblk; i++) {
+		const struct lw_bblock *blk = &b->b[i];
 
-		if (!fill) {
-			free(off);
-			return error("out of memory");
-		}
-		memcpy(fill, off, ((size_t)t->nblk + 1) * sizeof(*fill));
-		for (size_t i = 0; i < t->n; i++)
-			p->tl[fill[t->blk[i]]++] = t->lat[i];
-		free(fill);
+		out->off[i] = k;
+		out->sum[i] = blk->sum;
+		for (uint32_t j = 0; j < blk->cap; j++)
+			if (blk->key[j]) {
+				out->bucket[k] = blk->key[j] - 1;
+				out->count[k++] = blk->cnt[j];
+				out->n += blk->cnt[j];
+			}
 	}
-	p->tl_off = off;
-	p->ntl = t->nblk;
+	out->off[b->nblk] = k;
+	out->nblk = b->nblk;
+	out->block_ns = b->block_ns;
+	lw_bbuild_free(b);
 	return 0;
 }
 
@@ -164,14 +292,15 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 	struct lw_samples_reader *rd = lw_samples_open_flags(path, lw_manifest_is_complete(r->manifest) ?
 							     0 : LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET);
 	struct lw_cprobe *by_id[LW_PROBE_MAX] = { 0 };
-	struct tlist tl[LW_PROBE_MAX];
+	struct lw_bbuild bb[LW_PROBE_MAX];
 	struct lw_sample s;
 	uint64_t start, rec = 0, limit;
 	int ret;
 
 	if (!rd)
 		return -1;
-	memset(tl, 0, sizeof(tl));
+	for (unsigned i = 0; i < LW_PROBE_MAX; i++)
+		lw_bbuild_init(&bb[i]);
 	start = lw_samples_start(rd);
 	limit = run_blocks(r->manifest, start);
 	for (size_t i = 0; i < r->np; i++)
@@ -192,8 +321,8 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 				    (s.expected_ns - start) / 1000000000);
 			break;
 		}
-		if (tlist_add(&tl[s.probe], s.latency_ns,
-			      (uint32_t)(idx / (LW_BOOT_BLOCK_NS / LW_BLOCK_BASE_NS))) < 0) {
+		if (lw_bbuild_add(&bb[s.probe], s.expected_ns > start ? s.expected_ns - start : 0,
+				  s.latency_ns) < 0) {
 			ret = -1;
 			break;
 		}
@@ -217,10 +346,9 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 	}
 	lw_samples_close_reader(rd);
 	for (unsigned i = 0; i < LW_PROBE_MAX; i++) {
-		if (ret >= 0 && by_id[i] && tlist_finish(&tl[i], by_id[i]) < 0)
+		if (ret >= 0 && by_id[i] && lw_bbuild_finish(&bb[i], &by_id[i]->bs) < 0)
 			ret = -1;
-		free(tl[i].lat);
-		free(tl[i].blk);
+		lw_bbuild_free(&bb[i]);
 	}
 	if (ret < 0)
 		return -1;
@@ -488,8 +616,8 @@ static int block_maxima(const struct lw_cprobe *cp, uint64_t block_ns, struct pc
 
 /*
  * The run's own figures with their within-run intervals and the variance of
- * their logs: a moving-block bootstrap (blocks of LW_BOOT_BLOCK_NS of the
- * run drawn with replacement, so that bursts stay whole), or, for a run
+ * their logs: a moving-block bootstrap (blocks of the run, struct lw_bseries,
+ * drawn with replacement, so that bursts stay whole), or, for a run
  * without time order (imported histogram, stored run), the bootstrap of
  * independent samples (order statistics drawn from Beta), labelled so.
  */
@@ -521,51 +649,32 @@ static int within_run(struct pcache *pc, const struct lw_cmp_opts *o, uint64_t i
 		}
 	if (lw_rng_stream(&rng, o->seed, ident, cp->probe, 200) < 0)
 		goto out;
-	if (cp->tl && cp->ntl >= 2 && cp->tl_off[cp->ntl] == d->n) {
-		/* a resample as counts over the run's distinct values: no sort,
-		 * exact values, O(samples) a resample */
-		uint32_t *idx = malloc(d->n * sizeof(*idx));
-		uint64_t *cnt = malloc(d->k * sizeof(*cnt));
-		double *bsum = malloc(cp->ntl * sizeof(*bsum));
+	if (cp->bs.nblk >= 2 && cp->bs.n == d->n) {
+		/* a resample as counts over the buckets: values known to 1/256
+		 * of a power of two (the figure itself is exact), O(buckets of
+		 * the blocks drawn) a resample */
+		const struct lw_bseries *bs = &cp->bs;
+		uint64_t *cnt = calloc(LW_BOOT_NBUCKETS, sizeof(*cnt));
 
 		pc->ci_method = "block bootstrap";
-		if (!idx || !cnt || !bsum) {
-			free(idx);
-			free(cnt);
-			free(bsum);
+		if (!cnt) {
 			error("out of memory");
 			goto out;
-		}
-		for (size_t b = 0; b < cp->ntl; b++) {
-			bsum[b] = 0;
-			for (size_t i = cp->tl_off[b]; i < cp->tl_off[b + 1]; i++) {
-				size_t lo = 0, hi = d->k - 1;
-
-				while (lo < hi) {	/* the distinct value it is */
-					size_t mid = lo + (hi - lo) / 2;
-
-					if (d->v[mid] < cp->tl[i])
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				idx[i] = (uint32_t)lo;
-				bsum[b] += (double)cp->tl[i];
-			}
 		}
 		for (unsigned r = 0; r < R; r++) {
 			uint64_t m = 0, acc = 0, rank[LW_NPCT];
 			double sum = 0;
 			size_t v = 0;
 
-			memset(cnt, 0, d->k * sizeof(*cnt));
-			for (size_t j = 0; j < cp->ntl; j++) {
-				size_t b = lw_rng_index(&rng, cp->ntl);
+			memset(cnt, 0, LW_BOOT_NBUCKETS * sizeof(*cnt));
+			for (size_t j = 0; j < bs->nblk; j++) {
+				size_t b = lw_rng_index(&rng, bs->nblk);
 
-				for (size_t i = cp->tl_off[b]; i < cp->tl_off[b + 1]; i++)
-					cnt[idx[i]]++;
-				m += cp->tl_off[b + 1] - cp->tl_off[b];
-				sum += bsum[b];
+				for (size_t i = bs->off[b]; i < bs->off[b + 1]; i++) {
+					cnt[bs->bucket[i]] += bs->count[i];
+					m += bs->count[i];
+				}
+				sum += bs->sum[b];
 			}
 			if (!m) {
 				for (int k = 0; k <= LW_NPCT; k++)
@@ -577,13 +686,11 @@ static int within_run(struct pcache *pc, const struct lw_cmp_opts *o, uint64_t i
 			for (int k = 0; k < LW_NPCT; k++) {
 				while (acc + cnt[v] < rank[k])
 					acc += cnt[v++];
-				rep[k][r] = (double)d->v[v];
+				rep[k][r] = lw_boot_value((uint32_t)v);
 			}
 			rep[LW_NPCT][r] = sum / (double)m;
 		}
-		free(idx);
 		free(cnt);
-		free(bsum);
 	} else {
 		double se = sqrt(lw_dist_var(d) / (double)d->n);
 
@@ -1820,7 +1927,8 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 		"seed", (json_int_t)o->seed, "thresholds_ns", thr,
 		"inference", "t test on per-run figures (log scale for latencies and power, rates for "
 			     "counts; Welch, or the prediction of one run from a set), Holm over the metrics",
-		"percentile_ci", "within a run: block bootstrap (100 ms blocks); a group: t interval over its runs",
+		"percentile_ci", "within a run: block bootstrap (100 ms blocks, doubled until a run has at most 1024; "
+		"values to 1/256 of a power of two); a group: t interval over its runs",
 		"percentile_rule", "nearest rank",
 		"within_run_method", "block bootstrap",
 		"boot_block_ns", (json_int_t)LW_BOOT_BLOCK_NS, "power", POWER,

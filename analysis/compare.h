@@ -32,6 +32,44 @@
 #define LW_CMP_MAX_THRESHOLDS 16
 #define LW_CMP_MAX_GROUP_RUNS 256
 
+/*
+ * A run in time order for the block bootstrap, in memory that does not grow
+ * with its length: blocks of block_ns of expected time (LW_BOOT_BLOCK_NS;
+ * a long run's are coarsened, two into one, whenever there would be more
+ * than 2 * LW_BOOT_MAX_BLOCKS), each holding the counts of its latencies in
+ * buckets of 1/256 of a power of two (lw_boot_bucket(): exact below 256 ns)
+ * and their exact sum.
+ */
+#define LW_BOOT_MAX_BLOCKS 512
+#define LW_BOOT_SUB_BITS   8
+#define LW_BOOT_NBUCKETS   ((64 - LW_BOOT_SUB_BITS + 1) << LW_BOOT_SUB_BITS)
+
+uint32_t lw_boot_bucket(uint64_t v);
+double lw_boot_value(uint32_t bucket);	/* the middle of the bucket */
+
+struct lw_bseries {
+	uint64_t block_ns;
+	size_t nblk;
+	size_t *off;		/* block b: pairs off[b] .. off[b + 1] - 1 */
+	uint32_t *bucket, *count;
+	double *sum;		/* per block */
+	uint64_t n;		/* samples */
+};
+
+struct lw_bblock;
+struct lw_bbuild {
+	uint64_t block_ns;
+	struct lw_bblock *b;
+	size_t nblk, cap;
+};
+void lw_bbuild_init(struct lw_bbuild *b);
+/* The latency @lat of expected time @t_ns after the start. 0 or -1. */
+int lw_bbuild_add(struct lw_bbuild *b, uint64_t t_ns, uint64_t lat);
+/* Into @out (freed with lw_bseries_free()); frees @b.  0 or -1. */
+int lw_bbuild_finish(struct lw_bbuild *b, struct lw_bseries *out);
+void lw_bbuild_free(struct lw_bbuild *b);
+void lw_bseries_free(struct lw_bseries *s);
+
 struct lw_cprobe {
 	unsigned probe;			/* enum lw_probe_id */
 	struct lw_dist d;		/* every CPU */
@@ -39,11 +77,9 @@ struct lw_cprobe {
 	uint64_t missed, dropped;
 	uint64_t *bmax;			/* per 10 ms: largest latency + 1; 0: no sample */
 	size_t nb;
-	/* every latency, grouped by LW_BOOT_BLOCK_NS of the run in time order
-	 * (block b holds tl[tl_off[b] .. tl_off[b + 1]]), for the block
-	 * bootstrap; NULL when the run has no time series (imported, stored) */
-	uint64_t *tl;
-	size_t *tl_off, ntl;
+	/* the run in time order for the block bootstrap; nblk 0 when the run
+	 * has no time series (imported, stored) */
+	struct lw_bseries bs;
 };
 
 struct lw_crun {

@@ -37,16 +37,14 @@ static uint64_t draw(struct lw_rng *r, enum shape s)
 /* The time series of @p (as a run directory gives it) from @v in time order. */
 static void set_series(struct lw_cprobe *p, const uint64_t *v, size_t n)
 {
-	size_t per = PER_BLOCK * (LW_BOOT_BLOCK_NS / LW_BLOCK_BASE_NS);
+	struct lw_bbuild bb;
 
-	p->ntl = (n + per - 1) / per;
-	p->tl = malloc(n * sizeof(*p->tl));
-	p->tl_off = malloc((p->ntl + 1) * sizeof(*p->tl_off));
-	assert_non_null(p->tl);
-	assert_non_null(p->tl_off);
-	memcpy(p->tl, v, n * sizeof(*v));
-	for (size_t b = 0; b <= p->ntl; b++)
-		p->tl_off[b] = b * per < n ? b * per : n;
+	/* PER_BLOCK samples every 10 ms */
+	lw_bbuild_init(&bb);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(lw_bbuild_add(&bb, i * LW_BLOCK_BASE_NS / PER_BLOCK, v[i]), 0);
+	assert_int_equal(lw_bbuild_finish(&bb, &p->bs), 0);
+	assert_int_equal(p->bs.n, n);
 	p->nb = n / PER_BLOCK;
 	p->bmax = calloc(p->nb + 1, sizeof(*p->bmax));
 	for (size_t i = 0; i < n; i++)
@@ -398,9 +396,55 @@ static void test_document(void **st)
 	lw_rng_free(&r);
 }
 
+/* The bootstrap's buckets: exact below 256 ns, else within 1/256 of the
+ * value, in order; a long series is coarsened to a bounded number of blocks
+ * with every sample and sum kept. */
+static void test_boot_series(void **st)
+{
+	struct lw_bbuild bb;
+	struct lw_bseries bs;
+	uint32_t prev = 0;
+	uint64_t n = 0;
+	double sum = 0, bsum = 0;
+
+	for (uint64_t v = 0; v < 256; v++)
+		assert_true(lw_boot_value(lw_boot_bucket(v)) == (double)v);
+	for (uint64_t v = 1; v < UINT64_MAX / 3; v = v * 3 + 1) {
+		uint32_t b = lw_boot_bucket(v);
+		double x = lw_boot_value(b);
+
+		assert_true(b < LW_BOOT_NBUCKETS);
+		assert_true(b >= prev);
+		prev = b;
+		assert_true(fabs(x - (double)v) <= (double)v / 256);
+	}
+	assert_true(lw_boot_bucket(UINT64_MAX) < LW_BOOT_NBUCKETS);
+	/* an hour at 1 ms, out of order in 10-sample batches */
+	lw_bbuild_init(&bb);
+	for (uint64_t i = 0; i < 3600000; i += 10)
+		for (uint64_t j = 0; j < 10; j++) {
+			uint64_t k = (i / 10) % 2 ? i + j - 10 : i + j + 10 < 3600000 ? i + j + 10 : i + j;
+			uint64_t lat = 10000 + (k * 7919) % 90000;
+
+			assert_int_equal(lw_bbuild_add(&bb, k * 1000000, lat), 0);
+			n++;
+			sum += (double)lat;
+		}
+	assert_int_equal(lw_bbuild_finish(&bb, &bs), 0);
+	assert_int_equal(bs.n, n);
+	assert_true(bs.nblk >= LW_BOOT_MAX_BLOCKS && bs.nblk <= 2 * LW_BOOT_MAX_BLOCKS);
+	assert_true(bs.block_ns >= 3600 * 1000000000ULL / (2 * LW_BOOT_MAX_BLOCKS));
+	for (size_t b = 0; b < bs.nblk; b++)
+		bsum += bs.sum[b];
+	assert_true(fabs(bsum - sum) < 1e-6 * sum);
+	lw_bseries_free(&bs);
+	(void)st;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_boot_series),
 		cmocka_unit_test(test_aa_false_verdicts),
 		cmocka_unit_test(test_shift_detected),
 		cmocka_unit_test(test_one_run_a_side),
