@@ -509,12 +509,89 @@ static int monitor_add(struct lw_summary *sum, unsigned probe, int cpu, const st
 	return 0;
 }
 
-/* One interval line: into the run's series, and its per-probe row of
+/* Histogram columns of the histogram-over-time view: at most this many;
+ * past it, neighbours merge two into one and each holds twice the
+ * intervals, so that a day of intervals takes no more memory than an hour. */
+#define OT_COLUMNS 128
+
+/* @from's histograms into @into's (the column after it). */
+static int column_merge(json_t *into, const json_t *from)
+{
+	json_t *mine = json_object_get(into, "probes"), *h;
+	const char *name;
+
+	json_object_set(into, "end_ns", json_object_get(from, "end_ns"));
+	json_object_foreach((json_t *)json_object_get(from, "probes"), name, h) {
+		struct lw_hist a, b;
+		const json_t *m = json_object_get(mine, name);
+		int ok;
+
+		if (!m) {
+			json_object_set(mine, name, h);
+			continue;
+		}
+		if (lw_hist_from_json(&a, m) < 0)
+			return -1;
+		if (lw_hist_from_json(&b, h) < 0) {
+			lw_hist_free(&a);
+			return -1;
+		}
+		ok = lw_hist_merge(&a, &b) == 0;
+		if (ok)
+			json_object_set_new(mine, name, lw_hist_json(&a));
+		lw_hist_free(&a);
+		lw_hist_free(&b);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
+/* The interval's histograms (@probes: name -> histogram) into the columns. */
+static int column_add(struct lw_summary *sum, const json_t *j, json_t *probes)
+{
+	json_t *cols = json_object_get(sum->over_time, "histograms");
+	json_t *col = json_pack("{s:O, s:O, s:o}", "start_ns", json_object_get(j, "start_ns"),
+				"end_ns", json_object_get(j, "end_ns"), "probes", probes);
+	size_t n = json_array_size(cols);
+
+	if (!col)
+		return error("out of memory");
+	if (!sum->ot_group)
+		sum->ot_group = 1;
+	if (n && sum->ot_fill < sum->ot_group) {
+		int r = column_merge(json_array_get(cols, n - 1), col);
+
+		json_decref(col);
+		sum->ot_fill++;
+		return r;
+	}
+	json_array_append_new(cols, col);
+	sum->ot_fill = 1;
+	if (++n <= OT_COLUMNS)
+		return 0;
+	/* n is odd: pairs merge, the new column stays alone */
+	for (size_t k = 0; k + 1 < n; k += 2) {
+		json_t *a = json_array_get(cols, k), *b = json_array_get(cols, k + 1);
+
+		if (column_merge(a, b) < 0)
+			return -1;
+		json_array_set(cols, k / 2, a);
+	}
+	json_array_set(cols, n / 2, json_array_get(cols, n - 1));
+	while (json_array_size(cols) > n / 2 + 1)
+		json_array_remove(cols, json_array_size(cols) - 1);
+	sum->ot_group *= 2;
+	return 0;
+}
+
+/* One interval line: into the run's series, its per-probe row of
  * sum->over_time (all CPUs: count, max, p99 and p99.9 at bucket
- * resolution, over, and the histogram for the histogram-over-time view). */
+ * resolution, over), and its histograms into the columns of the
+ * histogram-over-time view. */
 static int monitor_line(struct lw_summary *sum, const char *path, size_t lineno, json_t *j)
 {
-	json_t *ser = json_object_get(j, "series"), *e, *row, *probes;
+	json_t *ser = json_object_get(j, "series"), *e, *row, *probes, *hists;
 	struct lw_hist iv[LW_PROBE_MAX];
 	uint64_t over[LW_PROBE_MAX] = { 0 }, missed[LW_PROBE_MAX] = { 0 };
 	int have[LW_PROBE_MAX] = { 0 }, ret = -1;
@@ -555,18 +632,23 @@ static int monitor_line(struct lw_summary *sum, const char *path, size_t lineno,
 		lw_hist_free(&h);
 	}
 	probes = json_object();
+	hists = json_object();
 	for (int p = 1; p < LW_PROBE_MAX; p++) {
 		int ovf;
 
 		if (!have[p])
 			continue;
 		json_object_set_new(probes, lw_probe_name((unsigned)p), json_pack(
-			"{s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"{s:I, s:I, s:I, s:I, s:I, s:I}",
 			"count", (json_int_t)iv[p].total, "max_ns", (json_int_t)iv[p].max,
 			"p99_ns", (json_int_t)lw_hist_percentile(&iv[p], 99, &ovf),
 			"p99.9_ns", (json_int_t)lw_hist_percentile(&iv[p], 99.9, &ovf),
-			"over", (json_int_t)over[p], "missed", (json_int_t)missed[p],
-			"histogram", lw_hist_json(&iv[p])));
+			"over", (json_int_t)over[p], "missed", (json_int_t)missed[p]));
+		json_object_set_new(hists, lw_probe_name((unsigned)p), lw_hist_json(&iv[p]));
+	}
+	if (column_add(sum, j, hists) < 0) {
+		json_decref(probes);
+		goto out;
 	}
 	row = json_pack("{s:O, s:O, s:o}", "start_ns", json_object_get(j, "start_ns"),
 			"end_ns", json_object_get(j, "end_ns"), "probes", probes);
@@ -614,9 +696,9 @@ static int load_monitor(struct lw_summary *sum, const char *path)
 			else if (json_integer_value(json_object_get(j, "interval_ns")) <= 0)
 				ret = error("%s:1: no interval_ns", path);
 			else
-				sum->over_time = json_pack("{s:O, s:[]}", "interval_ns",
+				sum->over_time = json_pack("{s:O, s:[], s:[]}", "interval_ns",
 							   json_object_get(j, "interval_ns"),
-							   "intervals");
+							   "intervals", "histograms");
 		} else {
 			ret = monitor_line(sum, path, lineno, j);
 		}

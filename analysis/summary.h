@@ -33,6 +33,7 @@ struct lw_summary {
 	int from_histogram;		/* imported or monitored run: no samples */
 	int from_monitor;		/* RUN/monitor: interval histograms (lib/monitor.h) */
 	json_t *over_time;		/* monitored run: per interval and probe, all CPUs */
+	size_t ot_group, ot_fill;	/* intervals a histogram column holds, and its last */
 	uint64_t threshold_ns;		/* 0: none */
 	char *samples;			/* the samples file, read again for exact ranks */
 	unsigned samples_flags;		/* how it was opened (a killed run's partial end) */

@@ -225,9 +225,8 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 	f = script_open(&sc);
 	if (f) {
 		fprintf(f, "$h << EOD\n");
-		json_array_foreach((json_t *)iv, i, row) {
-			const json_t *h = json_object_get(json_object_get(json_object_get(row, "probes"),
-							  name), "histogram"), *b;
+		json_array_foreach((json_t *)json_object_get(ot, "histograms"), i, row) {
+			const json_t *h = json_object_get(json_object_get(row, "probes"), name), *b;
 			double bw = jnum(h, "bucket_ns", 1000) / 1e3, t = (jnum(row, "start_ns", 0) - t0) /
 									     3.6e12;
 			size_t k;
@@ -245,8 +244,9 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 			"notitle\n");
 	}
 	snprintf(cap, sizeof(cap), "Histogram over time of probe %s (OSADL's 3-D view from "
-		 "above): a column per interval, 1 us buckets up, the count of each as its "
-		 "colour, log scales.", name);
+		 "above): a column per interval (per group of intervals in a long run: 128 "
+		 "columns at most), 1 us buckets up, the count of each as its colour, log "
+		 "scales.", name);
 	pg_figure(pg, id, script_close(&sc), 960, 420, cap);
 }
 

@@ -377,10 +377,58 @@ static void test_bad_monitor_file(void **st)
 	lw_test_rmdir(dir);
 }
 
+/* A long monitored run: a row of maxima per interval, but at most 128
+ * histogram columns, merged in time order, every sample kept. */
+static void test_histogram_columns_bounded(void **st)
+{
+	char *dir = lw_test_tmpdir(), file[PATH_MAX];
+	const size_t n = 300;
+	struct lw_summary sum;
+	struct lw_rundir rd;
+	json_t *cols, *c;
+	uint64_t total = 0, prev_end = 0;
+	FILE *f;
+	size_t i;
+
+	assert_int_equal(lw_rundir_create(&rd, dir, 1), 0);
+	lw_manifest_set_status(rd.manifest, "complete", NULL);
+	assert_int_equal(lw_rundir_save(&rd), 0);
+	f = fopen(lw_rundir_file(&rd, "monitor", file, sizeof(file)), "w");
+	assert_non_null(f);
+	fprintf(f, "{\"format\":\"latwatt-monitor\",\"version\":1,\"interval_ns\":1000}\n");
+	for (i = 0; i < n; i++)	/* interval i: i + 1 samples in bucket i % 50 */
+		fprintf(f, "{\"start_ns\":%zu,\"end_ns\":%zu,\"series\":[{\"probe\":\"cyclic\","
+			"\"cpu\":0,\"missed\":0,\"over\":0,\"histogram\":{\"bucket_ns\":1000,"
+			"\"nbuckets\":100,\"buckets\":[[%zu,%zu]],\"total\":%zu,\"overflow\":0,"
+			"\"overflow_max_ns\":0,\"min_ns\":%zu,\"max_ns\":%zu,\"sum_ns\":%zu}}]}\n",
+			i * 1000, (i + 1) * 1000, i % 50, i + 1, i + 1, i % 50 * 1000, i % 50 * 1000 + 999,
+			(i + 1) * (i % 50 * 1000));
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(lw_summary_load(&sum, &rd, 0), 0);
+	assert_int_equal(json_array_size(json_object_get(sum.over_time, "intervals")), n);
+	cols = json_object_get(sum.over_time, "histograms");
+	assert_true(json_array_size(cols) <= 128 && json_array_size(cols) >= 64);
+	json_array_foreach(cols, i, c) {
+		uint64_t from = (uint64_t)json_integer_value(json_object_get(c, "start_ns"));
+
+		assert_int_equal(from, prev_end);	/* contiguous, in order */
+		prev_end = (uint64_t)json_integer_value(json_object_get(c, "end_ns"));
+		total += (uint64_t)json_integer_value(json_object_get(json_object_get(
+			json_object_get(c, "probes"), "cyclic"), "total"));
+	}
+	assert_int_equal(prev_end, n * 1000);
+	assert_int_equal(total, n * (n + 1) / 2);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+	lw_test_rmdir(dir);
+	(void)st;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intervals_and_windows),
+		cmocka_unit_test(test_histogram_columns_bounded),
 		cmocka_unit_test(test_disk_cap),
 		cmocka_unit_test(test_trace_windows),
 		cmocka_unit_test(test_trace_window_analysis),
