@@ -14,7 +14,8 @@
 # stress-ng --cpu 2 on the host, 69 against 268, each rightly named).
 #
 # Skips (77) without qemu-system-x86_64, a static busybox, a static C
-# library or the kernel package.  Two boots under TCG: 1 to 3 minutes.
+# library or the kernel package.  Two boots under TCG: 1 to 3 minutes (a
+# guest that hangs is booted once more, and the bench says so).
 . "$(dirname "$0")/lib.sh"
 need_cmd python3
 mk_tmp
