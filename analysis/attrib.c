@@ -299,7 +299,7 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	t->seg_truncated = 0;
 	t->dominant = -1;
 	t->unattributable = NULL;
-	t->open = t->done = t->closed = 0;
+	t->open = t->done = 0;
 	t->late_state = -1;
 	t->late_exit_ns = LW_EXIT_LATENCY_NONE;
 	t->late_ns = 0;
@@ -602,7 +602,6 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 /* Closed: it waits for its CPU's next event. */
 static void to_wait(struct lw_attrib *a, struct lw_spike *s)
 {
-	s->closed = 1;
 	a->wait[a->nwait++] = (int)(s - a->s);
 }
 
@@ -1017,13 +1016,10 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	}
 }
 
-/* Not closed when the trace ended: why it cannot be attributed. */
+/* Not closed when the trace ended: why it cannot be attributed (lost
+ * events in its window, which finalize() finds, say it first). */
 static void cut_short(struct lw_attrib *a, struct lw_spike *s)
 {
-	const char *why = overlaps_lost(a, s);
-
-	if (why)
-		s->unattributable = why;
 	if (!s->unattributable)
 		s->unattributable = a->have_extent && s->expected_ns > a->last ?
 				    "after the trace ended" : "the trace ends inside this window";
@@ -1044,12 +1040,10 @@ void lw_attrib_finish(struct lw_attrib *a)
 	for (size_t i = 0; i < a->nends; i++) {
 		struct lw_spike *s = &a->s[a->ends[i]];
 
-		if (!overlaps_lost(a, s) && !s->unattributable && s->switched_in_ns) {
-			/* the probe already runs: what is left is its own return path */
-			close_window(a, s);
-			continue;
-		}
-		cut_short(a, s);
+		/* closed as usual where the probe already runs (what is left is
+		 * its own return path); a loss in the window still says so */
+		if (s->unattributable || !s->switched_in_ns)
+			cut_short(a, s);
 		close_window(a, s);
 	}
 	a->nends = 0;

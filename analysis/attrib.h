@@ -161,8 +161,7 @@ struct lw_spike {
 	int freq_changes;
 	int migrations;
 	/* engine state */
-	int wake_pending;
-	int closed;		/* waiting for its CPU's next event (lost events?) */	/* woken from another CPU, no interrupt here since */
+	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
 	uint64_t idle_budget_left;
 	int open;

@@ -809,6 +809,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	struct lw_sample nx;
 	uint64_t nxi = 0;
 	struct spike_pass sp = { 0 };
+	size_t top = o->top ? o->top : 20;
 	struct ids id;
 	int ncpus, ret = -1, *cur_state = NULL, mr, fd;
 	json_t *spikes;
@@ -844,7 +845,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	load_idle_table(it, rd->manifest);
 	sp = (struct spike_pass){ .tw = &tw, .rd = rd, .ncpus = ncpus, .thr = thr, .above = above };
 	struct lw_attrib_cfg cfg = { .ncpus = ncpus, .exit_latency = exit_latency,
-				     .state_name = state_name, .ctx = it, .keep = o->top ? o->top : 20,
+				     .state_name = state_name, .ctx = it, .keep = top,
 				     .done = spike_done, .done_ctx = &sp };
 
 	if (o->workloads && !(sp.misses = lw_misses_new(o->workloads)))
@@ -1044,7 +1045,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 
 	lw_misses_finish(sp.misses);
 	sp.misses = NULL;
-	spikes = lw_attrib_json(a, o->top ? o->top : 20);
+	spikes = lw_attrib_json(a, top);
 	if (spikes) {
 		json_t *th = json_object(), *ths = json_object();
 		json_t *probes = json_object_get(analysis, "probes");
@@ -1365,7 +1366,6 @@ void lw_misses_finish(struct lw_misses *ms)
 			counts = json_object();
 			json_object_set_new(x->w, "miss_causes", counts);
 		}
-
 		json_object_set_new(x->m, "cause", json_string(cause));
 		if (x->best_lat >= 0)
 			json_object_set_new(x->m, "spike", json_pack("{s:I, s:I, s:I}",
