@@ -259,6 +259,9 @@ static int scan(const char *path, struct lw_power_data *d,
 			}
 			p.after_gap = r->gap_pending;
 			r->gap_pending = 0;
+			if (r->n && p.ts < r->last_ts)
+				d->disordered = 1;
+			r->last_ts = p.ts;
 			if (point) {
 				r->n++;
 				if (point(ctx, r, (int)(r - d->rail), &p) < 0)
@@ -378,7 +381,7 @@ struct rail_acc {
 	double energy, covered, minw, maxw;
 	size_t nw;
 	struct lw_power_point prev;
-	int have_prev, disordered;
+	int have_prev;
 };
 
 static void acc_init(struct rail_acc *x)
@@ -399,8 +402,6 @@ static void acc_point(struct rail_acc *x, unsigned flags, const struct lw_power_
 		if (p->w > x->maxw)
 			x->maxw = p->w;
 	}
-	if (x->have_prev && p->ts < q->ts)
-		x->disordered = 1;
 	if (x->have_prev && !p->after_gap) {
 		double dt = (double)(p->ts - q->ts) / 1e9;
 
@@ -462,49 +463,41 @@ json_t *lw_power_summarize(const struct lw_power_data *d)
 	return s;
 }
 
-/* The accumulators of the rails as the file declares them. */
-struct file_acc {
-	struct rail_acc acc[LW_POWER_MAX_RAILS];
-	int disordered;
-};
-
+/* A sample into the accumulator of its rail (@ctx: one per rail the file
+ * can declare). */
 static int file_point(void *ctx, const struct lw_power_rail *r, int rail,
 		      const struct lw_power_point *p)
 {
-	struct file_acc *fa = ctx;
-
-	acc_point(&fa->acc[rail], r->flags, p);
-	fa->disordered |= fa->acc[rail].disordered;
+	acc_point((struct rail_acc *)ctx + rail, r->flags, p);
 	return 0;
 }
 
 json_t *lw_power_summarize_file(const char *path)
 {
-	struct file_acc *fa = malloc(sizeof(*fa));
+	struct rail_acc *acc = malloc(LW_POWER_MAX_RAILS * sizeof(*acc));
 	struct lw_power_data *d;
 	json_t *s = NULL;
 
-	if (!fa) {
+	if (!acc) {
 		error("out of memory");
 		return NULL;
 	}
 	for (int i = 0; i < LW_POWER_MAX_RAILS; i++)
-		acc_init(&fa->acc[i]);
-	fa->disordered = 0;
-	d = lw_power_scan(path, file_point, fa);
-	if (d && fa->disordered) {
+		acc_init(&acc[i]);
+	d = lw_power_scan(path, file_point, acc);
+	if (d && d->disordered) {
 		/* samples out of time order (not a file latwatt writes): sorted
 		 * in memory */
 		lw_power_data_free(d);
 		d = lw_power_read(path);
 		s = d ? lw_power_summarize(d) : NULL;
 	} else if (d) {
-		s = summarize(d, fa->acc);
+		s = summarize(d, acc);
 	}
 	if (d && !s)
 		error("out of memory");
 	lw_power_data_free(d);
-	free(fa);
+	free(acc);
 	return s;
 }
 

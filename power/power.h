@@ -66,10 +66,12 @@ struct lw_power_rail {
 	size_t gaps;
 	char *first_gap;		/* reason of the first gap */
 	int gap_pending;		/* reading: a gap since the last sample */
+	uint64_t last_ts;		/* reading: the last sample's time */
 };
 
 struct lw_power_data {
 	uint64_t start_ns, end_ns;	/* end_ns 0 when the file has none */
+	int disordered;			/* a rail's samples out of time order in the file */
 	struct lw_power_rail *rail;
 	int nrail;
 };

@@ -821,24 +821,18 @@ struct pw_rail {
 	size_t per, k, m, n;
 	double sum, ts;
 	int gap;
-	uint64_t last;
 	struct pw_point *pt;	/* n of them */
 };
 
 struct pw_plot {
 	struct pw_rail *r;
 	uint64_t t0;
-	int disordered;
 };
 
+/* The first pass: the scan counts each rail's samples. */
 static int pw_count(void *ctx, const struct lw_power_rail *rl, int i, const struct lw_power_point *p)
 {
-	struct pw_plot *pp = ctx;
-
-	(void)rl;
-	if (p->ts < pp->r[i].last)
-		pp->disordered = 1;
-	pp->r[i].last = p->ts;
+	(void)ctx, (void)rl, (void)i, (void)p;
 	return 0;
 }
 
@@ -887,7 +881,7 @@ static int power_series(FILE *f, const struct lw_rrun *r, size_t points, uint64_
 	pp.r = calloc(LW_POWER_MAX_RAILS, sizeof(*pp.r));
 	if (pp.r)
 		d = lw_power_scan(path, pw_count, &pp);
-	if (d && pp.disordered) {
+	if (d && d->disordered) {
 		/* out of time order (not a file latwatt writes): sorted in memory */
 		lw_power_data_free(d);
 		d = lw_power_read(path);
@@ -900,7 +894,7 @@ static int power_series(FILE *f, const struct lw_rrun *r, size_t points, uint64_
 		if (!pp.r[i].pt)
 			goto out;
 	}
-	if (d && pp.disordered) {
+	if (d && d->disordered) {
 		for (int i = 0; i < d->nrail; i++)
 			for (size_t k = 0; k < d->rail[i].n; k++)
 				pw_bucket(&pp, &d->rail[i], i, &d->rail[i].pt[k]);
