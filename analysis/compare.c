@@ -110,6 +110,17 @@ void lw_bbuild_init(struct lw_bbuild *b)
 	b->block_ns = LW_BOOT_BLOCK_NS;
 }
 
+/* The slot of @key (bucket + 1) in a table of @cap (a power of two): where
+ * it is, or the empty one where it goes. */
+static uint32_t bslot(const uint32_t *keys, uint32_t cap, uint32_t key)
+{
+	uint32_t i = (key * 2654435761u) & (cap - 1);
+
+	while (keys[i] && keys[i] != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
 static int bblock_put(struct lw_bblock *k, uint32_t bucket, uint32_t count)
 {
 	uint32_t i;
@@ -126,9 +137,7 @@ static int bblock_put(struct lw_bblock *k, uint32_t bucket, uint32_t count)
 		for (uint32_t j = 0; j < k->cap; j++) {
 			if (!k->key[j])
 				continue;
-			i = (k->key[j] * 2654435761u) & (cap - 1);
-			while (key[i])
-				i = (i + 1) & (cap - 1);
+			i = bslot(key, cap, k->key[j]);
 			key[i] = k->key[j];
 			cnt[i] = k->cnt[j];
 		}
@@ -138,9 +147,7 @@ static int bblock_put(struct lw_bblock *k, uint32_t bucket, uint32_t count)
 		k->cnt = cnt;
 		k->cap = cap;
 	}
-	i = ((bucket + 1) * 2654435761u) & (k->cap - 1);
-	while (k->key[i] && k->key[i] != bucket + 1)
-		i = (i + 1) & (k->cap - 1);
+	i = bslot(k->key, k->cap, bucket + 1);
 	if (!k->key[i]) {
 		k->key[i] = bucket + 1;
 		k->n++;
@@ -308,7 +315,8 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 			by_id[r->p[i].probe] = &r->p[i];
 	while ((ret = lw_samples_next(rd, &s)) == 1) {
 		struct lw_cprobe *p = s.probe < LW_PROBE_MAX ? by_id[s.probe] : NULL;
-		uint64_t idx = s.expected_ns > start ? (s.expected_ns - start) / LW_BLOCK_BASE_NS : 0;
+		uint64_t t = s.expected_ns > start ? s.expected_ns - start : 0;
+		uint64_t idx = t / LW_BLOCK_BASE_NS;
 		uint64_t v = s.latency_ns < UINT64_MAX ? s.latency_ns + 1 : UINT64_MAX;
 
 		rec++;
@@ -321,8 +329,7 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 				    (s.expected_ns - start) / 1000000000);
 			break;
 		}
-		if (lw_bbuild_add(&bb[s.probe], s.expected_ns > start ? s.expected_ns - start : 0,
-				  s.latency_ns) < 0) {
+		if (lw_bbuild_add(&bb[s.probe], t, s.latency_ns) < 0) {
 			ret = -1;
 			break;
 		}

@@ -557,8 +557,6 @@ static int column_add(struct lw_summary *sum, const json_t *j, json_t *probes)
 
 	if (!col)
 		return error("out of memory");
-	if (!sum->ot_group)
-		sum->ot_group = 1;
 	if (n && sum->ot_fill < sum->ot_group) {
 		int r = column_merge(json_array_get(cols, n - 1), col);
 
@@ -695,10 +693,12 @@ static int load_monitor(struct lw_summary *sum, const char *path)
 					    LW_MONITOR_VERSION);
 			else if (json_integer_value(json_object_get(j, "interval_ns")) <= 0)
 				ret = error("%s:1: no interval_ns", path);
-			else
+			else {
 				sum->over_time = json_pack("{s:O, s:[], s:[]}", "interval_ns",
 							   json_object_get(j, "interval_ns"),
 							   "intervals", "histograms");
+				sum->ot_group = 1;
+			}
 		} else {
 			ret = monitor_line(sum, path, lineno, j);
 		}
