@@ -35,7 +35,81 @@ struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe)
 	p = &r->p[r->np++];
 	memset(p, 0, sizeof(*p));
 	p->probe = probe;
+	p->bmax_ns = LW_BLOCK_BASE_NS;
 	return p;
+}
+
+/* 10 ms, 50 ms, 100 ms, 500 ms, 1 s, 5 s ...: x5 from a power of ten of the
+ * base, else x2. */
+static uint64_t bmax_next(uint64_t w)
+{
+	uint64_t q = w / LW_BLOCK_BASE_NS;
+
+	while (q % 10 == 0)
+		q /= 10;
+	return q == 1 ? w * 5 : w * 2;
+}
+
+/* Each stretch into the next width: the maximum of those it covers. */
+static int bmax_fold(struct lw_cprobe *p)
+{
+	uint64_t w = bmax_next(p->bmax_ns);
+	size_t f = (size_t)(w / p->bmax_ns), n = (p->nb + f - 1) / f;
+
+	if (w > UINT64_MAX / 16)
+		return error("block maxima: stretches of %" PRIu64 " s", w / 1000000000);
+	for (size_t j = 0; j < n; j++) {
+		uint64_t mx = 0;
+
+		for (size_t i = j * f; i < (j + 1) * f && i < p->nb; i++)
+			mx = p->bmax[i] > mx ? p->bmax[i] : mx;
+		p->bmax[j] = mx;
+	}
+	p->nb = n;
+	p->bmax_ns = w;
+	return 0;
+}
+
+int lw_bmax_coarsen(struct lw_cprobe *p, size_t cap)
+{
+	if (!p->bmax_ns)
+		p->bmax_ns = LW_BLOCK_BASE_NS;
+	while (p->nb && !p->bmax[p->nb - 1])	/* past the last sample */
+		p->nb--;
+	while (p->nb > cap)
+		if (bmax_fold(p) < 0)
+			return -1;
+	return 0;
+}
+
+int lw_bmax_add(struct lw_cprobe *p, uint64_t t_ns, uint64_t lat)
+{
+	uint64_t v = lat < UINT64_MAX ? lat + 1 : UINT64_MAX, idx;
+
+	if (!p->bmax_ns)
+		p->bmax_ns = LW_BLOCK_BASE_NS;
+	/* nb is the array's length while it grows: what lies beyond it after a
+	 * fold is cleared when it grows again */
+	while ((idx = t_ns / p->bmax_ns) >= LW_BMAX_CAP)
+		if (bmax_fold(p) < 0)
+			return -1;
+	if (idx >= p->nb) {
+		size_t nn = p->nb ? p->nb : 1024;
+		uint64_t *b;
+
+		while (nn <= idx)
+			nn *= 2;
+		nn = nn < LW_BMAX_CAP ? nn : LW_BMAX_CAP;	/* idx < LW_BMAX_CAP */
+		b = realloc(p->bmax, nn * sizeof(*b));
+		if (!b)
+			return error("out of memory");
+		memset(b + p->nb, 0, (nn - p->nb) * sizeof(*b));
+		p->bmax = b;
+		p->nb = nn;
+	}
+	if (v > p->bmax[idx])
+		p->bmax[idx] = v;
+	return 0;
 }
 
 void lw_crun_free(struct lw_crun *r)
@@ -317,7 +391,6 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		struct lw_cprobe *p = s.probe < LW_PROBE_MAX ? by_id[s.probe] : NULL;
 		uint64_t t = s.expected_ns > start ? s.expected_ns - start : 0;
 		uint64_t idx = t / LW_BLOCK_BASE_NS;
-		uint64_t v = s.latency_ns < UINT64_MAX ? s.latency_ns + 1 : UINT64_MAX;
 
 		rec++;
 		if (!p)
@@ -329,27 +402,11 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 				    (s.expected_ns - start) / 1000000000);
 			break;
 		}
-		if (lw_bbuild_add(&bb[s.probe], t, s.latency_ns) < 0) {
+		if (lw_bbuild_add(&bb[s.probe], t, s.latency_ns) < 0 ||
+		    lw_bmax_add(p, t, s.latency_ns) < 0) {
 			ret = -1;
 			break;
 		}
-		if (idx >= p->nb) {
-			size_t nn = p->nb ? p->nb : 1024;
-			uint64_t *b;
-
-			while (nn <= idx)
-				nn *= 2;
-			b = realloc(p->bmax, nn * sizeof(*b));
-			if (!b) {
-				ret = error("out of memory");
-				break;
-			}
-			memset(b + p->nb, 0, (nn - p->nb) * sizeof(*b));
-			p->bmax = b;
-			p->nb = nn;
-		}
-		if (v > p->bmax[idx])
-			p->bmax[idx] = v;
 	}
 	lw_samples_close_reader(rd);
 	for (unsigned i = 0; i < LW_PROBE_MAX; i++) {
@@ -361,8 +418,7 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		return -1;
 	/* trim the unused tail of the doubling */
 	for (size_t i = 0; i < r->np; i++)
-		while (r->p[i].nb && !r->p[i].bmax[r->p[i].nb - 1])
-			r->p[i].nb--;
+		lw_bmax_coarsen(&r->p[i], LW_BMAX_CAP);
 	return 0;
 }
 
@@ -585,15 +641,33 @@ static double median_of(const struct lw_dist *d)
 	return d->n ? (double)lw_dist_percentile(d, 50) : NAN;
 }
 
+/* Why a run has no block maxima of @block_ns (into @why), or 0. */
+static int bmax_missing(const struct lw_cprobe *cp, uint64_t block_ns, char *why, size_t len)
+{
+	char w[32], b[32];
+
+	if (!cp->nb) {
+		snprintf(why, len, "no time series (a run imported from a histogram)");
+		return 1;
+	}
+	if (!cp->bmax_ns || block_ns % cp->bmax_ns) {
+		snprintf(why, len, "the run keeps its largest latency per %s only (a long run): "
+			 "--block %s is not a multiple of it", lw_format_duration(cp->bmax_ns, w, sizeof(w)),
+			 lw_format_duration(block_ns, b, sizeof(b)));
+		return 1;
+	}
+	return 0;
+}
+
 static int block_maxima(const struct lw_cprobe *cp, uint64_t block_ns, struct pcache *pc)
 {
-	size_t m = (size_t)(block_ns / LW_BLOCK_BASE_NS), nblk;
+	size_t m = cp->bmax_ns ? (size_t)(block_ns / cp->bmax_ns) : 0, nblk;
 	uint64_t *sorted;
 
 	pc->nbm = 0;
-	if (!cp->nb || !m)
-		return 0;
-	/* the last 10 ms holds the last sample and may be partial: left out */
+	if (!cp->nb || !m || block_ns % cp->bmax_ns)
+		return 0;	/* bmax_missing() says why */
+	/* the last stretch holds the last sample and may be partial: left out */
 	nblk = (cp->nb - 1) / m;
 	pc->bm = malloc((nblk ? nblk : 1) * sizeof(*pc->bm));
 	sorted = malloc((nblk ? nblk : 1) * sizeof(*sorted));
@@ -771,12 +845,8 @@ static int rcache_fill(struct rcache *rc, const struct lw_crun *r, const struct 
 		pc->cp = cp;
 		if (block_maxima(cp, o->block_ns, pc) < 0 || within_run(pc, o, rc->ident) < 0)
 			return -1;
-		if (!cp->nb) {
-			memset(&pc->evt, 0, sizeof(pc->evt));
-			snprintf(pc->evt.reason, sizeof(pc->evt.reason),
-				 "no time series (a run imported from a histogram)");
+		if (bmax_missing(cp, o->block_ns, pc->evt.reason, sizeof(pc->evt.reason)))
 			continue;
-		}
 		if (lw_rng_stream(&rng, o->seed, rc->ident, cp->probe, 100) < 0)
 			return -1;
 		ret = lw_evt_estimate(pc->bm, pc->nbm, o->model,
@@ -846,11 +916,8 @@ static int group_evt(const struct gview *g, unsigned probe, const struct lw_cmp_
 		const struct pcache *pc = rc_probe(&g->rc[i], probe);
 
 		np += pc->nbm;
-		if (!pc->cp->nb) {
-			snprintf(est->reason, sizeof(est->reason),
-				 "no time series (a run imported from a histogram)");
+		if (bmax_missing(pc->cp, o->block_ns, est->reason, sizeof(est->reason)))
 			return 0;
-		}
 	}
 	pool = malloc((np ? np : 1) * sizeof(*pool));
 	if (!pool)
@@ -1109,6 +1176,7 @@ static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 	const struct lw_cprobe *cp = pc->cp;
 	const struct lw_dist *d = &cp->d;
 	json_t *pj = json_object(), *pcts = json_object(), *over = json_array();
+	char why[160];
 
 	json_object_set_new(pj, "count", jint(d->n));
 	json_object_set_new(pj, "exact", json_boolean(d->exact));
@@ -1133,7 +1201,8 @@ static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 			"rate", d->n ? jnum((double)c / (double)d->n) : json_null()));
 	}
 	json_object_set_new(pj, "over", over);
-	json_object_set_new(pj, "block_maxima", cp->nb ? json_pack("{s:I, s:I, s:o}",
+	json_object_set_new(pj, "block_maxima", !bmax_missing(cp, o->block_ns, why, sizeof(why)) ?
+			    json_pack("{s:I, s:I, s:o}",
 		"block_ns", (json_int_t)o->block_ns, "blocks", (json_int_t)pc->nbm,
 		"median_ns", jnum(median_of(&pc->bmd))) : json_null());
 	json_object_set_new(pj, "worst_case", wc_json(&pc->evt, o, "blocks of the run"));

@@ -9,8 +9,8 @@
  * the results store (analysis/db.h) and holds the same data either way:
  * per probe the latencies over all CPUs (every sample when kept, else the
  * 1 us histogram), missed periods, dropped samples, and the largest latency
- * of each 10 ms of the run (from which block maxima of any multiple of 10 ms
- * are taken); the manifest; and RUN/analysis.json when the run has one, for
+ * of each 10 ms of the run (coarser for a long run: lw_bmax_add()), from
+ * which block maxima are taken; the manifest; and RUN/analysis.json when the run has one, for
  * the sections other analyses add (workloads, power, idle, spikes).
  */
 #ifndef LW_COMPARE_H
@@ -70,13 +70,29 @@ int lw_bbuild_finish(struct lw_bbuild *b, struct lw_bseries *out);
 void lw_bbuild_free(struct lw_bbuild *b);
 void lw_bseries_free(struct lw_bseries *s);
 
+/*
+ * The largest latency of each stretch of a run, from which block maxima of
+ * any multiple of the stretch are taken: 10 ms (LW_BLOCK_BASE_NS) while the
+ * run is short, then, to stay within LW_BMAX_CAP stretches (1 MB), 50 ms,
+ * 100 ms, 500 ms, 1 s, 5 s ... (each a multiple of the one before, so that
+ * 1 s blocks are there up to 36 hours).
+ */
+#define LW_BMAX_CAP (1UL << 17)
+struct lw_cprobe;
+/* The latency @lat of expected time @t_ns after the start. 0 or -1. */
+int lw_bmax_add(struct lw_cprobe *p, uint64_t t_ns, uint64_t lat);
+/* The stretches after the last sample dropped, then each into the next
+ * width until at most @cap remain.  0 or -1. */
+int lw_bmax_coarsen(struct lw_cprobe *p, size_t cap);
+
 struct lw_cprobe {
 	unsigned probe;			/* enum lw_probe_id */
 	struct lw_dist d;		/* every CPU */
 	struct lw_hist hist;		/* 1 us buckets, every CPU */
 	uint64_t missed, dropped;
-	uint64_t *bmax;			/* per 10 ms: largest latency + 1; 0: no sample */
+	uint64_t *bmax;			/* per bmax_ns: largest latency + 1; 0: no sample */
 	size_t nb;
+	uint64_t bmax_ns;		/* 10 ms, coarser for a long run (lw_bmax_add()) */
 	/* the run in time order for the block bootstrap; nblk 0 when the run
 	 * has no time series (imported, stored) */
 	struct lw_bseries bs;

@@ -360,20 +360,25 @@ static int get_varint(const unsigned char *b, size_t len, size_t *pos, uint64_t 
 	return -1;
 }
 
-/* "LS1" + count + deltas of the sorted latencies */
+/*
+ * A probe's exact latencies: "LS2", the sample count, the count of distinct
+ * values, then per distinct value (ascending) its difference to the one
+ * before and how many samples had it: as large as the distribution, not as
+ * the run.  Stores written before held "LS1", the count and one difference
+ * per sample (0 for a repeat); both are read.
+ */
 unsigned char *lw_db_pack_samples(const struct lw_dist *d, size_t *len)
 {
 	struct buf b = { 0 };
 	uint64_t prev = 0, done = 0;
-	/* the magic goes in as three one-byte varints: 'L', 'S', '1' < 0x80 */
-	int bad = put_varint(&b, 'L') < 0 || put_varint(&b, 'S') < 0 || put_varint(&b, '1') < 0 ||
-		  put_varint(&b, d->n) < 0;
+	/* the magic goes in as three one-byte varints: 'L', 'S', '2' < 0x80 */
+	int bad = put_varint(&b, 'L') < 0 || put_varint(&b, 'S') < 0 || put_varint(&b, '2') < 0 ||
+		  put_varint(&b, d->n) < 0 || put_varint(&b, d->k) < 0;
 
 	for (size_t i = 0; i < d->k && !bad; i++) {
-		bad = put_varint(&b, d->v[i] - prev) < 0;
-		for (done++; done < d->cum[i] && !bad; done++)
-			bad = put_varint(&b, 0) < 0;
+		bad = put_varint(&b, d->v[i] - prev) < 0 || put_varint(&b, d->cum[i] - done) < 0;
 		prev = d->v[i];
+		done = d->cum[i];
 	}
 	if (bad) {
 		free(b.b);
@@ -384,34 +389,54 @@ unsigned char *lw_db_pack_samples(const struct lw_dist *d, size_t *len)
 	return b.b;
 }
 
-int lw_db_unpack_samples(const unsigned char *b, size_t len, uint64_t **out, size_t *n)
+int lw_db_unpack_dist(const unsigned char *b, size_t len, struct lw_dist *d)
 {
-	size_t pos = 3;
-	uint64_t cnt, prev = 0, *v;
+	size_t pos = 3, cap = 0;
+	uint64_t cnt, k, prev = 0, seen = 0;
+	int v2;
 
-	if (len < 4 || memcmp(b, "LS1", 3) || get_varint(b, len, &pos, &cnt) < 0 ||
-	    cnt > len - pos)	/* at least a byte a sample */
+	memset(d, 0, sizeof(*d));
+	if (len < 4 || memcmp(b, "LS", 2) || (b[2] != '1' && b[2] != '2') ||
+	    get_varint(b, len, &pos, &cnt) < 0)
 		return error("stored samples: bad header");
-	v = malloc((cnt ? cnt : 1) * sizeof(*v));
-	if (!v)
-		return error("out of memory for %" PRIu64 " samples", cnt);
-	for (uint64_t i = 0; i < cnt; i++) {
-		uint64_t d;
+	v2 = b[2] == '2';
+	if (v2 ? get_varint(b, len, &pos, &k) < 0 || k > cnt || k > (len - pos) / 2
+	       : cnt > len - pos)	/* at least a byte a sample */
+		return error("stored samples: bad header");
+	if (!v2)
+		k = cnt;
+	for (uint64_t i = 0; i < k; i++) {
+		uint64_t dv, c = 1;
 
-		if (get_varint(b, len, &pos, &d) < 0 || prev + d < prev) {
-			free(v);
-			return error("stored samples: corrupt at sample %" PRIu64, i);
+		if (get_varint(b, len, &pos, &dv) < 0 || prev + dv < prev ||
+		    (v2 && (get_varint(b, len, &pos, &c) < 0 || !c || c > cnt - seen)) ||
+		    (i && v2 && !dv))
+			goto corrupt;
+		prev += dv;
+		seen += c;
+		if (i && !dv) {			/* LS1: a repeat */
+			d->n++;
+			d->cum[d->k - 1]++;
+			d->sum += prev;
+			d->sumsq += (long double)prev * prev;
+		} else if (lw_dist_push(d, &cap, prev, c) < 0) {
+			lw_dist_free(d);
+			return -1;
 		}
-		prev += d;
-		v[i] = prev;
 	}
 	if (pos != len) {
-		free(v);
+		lw_dist_free(d);
 		return error("stored samples: %zu bytes after the last sample", len - pos);
 	}
-	*out = v;
-	*n = (size_t)cnt;
+	if (seen != cnt)
+		goto corrupt;
+	lw_dist_fit(d);
+	d->exact = 1;
+	d->resolution_ns = 1;
 	return 0;
+corrupt:
+	lw_dist_free(d);
+	return error("stored samples: corrupt at value %" PRIu64, d->k);
 }
 
 unsigned char *lw_db_pack_u64(const uint64_t *v, size_t n, size_t *len)
@@ -524,7 +549,7 @@ static int add_series(struct lw_db *db, int64_t id, const struct lw_cprobe *p, i
 	sqlite3_bind_text(st, 8, hist, -1, SQLITE_STATIC);
 	if (smp)
 		sqlite3_bind_blob64(st, 9, smp, smp_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)LW_BLOCK_BASE_NS);
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)(p->bmax_ns ? p->bmax_ns : LW_BLOCK_BASE_NS));
 	if (bm)
 		sqlite3_bind_blob64(st, 11, bm, bm_len, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
@@ -638,9 +663,13 @@ static int load_series(struct lw_db *db, int64_t id, struct lw_crun *r)
 		int probe = pn ? lw_probe_by_name(pn) : -1;
 		struct lw_cprobe *p;
 		json_error_t jerr;
+		sqlite3_int64 bw;
 		json_t *hj;
 
-		if (probe < 0 || !hist || sqlite3_column_int64(st, 5) != (sqlite3_int64)LW_BLOCK_BASE_NS) {
+		bw = sqlite3_column_int64(st, 5);
+		/* 10 ms, or a coarser width of a long run (analysis/compare.h) */
+		if (probe < 0 || !hist || bw < (sqlite3_int64)LW_BLOCK_BASE_NS ||
+		    bw % (sqlite3_int64)LW_BLOCK_BASE_NS || bw > (sqlite3_int64)1000000000000000LL) {
 			ret = error("%s: run %" PRId64 ": probe '%s': unreadable row", db->path, id,
 				    pn ? pn : "?");
 			break;
@@ -650,6 +679,7 @@ static int load_series(struct lw_db *db, int64_t id, struct lw_crun *r)
 			ret = -1;
 			break;
 		}
+		p->bmax_ns = (uint64_t)bw;
 		p->missed = (uint64_t)sqlite3_column_int64(st, 1);
 		p->dropped = (uint64_t)sqlite3_column_int64(st, 2);
 		hj = json_loads(hist, 0, &jerr);
@@ -660,17 +690,12 @@ static int load_series(struct lw_db *db, int64_t id, struct lw_crun *r)
 		}
 		json_decref(hj);
 		if (sqlite3_column_type(st, 4) == SQLITE_BLOB) {
-			uint64_t *v;
-			size_t n;
-
-			if (lw_db_unpack_samples(sqlite3_column_blob(st, 4),
-						 (size_t)sqlite3_column_bytes(st, 4), &v, &n) < 0) {
+			if (lw_db_unpack_dist(sqlite3_column_blob(st, 4),
+					      (size_t)sqlite3_column_bytes(st, 4), &p->d) < 0) {
 				ret = error("%s: run %" PRId64 ": probe %s: %s", db->path, id, pn,
 					    lw_last_error());
 				break;
 			}
-			ret = lw_dist_from_sorted(&p->d, v, n);
-			free(v);
 		} else {
 			ret = lw_dist_from_hist(&p->d, &p->hist);
 		}
@@ -678,6 +703,9 @@ static int load_series(struct lw_db *db, int64_t id, struct lw_crun *r)
 		    lw_db_unpack_u64(sqlite3_column_blob(st, 6), (size_t)sqlite3_column_bytes(st, 6),
 				     &p->bmax, &p->nb) < 0)
 			ret = error("%s: run %" PRId64 ": probe %s: %s", db->path, id, pn, lw_last_error());
+		/* stored by an older latwatt at 10 ms however long the run */
+		if (ret == 0 && lw_bmax_coarsen(p, LW_BMAX_CAP) < 0)
+			ret = -1;
 	}
 	if (ret == 0 && rc != SQLITE_DONE)
 		ret = dberr(db, "cannot read a run");

@@ -71,7 +71,8 @@ int lw_db_is_ref(const char *ref);
 
 /* The blob codings, exposed for tests. */
 unsigned char *lw_db_pack_samples(const struct lw_dist *d, size_t *len);
-int lw_db_unpack_samples(const unsigned char *b, size_t len, uint64_t **v, size_t *n);
+/* A stored blob of either format into @d (allocated); 0, or -1 after error(). */
+int lw_db_unpack_dist(const unsigned char *b, size_t len, struct lw_dist *d);
 unsigned char *lw_db_pack_u64(const uint64_t *v, size_t n, size_t *len);
 int lw_db_unpack_u64(const unsigned char *b, size_t len, uint64_t **v, size_t *n);
 

@@ -200,28 +200,6 @@ int lw_summary_ranks(const struct lw_summary *sum, size_t i, const uint64_t *ran
  * by one: 256 buckets of 1 us, 2 MB of counters. */
 #define DIST_BATCH 256
 
-static int dist_push(struct lw_dist *d, size_t *cap, uint64_t v, uint64_t c)
-{
-	if (d->k == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		uint64_t *nv = realloc(d->v, nc * sizeof(*nv)), *ncum;
-
-		if (nv)
-			d->v = nv;
-		ncum = nv ? realloc(d->cum, nc * sizeof(*ncum)) : NULL;
-		if (!nv || !ncum)
-			return error("out of memory for a distribution of %zu values", nc);
-		d->cum = ncum;
-		*cap = nc;
-	}
-	d->n += c;
-	d->v[d->k] = v;
-	d->cum[d->k++] = d->n;
-	d->sum += (long double)v * c;
-	d->sumsq += (long double)v * v * c;
-	return 0;
-}
-
 /* One pass: the samples of series @i whose bucket has slot[b] >= 0 are
  * counted in cnt[slot * bucket_ns + value % bucket_ns]; the overflow's
  * values, when @ov, collected in @ov. */
@@ -297,7 +275,7 @@ int lw_summary_dist(const struct lw_summary *sum, size_t i, struct lw_dist *d)
 			for (uint64_t x = 0; x < h->bucket_ns; x++) {
 				uint64_t c = cnt[(size_t)slot[k] * h->bucket_ns + x];
 
-				if (c && dist_push(d, &cap, k * h->bucket_ns + x, c) < 0)
+				if (c && lw_dist_push(d, &cap, k * h->bucket_ns + x, c) < 0)
 					goto out;
 			}
 		}
@@ -308,7 +286,7 @@ int lw_summary_dist(const struct lw_summary *sum, size_t i, struct lw_dist *d)
 
 		while (e + 1 < nov && ov[e + 1] == ov[k])
 			e++;
-		if (dist_push(d, &cap, ov[k], e - k + 1) < 0)
+		if (lw_dist_push(d, &cap, ov[k], e - k + 1) < 0)
 			goto out;
 		k = e;
 	}
@@ -316,6 +294,7 @@ int lw_summary_dist(const struct lw_summary *sum, size_t i, struct lw_dist *d)
 		error("%s: the samples changed between two passes", sum->samples);
 		goto out;
 	}
+	lw_dist_fit(d);
 	d->exact = 1;
 	d->resolution_ns = 1;
 	ret = 0;

@@ -97,6 +97,42 @@ static int dist_alloc(struct lw_dist *d, size_t k)
 	return 0;
 }
 
+int lw_dist_push(struct lw_dist *d, size_t *cap, uint64_t v, uint64_t c)
+{
+	if (d->k && v <= d->v[d->k - 1])
+		return error("distribution: values are not ascending");
+	if (d->k == *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		uint64_t *nv = realloc(d->v, nc * sizeof(*nv)), *ncum;
+
+		if (nv)
+			d->v = nv;
+		ncum = nv ? realloc(d->cum, nc * sizeof(*ncum)) : NULL;
+		if (!nv || !ncum)
+			return error("out of memory for a distribution of %zu values", nc);
+		d->cum = ncum;
+		*cap = nc;
+	}
+	d->n += c;
+	d->v[d->k] = v;
+	d->cum[d->k++] = d->n;
+	d->sum += (long double)v * c;
+	d->sumsq += (long double)v * v * c;
+	return 0;
+}
+
+void lw_dist_fit(struct lw_dist *d)
+{
+	size_t k = d->k ? d->k : 1;
+	uint64_t *nv = realloc(d->v, k * sizeof(*nv)), *ncum;
+
+	if (nv)
+		d->v = nv;
+	ncum = realloc(d->cum, k * sizeof(*ncum));
+	if (ncum)
+		d->cum = ncum;
+}
+
 int lw_dist_from_sorted(struct lw_dist *d, const uint64_t *v, size_t n)
 {
 	size_t k = 0;

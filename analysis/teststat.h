@@ -58,6 +58,11 @@ int lw_dist_from_hist(struct lw_dist *d, const struct lw_hist *h);
 /* The samples of @a and @b together into @out (allocated). */
 int lw_dist_merge(const struct lw_dist *a, const struct lw_dist *b, struct lw_dist *out);
 void lw_dist_free(struct lw_dist *d);
+/* Built value by value: @v (above every value so far) seen @c times; *cap
+ * is the arrays' capacity (0 at first, d zeroed).  lw_dist_fit() gives the
+ * spare capacity back.  0, or -1 after error(). */
+int lw_dist_push(struct lw_dist *d, size_t *cap, uint64_t v, uint64_t c);
+void lw_dist_fit(struct lw_dist *d);
 /* The value of 1-based rank @r (1 <= r <= n). */
 uint64_t lw_dist_at_rank(const struct lw_dist *d, uint64_t r);
 /* Nearest rank, as lw_percentile_sorted(): the rank is ceil(q/100 n). */

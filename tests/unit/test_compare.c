@@ -441,10 +441,59 @@ static void test_boot_series(void **st)
 	(void)st;
 }
 
+/* The largest latency per stretch of a run stays within LW_BMAX_CAP
+ * stretches: 10 ms, then 50 ms, 100 ms, 500 ms, 1 s, 5 s, each the maximum
+ * of what it covers, so that a 20-hour run still has exact 1 s maxima. */
+static void test_bmax_widths(void **st)
+{
+	const uint64_t step = 50000000;		/* a sample every 50 ms */
+	const size_t secs = 20 * 3600;
+	uint64_t *truth = calloc(secs, sizeof(*truth));
+	struct lw_crun r = { 0 };
+	struct lw_cprobe *p = lw_crun_add_probe(&r, LW_PROBE_CYCLIC);
+	struct lw_rng rng;
+	uint64_t last = 0;
+
+	assert_non_null(truth);
+	assert_int_equal(lw_rng_stream(&rng, 5, 0, 0, 0), 0);
+	for (uint64_t t = 0; t < secs * 1000000000ULL; t += step) {
+		uint64_t lat = 10000 + lw_rng_index(&rng, 90000);
+
+		if (t / 1000000000ULL == 12345)
+			lat = 7000000;		/* one planted 7 ms spike */
+		assert_int_equal(lw_bmax_add(p, t, lat), 0);
+		if (lat > truth[t / 1000000000ULL])
+			truth[t / 1000000000ULL] = lat;
+		assert_true(p->nb <= LW_BMAX_CAP);
+		assert_true(p->bmax_ns >= last);
+		last = p->bmax_ns;
+	}
+	/* 20 hours: past 500 ms stretches (18.2 h), within 1 s ones (36.4 h) */
+	assert_int_equal(p->bmax_ns, 1000000000ULL);
+	for (size_t i = 0; i < secs; i++)
+		assert_int_equal(p->bmax[i] - 1, truth[i]);
+	assert_int_equal(p->bmax[12345] - 1, 7000000);
+	/* folding further keeps every maximum, in 5 s stretches */
+	assert_int_equal(lw_bmax_coarsen(p, secs / 4), 0);
+	assert_int_equal(p->bmax_ns, 5000000000ULL);
+	assert_int_equal(p->bmax[12345 / 5] - 1, 7000000);
+	for (size_t i = 0; i < secs / 5; i++) {
+		uint64_t mx = 0;
+
+		for (size_t j = 5 * i; j < 5 * i + 5; j++)
+			mx = truth[j] > mx ? truth[j] : mx;
+		assert_int_equal(p->bmax[i] - 1, mx);
+	}
+	lw_rng_free(&rng);
+	lw_crun_free(&r);
+	free(truth);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boot_series),
+		cmocka_unit_test(test_bmax_widths),
 		cmocka_unit_test(test_aa_false_verdicts),
 		cmocka_unit_test(test_shift_detected),
 		cmocka_unit_test(test_one_run_a_side),

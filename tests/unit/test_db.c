@@ -77,7 +77,9 @@ static void make_crun(struct lw_crun *r, int tag)
 static void test_blobs(void **st)
 {
 	static const uint64_t v[] = { 0, 0, 3, 200, 200, 1ULL << 40, UINT64_MAX - 1 };
-	struct lw_dist d;
+	/* the format stores of an older latwatt hold: one difference a sample */
+	static const unsigned char ls1[] = { 'L', 'S', '1', 5, 0, 0, 3, 0, 0x80, 0x01 };
+	struct lw_dist d, back;
 	unsigned char *b;
 	uint64_t *out;
 	size_t len, n;
@@ -85,22 +87,101 @@ static void test_blobs(void **st)
 	assert_int_equal(lw_dist_from_sorted(&d, v, 7), 0);
 	b = lw_db_pack_samples(&d, &len);
 	assert_non_null(b);
-	assert_int_equal(lw_db_unpack_samples(b, len, &out, &n), 0);
-	assert_int_equal(n, 7);
-	assert_memory_equal(out, v, sizeof(v));
-	free(out);
+	assert_int_equal(lw_db_unpack_dist(b, len, &back), 0);
+	assert_int_equal(back.n, 7);
+	assert_int_equal(back.k, 5);
+	assert_memory_equal(back.v, d.v, 5 * sizeof(*d.v));
+	assert_memory_equal(back.cum, d.cum, 5 * sizeof(*d.cum));
+	assert_true(back.sum == d.sum);
+	assert_int_equal(back.exact, 1);
+	lw_dist_free(&back);
 	/* truncated and padded blobs are refused */
-	assert_error(lw_db_unpack_samples(b, len - 1, &out, &n) < 0, "stored samples");
-	b[0] = 'X';
-	assert_error(lw_db_unpack_samples(b, len, &out, &n) < 0, "bad header");
+	assert_error(lw_db_unpack_dist(b, len - 1, &back) < 0, "stored samples");
+	b[2] = '3';
+	assert_error(lw_db_unpack_dist(b, len, &back) < 0, "bad header");
+	b[2] = '2';
+	b[len - 1] = 0;		/* the last value seen 0 times */
+	assert_error(lw_db_unpack_dist(b, len, &back) < 0, "corrupt");
 	free(b);
 	lw_dist_free(&d);
+	/* a pair a distinct value, not a byte a sample */
+	{
+		uint64_t *many = malloc(100000 * sizeof(*many));
+
+		for (int i = 0; i < 100000; i++)
+			many[i] = 20000 + (uint64_t)(i / 40000);
+		assert_int_equal(lw_dist_from_sorted(&d, many, 100000), 0);
+		free(many);
+		b = lw_db_pack_samples(&d, &len);
+		assert_true(len < 32);
+		assert_int_equal(lw_db_unpack_dist(b, len, &back), 0);
+		assert_int_equal(back.n, 100000);
+		assert_int_equal(lw_dist_percentile(&back, 50), 20001);
+		lw_dist_free(&back);
+		lw_dist_free(&d);
+		free(b);
+	}
+	/* 0, 0, 3, 3, 131 */
+	assert_int_equal(lw_db_unpack_dist(ls1, sizeof(ls1), &back), 0);
+	assert_int_equal(back.n, 5);
+	assert_int_equal(back.k, 3);
+	assert_int_equal(back.v[2], 131);
+	assert_int_equal(back.cum[0], 2);
+	assert_int_equal(back.cum[1], 4);
+	assert_int_equal(back.cum[2], 5);
+	assert_true(back.sum == 137);
+	lw_dist_free(&back);
+	assert_error(lw_db_unpack_dist(ls1, sizeof(ls1) - 1, &back) < 0, "stored samples");
 	b = lw_db_pack_u64(v, 7, &len);
 	assert_int_equal(lw_db_unpack_u64(b, len, &out, &n), 0);
 	assert_memory_equal(out, v, sizeof(v));
 	free(out);
 	assert_error(lw_db_unpack_u64(b, len - 2, &out, &n) < 0, "block maxima");
 	free(b);
+}
+
+/* The largest latency per stretch: a long run's coarser width is stored and
+ * read back; a store of an older latwatt that kept 10 ms however long the
+ * run is folded on reading, keeping every maximum. */
+static void test_block_widths(void **st)
+{
+	char *dir = lw_test_tmpdir(), path[PATH_MAX];
+	struct lw_db *db;
+	struct lw_crun r, back;
+	struct lw_cprobe *p;
+	int64_t id;
+	int existed;
+
+	snprintf(path, sizeof(path), "%s/w.db", dir);
+	db = lw_db_open(path);
+	assert_non_null(db);
+	make_crun(&r, 7);
+	p = &r.p[0];
+	free(p->bmax);
+	p->nb = LW_BMAX_CAP + 5;
+	p->bmax = calloc(p->nb, sizeof(*p->bmax));
+	p->bmax[0] = 2001;
+	p->bmax[LW_BMAX_CAP + 3] = 90001;
+	p->bmax[LW_BMAX_CAP + 4] = 80001;
+	assert_int_equal(lw_db_add(db, &r, NULL, 1, &id, &existed), 0);
+	assert_int_equal(lw_db_load(db, id, &back), 0);
+	assert_int_equal(back.p[0].bmax_ns, 5 * LW_BLOCK_BASE_NS);
+	assert_int_equal(back.p[0].nb, (LW_BMAX_CAP + 5 + 4) / 5);
+	assert_int_equal(back.p[0].bmax[0], 2001);
+	assert_int_equal(back.p[0].bmax[(LW_BMAX_CAP + 3) / 5], 90001);
+	/* stored again at its width, read back at it */
+	json_decref(back.manifest);
+	back.manifest = json_pack("{s:s, s:i}", "status", "complete", "tag", 8);
+	lw_crun_free(&r);
+	assert_int_equal(lw_db_add(db, &back, NULL, 1, &id, &existed), 0);
+	assert_false(existed);
+	lw_crun_free(&back);
+	assert_int_equal(lw_db_load(db, id, &r), 0);
+	assert_int_equal(r.p[0].bmax_ns, 5 * LW_BLOCK_BASE_NS);
+	assert_int_equal(r.p[0].nb, (LW_BMAX_CAP + 5 + 4) / 5);
+	lw_crun_free(&r);
+	lw_db_close(db);
+	lw_test_rmdir(dir);
 }
 
 static void test_migrations(void **st)
@@ -352,6 +433,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blobs),
+		cmocka_unit_test(test_block_widths),
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_concurrent_adds),
 		cmocka_unit_test(test_baselines),
