@@ -170,14 +170,6 @@ double lw_boot_value(uint32_t b)
 	return (double)lo + (double)(w - 1) / 2;
 }
 
-/* A block while reading: its buckets in a small open-addressing table
- * (key bucket + 1; 0 empty). */
-struct lw_bblock {
-	uint32_t *key, *cnt;
-	uint32_t n, cap;
-	double sum;
-};
-
 void lw_bbuild_init(struct lw_bbuild *b)
 {
 	memset(b, 0, sizeof(*b));
@@ -195,38 +187,78 @@ static uint32_t bslot(const uint32_t *keys, uint32_t cap, uint32_t key)
 	return i;
 }
 
+/* Into a table of at least 2 (n + 1) slots, from either form. */
+static int bblock_grow(struct lw_bblock *k)
+{
+	uint32_t cap = k->cap ? 2 * k->cap : 64, *key, *cnt;
+
+	while (cap < 2 * (k->n + 1))
+		cap *= 2;
+	key = calloc(cap, sizeof(*key));
+	cnt = calloc(cap, sizeof(*cnt));
+	if (!key || !cnt) {
+		free(key);
+		free(cnt);
+		return error("out of memory");
+	}
+	for (uint32_t j = 0; j < (k->cap ? k->cap : k->n); j++) {
+		/* a table holds bucket + 1 with empty slots; a compact block buckets */
+		uint32_t kk = k->cap ? k->key[j] : k->key[j] + 1, i;
+
+		if (!kk)
+			continue;
+		i = bslot(key, cap, kk);
+		key[i] = kk;
+		cnt[i] = k->cnt[j];
+	}
+	free(k->key);
+	free(k->cnt);
+	k->key = key;
+	k->cnt = cnt;
+	k->cap = cap;
+	return 0;
+}
+
 static int bblock_put(struct lw_bblock *k, uint32_t bucket, uint32_t count)
 {
 	uint32_t i;
 
-	if (2 * (k->n + 1) > k->cap) {
-		uint32_t cap = k->cap ? 2 * k->cap : 64;
-		uint32_t *key = calloc(cap, sizeof(*key)), *cnt = calloc(cap, sizeof(*cnt));
-
-		if (!key || !cnt) {
-			free(key);
-			free(cnt);
-			return error("out of memory");
-		}
-		for (uint32_t j = 0; j < k->cap; j++) {
-			if (!k->key[j])
-				continue;
-			i = bslot(key, cap, k->key[j]);
-			key[i] = k->key[j];
-			cnt[i] = k->cnt[j];
-		}
-		free(k->key);
-		free(k->cnt);
-		k->key = key;
-		k->cnt = cnt;
-		k->cap = cap;
-	}
+	if ((!k->cap || 2 * (k->n + 1) > k->cap) && bblock_grow(k) < 0)
+		return -1;
 	i = bslot(k->key, k->cap, bucket + 1);
 	if (!k->key[i]) {
 		k->key[i] = bucket + 1;
 		k->n++;
 	}
 	k->cnt[i] += count;
+	return 0;
+}
+
+/* The table's pairs into arrays of their size, as buckets (new arrays: a
+ * table shrunk in place would leave its tail as holes between blocks). */
+static int bblock_compact(struct lw_bblock *k)
+{
+	uint32_t j = 0, *key, *cnt;
+
+	if (!k->cap)
+		return 0;
+	key = k->n ? malloc(k->n * sizeof(*key)) : NULL;
+	cnt = k->n ? malloc(k->n * sizeof(*cnt)) : NULL;
+	if (k->n && (!key || !cnt)) {
+		free(key);
+		free(cnt);
+		return error("out of memory");
+	}
+	for (uint32_t i = 0; i < k->cap; i++)
+		if (k->key[i]) {
+			key[j] = k->key[i] - 1;
+			cnt[j++] = k->cnt[i];
+		}
+	free(k->key);
+	free(k->cnt);
+	k->key = key;
+	k->cnt = cnt;
+	k->cap = 0;
 	return 0;
 }
 
@@ -240,8 +272,11 @@ static void bblock_free(struct lw_bblock *k)
 /* Two blocks into one: block_ns doubles. */
 static int bbuild_coarsen(struct lw_bbuild *b)
 {
+	size_t nn = (b->nblk + 1) / 2;
+
 	for (size_t i = 0; i < b->nblk; i++) {
 		struct lw_bblock *from = &b->b[i], *to = &b->b[i / 2];
+		uint32_t m;
 
 		if (i / 2 == i)
 			continue;
@@ -251,13 +286,20 @@ static int bbuild_coarsen(struct lw_bbuild *b)
 			memset(from, 0, sizeof(*from));
 			continue;
 		}
-		for (uint32_t j = 0; j < from->cap; j++)
-			if (from->key[j] && bblock_put(to, from->key[j] - 1, from->cnt[j]) < 0)
+		m = from->cap ? from->cap : from->n;
+		for (uint32_t j = 0; j < m; j++) {
+			uint32_t kk = from->cap ? from->key[j] : from->key[j] + 1;
+
+			if (kk && bblock_put(to, kk - 1, from->cnt[j]) < 0)
 				return -1;
+		}
 		to->sum += from->sum;
 		bblock_free(from);
+		if (i / 2 + 2 < nn && bblock_compact(to) < 0)	/* not among the newest two */
+			return -1;
 	}
-	b->nblk = (b->nblk + 1) / 2;
+	b->nblk = nn;
+	b->done = nn > 2 ? nn - 2 : 0;
 	b->block_ns *= 2;
 	return 0;
 }
@@ -284,8 +326,17 @@ int lw_bbuild_add(struct lw_bbuild *b, uint64_t t_ns, uint64_t lat)
 		b->b = t;
 		b->cap = cap;
 	}
-	if (blk >= b->nblk)
+	/* when a block begins, those two behind it are compact: the samples of
+	 * every CPU are past them (one that comes later all the same opens its
+	 * table again, and the next sweep goes back to it) */
+	if (blk >= b->nblk) {
 		b->nblk = blk + 1;
+		for (; b->done + 2 < b->nblk; b->done++)
+			if (bblock_compact(&b->b[b->done]) < 0)
+				return -1;
+	} else if (blk < b->done) {
+		b->done = blk;
+	}
 	b->b[blk].sum += (double)lat;
 	return bblock_put(&b->b[blk], lw_boot_bucket(lat), 1);
 }
@@ -300,49 +351,34 @@ void lw_bbuild_free(struct lw_bbuild *b)
 
 void lw_bseries_free(struct lw_bseries *s)
 {
-	free(s->off);
-	free(s->bucket);
-	free(s->count);
-	free(s->sum);
+	for (size_t i = 0; i < s->nblk; i++)
+		bblock_free(&s->blk[i]);
+	free(s->blk);
 	memset(s, 0, sizeof(*s));
 }
 
+/* The blocks, compact, handed over: no copy. */
 int lw_bbuild_finish(struct lw_bbuild *b, struct lw_bseries *out)
 {
-	size_t np = 0, k = 0;
-
 	memset(out, 0, sizeof(*out));
 	if (!b->nblk) {
 		lw_bbuild_free(b);
 		return 0;
 	}
-	for (size_t i = 0; i < b->nblk; i++)
-		np += b->b[i].n;
-	out->off = malloc((b->nblk + 1) * sizeof(*out->off));
-	out->bucket = malloc((np ? np : 1) * sizeof(*out->bucket));
-	out->count = malloc((np ? np : 1) * sizeof(*out->count));
-	out->sum = malloc(b->nblk * sizeof(*out->sum));
-	if (!out->off || !out->bucket || !out->count || !out->sum) {
-		lw_bseries_free(out);
-		lw_bbuild_free(b);
-		return error("out of memory");
-	}
 	for (size_t i = 0; i < b->nblk; i++) {
-		const struct lw_bblock *blk = &b->b[i];
-
-		out->off[i] = k;
-		out->sum[i] = blk->sum;
-		for (uint32_t j = 0; j < blk->cap; j++)
-			if (blk->key[j]) {
-				out->bucket[k] = blk->key[j] - 1;
-				out->count[k++] = blk->cnt[j];
-				out->n += blk->cnt[j];
-			}
+		if (bblock_compact(&b->b[i]) < 0) {
+			lw_bbuild_free(b);
+			return -1;
+		}
+		for (uint32_t j = 0; j < b->b[i].n; j++)
+			out->n += b->b[i].cnt[j];
 	}
-	out->off[b->nblk] = k;
+	for (size_t i = b->nblk; i < b->cap; i++)
+		bblock_free(&b->b[i]);
+	out->blk = b->b;
 	out->nblk = b->nblk;
 	out->block_ns = b->block_ns;
-	lw_bbuild_free(b);
+	memset(b, 0, sizeof(*b));
 	return 0;
 }
 
@@ -751,11 +787,13 @@ static int within_run(struct pcache *pc, const struct lw_cmp_opts *o, uint64_t i
 			for (size_t j = 0; j < bs->nblk; j++) {
 				size_t b = lw_rng_index(&rng, bs->nblk);
 
-				for (size_t i = bs->off[b]; i < bs->off[b + 1]; i++) {
-					cnt[bs->bucket[i]] += bs->count[i];
-					m += bs->count[i];
+				const struct lw_bblock *k = &bs->blk[b];
+
+				for (uint32_t i = 0; i < k->n; i++) {
+					cnt[k->key[i]] += k->cnt[i];
+					m += k->cnt[i];
 				}
-				sum += bs->sum[b];
+				sum += k->sum;
 			}
 			if (!m) {
 				for (int k = 0; k <= LW_NPCT; k++)

@@ -47,20 +47,28 @@
 uint32_t lw_boot_bucket(uint64_t v);
 double lw_boot_value(uint32_t bucket);	/* the middle of the bucket */
 
+/* A block: its n buckets (lw_boot_bucket()) with their counts, while being
+ * read an open-addressing table of cap slots (key bucket + 1, 0 empty),
+ * compact (cap 0: the n pairs at the start, no spare room) once the run
+ * has moved past it. */
+struct lw_bblock {
+	uint32_t *key, *cnt;
+	uint32_t n, cap;
+	double sum;
+};
+
 struct lw_bseries {
 	uint64_t block_ns;
 	size_t nblk;
-	size_t *off;		/* block b: pairs off[b] .. off[b + 1] - 1 */
-	uint32_t *bucket, *count;
-	double *sum;		/* per block */
+	struct lw_bblock *blk;	/* compact: blk[b].key[i] is a bucket, cnt[i] its count */
 	uint64_t n;		/* samples */
 };
 
-struct lw_bblock;
 struct lw_bbuild {
 	uint64_t block_ns;
 	struct lw_bblock *b;
 	size_t nblk, cap;
+	size_t done;		/* blocks below it are compact */
 };
 void lw_bbuild_init(struct lw_bbuild *b);
 /* The latency @lat of expected time @t_ns after the start. 0 or -1. */

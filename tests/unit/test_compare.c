@@ -435,7 +435,7 @@ static void test_boot_series(void **st)
 	assert_true(bs.nblk >= LW_BOOT_MAX_BLOCKS && bs.nblk <= 2 * LW_BOOT_MAX_BLOCKS);
 	assert_true(bs.block_ns >= 3600 * 1000000000ULL / (2 * LW_BOOT_MAX_BLOCKS));
 	for (size_t b = 0; b < bs.nblk; b++)
-		bsum += bs.sum[b];
+		bsum += bs.blk[b].sum;
 	assert_true(fabs(bsum - sum) < 1e-6 * sum);
 	lw_bseries_free(&bs);
 	(void)st;
