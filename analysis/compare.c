@@ -39,6 +39,27 @@ struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe)
 	return p;
 }
 
+/* The array @p of *@n elements of @size grown to hold index @idx: doubled
+ * from @first (at most @max, which must exceed @idx), the new ones zero.
+ * The array, or NULL after error() (@p is then still valid). */
+static void *grow_zeroed(void *p, size_t *n, size_t idx, size_t first, size_t max, size_t size)
+{
+	size_t nn = *n ? *n : first;
+	char *b;
+
+	while (nn <= idx)
+		nn *= 2;
+	nn = nn < max ? nn : max;
+	b = realloc(p, nn * size);
+	if (!b) {
+		error("out of memory");
+		return NULL;
+	}
+	memset(b + *n * size, 0, (nn - *n) * size);
+	*n = nn;
+	return b;
+}
+
 /* 10 ms, 50 ms, 100 ms, 500 ms, 1 s, 5 s ...: x5 from a power of ten of the
  * base, else x2. */
 static uint64_t bmax_next(uint64_t w)
@@ -94,18 +115,11 @@ int lw_bmax_add(struct lw_cprobe *p, uint64_t t_ns, uint64_t lat)
 		if (bmax_fold(p) < 0)
 			return -1;
 	if (idx >= p->nb) {
-		size_t nn = p->nb ? p->nb : 1024;
-		uint64_t *b;
+		uint64_t *b = grow_zeroed(p->bmax, &p->nb, idx, 1024, LW_BMAX_CAP, sizeof(*b));
 
-		while (nn <= idx)
-			nn *= 2;
-		nn = nn < LW_BMAX_CAP ? nn : LW_BMAX_CAP;	/* idx < LW_BMAX_CAP */
-		b = realloc(p->bmax, nn * sizeof(*b));
 		if (!b)
-			return error("out of memory");
-		memset(b + p->nb, 0, (nn - p->nb) * sizeof(*b));
+			return -1;
 		p->bmax = b;
-		p->nb = nn;
 	}
 	if (v > p->bmax[idx])
 		p->bmax[idx] = v;
@@ -314,17 +328,11 @@ int lw_bbuild_add(struct lw_bbuild *b, uint64_t t_ns, uint64_t lat)
 		blk = t_ns / b->block_ns;
 	}
 	if (blk >= b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		struct lw_bblock *t;
+		struct lw_bblock *t = grow_zeroed(b->b, &b->cap, blk, 64, SIZE_MAX, sizeof(*t));
 
-		while (cap <= blk)
-			cap *= 2;
-		t = realloc(b->b, cap * sizeof(*t));
 		if (!t)
-			return error("out of memory");
-		memset(t + b->cap, 0, (cap - b->cap) * sizeof(*t));
+			return -1;
 		b->b = t;
-		b->cap = cap;
 	}
 	/* when a block begins, those two behind it are compact: the samples of
 	 * every CPU are past them (one that comes later all the same opens its
