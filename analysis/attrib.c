@@ -449,6 +449,20 @@ static int is_probe(const struct lw_spike *s, const struct ctx *x)
 	return s->comm && x->name && !strcmp(x->name, s->comm);
 }
 
+/* @ns ending at s->last charged to the probe's own path, up to
+ * LW_PROBE_PATH_NS a spike: the rest, first in the window, unexplained. */
+static void charge_probe(struct lw_attrib *a, struct lw_spike *s, const char *name, uint64_t ns)
+{
+	uint64_t room = s->probe_ns < LW_PROBE_PATH_NS ? LW_PROBE_PATH_NS - s->probe_ns : 0;
+	uint64_t in = ns < room ? ns : room, to = s->last;
+
+	s->last = to - in;
+	charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns - in);
+	s->last = to;
+	charge(a, s, LW_C_PROBE, name, in);
+	s->probe_ns += in;
+}
+
 /* Charge [s->last, to) to the context on top of @c's stack. */
 static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint64_t to)
 {
@@ -462,9 +476,10 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	switch (x->kind) {
 	case CTX_IRQ:
 		s->last = to;
-		if (x->after)
-			charge(a, s, !s->gap && !strcmp(x->after, "hrtimer_wakeup") ? LW_C_PROBE :
-				     LW_C_TIMER, x->after, ns);
+		if (x->after && !s->gap && !strcmp(x->after, "hrtimer_wakeup"))
+			charge_probe(a, s, x->after, ns);
+		else if (x->after)
+			charge(a, s, LW_C_TIMER, x->after, ns);
 		else
 			charge(a, s, LW_C_IRQ, x->name, ns);
 		break;
@@ -476,8 +491,10 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		s->last = to;
 		/* the probe's own timer callback wakes it: part of its path (a
 		 * noise loop never sleeps: there it wakes someone else) */
-		charge(a, s, !s->gap && !strcmp(x->name, "hrtimer_wakeup") ? LW_C_PROBE : LW_C_TIMER,
-		       x->name, ns);
+		if (!s->gap && !strcmp(x->name, "hrtimer_wakeup"))
+			charge_probe(a, s, x->name, ns);
+		else
+			charge(a, s, LW_C_TIMER, x->name, ns);
 		break;
 	case CTX_IDLE: {
 		uint64_t in = ns < s->idle_budget_left ? ns : s->idle_budget_left;
@@ -514,7 +531,7 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 			charge(a, s, LW_C_IDLE_EXIT, c->last_state >= 0 ?
 			       state_name(a, s->cpu, c->last_state) : intern(a, "idle"), ns);
 		} else if (is_probe(s, x))
-			charge(a, s, LW_C_PROBE, x->name, ns);
+			charge_probe(a, s, x->name, ns);
 		else if (s->tid >= 0 && !s->woken_ns)
 			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
 		else if (s->kprio >= 0 && x->prio < s->kprio)
@@ -572,6 +589,7 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 	s->idle_since_ns = c->idle_state >= 0 ? c->idle_since : 0;
 	s->tick_stopped = c->tick_stopped;
 	s->idle_budget_left = 0;
+	s->probe_ns = 0;
 	s->late_state = -1;
 	s->late_exit_ns = LW_EXIT_LATENCY_NONE;
 	s->late_ns = 0;

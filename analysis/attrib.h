@@ -164,9 +164,16 @@ struct lw_spike {
 	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
 	uint64_t idle_budget_left;
+	uint64_t probe_ns;	/* charged to the probe's own path so far */
 	int open;
 	int done;
 };
+
+/* The most of a spike charged to the probe's own wake-up path (its timer
+ * callback, the switch to it, its return to user space): a few us on the
+ * slowest boards; time beyond it in the probe's context, with no event, is
+ * the CPU running something the trace does not see (unexplained). */
+#define LW_PROBE_PATH_NS 20000ULL
 
 /* An idle state that declares no exit latency. */
 #define LW_EXIT_LATENCY_NONE UINT64_MAX

@@ -120,6 +120,39 @@ static void test_irq_before_wakeup(void **st)
 	lw_attrib_free(a);
 }
 
+/* The probe switched in, then 145 us with no event before it read the
+ * clock: its own path is a few us; the rest is the CPU running something
+ * the trace does not see, not the probe. */
+static void test_stall_in_probe_path(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	const struct lw_component *p;
+	uint64_t probe = 0;
+
+	spike(a, E, 150 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);		/* C1, exit 2 us */
+	ev(a, E + 1 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, E + 2 * US);				/* callback 2 us */
+	ev(a, E + 5 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 400 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	lw_attrib_finish(a);
+	const struct lw_spike *s = lw_attrib_get(a, 0);
+	/* 2 us of callback + 18 of the thread's path: 127 us over */
+	assert_dominant(s, LW_C_UNEXPLAINED, "", 127 * US);
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_PROBE)
+			probe += s->comp[i].ns;
+	assert_int_equal(probe, LW_PROBE_PATH_NS);
+	p = find(s, LW_C_PROBE, "lw-cyclic/0");
+	assert_non_null(p);
+	assert_int_equal(p->ns, 18 * US);
+	for (int i = 1; i < s->nseg; i++)
+		assert_int_equal(s->seg[i].from_ns, s->seg[i - 1].to_ns);
+	assert_int_equal(s->seg[s->nseg - 1].to_ns, E + 150 * US);
+	lw_attrib_free(a);
+}
+
 static void test_higher_priority_task(void **st)
 {
 	struct lw_attrib *a = new_engine();
@@ -653,6 +686,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_irq_before_wakeup),
+		cmocka_unit_test(test_stall_in_probe_path),
 		cmocka_unit_test(test_higher_priority_task),
 		cmocka_unit_test(test_deep_idle_exit),
 		cmocka_unit_test(test_idle_late),
