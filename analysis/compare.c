@@ -93,8 +93,6 @@ static int bmax_fold(struct lw_cprobe *p)
 
 int lw_bmax_coarsen(struct lw_cprobe *p, size_t cap)
 {
-	if (!p->bmax_ns)
-		p->bmax_ns = LW_BLOCK_BASE_NS;
 	while (p->nb && !p->bmax[p->nb - 1])	/* past the last sample */
 		p->nb--;
 	while (p->nb > cap)
@@ -107,8 +105,6 @@ int lw_bmax_add(struct lw_cprobe *p, uint64_t t_ns, uint64_t lat)
 {
 	uint64_t v = lat < UINT64_MAX ? lat + 1 : UINT64_MAX, idx;
 
-	if (!p->bmax_ns)
-		p->bmax_ns = LW_BLOCK_BASE_NS;
 	/* nb is the array's length while it grows: what lies beyond it after a
 	 * fold is cleared when it grows again */
 	while ((idx = t_ns / p->bmax_ns) >= LW_BMAX_CAP)
@@ -201,6 +197,18 @@ static uint32_t bslot(const uint32_t *keys, uint32_t cap, uint32_t key)
 	return i;
 }
 
+/* A block of either form, slot by slot: slot @j's key (bucket + 1; 0 an
+ * empty slot of a table), of bblock_slots() of them. */
+static uint32_t bblock_slots(const struct lw_bblock *k)
+{
+	return k->cap ? k->cap : k->n;
+}
+
+static uint32_t bblock_key(const struct lw_bblock *k, uint32_t j)
+{
+	return k->cap ? k->key[j] : k->key[j] + 1;
+}
+
 /* Into a table of at least 2 (n + 1) slots, from either form. */
 static int bblock_grow(struct lw_bblock *k)
 {
@@ -215,9 +223,8 @@ static int bblock_grow(struct lw_bblock *k)
 		free(cnt);
 		return error("out of memory");
 	}
-	for (uint32_t j = 0; j < (k->cap ? k->cap : k->n); j++) {
-		/* a table holds bucket + 1 with empty slots; a compact block buckets */
-		uint32_t kk = k->cap ? k->key[j] : k->key[j] + 1, i;
+	for (uint32_t j = 0; j < bblock_slots(k); j++) {
+		uint32_t kk = bblock_key(k, j), i;
 
 		if (!kk)
 			continue;
@@ -290,7 +297,6 @@ static int bbuild_coarsen(struct lw_bbuild *b)
 
 	for (size_t i = 0; i < b->nblk; i++) {
 		struct lw_bblock *from = &b->b[i], *to = &b->b[i / 2];
-		uint32_t m;
 
 		if (i / 2 == i)
 			continue;
@@ -300,9 +306,8 @@ static int bbuild_coarsen(struct lw_bbuild *b)
 			memset(from, 0, sizeof(*from));
 			continue;
 		}
-		m = from->cap ? from->cap : from->n;
-		for (uint32_t j = 0; j < m; j++) {
-			uint32_t kk = from->cap ? from->key[j] : from->key[j] + 1;
+		for (uint32_t j = 0; j < bblock_slots(from); j++) {
+			uint32_t kk = bblock_key(from, j);
 
 			if (kk && bblock_put(to, kk - 1, from->cnt[j]) < 0)
 				return -1;
@@ -462,7 +467,8 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		return -1;
 	/* trim the unused tail of the doubling */
 	for (size_t i = 0; i < r->np; i++)
-		lw_bmax_coarsen(&r->p[i], LW_BMAX_CAP);
+		if (lw_bmax_coarsen(&r->p[i], LW_BMAX_CAP) < 0)
+			return -1;
 	return 0;
 }
 
@@ -685,6 +691,12 @@ static double median_of(const struct lw_dist *d)
 	return d->n ? (double)lw_dist_percentile(d, 50) : NAN;
 }
 
+/* Has the run maxima to take blocks of @block_ns from? */
+static int bmax_usable(const struct lw_cprobe *cp, uint64_t block_ns)
+{
+	return cp->nb && block_ns >= cp->bmax_ns && block_ns % cp->bmax_ns == 0;
+}
+
 /* Why a run has no block maxima of @block_ns (into @why), or 0. */
 static int bmax_missing(const struct lw_cprobe *cp, uint64_t block_ns, char *why, size_t len)
 {
@@ -694,7 +706,7 @@ static int bmax_missing(const struct lw_cprobe *cp, uint64_t block_ns, char *why
 		snprintf(why, len, "no time series (a run imported from a histogram)");
 		return 1;
 	}
-	if (!cp->bmax_ns || block_ns % cp->bmax_ns) {
+	if (!bmax_usable(cp, block_ns)) {
 		snprintf(why, len, "the run keeps its largest latency per %s only (a long run): "
 			 "--block %s is not a multiple of it", lw_format_duration(cp->bmax_ns, w, sizeof(w)),
 			 lw_format_duration(block_ns, b, sizeof(b)));
@@ -705,11 +717,11 @@ static int bmax_missing(const struct lw_cprobe *cp, uint64_t block_ns, char *why
 
 static int block_maxima(const struct lw_cprobe *cp, uint64_t block_ns, struct pcache *pc)
 {
-	size_t m = cp->bmax_ns ? (size_t)(block_ns / cp->bmax_ns) : 0, nblk;
+	size_t m = (size_t)(block_ns / cp->bmax_ns), nblk;
 	uint64_t *sorted;
 
 	pc->nbm = 0;
-	if (!cp->nb || !m || block_ns % cp->bmax_ns)
+	if (!bmax_usable(cp, block_ns))
 		return 0;	/* bmax_missing() says why */
 	/* the last stretch holds the last sample and may be partial: left out */
 	nblk = (cp->nb - 1) / m;
@@ -1222,7 +1234,6 @@ static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 	const struct lw_cprobe *cp = pc->cp;
 	const struct lw_dist *d = &cp->d;
 	json_t *pj = json_object(), *pcts = json_object(), *over = json_array();
-	char why[160];
 
 	json_object_set_new(pj, "count", jint(d->n));
 	json_object_set_new(pj, "exact", json_boolean(d->exact));
@@ -1247,8 +1258,7 @@ static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 			"rate", d->n ? jnum((double)c / (double)d->n) : json_null()));
 	}
 	json_object_set_new(pj, "over", over);
-	json_object_set_new(pj, "block_maxima", !bmax_missing(cp, o->block_ns, why, sizeof(why)) ?
-			    json_pack("{s:I, s:I, s:o}",
+	json_object_set_new(pj, "block_maxima", bmax_usable(cp, o->block_ns) ? json_pack("{s:I, s:I, s:o}",
 		"block_ns", (json_int_t)o->block_ns, "blocks", (json_int_t)pc->nbm,
 		"median_ns", jnum(median_of(&pc->bmd))) : json_null());
 	json_object_set_new(pj, "worst_case", wc_json(&pc->evt, o, "blocks of the run"));

@@ -392,7 +392,7 @@ unsigned char *lw_db_pack_samples(const struct lw_dist *d, size_t *len)
 int lw_db_unpack_dist(const unsigned char *b, size_t len, struct lw_dist *d)
 {
 	size_t pos = 3, cap = 0;
-	uint64_t cnt, k, prev = 0, seen = 0;
+	uint64_t cnt, k, prev = 0, seen = 0, run = 0, at = 0;
 	int v2;
 
 	memset(d, 0, sizeof(*d));
@@ -405,25 +405,23 @@ int lw_db_unpack_dist(const unsigned char *b, size_t len, struct lw_dist *d)
 		return error("stored samples: bad header");
 	if (!v2)
 		k = cnt;
-	for (uint64_t i = 0; i < k; i++) {
+	/* each value goes in with its count once the next one differs (LS1
+	 * repeats a value as differences of 0) */
+	for (at = 0; at < k; at++) {
 		uint64_t dv, c = 1;
 
 		if (get_varint(b, len, &pos, &dv) < 0 || prev + dv < prev ||
 		    (v2 && (get_varint(b, len, &pos, &c) < 0 || !c || c > cnt - seen)) ||
-		    (i && v2 && !dv))
+		    (at && v2 && !dv))
 			goto corrupt;
+		if (run && dv && lw_dist_push(d, &cap, prev, run) < 0)
+			goto fail;
+		run = dv || !at ? c : run + c;
 		prev += dv;
 		seen += c;
-		if (i && !dv) {			/* LS1: a repeat */
-			d->n++;
-			d->cum[d->k - 1]++;
-			d->sum += prev;
-			d->sumsq += (long double)prev * prev;
-		} else if (lw_dist_push(d, &cap, prev, c) < 0) {
-			lw_dist_free(d);
-			return -1;
-		}
 	}
+	if (run && lw_dist_push(d, &cap, prev, run) < 0)
+		goto fail;
 	if (pos != len) {
 		lw_dist_free(d);
 		return error("stored samples: %zu bytes after the last sample", len - pos);
@@ -436,7 +434,10 @@ int lw_db_unpack_dist(const unsigned char *b, size_t len, struct lw_dist *d)
 	return 0;
 corrupt:
 	lw_dist_free(d);
-	return error("stored samples: corrupt at value %" PRIu64, d->k);
+	return error("stored samples: corrupt at value %" PRIu64, at);
+fail:
+	lw_dist_free(d);
+	return -1;
 }
 
 unsigned char *lw_db_pack_u64(const uint64_t *v, size_t n, size_t *len)
@@ -549,7 +550,7 @@ static int add_series(struct lw_db *db, int64_t id, const struct lw_cprobe *p, i
 	sqlite3_bind_text(st, 8, hist, -1, SQLITE_STATIC);
 	if (smp)
 		sqlite3_bind_blob64(st, 9, smp, smp_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)(p->bmax_ns ? p->bmax_ns : LW_BLOCK_BASE_NS));
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)p->bmax_ns);
 	if (bm)
 		sqlite3_bind_blob64(st, 11, bm, bm_len, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
