@@ -1359,7 +1359,7 @@ void lw_misses_finish(struct lw_misses *ms)
 		return;
 	for (size_t i = 0; i < ms->n; i++) {
 		struct miss *x = &ms->v[i];
-		const char *cause = x->best_lat >= 0 ? x->cause : "no spike on its CPU in that period";
+		const char *cause = x->best_lat >= 0 ? x->cause : LW_MISS_UNEXPLAINED;
 		json_t *counts = json_object_get(x->w, "miss_causes");
 
 		if (!counts) {
