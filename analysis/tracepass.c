@@ -8,6 +8,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/sample_merge.h"
+#include "analysis/tasks.h"
 #include "lib/trace_read.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
@@ -1069,6 +1070,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (json_is_object(json_object_get(rd->manifest, "steal")))
 			json_object_set_new(spikes, "steal",
 					    json_deep_copy(json_object_get(rd->manifest, "steal")));
+		lw_tasks_annotate(spikes, rd->manifest);
 		json_object_set_new(analysis, "spikes", spikes);
 	}
 	json_object_set_new(analysis, "idle_latency", idle_latency_json(x, it));
