@@ -1395,9 +1395,18 @@ void lw_misses_print(FILE *out, const json_t *analysis)
 	json_object_foreach((json_t *)json_object_get(analysis, "workloads"), key, w) {
 		const json_t *mc = json_object_get(w, "miss_causes");
 
+		const struct lw_rkind *rk = lw_rkind_find(json_string_value(json_object_get(w, "kind")));
+		json_int_t listed = 0, all = rk ? json_integer_value(json_object_get(w, rk->miss_key)) : 0;
+
 		if (!json_object_size(mc))
 			continue;
-		fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
+		json_object_foreach((json_t *)mc, cause, v)
+			listed += json_integer_value(v);
+		if (listed < all)
+			fprintf(out, "  %s: the first %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+				" deadline misses by the cause of the spike behind them:", key, listed, all);
+		else
+			fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
 		json_object_foreach((json_t *)mc, cause, v)
 			fprintf(out, " %s %lld;", cause, (long long)json_integer_value(v));
 		fputc('\n', out);
