@@ -79,13 +79,26 @@ for m in d["comparisons"][0]["metrics"]:
 c0 = d["comparisons"][0]
 assert c0["verdicts"] is False and c0["repeats_needed"] >= 3 and c0["runs"] == [1, 1], c0
 assert len(d["groups"]) == 2 and d["groups"][1]["runs"] == [1]
-assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
+assert [r["result"] for r in d["rules"]] == ["pass", "undecided"], d["rules"]
 assert d["rules"][0]["name"] == "p99>+100000%" and d["rules"][0]["unit"] == "%" and d["rules"][0]["limit"] == 100000
 st = d["probes"]["cyclic"]["stats"]
 assert [e["verdict"] for e in st["p99"]][0] == "baseline" and len(st["max"]) == 2
 assert st["p99"][1]["verdict"] == "inconclusive", st["p99"]
 assert d["result"] == "pass"
 PY
+
+# -- one run a side: any:worse cannot be judged. Without --fail-on compare is a
+# report (exit 0, the rule printed undecided); asked for as a gate, it exits 2
+# naming what is missing, never 0 as if it had passed
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms >"$TMP/one" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^  undecided any:worse .*no verdict with 1 run against 1: verdicts need at least 2 runs a side" "$TMP/one" &&
+	grep -q "^result: undecided" "$TMP/one" && ! grep -q "^  pass " "$TMP/one" &&
+	pass "one-a-side-report-undecided" || fail "one-a-side-report-undecided" "exit $rc: $(tail -5 "$TMP/one")"
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms --fail-on any:worse -o "$TMP/gate.json" >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q "^latwatt: error: --fail-on: no rule could be judged.*at least 2 runs a side" "$TMP/err" &&
+	[ "$(json "$TMP/gate.json" '["result"]')" = undecided ] &&
+	[ "$(json "$TMP/gate.json" '["rules"][0]["result"]')" = undecided ] &&
+	pass "one-a-side-gate-exit-2" || fail "one-a-side-gate-exit-2" "exit $rc: $(cat "$TMP/err")"
 
 # -- a run with itself, and two groups of the same runs: never better or worse
 "$LATWATT" compare "$TMP/a" "$TMP/a" --block 50ms --json >"$TMP/self.json" 2>"$TMP/err"; rc=$?
@@ -203,12 +216,20 @@ PY
 # -- an imported cyclictest run (histogram only) compares, without a worst case
 "$LATWATT" import cyclictest "$TOP/tests/data/cyclictest/rt-tests-2.40.json" -o "$TMP/imp" >/dev/null 2>&1
 "$LATWATT" compare "$TMP/imp" "$TMP/a" --fail-on 'p99>+100000%' --json >"$TMP/imp.json" 2>"$TMP/err"; rc=$?
+"$LATWATT" compare "$TMP/imp" "$TMP/a" >"$TMP/imp.txt" 2>&1
+grep -q "^  missed          unknown  " "$TMP/imp.txt" && pass "compare-imported-missed-unknown" ||
+	fail "compare-imported-missed-unknown" "$(grep missed "$TMP/imp.txt")"
 [ "$rc" -eq 0 ] && python3 - "$TMP/imp.json" <<'PY' && pass "compare-imported-histogram" || fail "compare-imported-histogram" "exit $rc: $(cat "$TMP/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["runs"][0]["probes"]["cyclic"]
 assert c["exact"] is False and c["resolution_ns"] == 1000
 assert c["worst_case"]["estimated"] is False and "histogram" in c["worst_case"]["reason"]
+# cyclictest counts no missed periods: unknown, not 0
+assert c["missed_periods"] is None and d["runs"][1]["probes"]["cyclic"]["missed_periods"] is not None
+m = [m for m in d["comparisons"][0]["metrics"] if m["name"] == "cyclic.missed"][0]
+assert m["baseline"] is None and m["baseline_total"] is None and m["verdict"] == "n/a", m
+assert m["note"].startswith("unknown"), m
 PY
 
 # -- bad input: one line, exit 2
