@@ -657,7 +657,6 @@ char *lw_cmp_format_threshold(uint64_t ns, char *buf, size_t len)
 }
 
 static double dval(const json_t *o, const char *k);
-static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base);
 
 /* ---- per-run computations ------------------------------------------- */
 
@@ -2127,11 +2126,7 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 	if (!doc)
 		error("compare: cannot build the comparison document");
 	else
-	{
 		json_object_set_new(doc, "baseline_run", jint(groups[baseline].first));
-		json_object_set_new(doc, "probes", report_view(json_object_get(doc, "runs"),
-			json_object_get(doc, "comparisons"), baseline));
-	}
 out:
 	json_decref(rj);
 	json_decref(gj);
@@ -2161,79 +2156,6 @@ json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
 	doc = lw_compare_groups(runs, g, n, baseline, o);
 	free(g);
 	return doc;
-}
-
-/*
- * The report view: "probes": {NAME: {"stats": {STAT: [one per run: {value_ns,
- * ci_low_ns, ci_high_ns, verdict, change}]}}} for p50 ... p99.99 and max:
- * each run's own figure and within-run interval, and the verdict of its
- * group's comparison in the words the HTML report uses (better, worse, same,
- * inconclusive, baseline, no data; higher, lower, equal for the max).
- */
-static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base)
-{
-	static const char *const stat[] = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
-	json_t *probes = json_object(), *r, *pj;
-	const char *pn;
-	size_t i;
-
-	json_object_foreach(json_object_get(json_array_get(runs, 0), "probes"), pn, pj) {
-		json_t *stats = json_object();
-
-		for (size_t k = 0; k < sizeof(stat) / sizeof(stat[0]); k++) {
-			json_t *arr = json_array();
-			char name[96];
-
-			snprintf(name, sizeof(name), "%s.%s", pn, stat[k]);
-			json_array_foreach(runs, i, r) {
-				const json_t *rp = json_object_get(json_object_get(r, "probes"), pn);
-				const json_t *pc = json_object_get(json_object_get(rp, "percentiles"), stat[k]);
-				const json_t *v = k == 5 ? json_object_get(rp, "max_ns") : json_object_get(pc, "value_ns");
-				const json_t *ci = json_object_get(pc, "ci_ns"), *m = NULL, *c;
-				size_t g = (size_t)json_integer_value(json_object_get(r, "group"));
-				const char *verdict = "no data";
-				double change = 0;
-				size_t ci_idx, mi;
-
-				json_array_foreach(cmps, ci_idx, c) {
-					if ((size_t)json_integer_value(json_object_get(c, "run")) != g)
-						continue;
-					json_array_foreach(json_object_get(c, "metrics"), mi, m)
-						if (!strcmp(json_string_value(json_object_get(m, "name")), name))
-							break;
-					if (mi == json_array_size(json_object_get(c, "metrics")))
-						m = NULL;
-				}
-				if (g == base && json_is_integer(v)) {
-					verdict = "baseline";
-				} else if (m && json_is_integer(v)) {
-					const char *mv = json_string_value(json_object_get(m, "verdict"));
-					double b = dval(m, "baseline"), x = dval(m, "value");
-
-					change = isfinite(dval(m, "rel")) ? dval(m, "rel") : 0;
-					if (k == 5)
-						verdict = x > b ? "higher" : x < b ? "lower" : "equal";
-					else if (!strcmp(mv, LW_BETTER) || !strcmp(mv, LW_WORSE))
-						verdict = mv;
-					else if (!strcmp(mv, LW_NSD))
-						verdict = "same";
-					else
-						verdict = "inconclusive";
-				}
-				json_array_append_new(arr, json_pack("{s:O?, s:o, s:o, s:s, s:f}",
-					"value_ns", v,
-					"ci_low_ns", json_is_array(ci) ? json_integer((json_int_t)llround(
-						json_number_value(json_array_get(ci, 0)))) : json_incref((json_t *)v),
-					"ci_high_ns", json_is_array(ci) ? json_integer((json_int_t)llround(
-						json_number_value(json_array_get(ci, 1)))) :
-						k == 5 ? json_incref((json_t *)v) : json_null(),
-					"verdict", verdict, "change", change));
-			}
-			json_object_set_new(stats, stat[k], arr);
-		}
-		json_object_set_new(probes, pn, json_pack("{s:o}", "stats", stats));
-	}
-	return probes;
 }
 
 /* ---- text ------------------------------------------------------------- */

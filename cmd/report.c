@@ -22,9 +22,10 @@ static const char usage_head[] =
 "       latwatt report [OPTIONS] --compare COMPARISON.json\n"
 "\n"
 "Reports of the run directory RUN, or of runs compared (the first is the\n"
-"baseline; or the output of 'latwatt compare -o'): one self-contained HTML\n"
-"file with plots drawn by gnuplot, JUnit XML and LAVA results for CI, and a\n"
-"Markdown summary short enough for a merge-request comment.\n"
+"baseline; a directory of repeats is a group of its runs; or the output of\n"
+"'latwatt compare -o'): one self-contained HTML file with plots drawn by\n"
+"gnuplot, JUnit XML and LAVA results for CI, and a Markdown summary short\n"
+"enough for a merge-request comment.\n"
 "\n";
 static const char usage_tail[] =
 "      --compare           compare runs, or read a comparison JSON\n"
@@ -37,14 +38,15 @@ static const char usage_tail[] =
 "                          e.g. --budget 'p99<100us' --budget 'cyclic.max<=1ms'\n"
 "      --board NAME        check the budgets of board NAME (default: each run's own\n"
 "                          board, boards/NAME.yaml or RUN/board.yaml)\n"
-"      --tolerance PCT     comparison: a run significantly worse than the baseline\n"
-"                          by more than PCT % fails (default 10)\n"
+"      --tolerance PCT     comparison: a group significantly worse than the baseline\n"
+"                          by more than PCT % fails (default 10); with one run a\n"
+"                          side there is no verdict: undecided\n"
 "      --points N          time buckets of the latency-over-time plot (default 1000)\n"
 "      --no-plots          tables only, even when gnuplot is installed\n"
 "  -h, --help              this text\n"
 "\n"
-"Exit status: 0 written and every budget and rule met, 1 a budget or rule\n"
-"broken, 2 error.\n";
+"Exit status: 0 written and every budget and rule met (an undecided comparison\n"
+"rule neither breaks nor meets), 1 a budget or rule broken, 2 error.\n";
 
 #define MAX_BUDGETS 64
 

@@ -324,7 +324,7 @@ static void test_document(void **st)
 		assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "runs"), 2),
 							 "power")));
 	}
-	assert_int_equal(json_integer_value(json_object_get(doc, "version")), 1);
+	assert_int_equal(json_integer_value(json_object_get(doc, "version")), LW_COMPARISON_VERSION);
 	assert_int_equal(json_array_size(json_object_get(doc, "runs")), 3);
 	assert_int_equal(json_array_size(json_object_get(doc, "comparisons")), 2);
 	run0 = json_array_get(json_object_get(doc, "runs"), 0);
