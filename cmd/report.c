@@ -375,7 +375,10 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		/* budgets hold for every run compared */
 		for (size_t ri = 0; ri < cmp.nrun; ri++) {
-			if (lw_board_checks(&cmp.run[ri], board, cmp.run[ri].label, &checks) < 0)
+			char rn[256];
+
+			lw_cmp_run_name(&cmp, ri, rn, sizeof(rn));
+			if (lw_board_checks(&cmp.run[ri], board, rn, &checks) < 0)
 				goto out;
 			for (size_t i = 0; i < nbudgets; i++) {
 				size_t first = checks.n;
@@ -386,7 +389,7 @@ int cmd_report(int argc, char **argv)
 					size_t l = strlen(checks.c[k].name);
 
 					snprintf(checks.c[k].name + l, sizeof(checks.c[k].name) - l, ".%s",
-						 cmp.run[ri].label);
+						 rn);
 				}
 			}
 		}

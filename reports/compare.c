@@ -94,6 +94,20 @@ static struct lw_cfig fig(double v, const json_t *ci)
 	return f;
 }
 
+const char *lw_cmp_run_name(const struct lw_comparison *c, size_t ri, char *buf, size_t len)
+{
+	for (size_t g = 0; g < c->ngroup; g++)
+		if (ri >= c->group[g].first && ri < c->group[g].first + c->group[g].n) {
+			if (c->group[g].n == 1)
+				snprintf(buf, len, "%s", c->group[g].name);
+			else
+				snprintf(buf, len, "%s/%s", c->group[g].name, c->run[ri].label);
+			return buf;
+		}
+	snprintf(buf, len, "%s", ri < c->nrun ? c->run[ri].label : "?");
+	return buf;
+}
+
 const struct lw_cmetric *lw_cmp_metric(const struct lw_cmp_group *g, const char *name)
 {
 	for (size_t i = 0; i < g->nm; i++)
@@ -193,14 +207,17 @@ static int by_share(const void *a, const void *b)
 /* A run's spike causes: the engine's (from analysis.json), else those of
  * the analysis the report made for a run never analyzed (with its trace
  * pass, as the run's own report shows them); NULL: none. */
-static const json_t *run_causes(const struct lw_comparison *c, const json_t *r, size_t i)
+static const json_t *run_causes(struct lw_comparison *c, const json_t *r, size_t i)
 {
 	const json_t *cs = json_object_get(r, "causes"), *sp;
 
 	if (json_is_object(cs) || i >= c->nrun)
 		return json_is_object(cs) ? cs : NULL;
 	sp = json_object_get(json_object_get(c->run[i].analysis, "spikes"), "causes");
-	return json_is_array(sp) ? sp : NULL;
+	if (!json_is_array(sp))
+		return NULL;
+	c->causes_computed = 1;
+	return sp;
 }
 
 /* The share of cause @name in @cs (an object of shares, or the analysis'

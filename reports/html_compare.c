@@ -148,14 +148,16 @@ static void verdict_block(struct page *pg, const struct lw_comparison *c, const 
 		pg_textf(pg, "; %zu undecided", skip);
 	pg_raw(pg, "</p>\n<ul class=\"answer\">\n");
 	nl = lw_cmp_summary(c, lines, 4);
-	for (size_t i = 0, g = 0; i < nl; i++) {
+	for (size_t i = 0, g = 0; i < nl; i++, g++) {
 		while (g < c->ngroup && !c->group[g].compared)
 			g++;
-		pg_raw(pg, "<li data-group=\"%zu\" data-verdicts=\"%s\">", g,
-		       g < c->ngroup && c->group[g].verdicts ? "true" : "false");
+		if (g < c->ngroup && !strncmp(lines[i], c->group[g].name, strlen(c->group[g].name)))
+			pg_raw(pg, "<li data-group=\"%zu\" data-verdicts=\"%s\">", g,
+			       c->group[g].verdicts ? "true" : "false");
+		else	/* "first N of M" */
+			pg_raw(pg, "<li>");
 		pg_text(pg, lines[i]);
 		pg_raw(pg, "</li>\n");
-		g++;
 	}
 	pg_raw(pg, "</ul>\n</div>\n<p class=\"missing\">Figures and verdicts are those of "
 	       "<code>latwatt compare</code> (<a href=\"#method\">how verdicts are reached</a>).</p>\n");
@@ -741,6 +743,11 @@ static void causes_section(struct page *pg, const struct lw_comparison *c)
 	if (c->ncause > top)
 		pg_raw(pg, "<p class=\"missing\">The first %zu of %zu causes, by their largest share in "
 		       "a run; the rest summed as others.</p>\n", top, c->ncause);
+	if (c->causes_computed)
+		pg_raw(pg, "<p class=\"missing\">Some runs were never analyzed: their causes come from "
+		       "this report's own analysis of their trace. latwatt compare reads causes from "
+		       "analysis.json only, so the metrics above have none for them; run latwatt "
+		       "analyze on the runs for both.</p>\n");
 	/* horizontal bars: the causes' names read level, cut to LABEL_CHARS */
 	f = script_open(&sc);
 	if (f) {

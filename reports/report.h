@@ -232,6 +232,7 @@ struct lw_comparison {
 	const char **cause;		/* every spike cause a run names, largest share first */
 	size_t ncause;
 	double *share;			/* [run * ncause + cause]: share; NAN: no causes */
+	int causes_computed;		/* some from the report's analysis, not compare's */
 	double alpha, practical, conf;	/* the engine's settings */
 	double tolerance;		/* allowed relative worsening, 0.10 = 10 % */
 	json_t *doc;			/* the comparison document */
@@ -244,6 +245,9 @@ int lw_comparison_from_runs(struct lw_comparison *c, char **paths, size_t n, dou
 /* From `latwatt compare -o` output: its runs are loaded from their paths. */
 int lw_comparison_from_json(struct lw_comparison *c, const char *path, double tolerance);
 void lw_comparison_free(struct lw_comparison *c);
+/* Run @ri as checks name it: its group's name, and its own within a group
+ * of more ("A/run-02"). */
+const char *lw_cmp_run_name(const struct lw_comparison *c, size_t ri, char *buf, size_t len);
 /* A group's metric named @name ("cyclic.over:50us"), or NULL. */
 const struct lw_cmetric *lw_cmp_metric(const struct lw_cmp_group *g, const char *name);
 /*
