@@ -413,6 +413,8 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 			if (!strcmp(result, "fail"))
 				failed++;
 			judged += strcmp(result, LW_RULE_UNDECIDED) != 0;
+			if (!strcmp(result, LW_RULE_UNDECIDED))
+				x = NAN;	/* nothing was measured */
 			e = json_pack("{s:s, s:I, s:s, s:s, s:s}", "rule", r->text, "run", ir,
 				      "metric", full, "result", result, "detail", detail);
 			json_object_set_new(e, "value", isfinite(x) ? json_real(x) : json_null());

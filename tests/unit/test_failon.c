@@ -159,6 +159,7 @@ static void test_eval_no_verdicts(void **st)
 		json_t *e = json_array_get(res, i);
 
 		assert_string_equal(json_string_value(json_object_get(e, "result")), "undecided");
+		assert_true(json_is_null(json_object_get(e, "value")));
 		assert_non_null(strstr(json_string_value(json_object_get(e, "detail")),
 				       "B: no verdict with 1 run against 1: verdicts need at least 2 runs a side"));
 	}
