@@ -657,7 +657,6 @@ char *lw_cmp_format_threshold(uint64_t ns, char *buf, size_t len)
 }
 
 static double dval(const json_t *o, const char *k);
-static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base);
 
 /* ---- per-run computations ------------------------------------------- */
 
@@ -1229,7 +1228,23 @@ static json_t *wc_json(const struct lw_evt_est *e, const struct lw_cmp_opts *o, 
 		"ci_spread", spread);
 }
 
-static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
+/*
+ * Whether a run counted its missed periods: an imported run did not
+ * (cyclictest counts none), nor one whose analysis.json says null.  Unknown
+ * is never taken for 0.
+ */
+static int missed_known(const struct lw_crun *r, unsigned probe)
+{
+	const json_t *all = json_object_get(json_object_get(json_object_get(r->analysis, "probes"),
+							    lw_probe_name(probe)), "all");
+
+	if (json_is_object(json_object_get(r->manifest, "imported")))
+		return 0;
+	return !all || !json_is_null(json_object_get(all, "missed_periods"));
+}
+
+static json_t *probe_json(const struct lw_crun *r, const struct pcache *pc,
+			  const struct lw_cmp_opts *o)
 {
 	const struct lw_cprobe *cp = pc->cp;
 	const struct lw_dist *d = &cp->d;
@@ -1242,7 +1257,8 @@ static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 	json_object_set_new(pj, "mean_ns", d->n ? jnum(lw_dist_mean(d)) : json_null());
 	json_object_set_new(pj, "mean_ci_ns", jpair(pc->lo[ST_MEAN], pc->hi[ST_MEAN]));
 	json_object_set_new(pj, "max_ns", d->n ? jint(d->v[d->k - 1]) : json_null());
-	json_object_set_new(pj, "missed_periods", jint(cp->missed));
+	json_object_set_new(pj, "missed_periods", missed_known(r, cp->probe) ? jint(cp->missed) :
+			    json_null());
 	json_object_set_new(pj, "dropped", jint(cp->dropped));
 	json_object_set_new(pj, "ci_method", jstr_or_null(pc->ci_method));
 	for (int k = 0; k < LW_NPCT; k++)
@@ -1297,7 +1313,7 @@ static json_t *run_json(const struct rcache *rc, size_t index, size_t group,
 		"duration_ns", json_object_get(m, "duration_ns"),
 		"start_utc", json_object_get(json_object_get(m, "start"), "utc"));
 	for (size_t i = 0; i < r->np; i++)
-		json_object_set_new(probes, lw_probe_name(r->p[i].probe), probe_json(&rc->p[i], o));
+		json_object_set_new(probes, lw_probe_name(r->p[i].probe), probe_json(r, &rc->p[i], o));
 	json_object_set_new(j, "probes", probes);
 	json_object_set_new(j, "workloads", workloads_json(r));
 	json_object_set_new(j, "power", power_json(r));
@@ -1533,25 +1549,33 @@ static void stat_metric(json_t *ms, const struct cmpctx *c, unsigned probe, int 
 }
 
 /* Events in exposures, one rate per run; a run's rate varies at least as a
- * Poisson count does (mean rate / exposure). */
+ * Poisson count does (mean rate / exposure).  A group's figure is the mean
+ * count per run ("baseline", "value"); the counts themselves are kept, per
+ * run and in total ("per_run", "baseline_total", "total"). */
 static void rate_metric(json_t *ms, const struct cmpctx *c, const char *probe, const char *name,
 			const uint64_t *xa, const uint64_t *ea, size_t na,
 			const uint64_t *xb, const uint64_t *eb, size_t nb)
 {
 	double ra[LW_CMP_MAX_GROUP_RUNS], rb[LW_CMP_MAX_GROUP_RUNS];
 	double ca = 0, cb = 0, mea = 0, meb = 0, mra, mrb, v, rel;
+	uint64_t ta = 0, tb = 0;
+	json_t *pa = json_array(), *pb = json_array();
 	struct lw_runs_test t;
 	json_t *m;
 
 	for (size_t i = 0; i < na; i++) {
 		ra[i] = ea[i] ? (double)xa[i] / (double)ea[i] : 0;
 		ca += (double)xa[i];
+		ta += xa[i];
 		mea += (double)ea[i];
+		json_array_append_new(pa, jint(xa[i]));
 	}
 	for (size_t i = 0; i < nb; i++) {
 		rb[i] = eb[i] ? (double)xb[i] / (double)eb[i] : 0;
 		cb += (double)xb[i];
+		tb += xb[i];
 		meb += (double)eb[i];
+		json_array_append_new(pb, jint(xb[i]));
 	}
 	ca /= (double)na;
 	cb /= (double)nb;
@@ -1562,6 +1586,9 @@ static void rate_metric(json_t *ms, const struct cmpctx *c, const char *probe, c
 	rel = rel_change(mra, mrb);
 	m = metric(probe, name, "count", "count", ca, cb);
 	json_object_set_new(m, "runs", json_pack("[I, I]", (json_int_t)na, (json_int_t)nb));
+	json_object_set_new(m, "baseline_total", jint(ta));
+	json_object_set_new(m, "total", jint(tb));
+	json_object_set_new(m, "per_run", json_pack("[o, o]", pa, pb));
 	json_object_set_new(m, "baseline_rate", jnum(mra));
 	json_object_set_new(m, "rate", jnum(mrb));
 	json_object_set_new(m, "rate_rel", jnum(rel));
@@ -1741,9 +1768,38 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "threshold_ns",
 				    jint(o->thr[t]));
 	}
-	probe_counts(c->a, probe, CNT_MISSED, 0, xa, ea);
-	probe_counts(c->b, probe, CNT_MISSED, 0, xb, eb);
-	rate_metric(ms, c, pn, "missed", xa, ea, na, xb, eb, nb);
+	{
+		int ka = 1, kb = 1;
+
+		for (size_t i = 0; i < na; i++)
+			ka &= missed_known(c->a->rc[i].r, probe);
+		for (size_t i = 0; i < nb; i++)
+			kb &= missed_known(c->b->rc[i].r, probe);
+		if (!ka || !kb) {
+			/* the side that counted them shows its count */
+			uint64_t ta = 0, tb = 0;
+
+			probe_counts(c->a, probe, CNT_MISSED, 0, xa, ea);
+			probe_counts(c->b, probe, CNT_MISSED, 0, xb, eb);
+			for (size_t i = 0; i < na; i++)
+				ta += xa[i];
+			for (size_t i = 0; i < nb; i++)
+				tb += xb[i];
+			m = metric(pn, "missed", "count", "count", ka ? (double)ta / (double)na : NAN,
+				   kb ? (double)tb / (double)nb : NAN);
+			json_object_set_new(m, "runs", json_pack("[I, I]", (json_int_t)na, (json_int_t)nb));
+			json_object_set_new(m, "baseline_total", ka ? jint(ta) : json_null());
+			json_object_set_new(m, "total", kb ? jint(tb) : json_null());
+			json_array_append_new(ms, na_metric(m, !ka && !kb ? "unknown: the runs did not "
+				"count missed periods (imported)" : !ka ? "unknown: the baseline did not "
+				"count missed periods (imported)" : "unknown: the run did not count missed "
+				"periods (imported)"));
+		} else {
+			probe_counts(c->a, probe, CNT_MISSED, 0, xa, ea);
+			probe_counts(c->b, probe, CNT_MISSED, 0, xb, eb);
+			rate_metric(ms, c, pn, "missed", xa, ea, na, xb, eb, nb);
+		}
+	}
 	probe_counts(c->a, probe, CNT_DROPPED, 0, xa, ea);
 	probe_counts(c->b, probe, CNT_DROPPED, 0, xb, eb);
 	rate_metric(ms, c, pn, "dropped", xa, ea, na, xb, eb, nb);
@@ -2070,11 +2126,7 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 	if (!doc)
 		error("compare: cannot build the comparison document");
 	else
-	{
 		json_object_set_new(doc, "baseline_run", jint(groups[baseline].first));
-		json_object_set_new(doc, "probes", report_view(json_object_get(doc, "runs"),
-			json_object_get(doc, "comparisons"), baseline));
-	}
 out:
 	json_decref(rj);
 	json_decref(gj);
@@ -2106,79 +2158,6 @@ json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
 	return doc;
 }
 
-/*
- * The report view: "probes": {NAME: {"stats": {STAT: [one per run: {value_ns,
- * ci_low_ns, ci_high_ns, verdict, change}]}}} for p50 ... p99.99 and max:
- * each run's own figure and within-run interval, and the verdict of its
- * group's comparison in the words the HTML report uses (better, worse, same,
- * inconclusive, baseline, no data; higher, lower, equal for the max).
- */
-static json_t *report_view(const json_t *runs, const json_t *cmps, size_t base)
-{
-	static const char *const stat[] = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
-	json_t *probes = json_object(), *r, *pj;
-	const char *pn;
-	size_t i;
-
-	json_object_foreach(json_object_get(json_array_get(runs, 0), "probes"), pn, pj) {
-		json_t *stats = json_object();
-
-		for (size_t k = 0; k < sizeof(stat) / sizeof(stat[0]); k++) {
-			json_t *arr = json_array();
-			char name[96];
-
-			snprintf(name, sizeof(name), "%s.%s", pn, stat[k]);
-			json_array_foreach(runs, i, r) {
-				const json_t *rp = json_object_get(json_object_get(r, "probes"), pn);
-				const json_t *pc = json_object_get(json_object_get(rp, "percentiles"), stat[k]);
-				const json_t *v = k == 5 ? json_object_get(rp, "max_ns") : json_object_get(pc, "value_ns");
-				const json_t *ci = json_object_get(pc, "ci_ns"), *m = NULL, *c;
-				size_t g = (size_t)json_integer_value(json_object_get(r, "group"));
-				const char *verdict = "no data";
-				double change = 0;
-				size_t ci_idx, mi;
-
-				json_array_foreach(cmps, ci_idx, c) {
-					if ((size_t)json_integer_value(json_object_get(c, "run")) != g)
-						continue;
-					json_array_foreach(json_object_get(c, "metrics"), mi, m)
-						if (!strcmp(json_string_value(json_object_get(m, "name")), name))
-							break;
-					if (mi == json_array_size(json_object_get(c, "metrics")))
-						m = NULL;
-				}
-				if (g == base && json_is_integer(v)) {
-					verdict = "baseline";
-				} else if (m && json_is_integer(v)) {
-					const char *mv = json_string_value(json_object_get(m, "verdict"));
-					double b = dval(m, "baseline"), x = dval(m, "value");
-
-					change = isfinite(dval(m, "rel")) ? dval(m, "rel") : 0;
-					if (k == 5)
-						verdict = x > b ? "higher" : x < b ? "lower" : "equal";
-					else if (!strcmp(mv, LW_BETTER) || !strcmp(mv, LW_WORSE))
-						verdict = mv;
-					else if (!strcmp(mv, LW_NSD))
-						verdict = "same";
-					else
-						verdict = "inconclusive";
-				}
-				json_array_append_new(arr, json_pack("{s:O?, s:o, s:o, s:s, s:f}",
-					"value_ns", v,
-					"ci_low_ns", json_is_array(ci) ? json_integer((json_int_t)llround(
-						json_number_value(json_array_get(ci, 0)))) : json_incref((json_t *)v),
-					"ci_high_ns", json_is_array(ci) ? json_integer((json_int_t)llround(
-						json_number_value(json_array_get(ci, 1)))) :
-						k == 5 ? json_incref((json_t *)v) : json_null(),
-					"verdict", verdict, "change", change));
-			}
-			json_object_set_new(stats, stat[k], arr);
-		}
-		json_object_set_new(probes, pn, json_pack("{s:o}", "stats", stats));
-	}
-	return probes;
-}
-
 /* ---- text ------------------------------------------------------------- */
 
 static const char *sval(const json_t *o, const char *k, const char *dflt)
@@ -2195,11 +2174,15 @@ static double dval(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* A value in the metric's unit into @buf: latencies in us. */
-static const char *fmt_val(double v, const char *unit, char *buf, size_t len)
+/* A value in the metric's unit into @buf: latencies in us.  A figure the
+ * runs do not have is "unknown" when they did not count it, "not recorded"
+ * when they had nothing to count (no such workload), else "-" (not
+ * computed: the note says why). */
+static const char *fmt_val(double v, const char *unit, const char *note, char *buf, size_t len)
 {
 	if (!isfinite(v))
-		snprintf(buf, len, "n/a");
+		snprintf(buf, len, "%s", !note ? "-" : !strncmp(note, "unknown", 7) ? "unknown" :
+			 !strncmp(note, "not recorded", 12) ? "not recorded" : "-");
 	else if (!strcmp(unit, "ns"))
 		snprintf(buf, len, "%.1f", v / 1e3);
 	else if (!strcmp(unit, "count"))
@@ -2237,13 +2220,42 @@ static const char *fmt_p(double p, char *buf, size_t len)
 	return buf;
 }
 
+/* A side's per-run counts into @buf (64 bytes or more): all of them when
+ * they fit its column of 24, else the first few and "(first N of M)". */
+static const char *fmt_counts(const json_t *counts, char *buf, size_t len)
+{
+	size_t n = json_array_size(counts), i, used = 0, room = 24;
+	const json_t *v;
+
+	for (int pass = 0; pass < 2; pass++, room = 10) {
+		used = 0;
+		buf[0] = 0;
+		json_array_foreach(counts, i, v) {
+			char one[24];
+			int w = snprintf(one, sizeof(one), "%s%" JSON_INTEGER_FORMAT, i ? " " : "",
+					 json_integer_value(v));
+
+			if (used + (size_t)w > room && i)
+				break;
+			memcpy(buf + used, one, (size_t)w + 1);
+			used += (size_t)w;
+		}
+		if (i == n)
+			return buf;
+	}
+	snprintf(buf + used, len - used, " (first %zu of %zu)", i, n);
+	return buf;
+}
+
 static void print_metric(FILE *out, const json_t *m, const json_t *ra, const json_t *rb)
 {
 	const char *name = sval(m, "name", "?"), *unit = sval(m, "unit", ""), *kind = sval(m, "kind", "");
-	const char *probe = sval(m, "probe", NULL), *short_name = name;
+	const char *probe = sval(m, "probe", NULL), *short_name = name, *note = sval(m, "note", NULL);
 	char a[64], b[64], ch[32], ci[48], p[16], ca[48], cb[48], label[64], md[16];
 	double rel = dval(m, "rel"), mdc;
-	const json_t *pa = NULL, *pb = NULL;
+	const json_t *pa = NULL, *pb = NULL, *runs = json_object_get(m, "runs");
+	int grouped = json_integer_value(json_array_get(runs, 0)) > 1 ||
+		      json_integer_value(json_array_get(runs, 1)) > 1;
 
 	if (probe) {
 		short_name = name + strlen(probe) + 1;
@@ -2251,8 +2263,8 @@ static void print_metric(FILE *out, const json_t *m, const json_t *ra, const jso
 		pb = json_object_get(json_object_get(rb, "probes"), probe);
 	}
 	snprintf(label, sizeof(label), "%s", short_name);
-	fmt_val(dval(m, "baseline"), unit, a, sizeof(a));
-	fmt_val(dval(m, "value"), unit, b, sizeof(b));
+	fmt_val(dval(m, "baseline"), unit, note, a, sizeof(a));
+	fmt_val(dval(m, "value"), unit, note, b, sizeof(b));
 	ca[0] = cb[0] = 0;
 	if (!strcmp(kind, "percentile")) {
 		fmt_ci(json_object_get(json_object_get(json_object_get(pa, "percentiles"), short_name),
@@ -2271,10 +2283,17 @@ static void print_metric(FILE *out, const json_t *m, const json_t *ra, const jso
 		char h[32];
 		lw_format_duration((uint64_t)dval(m, "block_ns"), h, sizeof(h));
 		snprintf(label, sizeof(label), "max per %s", h);
-	} else if (!strcmp(kind, "count") && isfinite(dval(m, "rate"))) {
-		snprintf(ca, sizeof(ca), " (%.3g%%)", dval(m, "baseline_rate") * 100);
-		snprintf(cb, sizeof(cb), " (%.3g%%)", dval(m, "rate") * 100);
-		rel = dval(m, "rate_rel");
+	} else if (!strcmp(kind, "count") && json_object_get(m, "total")) {
+		/* counts as counts: a group's total over its runs, and the mean of
+		 * the runs' rates (what the verdict is judged on) */
+		fmt_val(dval(m, "baseline_total"), unit, note, a, sizeof(a));
+		fmt_val(dval(m, "total"), unit, note, b, sizeof(b));
+		if (isfinite(dval(m, "baseline_rate")))
+			snprintf(ca, sizeof(ca), " (%.3g%%)", dval(m, "baseline_rate") * 100);
+		if (isfinite(dval(m, "rate")))
+			snprintf(cb, sizeof(cb), " (%.3g%%)", dval(m, "rate") * 100);
+		if (json_object_get(m, "rate_rel"))
+			rel = dval(m, "rate_rel");
 	} else if (!strcmp(kind, "distribution")) {
 		snprintf(ca, sizeof(ca), " (median)");
 		snprintf(cb, sizeof(cb), " (median)");
@@ -2299,8 +2318,16 @@ static void print_metric(FILE *out, const json_t *m, const json_t *ra, const jso
 		snprintf(md, sizeof(md), "%.0f%%", mdc * 100);
 	else
 		snprintf(md, sizeof(md), "-");
-	fprintf(out, "  %-15s %-24s %-24s %8s %-19s %7s %6s  %s\n", label, a, b, ch, ci,
-		fmt_p(dval(m, "p"), p, sizeof(p)), md, sval(m, "verdict", "?"));
+	/* the p the verdict was decided on: Holm-adjusted */
+	fprintf(out, "  %-15s %-24s %-24s %8s %-19s %8s %6s  %s\n", label, a, b, ch, ci,
+		fmt_p(dval(m, "p_adjusted"), p, sizeof(p)), md, sval(m, "verdict", "?"));
+	if (!strcmp(kind, "count") && grouped && json_is_array(json_object_get(m, "per_run"))) {
+		const json_t *per = json_object_get(m, "per_run");
+
+		fmt_counts(json_array_get(per, 0), a, sizeof(a));
+		fmt_counts(json_array_get(per, 1), b, sizeof(b));
+		fprintf(out, "  %-15s %-24s %s\n", "  per run", a, b);
+	}
 }
 
 void lw_compare_print(const json_t *doc, FILE *out)
@@ -2336,9 +2363,11 @@ void lw_compare_print(const json_t *doc, FILE *out)
 				sval(r, "board", "?"), sval(r, "status", "?"), d);
 		}
 	}
-	fprintf(out, "(* baseline; latencies in us; a group's figure is the geometric mean of its "
-		"runs'; %.0f%% intervals;\n verdicts from the spread between runs: p < %g after Holm "
-		"and a change beyond %.0f%%; mdc: smallest change these runs detect)\n",
+	fprintf(out, "(* baseline; latencies in us; a group's latency or power is the geometric "
+		"mean of its runs', a count\n the total over its runs (with the mean of their rates), "
+		"a share the mean; %.0f%% intervals;\n verdicts from the spread between runs: p, "
+		"adjusted by Holm over the metrics tested, < %g\n and a change beyond %.0f%%; mdc: "
+		"smallest change these runs detect)\n",
 		dval(set, "confidence") * 100, dval(set, "alpha"), dval(set, "practical") * 100);
 	runs = groups;		/* the figures printed are the groups' */
 	json_array_foreach(json_object_get(doc, "comparisons"), i, c) {
@@ -2354,8 +2383,9 @@ void lw_compare_print(const json_t *doc, FILE *out)
 				fprintf(out, "\n%c vs %c%s%s\n", (int)('A' + (ir % 26)), (int)('A' + (base % 26)),
 					*probe ? ": probe " : ": workloads, power, idle, causes",
 					probe);
-				fprintf(out, "  %-15s %-24s %-24s %8s %-19s %7s %6s  %s\n", "metric",
-					"baseline", "run", "change", "CI of change", "p", "mdc", "verdict");
+				fprintf(out, "  %-15s %-24s %-24s %8s %-19s %8s %6s  %s\n", "metric",
+					"baseline", "run", "change", "CI of change", "p (Holm)", "mdc",
+					"verdict");
 			}
 			print_metric(out, m, ra, rb);
 		}
@@ -2377,9 +2407,13 @@ void lw_compare_print(const json_t *doc, FILE *out)
 		}
 	}
 	if (json_array_size(json_object_get(doc, "rules"))) {
+		const char *res = sval(doc, "result", "?");
+
 		fprintf(out, "\nrules\n");
 		json_array_foreach(json_object_get(doc, "rules"), i, r)
-			fprintf(out, "  %-6s %-24s %s\n", sval(r, "result", "?"), sval(r, "rule", "?"),
+			fprintf(out, "  %-9s %-24s %s\n", sval(r, "result", "?"), sval(r, "rule", "?"),
 				sval(r, "detail", ""));
+		fprintf(out, "result: %s%s\n", res, !strcmp(res, "undecided") ?
+			" (no rule could be judged: this is not a pass)" : "");
 	}
 }

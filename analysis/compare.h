@@ -25,7 +25,7 @@
 #include "lib/stats.h"
 
 #define LW_COMPARISON_SCHEMA  "latwatt-comparison"
-#define LW_COMPARISON_VERSION 1
+#define LW_COMPARISON_VERSION 2
 #define LW_BLOCK_BASE_NS      10000000ULL	/* 10 ms */
 #define LW_BOOT_BLOCK_NS      100000000ULL	/* 100 ms: blocks of the within-run bootstrap */
 #define LW_BOOT_MAX_RESAMPLES 400		/* within-run bootstrap resamples, at most */

@@ -293,11 +293,26 @@ static const char *rule_unit(const struct lw_rule *r, const json_t *m)
 	return json_string_value(json_object_get(m, "unit")) ?: "";
 }
 
+/* The worse metrics named in the detail of any:worse, at most. */
+#define ANY_SHOWN 8
+
+/* Why a comparison has no verdicts: too few runs a side. */
+static void no_verdicts(const json_t *c, const char *label, char *detail, size_t len)
+{
+	const json_t *runs = json_object_get(c, "runs");
+
+	snprintf(detail, len, "%s: no verdict with %" JSON_INTEGER_FORMAT " run%s against %"
+		 JSON_INTEGER_FORMAT ": " LW_RULE_RUNS_NEEDED, label,
+		 json_integer_value(json_array_get(runs, 1)),
+		 json_integer_value(json_array_get(runs, 1)) == 1 ? "" : "s",
+		 json_integer_value(json_array_get(runs, 0)));
+}
+
 int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 {
 	json_t *out = json_array(), *c, *runs = json_object_get(doc, "runs");
 	size_t ci;
-	int failed = 0;
+	int failed = 0, judged = 0;
 
 	json_array_foreach(json_object_get(doc, "comparisons"), ci, c) {
 		json_int_t ir = json_integer_value(json_object_get(c, "run"));
@@ -307,28 +322,47 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 		for (size_t k = 0; k < n; k++) {
 			const struct lw_rule *r = &rules[k];
 			char full[160], detail[320];
-			const char *result = "n/a";
+			const char *result = LW_RULE_UNDECIDED;
 			double x = NAN;
 			json_t *m = NULL, *e;
 
 			if (!strcmp(r->name, "any")) {
 				size_t i;
 				json_t *mm;
-				int nw = 0;
+				int nw = 0, tested = 0;
 
 				snprintf(full, sizeof(full), "any");
-				snprintf(detail, sizeof(detail), "%s: worse:", label);
 				json_array_foreach(json_object_get(c, "metrics"), i, mm) {
-					if (strcmp(json_string_value(json_object_get(mm, "verdict")) ?: "",
-						   LW_WORSE))
-						continue;
-					if (nw++ < 8)
+					const char *v = json_string_value(json_object_get(mm, "verdict")) ?: "";
+
+					tested += strcmp(v, LW_NA) != 0;
+					nw += !strcmp(v, LW_WORSE);
+				}
+				if (nw) {
+					int shown = 0;
+
+					snprintf(detail, sizeof(detail), "%s: worse:", label);
+					json_array_foreach(json_object_get(c, "metrics"), i, mm) {
+						if (strcmp(json_string_value(json_object_get(mm, "verdict")) ?: "",
+							   LW_WORSE) || shown == ANY_SHOWN)
+							continue;
+						shown++;
 						snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
 							 " %s", json_string_value(json_object_get(mm, "name")));
+					}
+					if (nw > ANY_SHOWN)
+						snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
+							 " (first %d of %d)", ANY_SHOWN, nw);
+					result = "fail";
+				} else if (json_is_false(json_object_get(c, "verdicts"))) {
+					no_verdicts(c, label, detail, sizeof(detail));
+				} else if (!tested) {
+					snprintf(detail, sizeof(detail), "%s: no metric could be tested", label);
+				} else {
+					snprintf(detail, sizeof(detail), "%s: none of the %d metrics tested is "
+						 "worse", label, tested);
+					result = "pass";
 				}
-				if (!nw)
-					snprintf(detail, sizeof(detail), "%s: no metric is worse", label);
-				result = nw ? "fail" : "pass";
 				x = nw;
 			} else if (!(m = find_metric(c, r, full, sizeof(full)))) {
 				snprintf(detail, sizeof(detail), "%s: no metric %s in this comparison",
@@ -336,11 +370,24 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 			} else if (r->kind == LW_RULE_VERDICT) {
 				const char *v = json_string_value(json_object_get(m, "verdict")) ?: "?";
 
-				result = !strcmp(v, LW_NA) ? "n/a" : !strcmp(v, LW_WORSE) ? "fail" : "pass";
-				snprintf(detail, sizeof(detail), "%s: %s %s", label, full, v);
+				if (!strcmp(v, LW_NA) && json_is_false(json_object_get(c, "verdicts"))) {
+					no_verdicts(c, label, detail, sizeof(detail));
+				} else if (!strcmp(v, LW_NA)) {
+					const char *note = json_string_value(json_object_get(m, "note"));
+
+					snprintf(detail, sizeof(detail), "%s: %s has no verdict%s%s", label, full,
+						 note ? ": " : "", note ? note : "");
+				} else {
+					result = !strcmp(v, LW_WORSE) ? "fail" : "pass";
+					snprintf(detail, sizeof(detail), "%s: %s %s", label, full, v);
+				}
 			} else {
 				const char *what = r->kind == LW_RULE_VALUE ? "value" :
 						   r->kind == LW_RULE_CHANGE ? "change" : "rel";
+				const char *unit = json_string_value(json_object_get(m, "unit")) ?: "";
+				/* a group's count is the mean per run of its runs' */
+				int per_run = !strcmp(unit, "count") && r->kind != LW_RULE_REL &&
+					json_integer_value(json_array_get(json_object_get(c, "runs"), 1)) > 1;
 
 				x = num(m, what);
 				if (r->kind == LW_RULE_REL && json_is_true(json_object_get(m, "rel_infinite")))
@@ -348,7 +395,7 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 				if (isnan(x)) {
 					const char *note = json_string_value(json_object_get(m, "note"));
 
-					snprintf(detail, sizeof(detail), "%s: %s is n/a%s%s", label, full,
+					snprintf(detail, sizeof(detail), "%s: %s is unknown%s%s", label, full,
 						 note ? ": " : "", note ? note : "");
 				} else {
 					result = compare_op(r->op, x, r->bound) ? "fail" : "pass";
@@ -356,16 +403,18 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 						snprintf(detail, sizeof(detail), "%s: %s %+.1f%%", label,
 							 full, x * 100);
 					else
-						snprintf(detail, sizeof(detail), "%s: %s %s%g%s", label, full,
+						snprintf(detail, sizeof(detail), "%s: %s %s%g%s%s", label, full,
 							 r->kind == LW_RULE_CHANGE && x >= 0 ? "+" : "",
-							 !strcmp(json_string_value(json_object_get(m, "unit")) ?: "", "ns") ?
-							 x / 1e3 : x,
-							 !strcmp(json_string_value(json_object_get(m, "unit")) ?: "", "ns") ?
-							 "us" : "");
+							 !strcmp(unit, "ns") ? x / 1e3 : x,
+							 !strcmp(unit, "ns") ? "us" : "",
+							 per_run ? " (mean per run)" : "");
 				}
 			}
 			if (!strcmp(result, "fail"))
 				failed++;
+			judged += strcmp(result, LW_RULE_UNDECIDED) != 0;
+			if (!strcmp(result, LW_RULE_UNDECIDED))
+				x = NAN;	/* nothing was measured */
 			e = json_pack("{s:s, s:I, s:s, s:s, s:s}", "rule", r->text, "run", ir,
 				      "metric", full, "result", result, "detail", detail);
 			json_object_set_new(e, "value", isfinite(x) ? json_real(x) : json_null());
@@ -383,6 +432,7 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 		}
 	}
 	json_object_set_new(doc, "rules", out);
-	json_object_set_new(doc, "result", json_string(failed ? "regression" : "pass"));
+	json_object_set_new(doc, "result", json_string(failed ? "regression" : judged ? "pass" :
+						       LW_RULE_UNDECIDED));
 	return failed;
 }

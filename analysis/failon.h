@@ -22,9 +22,10 @@
  * run's summary holds, only "<" or "<=" a plain non-negative BOUND, and a
  * bare power there is in mW.
  *
- * Rules apply to every run compared against the baseline.  A metric that is
- * n/a in a comparison (not recorded, not extrapolated) leaves its rule
- * unjudged ("n/a"): it neither fails nor passes.
+ * Rules apply to every run compared against the baseline.  A rule that
+ * cannot be judged is "undecided", never "pass": a verdict rule (any:worse,
+ * METRIC:worse) where the comparison has no verdict (one run a side), a
+ * figure that is unknown (not recorded, not extrapolated).
  */
 #ifndef LW_FAILON_H
 #define LW_FAILON_H
@@ -70,10 +71,17 @@ int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct
 /* A --fail-on rule. */
 int lw_rule_parse(const char *text, struct lw_rule *r);
 
+#define LW_RULE_UNDECIDED "undecided"
+/* What a comparison needs for verdicts (analysis/compare.c's tests). */
+#define LW_RULE_RUNS_NEEDED "verdicts need at least 2 runs a side (or 3 against 1): " \
+			    "repeat the runs (latwatt run --repeat N)"
+
 /*
  * Judge @rules against the comparison document @doc (analysis/compare.h):
- * appends "rules": [{"rule", "run", "metric", "value", "bound", "result":
- * "pass"|"fail"|"n/a", "detail"}] to it and returns how many failed.
+ * appends "rules": [{"rule", "run", "metric", "value", "result":
+ * "pass"|"fail"|"undecided", "detail", ...}] and "result": "regression"
+ * (a rule failed), "pass" (none failed, one or more judged) or "undecided"
+ * (no rule could be judged) to it, and returns how many failed.
  */
 int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc);
 

@@ -53,7 +53,8 @@ static const char usage[] =
 "  -q, --quiet                 no table\n"
 "  -h, --help                  this text\n"
 "\n"
-"Exit status: 0 no rule failed, 1 a rule failed (regression), 2 error.\n";
+"Exit status: 0 no rule failed, 1 a rule failed (regression), 2 error, or\n"
+"--fail-on given and no rule could be judged (verdicts need 2 runs a side).\n";
 
 #define MAX_RUNS  256
 #define MAX_RULES 64
@@ -351,6 +352,19 @@ static size_t group_items(struct params *p, struct lw_cgroup *g, const char *bas
 	return ng;
 }
 
+/* No rule could be judged: say why (the first rule's reason), 1; else 0. */
+static int undecided(const json_t *doc)
+{
+	const char *res = json_string_value(json_object_get(doc, "result"));
+	const json_t *rule = json_array_get(json_object_get(doc, "rules"), 0);
+
+	if (!res || strcmp(res, LW_RULE_UNDECIDED))
+		return 0;
+	error("--fail-on: no rule could be judged, so nothing passed (%s)",
+	      json_string_value(json_object_get(rule, "detail")) ?: "?");
+	return 1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct params *p = calloc(1, sizeof(*p));
@@ -360,7 +374,7 @@ int cmd_compare(int argc, char **argv)
 	size_t n = 0, base = 0, i, ngroups;
 	const char *base_name;
 	json_t *doc = NULL;
-	int ret = LW_EXIT_ERROR, failed, r;
+	int ret = LW_EXIT_ERROR, failed, r, asked = 0;
 
 	if (!p)
 		return error("out of memory"), LW_EXIT_ERROR;
@@ -417,6 +431,7 @@ int cmd_compare(int argc, char **argv)
 	for (i = 0; i < p->nrules; i++)
 		if (p->rules[i].threshold_ns && lw_cmp_add_threshold(&p->o, p->rules[i].threshold_ns) < 0)
 			goto out;
+	asked = p->nrules > 0;
 	if (!p->nrules)
 		lw_rule_parse("any:worse", &p->rules[p->nrules++]);
 
@@ -459,6 +474,10 @@ int cmd_compare(int argc, char **argv)
 		lw_compare_print(doc, stdout);
 	}
 	ret = failed ? LW_EXIT_FAIL : LW_EXIT_OK;
+	/* a gate that judged nothing has not passed (without --fail-on compare
+	 * is a report: any:worse undecided is printed, and that is all) */
+	if (asked && !failed && undecided(doc))
+		ret = LW_EXIT_ERROR;
 out:
 	json_decref(doc);
 	for (i = 0; i < n; i++)

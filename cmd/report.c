@@ -22,9 +22,10 @@ static const char usage_head[] =
 "       latwatt report [OPTIONS] --compare COMPARISON.json\n"
 "\n"
 "Reports of the run directory RUN, or of runs compared (the first is the\n"
-"baseline; or the output of 'latwatt compare -o'): one self-contained HTML\n"
-"file with plots drawn by gnuplot, JUnit XML and LAVA results for CI, and a\n"
-"Markdown summary short enough for a merge-request comment.\n"
+"baseline; a directory of repeats is a group of its runs; or the output of\n"
+"'latwatt compare -o'): one self-contained HTML file with plots drawn by\n"
+"gnuplot, JUnit XML and LAVA results for CI, and a Markdown summary short\n"
+"enough for a merge-request comment.\n"
 "\n";
 static const char usage_tail[] =
 "      --compare           compare runs, or read a comparison JSON\n"
@@ -37,8 +38,9 @@ static const char usage_tail[] =
 "                          e.g. --budget 'p99<100us' --budget 'cyclic.max<=1ms'\n"
 "      --board NAME        check the budgets of board NAME (default: each run's own\n"
 "                          board, boards/NAME.yaml or RUN/board.yaml)\n"
-"      --tolerance PCT     comparison: a run significantly worse than the baseline\n"
-"                          by more than PCT % fails (default 10)\n"
+"      --tolerance PCT     comparison: a group significantly worse than the baseline\n"
+"                          by more than PCT % fails (default 10); with one run a\n"
+"                          side there is no verdict: undecided\n"
 "      --points N          time buckets of the latency-over-time plot (default 1000)\n"
 "      --no-plots          tables only, even when gnuplot is installed\n"
 "  -h, --help              this text\n"
@@ -47,8 +49,9 @@ static const char usage_tail[] =
 "(with the budgets given here added).\n"
 "\n"
 "Exit status: 0 written, and the run's verdict PASS or NO VERDICT (for a\n"
-"comparison: every budget and rule met); 1 a budget or rule broken (FAIL);\n"
-"2 error, or the run INCOMPLETE.\n";
+"comparison: every budget and rule met; an undecided comparison rule neither\n"
+"breaks nor meets); 1 a budget or rule broken (FAIL); 2 error, or the run\n"
+"INCOMPLETE.\n";
 
 #define MAX_BUDGETS 64
 
@@ -380,7 +383,10 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		/* budgets hold for every run compared */
 		for (size_t ri = 0; ri < cmp.nrun; ri++) {
-			if (lw_board_checks(&cmp.run[ri], board, cmp.run[ri].label, &checks) < 0)
+			char rn[256];
+
+			lw_cmp_run_name(&cmp, ri, rn, sizeof(rn));
+			if (lw_board_checks(&cmp.run[ri], board, rn, &checks) < 0)
 				goto out;
 			for (size_t i = 0; i < nbudgets; i++) {
 				size_t first = checks.n;
@@ -391,7 +397,7 @@ int cmd_report(int argc, char **argv)
 					size_t l = strlen(checks.c[k].name);
 
 					snprintf(checks.c[k].name + l, sizeof(checks.c[k].name) - l, ".%s",
-						 cmp.run[ri].label);
+						 rn);
 				}
 			}
 		}

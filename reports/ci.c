@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Reports for CI: JUnit XML, LAVA test cases, a Markdown summary. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -182,6 +183,7 @@ static void md(FILE *f, const char *s)
 static void md_checks(FILE *f, const struct lw_checks *cs, const char *suite)
 {
 	size_t shown = 0, n = 0;
+	int cmp = !strcmp(suite, "compare");
 
 	for (size_t i = 0; i < cs->n; i++)
 		n += !strcmp(cs->c[i].suite, suite);
@@ -197,17 +199,22 @@ static void md_checks(FILE *f, const struct lw_checks *cs, const char *suite)
 
 			if (strcmp(c->suite, suite) || c->result != want)
 				continue;
-			fprintf(f, "| `%s` | %s |", c->name, want == LW_FAIL ? "**FAIL**" :
-				want == LW_PASS ? "pass" : "skipped");
+			fprintf(f, "| `%s` | %s", c->name, want == LW_FAIL ? "**FAIL**" :
+				want == LW_PASS ? "pass" : cmp ? "undecided" : "skipped");
+			/* a rule that could not be judged says why */
+			if (want == LW_SKIP && cmp && *c->message) {
+				fputs(": ", f);
+				md(f, c->message);
+			}
 			if (want == LW_SKIP)
-				fprintf(f, " - | - |\n");
+				fprintf(f, " | - | - |\n");
 			else
-				fprintf(f, " %.4g %s | %.4g %s |\n", c->measured, c->unit, c->limit,
+				fprintf(f, " | %.4g %s | %.4g %s |\n", c->measured, c->unit, c->limit,
 					c->unit);
 			shown++;
 		}
 	if (shown < n)
-		fprintf(f, "\n%zu more in the JUnit or HTML report.\n", n - shown);
+		fprintf(f, "\nThe first %zu of %zu; every one in the JUnit or HTML report.\n", shown, n);
 }
 
 int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs)
@@ -267,48 +274,64 @@ int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_che
 	return 0;
 }
 
+/* A figure of a comparison table: "12.3 us", "unknown". */
+static const char *md_fig(double ns, char *buf, size_t len)
+{
+	char us[32];
+
+	if (!isfinite(ns))
+		snprintf(buf, len, "unknown");
+	else
+		snprintf(buf, len, "%s us", lw_fmt_us(ns, us, sizeof(us)));
+	return buf;
+}
+
 int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs)
 {
-	size_t fail = lw_checks_count(cs, LW_FAIL);
+	size_t fail = lw_checks_count(cs, LW_FAIL), nl;
+	char lines[4][256], a[48];
 
-	fprintf(f, "### latwatt comparison against %s — %s\n\n", c->run[c->baseline].label,
+	fprintf(f, "### latwatt comparison against %s — %s\n\n", c->group[c->baseline].name,
 		fail ? "**FAIL**" : lw_checks_count(cs, LW_PASS) ? "pass" : "undecided");
+	nl = lw_cmp_summary(c, lines, 4);
+	for (size_t i = 0; i < nl; i++) {
+		fputs("- ", f);
+		md(f, lines[i]);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nEach group's figure is the geometric mean of its runs'; beside it the change "
+		"against the baseline and compare's verdict.\n");
 	for (size_t pi = 0; pi < c->nprobe; pi++) {
 		const struct lw_cmp_probe *p = &c->probe[pi];
 
-		fprintf(f, "| %s | kernel |", p->name);
-		for (int k = 0; k < LW_CMP_NSTAT; k++)
-			fprintf(f, " %s |", lw_cmp_stat[k]);
-		fprintf(f, "\n| --- | --- |");
-		for (int k = 0; k < LW_CMP_NSTAT; k++)
+		fprintf(f, "\n| %s |", p->name);
+		for (size_t g = 0; g < c->ngroup; g++) {
+			fputc(' ', f);
+			md(f, c->group[g].name);
+			fprintf(f, " (%s%zu run%s) |", g == c->baseline ? "baseline, " : "", c->group[g].n,
+				c->group[g].n == 1 ? "" : "s");
+		}
+		fprintf(f, "\n| --- |");
+		for (size_t g = 0; g < c->ngroup; g++)
 			fprintf(f, " ---: |");
 		fprintf(f, "\n");
-		for (size_t ri = 0; ri < c->nrun; ri++) {
-			fprintf(f, "| ");
-			md(f, c->run[ri].label);
-			fprintf(f, "%s | ", ri == c->baseline ? " (baseline)" : "");
-			md(f, lw_rrun_str(&c->run[ri], "kernel_release"));
-			fprintf(f, " |");
-			for (int k = 0; k < LW_CMP_NSTAT; k++) {
-				const struct lw_pci *x = &p->pci[ri * LW_CMP_NSTAT + k];
-				const char *v = p->verdict[ri * LW_CMP_NSTAT + k];
-				char a[32];
+		for (int k = 0; k < LW_CMP_NSTAT; k++) {
+			fprintf(f, "| %s |", lw_cmp_stat[k]);
+			for (size_t g = 0; g < c->ngroup; g++) {
+				const struct lw_cmetric *m = p->m[g * LW_CMP_NSTAT + k];
+				int worse = m && !strcmp(m->verdict, "worse");
 
-				if (!x->count) {
-					fprintf(f, " - |");
-					continue;
-				}
-				fprintf(f, " %s us", lw_fmt_us((double)x->value, a, sizeof(a)));
-				if (ri != c->baseline && (!strcmp(v, "worse") || !strcmp(v, "better")))
-					fprintf(f, " (%+.0f %%, %s%s%s)",
-						p->change[ri * LW_CMP_NSTAT + k] * 100,
-						!strcmp(v, "worse") ? "**" : "", v,
-						!strcmp(v, "worse") ? "**" : "");
+				fprintf(f, " %s", md_fig(p->grp[g * LW_CMP_NSTAT + k].v, a, sizeof(a)));
+				if (m && isfinite(m->rel))
+					fprintf(f, " %+.1f %%", m->rel * 100);
+				if (m && k < LW_CMP_NSTAT - 1)
+					fprintf(f, ", %s%s%s", worse ? "**" : "",
+						!strcmp(m->verdict, "n/a") ? "no verdict" : m->verdict,
+						worse ? "**" : "");
 				fprintf(f, " |");
 			}
 			fprintf(f, "\n");
 		}
-		fprintf(f, "\n");
 	}
 	md_checks(f, cs, "compare");
 	if (fflush(f) == EOF || ferror(f))

@@ -28,7 +28,16 @@ static const char css[] =
 ".verdict.incomplete{background:#fdf0d5}\n"
 "table.vlines{border:none;margin:.4em 0 1em}table.vlines td,table.vlines th{border:none;"
 "padding:.15em .6em .15em 0;vertical-align:top;text-align:left}\n"
-"td.worse{background:#fbe3e3}td.better{background:#e3f5e3}\n";
+"td.worse{background:#fbe3e3}td.better{background:#e3f5e3}\n"
+/* the comparison page: a group's runs beneath its figure, its answer */
+"ul.runs{list-style:none;margin:.2em 0 0;padding:0;font-size:.8em;color:#555}\n"
+"td ul.runs{text-align:right}table.kv td ul.runs{text-align:left}\n"
+".chg{font-size:.85em}.swatch{display:inline-block;width:.8em;height:.8em;margin-right:.35em}\n"
+"div.verdict p.head{margin:0}ul.answer{margin:.3em 0 0 1.2em;padding:0;font-size:.8em;"
+"font-weight:normal;color:#222}\n"
+"td.note{font-size:.85em;color:#555}p.method{max-width:60em}\n"
+"table.metrics td,table.metrics th{white-space:nowrap}table.metrics td.note{white-space:normal}\n"
+"table.groups,table.runs,table.causes,table.power{display:block;overflow-x:auto;max-width:100%}\n";
 
 void pg_text(struct page *pg, const char *s)
 {
@@ -250,8 +259,32 @@ static double hist_p_us(const json_t *h, double q)
 	return hist_max_us(h);
 }
 
+/* The style of series @s: its own colour and title, or the default's. */
+static void series_style(FILE *f, size_t s, size_t n, int bold_last, const char *const *titles,
+			 const struct gp_style *style)
+{
+	if (style) {
+		fprintf(f, "%s lc rgb \"%s\" ", style[s].bold ? "2.5" : "1.2", style[s].color);
+		if (style[s].title) {
+			fprintf(f, "title ");
+			lw_gp_quote(f, style[s].title);
+		} else {
+			fprintf(f, "notitle");
+		}
+		return;
+	}
+	fprintf(f, "%s title ", bold_last && s == n - 1 ? "2.5 lc rgb \"black\"" : "1.2");
+	lw_gp_quote(f, titles[s]);
+}
+
 void gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
 		  int bold_last)
+{
+	gp_histogram_styled(f, hist, titles, n, bold_last, NULL, NULL);
+}
+
+void gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+			 int bold_last, const struct gp_style *style, const char *key)
 {
 	double xmax = 1, p99 = 0;
 	int logx;
@@ -293,24 +326,29 @@ void gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles,
 			fprintf(f, "0 0.1\n");
 		fprintf(f, "EOD\n");
 	}
-	fprintf(f, "set logscale y\nset yrange [0.8:*]\nset grid\nset key top right\n"
+	fprintf(f, "set logscale y\nset yrange [0.8:*]\nset grid\nset key %s\n"
 		"set xlabel \"latency (us)%s\"\nset ylabel \"samples (log)\"\n",
-		logx ? ", log scale" : "");
+		key ? key : "top right", logx ? ", log scale" : "");
 	if (logx)
 		fprintf(f, "set logscale x\nset xrange [1:%g]\n", xmax * 1.2);
 	else
 		fprintf(f, "set xrange [0:%g]\n", ceil(xmax * 1.05 + 1));
 	fprintf(f, "plot ");
 	for (size_t s = 0; s < n; s++) {
-		fprintf(f, "%s$h%zu using 1:2 with steps lw %s title ", s ? ", " : "", s,
-			bold_last && s == n - 1 ? "2.5 lc rgb \"black\"" : "1.2");
-		lw_gp_quote(f, titles[s]);
+		fprintf(f, "%s$h%zu using 1:2 with steps lw ", s ? ", " : "", s);
+		series_style(f, s, n, bold_last, titles, style);
 	}
 	fprintf(f, "\n");
 }
 
 void gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
 	    int bold_last, const json_t *marks)
+{
+	gp_cdf_styled(f, hist, titles, n, bold_last, marks, NULL, NULL);
+}
+
+void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+		   int bold_last, const json_t *marks, const struct gp_style *style, const char *key)
 {
 	double ymax = 1, xmax = 1;
 
@@ -355,18 +393,17 @@ void gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_
 		}
 		fprintf(f, "EOD\n");
 	}
-	fprintf(f, "set logscale x\nset grid\nset key bottom right\nset xlabel \"latency (us), "
-		"log scale\"\nset ylabel \"samples at or below\"\n"
-		/* tic labels are formats to gnuplot: "%%%%" is one '%' */
+	fprintf(f, "set logscale x\nset grid\nset key %s\nset xlabel \"latency (us), "
+		"log scale\"\nset ylabel \"samples at or below\"\n", key ? key : "bottom right");
+	fprintf(f,	/* tic labels are formats to gnuplot: "%%%%" is one '%' */
 		"set ytics (\"0%%%%\" 0, \"50%%%%\" 0.30103, \"90%%%%\" 1, \"99%%%%\" 2, "
 		"\"99.9%%%%\" 3, \"99.99%%%%\" 4, \"99.999%%%%\" 5, \"99.9999%%%%\" 6, "
 		"\"99.99999%%%%\" 7)\n"
 		"set yrange [0:%g]\nset xrange [*:%g]\n", ceil(ymax) + 0.2, xmax * 2);
 	fprintf(f, "plot ");
 	for (size_t s = 0; s < n; s++) {
-		fprintf(f, "%s$c%zu using 1:2 with steps lw %s title ", s ? ", " : "", s,
-			bold_last && s == n - 1 ? "2.5 lc rgb \"black\"" : "1.2");
-		lw_gp_quote(f, titles[s]);
+		fprintf(f, "%s$c%zu using 1:2 with steps lw ", s ? ", " : "", s);
+		series_style(f, s, n, bold_last, titles, style);
 	}
 	if (marks && n)
 		fprintf(f, ", $m using 1:2 with points pt 7 ps 0.8 lc rgb \"#b00000\" notitle, "

@@ -68,5 +68,17 @@ void gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles,
 		  int bold_last);
 void gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
 	    int bold_last, const json_t *marks);
+/* The same with a style per series (@style[s]: its colour, "#rrggbb", its
+ * title or NULL for none, bold) instead of @titles and @bold_last, and the
+ * legend placed by @key (gnuplot's "set key" arguments; NULL: the default). */
+struct gp_style {
+	const char *color;
+	const char *title;
+	int bold;
+};
+void gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+			 int bold_last, const struct gp_style *style, const char *key);
+void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+		   int bold_last, const json_t *marks, const struct gp_style *style, const char *key);
 
 #endif

@@ -121,44 +121,108 @@ int lw_run_metrics(const struct lw_rrun *r, struct lw_checks *out);
 
 /* ---- comparison ----------------------------------------------------- */
 
-/* Percentile with a distribution-free confidence interval (order
- * statistics, binomial, 95 %).  lo/hi are ns; hi == UINT64_MAX when too few
- * samples bound it. */
-struct lw_pci {
-	uint64_t value, lo, hi;
-	uint64_t count;
+/*
+ * The comparison document of analysis/compare.c (the one engine: its
+ * figures, intervals and verdicts; given run directories it is run first,
+ * else read from `latwatt compare -o`), read once into what the views show:
+ * groups (the runs of one system, each group a column) with their figures
+ * and each run's own beneath, each group's comparison with the baseline
+ * group metric by metric, and the rules.  The views render this and the
+ * runs' analysis.json histograms (for plots) and nothing else.
+ */
+#define LW_CMP_NSTAT 7		/* p50 p90 p99 p99.9 p99.99 mean max */
+extern const char *const lw_cmp_stat[LW_CMP_NSTAT];
+
+/* A figure with its interval; NAN: unknown (not recorded, not computed). */
+struct lw_cfig {
+	double v, lo, hi;
 };
 
-#define LW_CMP_NSTAT 6		/* p50 p90 p99 p99.9 p99.99 max */
-extern const char *const lw_cmp_stat[LW_CMP_NSTAT];
+/* One metric of a group's comparison with the baseline group, as the
+ * engine judged it (the strings point into the document). */
+struct lw_cmetric {
+	const char *name;		/* "cyclic.p99", "xruns", "idle:C1" */
+	const char *probe;		/* NULL for run-wide metrics */
+	const char *kind;		/* percentile, mean, max, count, power, info ... */
+	const char *unit;		/* ns, count, W, fraction */
+	const char *verdict;		/* better, worse, no significant difference, n/a */
+	const char *note;		/* why n/a, or NULL */
+	double base, value;		/* the groups' figures (a count: mean per run) */
+	double base_total, total;	/* counts: summed over each group's runs */
+	double rel, ci_lo, ci_hi;	/* the change the verdict is on, its interval */
+	double p_adj;			/* Holm-adjusted p the verdict used; NAN: not tested */
+	double mdc;			/* smallest detectable change; NAN */
+	int rel_infinite;		/* the baseline is 0 */
+	size_t nper[2];			/* counts: each run's, baseline group's and group's */
+	double *per[2];
+};
+
+struct lw_cmp_group {
+	const char *name;		/* as named: a directory of repeats, --group NAME */
+	size_t first, n;		/* runs[first .. first + n) */
+	/* its comparison with the baseline group (none for the baseline) */
+	int compared;
+	int verdicts;			/* 0: too few runs a side for any verdict */
+	long repeats_needed;		/* runs a side for a --practical change; -1 */
+	size_t runs[2];			/* runs of the baseline group and of this one */
+	struct lw_cmetric *m;
+	size_t nm;
+};
 
 struct lw_cmp_probe {
 	char name[32];
-	struct lw_pci *pci;	/* [run * LW_CMP_NSTAT + stat] */
-	char (*verdict)[24];	/* [run * LW_CMP_NSTAT + stat]: vs the baseline */
-	double *change;		/* relative change against the baseline */
+	struct lw_cfig *grp;		/* [group * LW_CMP_NSTAT + stat]: the group's figure */
+	struct lw_cfig *run;		/* [run * LW_CMP_NSTAT + stat]: each run's own */
+	double *count;			/* [run]: samples */
+	const struct lw_cmetric **m;	/* [group * LW_CMP_NSTAT + stat]; NULL: baseline, none */
 };
 
 struct lw_comparison {
-	struct lw_rrun *run;
+	struct lw_rrun *run;		/* every run, in group order */
 	size_t nrun;
-	size_t baseline;		/* index of the baseline run */
+	struct lw_cmp_group *group;
+	size_t ngroup;
+	size_t baseline;		/* index of the baseline group */
 	struct lw_cmp_probe *probe;
 	size_t nprobe;
+	double *power_w;		/* [run]: average power, W; NAN: not recorded */
+	const char **power_kind;	/* [run]: measured, estimated, or NULL */
+	const char **cause;		/* every spike cause a run names, largest share first */
+	size_t ncause;
+	double *share;			/* [run * ncause + cause]: share; NAN: no causes */
+	int causes_computed;		/* some from the report's analysis, not compare's */
+	double alpha, practical, conf;	/* the engine's settings */
 	double tolerance;		/* allowed relative worsening, 0.10 = 10 % */
-	json_t *doc;			/* the comparison JSON read, or NULL */
+	json_t *doc;			/* the comparison document */
 	char source[16];		/* "runs" or "comparison" */
 };
 
-/* From run directories (a directory of repeats is a group of its runs):
- * the comparison of analysis/compare.h, its verdicts and within-run CIs. */
+/* From run directories (each a group; a directory of repeats a group of its
+ * runs), through analysis/compare.h. */
 int lw_comparison_from_runs(struct lw_comparison *c, char **paths, size_t n, double tolerance);
-/* From `latwatt compare -o` output: its runs are loaded from their paths,
- * its CIs and verdicts used where present. */
+/* From `latwatt compare -o` output: its runs are loaded from their paths. */
 int lw_comparison_from_json(struct lw_comparison *c, const char *path, double tolerance);
 void lw_comparison_free(struct lw_comparison *c);
-/* The comparison rules as checks (one per probe, statistic and run). */
+/* Run @ri as checks name it: its group's name, and its own within a group
+ * of more ("A/run-02"). */
+const char *lw_cmp_run_name(const struct lw_comparison *c, size_t ri, char *buf, size_t len);
+/* A group's metric named @name ("cyclic.over:50us"), or NULL. */
+const struct lw_cmetric *lw_cmp_metric(const struct lw_cmp_group *g, const char *name);
+/*
+ * The comparison's answer in at most @max lines of @len bytes into @lines:
+ * per compared group its verdicts (worse and better metrics, the first few
+ * and "first N of M"), no significant difference, or no verdict and why.
+ * Returns the number of lines.
+ */
+size_t lw_cmp_summary(const struct lw_comparison *c, char (*lines)[256], size_t max);
+/* The comparison rules as checks: the document's rules (--fail-on), else
+ * "no percentile worse than the baseline by more than the tolerance" per
+ * compared group, probe and percentile; undecided ones skipped with why. */
 int lw_comparison_checks(const struct lw_comparison *c, struct lw_checks *out);
+/* How verdicts are reached, as the man page says it (LATWATT COMPARE):
+ * paragraphs, NULL-ended; tests/unit/test_reports.c checks them against
+ * doc/latwatt.1. */
+extern const char *const lw_cmp_method[];
 
 /* ---- plots (gnuplot) ------------------------------------------------ */
 

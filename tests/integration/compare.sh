@@ -20,7 +20,7 @@ grep -q "^B vs A: probe cyclic" "$TMP/table" && grep -q "^  p99 " "$TMP/table" &
 python3 - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "comparison-json-schema" || fail "comparison-json-schema"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "latwatt-comparison" and d["version"] == 1, d["schema"]
+assert d["schema"] == "latwatt-comparison" and d["version"] == 2, d["schema"]
 assert d["tool"]["name"] == "latwatt"
 s = d["settings"]
 for k in ("alpha", "practical", "confidence", "inference", "power", "resamples", "seed", "thresholds_ns", "evt"):
@@ -79,13 +79,28 @@ for m in d["comparisons"][0]["metrics"]:
 c0 = d["comparisons"][0]
 assert c0["verdicts"] is False and c0["repeats_needed"] >= 3 and c0["runs"] == [1, 1], c0
 assert len(d["groups"]) == 2 and d["groups"][1]["runs"] == [1]
-assert [r["result"] for r in d["rules"]] == ["pass", "n/a"], d["rules"]
+assert [r["result"] for r in d["rules"]] == ["pass", "undecided"], d["rules"]
 assert d["rules"][0]["name"] == "p99>+100000%" and d["rules"][0]["unit"] == "%" and d["rules"][0]["limit"] == 100000
-st = d["probes"]["cyclic"]["stats"]
-assert [e["verdict"] for e in st["p99"]][0] == "baseline" and len(st["max"]) == 2
-assert st["p99"][1]["verdict"] == "inconclusive", st["p99"]
+assert "probes" not in d		# the old per-run report view, with its group's verdicts, is gone
 assert d["result"] == "pass"
+# counts as counts: each group's total and its runs' own
+m = [m for m in d["comparisons"][0]["metrics"] if m["name"] == "cyclic.over:50us"][0]
+assert m["per_run"] == [[r["probes"]["cyclic"]["over"][0]["count"]] for r in d["runs"]], m
+assert m["baseline_total"] == m["per_run"][0][0] and m["total"] == m["per_run"][1][0], m
 PY
+
+# -- one run a side: any:worse cannot be judged. Without --fail-on compare is a
+# report (exit 0, the rule printed undecided); asked for as a gate, it exits 2
+# naming what is missing, never 0 as if it had passed
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms >"$TMP/one" 2>&1; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^  undecided any:worse .*no verdict with 1 run against 1: verdicts need at least 2 runs a side" "$TMP/one" &&
+	grep -q "^result: undecided" "$TMP/one" && ! grep -q "^  pass " "$TMP/one" &&
+	pass "one-a-side-report-undecided" || fail "one-a-side-report-undecided" "exit $rc: $(tail -5 "$TMP/one")"
+"$LATWATT" compare "$TMP/a" "$TMP/b" --block 50ms --fail-on any:worse -o "$TMP/gate.json" >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q "^latwatt: error: --fail-on: no rule could be judged.*at least 2 runs a side" "$TMP/err" &&
+	[ "$(json "$TMP/gate.json" '["result"]')" = undecided ] &&
+	[ "$(json "$TMP/gate.json" '["rules"][0]["result"]')" = undecided ] &&
+	pass "one-a-side-gate-exit-2" || fail "one-a-side-gate-exit-2" "exit $rc: $(cat "$TMP/err")"
 
 # -- a run with itself, and two groups of the same runs: never better or worse
 "$LATWATT" compare "$TMP/a" "$TMP/a" --block 50ms --json >"$TMP/self.json" 2>"$TMP/err"; rc=$?
@@ -105,6 +120,30 @@ assert [g["name"] for g in same["groups"]] == ["one", "two"]
 assert any(m["verdict"] == "no significant difference" and m["min_detectable"] for m in c["metrics"])
 PY
 	pass "same-runs-no-verdict" || fail "same-runs-no-verdict" "exit $rc/$rc2: $(cat "$TMP/err")"
+
+# -- groups in the table: a count is the group's total with each run's beneath
+# (not the mean per run printed as a count), and p is the Holm-adjusted one
+"$LATWATT" compare --group one "$TMP/a" "$TMP/b" --group two "$TMP/b" "$TMP/a" "$TMP/b" --block 50ms \
+	-o "$TMP/g3.json" >"$TMP/g3.txt" 2>"$TMP/err"
+python3 - "$TMP/g3.json" "$TMP/g3.txt" <<'PY' && pass "groups-table-counts-and-p" || fail "groups-table-counts-and-p" "$(head -30 "$TMP/g3.txt")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().split("\n")
+ms = {m["name"]: m for m in d["comparisons"][0]["metrics"]}
+assert "p (Holm)" in [l for l in lines if l.startswith("  metric ")][0]
+for name in ("over:50us", "over:100us", "missed"):
+    m = ms["cyclic." + name]
+    i = [k for k, l in enumerate(lines) if l.startswith("  %-15s " % name)][0]
+    f = lines[i].split()
+    assert int(f[1]) == sum(m["per_run"][0]) == m["baseline_total"], (lines[i], m)
+    assert int(f[3]) == sum(m["per_run"][1]) == m["total"], (lines[i], m)
+    per = lines[i + 1].split()
+    assert per[:2] == ["per", "run"] and [int(x) for x in per[2:]] == m["per_run"][0] + m["per_run"][1], lines[i + 1]
+m = ms["cyclic.p50"]
+line = [l for l in lines if l.startswith("  p50 ")][0]
+want = "<0.001" if m["p_adjusted"] < 0.001 else "%.3f" % m["p_adjusted"]
+assert (" %s " % want) in line, (line, m["p_adjusted"], m["p"])
+PY
 
 # -- where Debian's scipy is installed, it agrees: U, p, percentiles
 if /usr/bin/python3 -c 'import scipy.stats, numpy' 2>/dev/null; then
@@ -203,12 +242,20 @@ PY
 # -- an imported cyclictest run (histogram only) compares, without a worst case
 "$LATWATT" import cyclictest "$TOP/tests/data/cyclictest/rt-tests-2.40.json" -o "$TMP/imp" >/dev/null 2>&1
 "$LATWATT" compare "$TMP/imp" "$TMP/a" --fail-on 'p99>+100000%' --json >"$TMP/imp.json" 2>"$TMP/err"; rc=$?
+"$LATWATT" compare "$TMP/imp" "$TMP/a" >"$TMP/imp.txt" 2>&1
+grep -q "^  missed          unknown  " "$TMP/imp.txt" && pass "compare-imported-missed-unknown" ||
+	fail "compare-imported-missed-unknown" "$(grep missed "$TMP/imp.txt")"
 [ "$rc" -eq 0 ] && python3 - "$TMP/imp.json" <<'PY' && pass "compare-imported-histogram" || fail "compare-imported-histogram" "exit $rc: $(cat "$TMP/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["runs"][0]["probes"]["cyclic"]
 assert c["exact"] is False and c["resolution_ns"] == 1000
 assert c["worst_case"]["estimated"] is False and "histogram" in c["worst_case"]["reason"]
+# cyclictest counts no missed periods: unknown, not 0
+assert c["missed_periods"] is None and d["runs"][1]["probes"]["cyclic"]["missed_periods"] is not None
+m = [m for m in d["comparisons"][0]["metrics"] if m["name"] == "cyclic.missed"][0]
+assert m["baseline"] is None and m["baseline_total"] is None and m["verdict"] == "n/a", m
+assert m["note"].startswith("unknown"), m
 PY
 
 # -- bad input: one line, exit 2

@@ -223,46 +223,53 @@ assert res["budget.xruns"].find("failure") is not None
 assert res["budget.power"].find("failure") is not None   # power.total.average_w 1.5005 W
 PY
 
-# -- comparison of the two fixture runs
+# -- comparison of the two fixture runs: one run a side, so no verdict (said
+# so and why), each run a group of its own, the figures the engine's
 "$LATWATT" report --compare "$A" "$B" -o "$TMP/c.html" --junit "$TMP/c.xml" --markdown "$TMP/c.md" \
 	>"$TMP/out" 2>&1; rc=$?
-if [ "$rc" -le 1 ] && python3 - "$TMP/c.html" "$A/analysis.json" "$B/analysis.json" <<'PY'
+if [ "$rc" -eq 0 ] && python3 - "$TMP/c.html" "$A/analysis.json" "$B/analysis.json" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
+H = "{http://www.w3.org/1999/xhtml}"
 doc = ET.parse(sys.argv[1]).getroot()
 runs = [json.load(open(p)) for p in sys.argv[2:]]
 plots = sorted(s.get("data-plot") for s in doc.iter("{http://www.w3.org/2000/svg}svg") if s.get("class") == "plot")
-assert plots == ["cmp-cdf-cyclic", "cmp-hist-cyclic"], plots
+assert plots == ["cmp-cdf-cyclic", "cmp-groups-cyclic", "cmp-hist-cyclic"], plots
+v = doc.find(".//*[@id='verdict']")
+text = "".join(v.itertext())
+assert v.get("data-verdict") == "skip" and "No verdict" in text and "at least 2 runs a side" in text, text
+assert "do not overlap" not in "".join(doc.itertext())
 n = 0
-for td in doc.iter("{http://www.w3.org/1999/xhtml}td"):
-    if td.get("data-stat") is None:
+for td in doc.iter(H + "td"):
+    stat = td.get("data-stat")
+    if stat is None or stat in ("samples", "mean"):
         continue
-    run = int(td.get("data-run")); stat = td.get("data-stat")
-    want = runs[run]["probes"][td.get("data-probe")]["all"][stat + "_ns"]
-    assert int(td.get("data-value")) == want, (td.attrib, want)
-    lo = int(td.get("data-ci-low")); hi = td.get("data-ci-high")
-    assert lo <= want and (hi is None or want <= int(hi)), td.attrib
-    v = td.get("data-verdict")
-    if run == 0:
-        assert v == "baseline"
-    elif stat == "max":
-        assert v in ("higher", "lower", "equal")
-    else:
-        # one run a side: the comparison engine gives no verdict
-        assert v == "inconclusive", td.attrib
+    g = int(td.get("data-group"))
+    want = runs[g]["probes"][td.get("data-probe")]["all"][stat + "_ns"]
+    assert abs(float(td.get("data-value")) - want) <= 1e-6 * want, (td.attrib, want)
+    lo, hi = td.get("data-ci-low"), td.get("data-ci-high")
+    if stat != "max":
+        assert float(lo) <= want * 1.01 and want <= float(hi) * 1.01, td.attrib
+    assert td.get("data-verdict") == ("baseline" if g == 0 else "n/a"), td.attrib
     n += 1
 assert n == 12, n
 PY
 then
-	pass "compare-html-percentiles-cis-verdicts"
+	pass "compare-html-groups-figures-no-verdict"
 else
-	fail "compare-html-percentiles-cis-verdicts" "exit $rc: $(cat "$TMP/out")"
+	fail "compare-html-groups-figures-no-verdict" "exit $rc: $(cat "$TMP/out")"
 fi
 if have xmllint; then
 	xmllint --noout "$TMP/c.html" && xmllint --noout --schema "$TOP/tests/data/junit-10.xsd" "$TMP/c.xml" 2>"$TMP/xl" &&
 		pass "compare-html-and-junit-valid" || fail "compare-html-and-junit-valid" "$(cat "$TMP/xl")"
 fi
-grep -q '^### latwatt comparison against run-a' "$TMP/c.md" && [ "$(wc -l <"$TMP/c.md")" -le 30 ] &&
-	pass "compare-markdown" || fail "compare-markdown" "$(cat "$TMP/c.md")"
+grep -q '^### latwatt comparison against .*run-a — undecided' "$TMP/c.md" && [ "$(wc -l <"$TMP/c.md")" -le 30 ] &&
+	! grep -q '| pass |' "$TMP/c.md" && pass "compare-markdown" || fail "compare-markdown" "$(cat "$TMP/c.md")"
+grep -q '<skipped message="no verdict with 1 run against 1: verdicts need at least 2 runs a side' "$TMP/c.xml" &&
+	! grep -q '<failure' "$TMP/c.xml" && pass "compare-junit-undecided-skipped" ||
+	fail "compare-junit-undecided-skipped" "$(grep -m3 testcase "$TMP/c.xml")"
+"$LATWATT" report --compare "$A" "$B" --lava >"$TMP/lava" 2>&1 &&
+	[ "$(grep -c -- '--result skip$' "$TMP/lava")" -eq 5 ] && ! grep -q -- '--result pass' "$TMP/lava" &&
+	pass "compare-lava-undecided-skip" || fail "compare-lava-undecided-skip" "$(cat "$TMP/lava")"
 
 # a regression beyond the tolerance fails: repeats of each run (copies: the
 # plumbing, not the statistics, is tested here), the baseline swapped,
@@ -282,23 +289,56 @@ fails = [c.get("name") for c in x.iter("testcase") if c.find("failure") is not N
 assert any(f.startswith("compare.cyclic.p50.") for f in fails), fails
 assert sys.argv[2] == "1"
 PY
+# the same as groups: one column per directory, each run's figure beneath
+# its group's, the group's change and verdict those of latwatt compare
+"$LATWATT" report --compare "$TMP/rep-b" "$TMP/rep-a" -o "$TMP/g.html" --no-plots >"$TMP/out" 2>&1
+"$LATWATT" compare "$TMP/rep-b" "$TMP/rep-a" -q -o "$TMP/g.json" >/dev/null 2>&1
+python3 - "$TMP/g.html" "$TMP/g.json" "$TMP/rep-a" "$TMP/rep-b" <<'PY' && pass "compare-html-groups" || fail "compare-html-groups" "$(cat "$TMP/out")"
+import json, sys, xml.etree.ElementTree as ET
+H = "{http://www.w3.org/1999/xhtml}"
+doc = ET.parse(sys.argv[1]).getroot()
+d = json.load(open(sys.argv[2]))
+assert doc.find(H + "body/" + H + "h1").text == "latwatt comparison: %s against %s" % (sys.argv[3], sys.argv[4])
+heads = [th for th in doc.iter(H + "th") if th.get("data-group") is not None]
+assert len(heads) >= 2 and "".join(heads[0].itertext()).startswith(sys.argv[4] + "baseline, 3 runs"), heads
+ms = {m["name"]: m for m in d["comparisons"][0]["metrics"]}
+for td in doc.iter(H + "td"):
+    stat = td.get("data-stat")
+    if stat is None or stat == "samples":
+        continue
+    g = int(td.get("data-group"))
+    m = ms["cyclic." + stat]
+    assert abs(float(td.get("data-value")) - (m["value"] if g else m["baseline"])) <= 1e-6 * m["value"], (td.attrib, m)
+    if g:
+        assert td.get("data-verdict") == m["verdict"], (td.attrib, m)
+        if m.get("p_adjusted") is not None:
+            assert abs(float(td.get("data-p")) - m["p_adjusted"]) < 1e-9, (td.attrib, m)
+    runs = [li for li in td.iter(H + "li")]
+    assert [int(li.get("data-run")) for li in runs] == d["groups"][g]["runs"], td.attrib
+    if stat in ("p50", "p99"):
+        for li in runs:
+            want = d["runs"][int(li.get("data-run"))]["probes"]["cyclic"]["percentiles"][stat]["value_ns"]
+            assert abs(float(li.get("data-value")) - want) < 1e-6 * want, (li.attrib, want)
+PY
 # one run a side: no verdict, so no failure however large the change
 "$LATWATT" report --compare "$B" "$A" --tolerance 0 --junit "$TMP/r1.xml" >"$TMP/out" 2>&1; rc=$?
 [ "$rc" -eq 0 ] && ! grep -q "<failure" "$TMP/r1.xml" && pass "compare-one-run-a-side-no-failure" ||
 	fail "compare-one-run-a-side-no-failure" "exit $rc: $(cat "$TMP/out")"
 
-# -- from a comparison JSON: its rules are the test cases
+# -- from a comparison JSON (latwatt compare -o): its rules are the test cases,
+# the undecided one skipped with its reason
 "$LATWATT" report --compare "$D/comparison.json" -o "$TMP/cj.html" --junit "$TMP/cj.xml" >"$TMP/out" 2>&1; rc=$?
 python3 - "$TMP/cj.xml" "$TMP/cj.html" <<'PY' && [ "$rc" -eq 1 ] && pass "compare-from-json" || fail "compare-from-json" "exit $rc: $(cat "$TMP/out")"
 import sys, xml.etree.ElementTree as ET
 x = ET.parse(sys.argv[1]).getroot()
 res = {c.get("name"): ("fail" if c.find("failure") is not None else "skip" if c.find("skipped") is not None else "pass")
        for c in x.iter("testcase")}
-assert res == {"compare.cyclic.p99.run-b": "pass", "compare.cyclic.max.run-b": "fail",
-               "compare.cyclic.p99.99.run-b": "skip"}, res
+assert res == {"p99>+100000%": "pass", "max>+20%": "fail", "p99.99:worse": "skip"}, res
+sk = [c.find("skipped") for c in x.iter("testcase") if c.find("skipped") is not None][0]
+assert "no verdict with 1 run against 1" in sk.get("message"), sk.attrib
 doc = ET.parse(sys.argv[2]).getroot()
-td = doc.find(".//*[@data-run='1'][@data-stat='p99']")
-assert td.get("data-verdict") == "inconclusive" and td.get("data-ci-high") is None, td.attrib
+td = doc.find(".//*[@data-group='1'][@data-stat='p99']")
+assert td.get("data-verdict") == "n/a", td.attrib
 PY
 
 # -- bad input: one line naming the problem, exit 2, no partial output
@@ -322,6 +362,8 @@ head -c 300 "$A/analysis.json" >"$TMP/trunc/analysis.json"
 expect_error truncated-analysis "analysis.json:[0-9]*:[0-9]*:" "$LATWATT" report "$TMP/trunc" -o "$TMP/x.html"
 printf '{"schema":"latwatt-comparison","version":1,"runs":[{"path":"run-a"}]}' >"$TMP/one.json"
 expect_error comparison-one-run "at least two runs" "$LATWATT" report --compare "$TMP/one.json" -o "$TMP/x.html"
+printf '{"schema":"latwatt-comparison","version":1,"runs":[{"path":"%s"},{"path":"%s"}]}' "$A" "$B" >"$TMP/nogroups.json"
+expect_error comparison-no-groups 'nogroups.json: no "groups"' "$LATWATT" report --compare "$TMP/nogroups.json" -o "$TMP/x.html"
 expect_error unwritable "cannot open directory /nonexistent/dir" "$LATWATT" report "$A" -o /nonexistent/dir/x.html
 [ ! -e "$TMP/x.html" ] && [ ! -e "$TMP/x.html.tmp" ] && pass "bad-input-writes-nothing" ||
 	fail "bad-input-writes-nothing" "$(ls "$TMP")"

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "analysis/compare.h"
+#include "analysis/failon.h"
 #include "lib/samples.h"
 
 #define N_SAMPLES 4000
@@ -323,7 +324,7 @@ static void test_document(void **st)
 		assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "runs"), 2),
 							 "power")));
 	}
-	assert_int_equal(json_integer_value(json_object_get(doc, "version")), 1);
+	assert_int_equal(json_integer_value(json_object_get(doc, "version")), LW_COMPARISON_VERSION);
 	assert_int_equal(json_array_size(json_object_get(doc, "runs")), 3);
 	assert_int_equal(json_array_size(json_object_get(doc, "comparisons")), 2);
 	run0 = json_array_get(json_object_get(doc, "runs"), 0);
@@ -393,6 +394,135 @@ static void test_document(void **st)
 	json_decref(doc);
 	for (i = 0; i < 3; i++)
 		lw_crun_free(&runs[i]);
+	lw_rng_free(&r);
+}
+
+/* The table as printed from @doc, and its line that starts with @start
+ * (after the first line that holds @after); NULL when there is none. */
+static char *print_line(const json_t *doc, const char *after, const char *start, char *line,
+			size_t len)
+{
+	char *buf = NULL, *p, *nl;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	lw_compare_print(doc, f);
+	fclose(f);
+	p = strstr(buf, after);
+	for (p = p ? strchr(p, '\n') : NULL; p && *p; p = nl) {
+		p++;
+		nl = strchr(p, '\n');
+		if (!strncmp(p, start, strlen(start))) {
+			snprintf(line, len, "%.*s", (int)(nl ? nl - p : (ptrdiff_t)strlen(p)), p);
+			free(buf);
+			return line;
+		}
+		if (!nl)
+			break;
+	}
+	free(buf);
+	return NULL;
+}
+
+static json_int_t missed_of(const json_t *doc, json_int_t run)
+{
+	return json_integer_value(json_object_get(json_object_get(json_object_get(json_array_get(
+		json_object_get(doc, "runs"), (size_t)run), "probes"), "cyclic"), "missed_periods"));
+}
+
+/* The text table of groups: a count is the group's total (with the runs'
+ * own counts beneath), not a mean printed as a count; the p beside a
+ * verdict is the Holm-adjusted one the verdict was decided on. */
+static void test_print_groups(void **st)
+{
+	struct lw_cmp_opts o;
+	json_t *doc = NULL, *m;
+	char line[512], want[128], *p;
+	json_int_t ta, tb, per_run[2][2];
+	int t;
+
+	(void)st;
+	opts(&o);
+	/* a comparison whose missed counts differ between the runs of a side and
+	 * whose p99's adjusted p is not its raw p */
+	for (t = 0; t < 50; t++) {
+		doc = groups_trial(30000 + (unsigned)t, 2, 1.1, &o, 0);
+		m = (json_t *)metric_of(doc, "cyclic.p99");
+		for (int g = 0; g < 2; g++) {
+			json_t *runs = json_object_get(json_array_get(json_object_get(doc, "groups"), g),
+						       "runs");
+
+			per_run[g][0] = missed_of(doc, json_integer_value(json_array_get(runs, 0)));
+			per_run[g][1] = missed_of(doc, json_integer_value(json_array_get(runs, 1)));
+		}
+		if (per_run[1][0] != per_run[1][1] && json_is_number(json_object_get(m, "p")) &&
+		    json_number_value(json_object_get(m, "p_adjusted")) >
+		    json_number_value(json_object_get(m, "p")) * 1.5 + 0.002 &&
+		    json_number_value(json_object_get(m, "p_adjusted")) < 1)
+			break;
+		json_decref(doc);
+	}
+	assert_true(t < 50);
+	ta = per_run[0][0] + per_run[0][1];
+	tb = per_run[1][0] + per_run[1][1];
+	assert_non_null(print_line(doc, "B vs A: probe cyclic", "  missed ", line, sizeof(line)));
+	snprintf(want, sizeof(want), "  missed          %" JSON_INTEGER_FORMAT " (", ta);
+	if (strncmp(line, want, strlen(want)))
+		fail_msg("'%s' does not start with the baseline's total '%s'", line, want);
+	snprintf(want, sizeof(want), " %" JSON_INTEGER_FORMAT " (", tb);
+	assert_non_null(strstr(line + 30, want));
+	assert_non_null(print_line(doc, "  missed ", "    per run ", line, sizeof(line)));
+	snprintf(want, sizeof(want), "%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT,
+		 per_run[1][0], per_run[1][1]);
+	assert_non_null(strstr(line, want));
+	/* the p99's p: adjusted */
+	assert_non_null(print_line(doc, "B vs A: probe cyclic", "  p99 ", line, sizeof(line)));
+	snprintf(want, sizeof(want), " %.3f ", json_number_value(json_object_get(m, "p_adjusted")));
+	if (json_number_value(json_object_get(m, "p_adjusted")) < 0.001)
+		snprintf(want, sizeof(want), " <0.001 ");
+	if (!strstr(line, want))
+		fail_msg("'%s' lacks the adjusted p '%s'", line, want);
+	assert_non_null(print_line(doc, "", "  metric ", line, sizeof(line)));
+	assert_non_null((p = strstr(line, "p (Holm)")));
+	json_decref(doc);
+}
+
+/* One run a side: no verdict, so any:worse is undecided and the table says
+ * so; an imported run did not count missed periods: unknown, never 0. */
+static void test_print_unknown(void **st)
+{
+	struct lw_crun runs[2];
+	struct lw_cmp_opts o;
+	struct lw_rng r;
+	struct lw_rule rule[2];
+	json_t *doc;
+	char line[512];
+
+	(void)st;
+	opts(&o);
+	lw_rng_seed(&r, 7);
+	make_bursty_run(&runs[0], "run", 1, &r);
+	make_bursty_run(&runs[1], "imported", 1, &r);
+	runs[0].p[0].missed = 4;
+	runs[1].p[0].missed = 0;	/* as an import has it: not counted */
+	json_object_set_new(runs[1].manifest, "imported", json_pack("{s:s}", "from", "cyclictest"));
+	doc = lw_compare(runs, 2, 0, &o);
+	assert_non_null(doc);
+	assert_true(json_is_null(json_object_get(json_object_get(json_object_get(json_array_get(
+		json_object_get(doc, "runs"), 1), "probes"), "cyclic"), "missed_periods")));
+	assert_string_equal(verdict_of(doc, "cyclic.missed"), LW_NA);
+	assert_non_null(print_line(doc, "B vs A: probe cyclic", "  missed ", line, sizeof(line)));
+	assert_non_null(strstr(line, "  missed          4                        unknown "));
+	assert_int_equal(lw_rule_parse("any:worse", &rule[0]), 0);
+	assert_int_equal(lw_rule_parse("missed>0", &rule[1]), 0);
+	assert_int_equal(lw_rules_eval(rule, 2, doc), 0);
+	assert_non_null(print_line(doc, "rules", "  undecided any:worse ", line, sizeof(line)));
+	assert_non_null(strstr(line, "no verdict with 1 run against 1"));
+	assert_non_null(print_line(doc, "rules", "  undecided missed>0 ", line, sizeof(line)));
+	assert_non_null(print_line(doc, "rules", "result: undecided", line, sizeof(line)));
+	json_decref(doc);
+	lw_crun_free(&runs[0]);
+	lw_crun_free(&runs[1]);
 	lw_rng_free(&r);
 }
 
@@ -499,6 +629,8 @@ int main(void)
 		cmocka_unit_test(test_one_run_a_side),
 		cmocka_unit_test(test_same_runs),
 		cmocka_unit_test(test_document),
+		cmocka_unit_test(test_print_groups),
+		cmocka_unit_test(test_print_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

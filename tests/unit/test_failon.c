@@ -98,9 +98,9 @@ static void test_eval(void **st)
 		const char *rule, *result;
 	} want[] = {
 		{ "p99>+10%", "fail" }, { "p99>+15%", "pass" }, { "max>+20%", "pass" },
-		{ "xruns>0", "n/a" }, { "p99>150us", "pass" }, { "p99>=112us", "fail" },
+		{ "xruns>0", "undecided" }, { "p99>150us", "pass" }, { "p99>=112us", "fail" },
 		{ "cyclic.p99>+11999ns", "fail" }, { "missed>+100%", "fail" }, { "missed>5", "pass" },
-		{ "any:worse", "fail" }, { "max:worse", "n/a" }, { "p99.9>+1%", "n/a" },
+		{ "any:worse", "fail" }, { "max:worse", "undecided" }, { "p99.9>+1%", "undecided" },
 	};
 	const size_t n = sizeof(want) / sizeof(want[0]);
 	struct lw_rule rules[sizeof(want) / sizeof(want[0])];
@@ -131,12 +131,77 @@ static void test_eval(void **st)
 	json_decref(doc);
 }
 
+/* One run a side: verdict rules cannot be judged, so they are undecided
+ * (never "pass"), and with nothing judged the document says so; a rule on a
+ * figure is still judged on the figure. */
+static void test_eval_no_verdicts(void **st)
+{
+	static const char doc_text[] =
+		"{\"runs\": [{\"label\": \"a\"}, {\"label\": \"b\"}],"
+		" \"comparisons\": [{\"run\": 1, \"baseline\": 0, \"label\": \"B\", \"runs\": [1, 1],"
+		"  \"verdicts\": false, \"metrics\": ["
+		"  {\"name\": \"cyclic.p99\", \"probe\": \"cyclic\", \"unit\": \"ns\", \"baseline\": 100000,"
+		"   \"value\": 300000, \"change\": 200000, \"rel\": 2.0, \"verdict\": \"n/a\","
+		"   \"note\": \"too few runs for a verdict\"}]}]}";
+	const char *const rules[] = { "any:worse", "p99:worse", "p99>+100%" };
+	struct lw_rule r[3];
+	json_error_t err;
+	json_t *doc = json_loads(doc_text, 0, &err), *res;
+
+	(void)st;
+	assert_non_null(doc);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(lw_rule_parse(rules[i], &r[i]), 0);
+	/* the verdict rules alone: nothing judged */
+	assert_int_equal(lw_rules_eval(r, 2, doc), 0);
+	res = json_object_get(doc, "rules");
+	for (size_t i = 0; i < 2; i++) {
+		json_t *e = json_array_get(res, i);
+
+		assert_string_equal(json_string_value(json_object_get(e, "result")), "undecided");
+		assert_true(json_is_null(json_object_get(e, "value")));
+		assert_non_null(strstr(json_string_value(json_object_get(e, "detail")),
+				       "B: no verdict with 1 run against 1: verdicts need at least 2 runs a side"));
+	}
+	assert_string_equal(json_string_value(json_object_get(doc, "result")), "undecided");
+	/* a bound on the figure is judged on it */
+	assert_int_equal(lw_rules_eval(r, 3, doc), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc,
+		"rules"), 2), "result")), "fail");
+	assert_string_equal(json_string_value(json_object_get(doc, "result")), "regression");
+	json_decref(doc);
+}
+
+/* any:worse names the worse metrics, and says so when it names only some. */
+static void test_any_capped(void **st)
+{
+	json_t *doc = json_pack("{s:[{s:s}, {s:s}], s:[{s:i, s:i, s:[]}]}", "runs", "label", "a",
+				"label", "b", "comparisons", "run", 1, "baseline", 0, "metrics");
+	json_t *ms = json_object_get(json_array_get(json_object_get(doc, "comparisons"), 0), "metrics");
+	struct lw_rule r;
+	char name[32];
+
+	(void)st;
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "cyclic.m%d", i);
+		json_array_append_new(ms, json_pack("{s:s, s:s}", "name", name, "verdict", "worse"));
+	}
+	assert_int_equal(lw_rule_parse("any:worse", &r), 0);
+	assert_int_equal(lw_rules_eval(&r, 1, doc), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc,
+		"rules"), 0), "detail")), "b: worse: cyclic.m0 cyclic.m1 cyclic.m2 cyclic.m3 "
+		"cyclic.m4 cyclic.m5 cyclic.m6 cyclic.m7 (first 8 of 10)");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_rules),
 		cmocka_unit_test(test_bad_rules),
 		cmocka_unit_test(test_eval),
+		cmocka_unit_test(test_eval_no_verdicts),
+		cmocka_unit_test(test_any_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,6 +242,62 @@ static void test_gnuplot_missing(void **st)
 	free(path);
 }
 
+/*
+ * The comparison page's "How verdicts are reached" is the man page's
+ * section of that name (LATWATT COMPARE), paragraph by paragraph: troff's
+ * \- and quotes read as the page prints them, lines joined.
+ */
+static void test_method_is_the_man_page(void **st)
+{
+	FILE *f = fopen("doc/latwatt.1", "r");
+	char line[1024], para[8192] = "";
+	size_t np = 0;
+	int in = 0;
+
+	(void)st;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char out[2048], *o = out;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!strcmp(line, ".SS How verdicts are reached")) {
+			in = 1;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (!strncmp(line, ".SS", 3) || !strncmp(line, ".SH", 3) || !strcmp(line, ".PP")) {
+			assert_non_null(lw_cmp_method[np]);
+			if (strcmp(para, lw_cmp_method[np]))
+				fail_msg("paragraph %zu differs from doc/latwatt.1:\n  page: %s\n  man:  %s",
+					 np + 1, lw_cmp_method[np], para);
+			np++;
+			para[0] = 0;
+			if (strcmp(line, ".PP"))
+				break;
+			continue;
+		}
+		for (const char *p = line; *p; p++) {
+			if (!strncmp(p, "\\-", 2)) {
+				*o++ = '-';
+				p++;
+			} else if (!strncmp(p, "\\(lq", 4) || !strncmp(p, "\\(rq", 4)) {
+				o += sprintf(o, "%s", p[2] == 'l' ? "\u201c" : "\u201d");
+				p += 3;
+			} else {
+				assert_true(*p != '\\');	/* an escape this test does not know */
+				*o++ = *p;
+			}
+		}
+		*o = 0;
+		snprintf(para + strlen(para), sizeof(para) - strlen(para), "%s%s", *para ? " " : "", out);
+	}
+	fclose(f);
+	assert_true(in);
+	assert_true(np > 0);
+	assert_null(lw_cmp_method[np]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_svg_embed),
 		cmocka_unit_test(test_gnuplot),
 		cmocka_unit_test(test_gnuplot_missing),
+		cmocka_unit_test(test_method_is_the_man_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
