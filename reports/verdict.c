@@ -165,8 +165,8 @@ void lw_verdict_print(FILE *f, const struct lw_run_verdict *v)
 	struct lw_vline l[LW_VERDICT_LINES];
 	size_t n = lw_verdict_lines(v, l);
 
-	fprintf(f, "%s: %s", l[0].result, l[0].text);
-	fputc('\n', f);
+	/* "verdict: FAIL: ...": never a line that starts like a test's PASS: or FAIL: */
+	fprintf(f, "verdict: %s: %s\n", l[0].result, l[0].text);
 	for (size_t i = 1; i < n; i++)
 		fprintf(f, "  %-8s %-4s %s\n", l[i].label, l[i].result, l[i].text);
 }

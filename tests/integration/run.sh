@@ -92,7 +92,7 @@ for sig in INT TERM; do
 	# analyzed, and never PASS: INCOMPLETE first, exit 2
 	"$LATWATT" analyze "$TMP/int-$sig" >"$TMP/an" 2>&1; rc=$?
 	if [ $rc -eq 2 ] && grep -q '^  all ' "$TMP/an" &&
-	   grep -q "^INCOMPLETE: the run is incomplete: interrupted by SIG$sig" "$TMP/an"; then
+	   grep -q "^verdict: INCOMPLETE: the run is incomplete: interrupted by SIG$sig" "$TMP/an"; then
 		pass "sig$sig-run-analyzable"
 	else
 		fail "sig$sig-run-analyzable" "$(cat "$TMP/an")"

@@ -85,8 +85,8 @@ PY
 	first=$(head -1 "$TMP/an")
 	xr=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["workloads"]; print(w["audio"]["xruns"] + w["video"]["dropped"])' "$TMP/avs/analysis.json")
 	if grep -q '^probe audio' "$TMP/an" && grep -q '^  audio ' "$TMP/an" && grep -q '^  video ' "$TMP/an" &&
-	   { { [ "$xr" = 0 ] && [ $rc = 0 ] && [ "${first#PASS: }" != "$first" ]; } ||
-	     { [ "$xr" != 0 ] && [ $rc = 1 ] && [ "${first#FAIL: }" != "$first" ]; }; }; then
+	   { { [ "$xr" = 0 ] && [ $rc = 0 ] && [ "${first#verdict: PASS: }" != "$first" ]; } ||
+	     { [ "$xr" != 0 ] && [ $rc = 1 ] && [ "${first#verdict: FAIL: }" != "$first" ]; }; }; then
 		pass "av-stress-analyzable-verdict-first"
 	else
 		fail "av-stress-analyzable-verdict-first" "exit $rc, misses $xr: $(head -8 "$TMP/an") $(cat "$TMP/an.err")"

@@ -92,7 +92,7 @@ if [ -s "$TMP/probe/samples" ]; then
 	truncate -s -5 "$TMP/probe/samples"
 	"$LATWATT" analyze -n "$TMP/probe" >"$TMP/an.out" 2>&1; rc=$?
 	# analyzed (every whole record), and never PASS: INCOMPLETE, exit 2
-	if [ $rc -eq 2 ] && grep -q "left out" "$TMP/an.out" && grep -q '^INCOMPLETE: ' "$TMP/an.out" &&
+	if [ $rc -eq 2 ] && grep -q "left out" "$TMP/an.out" && grep -q '^verdict: INCOMPLETE: ' "$TMP/an.out" &&
 	   grep -q '^  all ' "$TMP/an.out"; then
 		pass "a killed run with a partial last record is analyzed"
 	else

@@ -35,7 +35,7 @@ import json, re, sys, xml.etree.ElementTree as ET
 run, txt, base = sys.argv[1], sys.argv[2], sys.argv[3]
 v = json.load(open(run + "/analysis.json"))["verdict"]["result"]
 first = open(txt).readline()
-assert first.startswith(v + ": "), (v, first)
+assert first.startswith("verdict: " + v + ": "), (v, first)
 html = ET.parse(base + ".html").getroot()
 div = html.find(".//*[@id='verdict']")
 assert div is not None and "".join(div.itertext()).strip().startswith(v), "".join(div.itertext())[:80]

@@ -179,7 +179,7 @@ assert m["workloads"]["audio"]["periods"] > 0 and m["workloads"]["video"]["frame
 assert not [f for f in os.listdir(run) if f.endswith(".tmp")]
 PY
 	"$LATWATT" analyze -n "$TMP/i$sig" >"$TMP/an" 2>&1
-	[ $? -eq 2 ] && grep -q '^INCOMPLETE: ' "$TMP/an" && grep -q '^  audio ' "$TMP/an" &&
+	[ $? -eq 2 ] && grep -q '^verdict: INCOMPLETE: ' "$TMP/an" && grep -q '^  audio ' "$TMP/an" &&
 		pass "sig$sig-run-analyzable" || fail "sig$sig-run-analyzable" "$(head -4 "$TMP/an")"
 done
 

@@ -295,7 +295,7 @@ static void test_analyze_exit(void **st)
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
 	fclose(f);
-	assert_non_null(strstr(line, "FAIL: "));
+	assert_non_null(strstr(line, "verdict: FAIL: "));
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fd, 1);
 	close(fd);
@@ -307,7 +307,7 @@ static void test_analyze_exit(void **st)
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
 	fclose(f);
-	assert_non_null(strstr(line, "PASS: "));
+	assert_non_null(strstr(line, "verdict: PASS: "));
 	lw_test_rmdir(dir);
 }
 
