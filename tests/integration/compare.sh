@@ -17,7 +17,7 @@ mk_tmp
 [ "$rc" -eq 0 ] && pass "rule-passes-exit-0" || fail "rule-passes-exit-0" "exit $rc: $(cat "$TMP/table")"
 grep -q "^B vs A: probe cyclic" "$TMP/table" && grep -q "^  p99 " "$TMP/table" &&
 	grep -q "^  distribution " "$TMP/table" && pass "table-printed" || fail "table-printed" "$(head -20 "$TMP/table")"
-python3 - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "comparison-json-schema" || fail "comparison-json-schema"
+"$PYTHON" - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "comparison-json-schema" || fail "comparison-json-schema"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "latwatt-comparison" and d["version"] == 1, d["schema"]
@@ -91,7 +91,7 @@ PY
 "$LATWATT" compare "$TMP/a" "$TMP/a" --block 50ms --json >"$TMP/self.json" 2>"$TMP/err"; rc=$?
 "$LATWATT" compare --group one "$TMP/a" "$TMP/b" --group two "$TMP/a" "$TMP/b" --block 50ms \
 	--json >"$TMP/same.json" 2>>"$TMP/err"; rc2=$?
-[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && python3 - "$TMP/self.json" "$TMP/same.json" <<'PY' &&
+[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && "$PYTHON" - "$TMP/self.json" "$TMP/same.json" <<'PY' &&
 import json, sys
 for f in sys.argv[1:]:
     d = json.load(open(f))
@@ -153,7 +153,7 @@ db=$TMP/store/results.db
 "$LATWATT" db --db "$db" add "$TMP/b" --label "pm-qos 0" >"$TMP/add2" 2>&1 & p2=$!
 wait $p1; r1=$?; wait $p2; r2=$?
 [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && pass "db-concurrent-add" || fail "db-concurrent-add" "$(cat "$TMP/add1" "$TMP/add2")"
-n=$("$LATWATT" db --db "$db" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+n=$("$LATWATT" db --db "$db" list --json | "$PYTHON" -c 'import json,sys; print(len(json.load(sys.stdin)))')
 [ "$n" = 2 ] && pass "db-both-runs-landed" || fail "db-both-runs-landed" "$n runs"
 "$LATWATT" db --db "$db" add "$TMP/a" 2>&1 | grep -q "already stored as db:" && pass "db-add-twice-once" ||
 	fail "db-add-twice-once"
@@ -170,7 +170,7 @@ mv "$TMP/a" "$TMP/a.gone"
 "$LATWATT" compare --db "$db" --against-baseline release "$TMP/b" --block 50ms --json \
 	>"$TMP/st.json" 2>"$TMP/err"; rc=$?
 [ "$rc" -le 1 ] && pass "compare-against-baseline" || fail "compare-against-baseline" "exit $rc: $(cat "$TMP/err")"
-python3 - "$TMP/s1.json" "$TMP/st.json" <<'PY' && pass "store-equals-directory" || fail "store-equals-directory"
+"$PYTHON" - "$TMP/s1.json" "$TMP/st.json" <<'PY' && pass "store-equals-directory" || fail "store-equals-directory"
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert b["runs"][0]["source"] == "db" and b["runs"][0]["label"] == "baseline:release"
@@ -190,7 +190,7 @@ mv "$TMP/a.gone" "$TMP/a"
 	fail "db-baseline-set-grows" "$(cat "$TMP/out")"
 "$LATWATT" compare --db "$db" --against-baseline grow "$TMP/a" --block 50ms --json >"$TMP/g.json" \
 	2>"$TMP/err"; rc=$?
-[ "$rc" -eq 0 ] && python3 - "$TMP/g.json" <<'PY' && pass "compare-baseline-set" || fail "compare-baseline-set" "exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 0 ] && "$PYTHON" - "$TMP/g.json" <<'PY' && pass "compare-baseline-set" || fail "compare-baseline-set" "exit $rc: $(cat "$TMP/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 g = d["groups"]
@@ -203,7 +203,7 @@ PY
 # -- an imported cyclictest run (histogram only) compares, without a worst case
 "$LATWATT" import cyclictest "$TOP/tests/data/cyclictest/rt-tests-2.40.json" -o "$TMP/imp" >/dev/null 2>&1
 "$LATWATT" compare "$TMP/imp" "$TMP/a" --fail-on 'p99>+100000%' --json >"$TMP/imp.json" 2>"$TMP/err"; rc=$?
-[ "$rc" -eq 0 ] && python3 - "$TMP/imp.json" <<'PY' && pass "compare-imported-histogram" || fail "compare-imported-histogram" "exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 0 ] && "$PYTHON" - "$TMP/imp.json" <<'PY' && pass "compare-imported-histogram" || fail "compare-imported-histogram" "exit $rc: $(cat "$TMP/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["runs"][0]["probes"]["cyclic"]

@@ -21,7 +21,7 @@ check "the bounds are printed at the start" \
 	grep -q 'monitor: a histogram per 1s; memory for it at most .* MB, disk at most .* MB' "$TMP/out"
 
 asan=$(ldd "$LATWATT" 2>/dev/null | grep -c libasan)
-python3 - "$run" "$TMP/rss" "$asan" <<'PY'
+py "monitor file and manifest" "$run" "$TMP/rss" "$asan" <<'PY'
 import json, os, sys
 run = sys.argv[1]
 def check(name, ok, why=''):
@@ -57,7 +57,7 @@ PY
 
 "$LATWATT" analyze -n --json "$run" >"$TMP/a.json" 2>"$TMP/a.err"
 check "analyze reads the monitored run" [ $? -eq 0 ]
-python3 - "$run" "$TMP/a.json" <<'PY'
+py "analysis of the monitored run" "$run" "$TMP/a.json" <<'PY'
 import json, sys
 def check(name, ok, why=''):
     print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))
@@ -110,7 +110,7 @@ if [ ! -d /sys/kernel/tracing/instances ] && [ ! -d /sys/kernel/debug/tracing/in
 	skip "trace windows" "no tracefs"
 	finish
 fi
-need_cmd python3
+need_cmd "$PYTHON"
 cpu=$(($(getconf _NPROCESSORS_ONLN) - 1))
 cat >"$TMP/spin.py" <<'PY'
 import ctypes, os, sys, time
@@ -135,7 +135,7 @@ trun=$TMP/montrace
 	--monitor-disk 32M -o "$trun" -q >"$TMP/t.out" 2>&1 &
 lw=$!
 sleep 0.3
-python3 "$TMP/spin.py" "$cpu" "$TMP/spins" || fail "spinner" "the spinner could not run"
+"$PYTHON" "$TMP/spin.py" "$cpu" "$TMP/spins" || fail "spinner" "the spinner could not run"
 wait "$lw"
 check "monitored run with trace windows exits 0" [ $? -eq 0 ]
 check "the kernel memory of the trace ring is printed" \
@@ -149,10 +149,10 @@ check "analyze says how many spikes had a trace window" \
 check "no power estimated from the windows, and it says why" \
 	grep -q 'no power estimate: a monitored run.s trace holds only the windows' "$TMP/ta.err"
 check "no power section from the windows" \
-	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["power"] is not None)' "$TMP/ta.json"
+	"$PYTHON" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["power"] is not None)' "$TMP/ta.json"
 "$LATWATT" power estimate "$trun" >"$TMP/pe.out" 2>&1
 check "power estimate of a monitored run: refused, exit 2" [ $? -eq 2 ]
-python3 - "$trun" "$TMP/ta.json" "$TMP/spins" <<'PY'
+py "trace windows" "$trun" "$TMP/ta.json" "$TMP/spins" <<'PY'
 import json, os, sys
 def check(name, ok, why=''):
     print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))
@@ -194,7 +194,7 @@ PY
 "$LATWATT" run -d 4s -c "$cpu" --monitor 1s --threshold 1 --monitor-disk 16k \
 	-o "$TMP/tcap" -q >"$TMP/tcap.out" 2>&1
 check "a tiny cap: the run exits 0" [ $? -eq 0 ]
-python3 - "$TMP/tcap" <<'PY'
+py "trace windows past the cap" "$TMP/tcap" <<'PY'
 import json, os, sys
 def check(name, ok, why=''):
     print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))

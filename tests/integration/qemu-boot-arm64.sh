@@ -53,9 +53,9 @@ pass "run directory came home"
 [ "$(json "$m" '["system"]["preempt"]["rt"]')" = True ] && pass "guest kernel PREEMPT_RT" ||
 	fail "guest kernel PREEMPT_RT" "$(json "$m" '["system"]["kernel"]["version"]')"
 [ "$(json "$m" '["board"]')" = qemu-aarch64 ] && pass "manifest board qemu-aarch64" || fail "manifest board qemu-aarch64" "$(json "$m" '["board"]')"
-cyc=$(json "$m" '["probes"]["cyclic"]["threads"]' | python3 -c 'import ast,sys; print(sum(t["samples"] for t in ast.literal_eval(sys.stdin.read())))' 2>/dev/null || echo 0)
+cyc=$(json "$m" '["probes"]["cyclic"]["threads"]' | "$PYTHON" -c 'import ast,sys; print(sum(t["samples"] for t in ast.literal_eval(sys.stdin.read())))' 2>/dev/null || echo 0)
 [ "${cyc:-0}" -gt 0 ] && pass "cyclic samples ($cyc)" || fail "cyclic samples" "none"
-tl=$(json "$m" '["probes"]["timerlat"]["per_cpu"]' | python3 -c 'import ast,sys; print(sum(c["thread_samples"] for c in ast.literal_eval(sys.stdin.read())))' 2>/dev/null || echo 0)
+tl=$(json "$m" '["probes"]["timerlat"]["per_cpu"]' | "$PYTHON" -c 'import ast,sys; print(sum(c["thread_samples"] for c in ast.literal_eval(sys.stdin.read())))' 2>/dev/null || echo 0)
 [ "${tl:-0}" -gt 0 ] && pass "timerlat samples from the arm64 RT kernel's tracer ($tl)" || fail "timerlat samples" "none"
 check "kernel trace came home" test -s "$TMP/run/trace.dat"
 rc=0

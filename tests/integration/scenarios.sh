@@ -38,7 +38,7 @@ if "$LATWATT" run --scenario idle -d 1s -i 500 -q -o "$TMP/idle" >"$TMP/out" 2>&
 else
 	fail "idle-runs" "$(cat "$TMP/out")"
 fi
-python3 - "$TMP/idle" "$TOP/workloads/scenarios/idle.yaml" <<'PY' && pass "idle-recorded-and-overridden" || fail "idle-recorded-and-overridden"
+"$PYTHON" - "$TMP/idle" "$TOP/workloads/scenarios/idle.yaml" <<'PY' && pass "idle-recorded-and-overridden" || fail "idle-recorded-and-overridden"
 import json, sys
 run, src = sys.argv[1:]
 m = json.load(open(run + "/manifest.json"))
@@ -60,7 +60,7 @@ if command -v stress-ng >/dev/null && command -v hackbench >/dev/null; then
 	wait $lw
 	rc=$?
 	[ $rc = 0 ] && pass "av-stress-5s-runs" || fail "av-stress-5s-runs" "exit $rc: $(cat "$TMP/out")"
-	python3 - "$TMP/avs" <<'PY' && pass "av-stress-recorded" || fail "av-stress-recorded"
+	"$PYTHON" - "$TMP/avs" <<'PY' && pass "av-stress-recorded" || fail "av-stress-recorded"
 import json, os, sys
 run = sys.argv[1]
 m = json.load(open(run + "/manifest.json"))
