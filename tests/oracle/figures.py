@@ -19,8 +19,12 @@ import math
 from collections import Counter, defaultdict
 from fractions import Fraction
 
+import re
+
 import numpy as np
 
+import power_model
+import raw
 from raw import PROBES, REC_MISS, REC_SKIPPED
 
 PCTS = (('p50', '50'), ('p90', '90'), ('p99', '99'), ('p99.9', '99.9'), ('p99.99', '99.99'))
@@ -49,6 +53,16 @@ class Unknown:
 
 def unknown(x):
     return isinstance(x, Unknown)
+
+
+class NotChecked:
+    """A figure shown but not recomputed (a binned power estimate's min and max)."""
+
+    def __init__(self, why):
+        self.why = why
+
+    def __repr__(self):
+        return 'not checked (%s)' % self.why
 
 
 def rank(n, p):
@@ -117,11 +131,12 @@ class Hist:
 
 def state_of(run):
     """complete, incomplete, killed (still "running" in its manifest, or no
-    manifest at all) or truncated (fewer records on disk than written, or a
-    partial record)"""
+    manifest at all: a partial last record is then expected) or truncated
+    (fewer records on disk than written, or a partial record)"""
     st = run.m('status')
-    if run.manifest is None or st == 'running':
-        state = 'killed'
+    if run.manifest is None or st == 'running' or \
+            'kill' in str(run.m('status_reason') or '').lower():
+        return 'killed', ['the manifest says %s' % (st or 'nothing')]
     elif st == 'complete':
         state = 'complete'
     else:
@@ -158,6 +173,9 @@ def threshold_of(run, probe, override_ns=None):
 
 def dropped_of(run, probe, cpu):
     th = run.m('probes', probe, 'threads')
+    if run.m('probes', probe) is None and probe in ('audio', 'video') and \
+            run.m('samples', 'dropped') == 0:
+        return 0        # a workload's samples: none of the run's was dropped
     if not isinstance(th, list) or not th:
         return Unknown('the manifest records no per-thread totals for %s' % probe)
     tot = 0
@@ -417,6 +435,34 @@ def workload_figures(run, fig):
             Unknown('no records')
         if r.kind == 'audio':
             fig[('wl', inst, 'streams')] = r.streams
+        # distributions over the records not skipped
+        ok = a[(a['flags'] & REC_SKIPPED) == 0]
+        if r.kind == 'audio':
+            dists = {'interrupt->thread': ok['wakeup'].astype(np.uint64),
+                     'boundary->thread': ok['irq'].astype(np.uint64) + ok['wakeup'],
+                     'processing': ok['proc'].astype(np.uint64),
+                     'boundary->interrupt': ok['irq'].astype(np.uint64)}
+        else:
+            dists = {'capture->display': ok['latency'].astype(np.uint64),
+                     'capture (DMA)': ok['capture'].astype(np.uint64),
+                     'processing': ok['proc'].astype(np.uint64),
+                     'capture->thread': ok['wakeup'].astype(np.uint64)}
+        for name, v in dists.items():
+            if not v.size:
+                continue
+            v = np.sort(v)
+            n = int(v.size)
+            fig[('wl', inst, 'dist', name, 'count')] = n
+            fig[('wl', inst, 'dist', name, 'min')] = int(v[0])
+            fig[('wl', inst, 'dist', name, 'max')] = int(v[-1])
+            fig[('wl', inst, 'dist', name, 'mean')] = float(v.sum()) / n
+            for k, p in PCTS:
+                fig[('wl', inst, 'dist', name, k)] = int(v[rank(n, p) - 1])
+        # each deadline miss: its lateness
+        for rec in a[(a['flags'] & REC_MISS) != 0]:
+            idx = int(rec['period'] if r.kind == 'audio' else rec['frame'])
+            sub = int(rec['stream']) if r.kind == 'audio' else 0
+            fig[('wl', inst, 'miss', idx, sub)] = -int(rec['slack'])
 
 
 def power_figures(run, fig, problems):
@@ -479,16 +525,52 @@ def power_figures(run, fig, problems):
             fig[('power', 'total', k)] = Unknown('a rail of the total has no data')
 
 
+def trace_estimate(run, fig, problems):
+    """RUN/power estimated from the trace (its rails say so): the oracle's own
+    estimate with the board's documented energy model replaces the file's"""
+    p = run.power
+    if p is None or not run.trace_path:
+        return
+    traced = [r for r in p.rails.values() if r['source'] == 'model' and
+              ('traced' in r['detail'] or 'from the trace' in r['detail'])]
+    if not traced:
+        return
+    est = power_model.estimate(run, run.trace()[0], power_model.board_of(run))
+    if est is None:
+        return
+    secs = est['seconds']
+    for r in traced:
+        m = re.match(r'^model/cpu(\d+)$', r['name'])
+        if 'total' in r['flags']:
+            e = est['total_j']
+        elif m and int(m.group(1)) in est['cpus']:
+            e = est['cpus'][int(m.group(1))]
+        else:
+            continue
+        fig[('power', r['name'], 'energy_j')] = e
+        fig[('power', r['name'], 'average_w')] = e / secs
+        fig[('power', r['name'], 'duration_s')] = secs
+        for k in ('min_w', 'max_w'):
+            fig[('power', r['name'], k)] = NotChecked('binned by the estimator')
+        if 'total' in r['flags']:
+            fig[('power', 'total', 'energy_j')] = e
+            fig[('power', 'total', 'average_w')] = e / secs
+            fig[('power', 'total', 'duration_s')] = secs
+
+
 def compute(run, threshold_ns=None):
     """(figures, problems of the raw data themselves)"""
     fig, problems = {}, []
     st, why = state_of(run)
     fig[('state',)] = st
-    problems += why if False else []
     fig[('state', 'why')] = why
     latency_figures(run, fig, threshold_ns)
     workload_figures(run, fig)
     power_figures(run, fig, problems)
+    try:
+        trace_estimate(run, fig, problems)
+    except raw.BadRun as e:
+        problems.append('power estimate from the trace: %s' % e)
     if run.trace_path and (run.samples is not None or run.monitor):
         try:
             trace_figures(run, fig)

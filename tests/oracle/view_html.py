@@ -183,8 +183,12 @@ def parse(path):
                         scale = {'mW': 1e-3, 'W': 1, 'mJ': 1e-3, 'J': 1}.get(unit, 1)
                         add(out, ('power', rail, key), c[2], scale, where,
                             exact=key == 'samples')
-        elif any(w in low for w in ('xruns', 'periods', 'frames', 'dropped frames')):
-            wl_table(t, names, low, where, out)
+        elif 'workload' in low and any(w in ' '.join(low) for w in ('xruns', 'periods', 'frames',
+                                                                     'misses')):
+            if any('time' in n for n in low) and 'cause' in low:
+                misses_table(t, low, where, out, facts)
+            else:
+                wl_table(t, names, low, where, out)
     if 'power-total' in d.ids:
         a, text = d.ids['power-total']
         m = re.search(r'([\d.]+)\s*(mW|W) average,\s*([\d.]+)\s*(mJ|J) over\s*([\d.]+)\s*s', text)
@@ -202,6 +206,23 @@ def parse(path):
     return out, facts
 
 
+def misses_table(t, low, where, out, facts):
+    """the list of deadline misses: each one's lateness; how many are listed"""
+    wi = low.index('workload')
+    di = low.index('detail') if 'detail' in low else None
+    listed = facts.setdefault('misses_listed', {})
+    for r in t.rows:
+        if not r or all(c[0] == 'th' for c in r) or di is None or di >= len(r):
+            continue
+        inst = r[wi][2]
+        listed[inst] = listed.get(inst, 0) + 1
+        d = r[di][2]
+        m = re.search(r'(?:period|frame) (\d+)(?:, stream (\d+))?.*?([-\d.]+) (us|ms) late', d)
+        if m:
+            add(out, ('wl', inst, 'miss', int(m.group(1)), int(m.group(2) or 0)), m.group(3),
+                UNIT[m.group(4)], where)
+
+
 def wl_table(t, names, low, where, out):
     """the workloads table: one row per workload instance"""
     wi = low.index('workload') if 'workload' in low else 0
@@ -212,7 +233,8 @@ def wl_table(t, names, low, where, out):
         for j, name in enumerate(low):
             key = {'periods': 'records', 'frames': 'records', 'xruns': 'misses',
                    'dropped': 'misses', 'dropped frames': 'misses', 'skipped': 'skipped',
-                   'streams': 'streams'}.get(name)
+                   'streams': 'streams', 'periods or frames': 'records',
+                   'deadline misses': 'misses', 'misses': 'misses'}.get(name)
             if key and j < len(r):
                 add(out, ('wl', inst, key), r[j][2], 1, where, exact=True)
             elif name.startswith('worst slack') and j < len(r):

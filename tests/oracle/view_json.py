@@ -8,12 +8,19 @@ LAT = {'count': 'count', 'min_ns': 'min', 'mean_ns': 'mean', 'p50_ns': 'p50', 'p
        'p99_ns': 'p99', 'p99.9_ns': 'p99.9', 'p99.99_ns': 'p99.99', 'max_ns': 'max',
        'over_threshold': 'over', 'missed_periods': 'missed', 'dropped': 'dropped'}
 IDLE = {'count': 'count', 'p50_ns': 'p50', 'p99_ns': 'p99', 'p99.9_ns': 'p99.9', 'max_ns': 'max'}
+# a workload's distributions: its summary key and the name the text prints
+DISTS = {'audio': (('wakeup_ns', 'interrupt->thread'), ('latency_ns', 'boundary->thread'),
+                   ('proc_ns', 'processing'), ('irq_ns', 'boundary->interrupt')),
+         'video': (('latency_ns', 'capture->display'), ('capture_ns', 'capture (DMA)'),
+                   ('proc_ns', 'processing'), ('wakeup_ns', 'capture->thread'))}
 RAIL = ('average_w', 'min_w', 'max_w', 'energy_j', 'samples', 'duration_s')
 NOHZ = ('idle_s', 'busy_s', 'ticks_idle', 'ticks_busy', 'ticks_per_s_idle', 'ticks_per_s_busy',
         'wakeups', 'wakeups_per_s')
 
 
 def val(out, key, v, where, res=0.0):
+    if key[0] == 'power' and isinstance(v, (int, float)) and not isinstance(v, bool):
+        res = max(res, 2e-6 * abs(v))       # RUN/power holds 9 significant digits
     if v is None:
         out.append(Printed(key, None, None, 'null', where))
     elif isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -55,6 +62,21 @@ def parse(path):
                         ('worst_slack_ns', 'worst_slack'), ('streams', 'streams')):
             if k in w and not (k == 'records' and ('periods' in w or 'frames' in w)):
                 val(out, ('wl', inst, stat), w[k], where + '.' + k)
+        for k, name in DISTS.get(w.get('kind'), ()):
+            d = w.get(k)
+            if not isinstance(d, dict):
+                continue
+            for dk, stat in (('count', 'count'), ('min', 'min'), ('mean', 'mean'), ('p50', 'p50'),
+                             ('p90', 'p90'), ('p99', 'p99'), ('p999', 'p99.9'), ('max', 'max')):
+                if dk in d:
+                    val(out, ('wl', inst, 'dist', name, stat), d[dk], '%s.%s.%s' % (where, k, dk),
+                        1.0 if stat == 'mean' else 0)
+        for lk in ('xrun_list', 'drop_list', 'dropped_list', 'misses'):
+            for e in w.get(lk) or []:
+                if isinstance(e, dict) and 'lateness_ns' in e:
+                    idx = e.get('period', e.get('frame'))
+                    val(out, ('wl', inst, 'miss', idx, e.get('stream', 0)), e['lateness_ns'],
+                        '%s.%s[%s]' % (where, lk, idx))
     pw = a.get('power')
     if isinstance(pw, dict):
         tot = pw.get('total')

@@ -21,6 +21,7 @@ AUDIO = re.compile(r'^\s*(\S+): (\S+) periods \((\S+) streams?\), (\S+) xruns \(
                    r' worst slack (\S+?)us')
 VIDEO = re.compile(r'^\s*(\S+): (\S+) frames\b.*?, (\S+) dropped\b(?: \((\S+) skipped\))?'
                    r'(?:.*worst slack (\S+?)us)?')
+DIST = re.compile(r'^\s{3,}(\S.*?)\s+(min\s+\S+\s+p50\s.*)us\s*$')
 STATE = re.compile(r'^\s*run (.+): (\S.*)$')
 
 
@@ -29,7 +30,7 @@ def parse(path):
         lines = f.read().split('\n')
     out, facts = [], {'state': '', 'verdict': ''}
     i = 0
-    probe = unit = None
+    probe = unit = wl = None
     while i < len(lines):
         ln = lines[i]
         where = '%s:%d' % (path, i + 1)
@@ -90,8 +91,13 @@ def parse(path):
             r = m.group(1)
             for k, tok in zip(('average_w', 'min_w', 'max_w', 'samples'), m.groups()[2:]):
                 add(out, ('power', r, k), tok, 1, where, exact=k == 'samples')
+        m = DIST.match(ln)
+        if m and wl:
+            for k, tok in re.findall(r'(min|p50|p90|p99\.9|p99|max)\s+(\S+)', m.group(2)):
+                add(out, ('wl', wl, 'dist', m.group(1).strip(), k), tok, 1000, where)
         m = AUDIO.match(ln)
         if m:
+            wl = m.group(1)
             inst = m.group(1)
             for k, tok in zip(('records', 'streams', 'misses', 'skipped'), m.groups()[1:5]):
                 add(out, ('wl', inst, k), tok, 1, where, exact=True)
@@ -99,7 +105,7 @@ def parse(path):
         else:
             m = VIDEO.match(ln)
             if m and 'frames' in ln:
-                inst = m.group(1)
+                inst = wl = m.group(1)
                 add(out, ('wl', inst, 'records'), m.group(2), 1, where, exact=True)
                 add(out, ('wl', inst, 'misses'), m.group(3), 1, where, exact=True)
                 if m.group(4):
