@@ -60,6 +60,58 @@ started() {
 
 run idle -d 3s && views idle "$R/idle"
 
+# The oracle itself: one figure changed in each view (p99 of all CPUs, by
+# more than its printed rounding) must be caught in that view.
+if [ -s "$TMP/v/idle.txt" ]; then
+	mkdir -p "$TMP/mut"
+	py "planted errors" "$R/idle/analysis.json" "$TMP/v/idle" "$TMP/mut/idle" <<'PY'
+import json, re, sys
+src, v, out = sys.argv[1], sys.argv[2], sys.argv[3]
+def check(name, ok, why=''):
+    print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))
+a = json.load(open(src))
+a['probes']['cyclic']['all']['p99_ns'] += 1000
+json.dump(a, open(out + '.json', 'w'))
+t = open(v + '.txt').read().split('\n')
+hdr = None
+for i, ln in enumerate(t):
+    if ln.split()[:2] == ['cpu', 'samples']:
+        hdr = ln.split()
+    elif hdr and ln.split()[:1] == ['all']:
+        f = ln.split()
+        j = hdr.index('p99')
+        old = f[j]
+        t[i] = ln.replace(' ' + old + ' ', ' %.1f ' % (float(old) + 1.0), 1)
+        break
+open(out + '.txt', 'w').write('\n'.join(t))
+h = open(v + '.html').read()
+h2 = re.sub(r'(data-cpu="all" data-key="p99_ns" data-value="\d+">)([\d.]+)<',
+            lambda m: m.group(1) + '%.1f<' % (float(m.group(2)) + 1.0), h, count=1)
+open(out + '.html', 'w').write(h2)
+md = open(v + '.md').read().split('\n')
+for i, ln in enumerate(md):
+    if ln.startswith('| cyclic |'):
+        c = ln.split('|')
+        c[4] = ' %.1f us ' % (float(c[4].split()[0]) + 1.0)
+        md[i] = '|'.join(c)
+        break
+open(out + '.md', 'w').write('\n'.join(md))
+x = open(v + '.xml').read()
+x2 = re.sub(r'(testcase name="budget.cyclic.p99".*?measured )([\d.]+)',
+            lambda m: m.group(1) + '%.3f' % (float(m.group(2)) + 1.0), x, count=1, flags=re.S)
+open(out + '.xml', 'w').write(x2)
+check('a figure planted in every view', h2 != h and x2 != x and t != open(v + '.txt').read())
+PY
+	"$PYTHON" "$ORACLE" --kind planted "$R/idle" --json "$TMP/mut/idle.json" --text "$TMP/mut/idle.txt" \
+		--html "$TMP/mut/idle.html" --markdown "$TMP/mut/idle.md" --junit "$TMP/mut/idle.xml" \
+		--report "$TMP/mut/found.jsonl" >"$TMP/mut/out" 2>&1
+	for view in json text html markdown junit; do
+		grep -q "\"view\": \"$view\", \"figure\": \"lat/cyclic/all/p99\"" "$TMP/mut/found.jsonl" &&
+			pass "the oracle finds a p99 changed in the $view view" ||
+			fail "the oracle finds a p99 changed in the $view view" "$(grep -v "^    " "$TMP/mut/out")"
+	done
+fi
+
 if command -v stress-ng >/dev/null && command -v hackbench >/dev/null; then
 	run av-stress --scenario av-stress -d 3s && views av-stress "$R/av-stress"
 else
@@ -87,8 +139,7 @@ rc=$?
 "$LATWATT" run -q -d 30s -o "$R/sigkill" >"$TMP/sigkill.out" 2>&1 &
 pid=$!
 started sigkill && sleep 1.5
-kill -KILL $pid
-wait $pid 2>/dev/null
+{ kill -KILL $pid; wait $pid; } 2>/dev/null	# no "Killed" notice from bash
 "$LATWATT" cleanup >"$TMP/cleanup.out" 2>&1 || fail "cleanup after SIGKILL" "$(cat "$TMP/cleanup.out")"
 views sigkill "$R/sigkill"
 

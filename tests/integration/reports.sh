@@ -6,6 +6,7 @@
 # without gnuplot, bad input; rendered in headless Chromium, screenshots
 # kept under tests/artifacts/.
 . "$(dirname "$0")/lib.sh"
+need_cmd gnuplot	# the plots are checked (a run without gnuplot is tried below too)
 mk_tmp
 # everything below writes under $TMP and $TOP: refuse to run without them
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] && [ -d "$TOP/tests/data/reports" ] ||
