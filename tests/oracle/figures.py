@@ -91,6 +91,7 @@ class Hist:
         self.total = self.overflow = 0
         self.min = self.max = None
         self.sum = 0.0
+        self.edge = None
 
     def add_json(self, h):
         if self.w != h['bucket_ns']:
@@ -99,6 +100,10 @@ class Hist:
             self.c[int(i)] += int(c)
         self.total += int(h['total'])
         self.overflow += int(h.get('overflow', 0))
+        if int(h.get('overflow', 0)):
+            # below the lowest overflow edge of the parts, every sample is in a bucket
+            edge = int(h.get('nbuckets', 0)) * self.w
+            self.edge = edge if self.edge is None else min(self.edge, edge)
         if h['total']:
             mn, mx = h.get('min_ns'), h.get('max_ns')
             self.min = mn if self.min is None else min(self.min, mn)
@@ -114,11 +119,13 @@ class Hist:
             return self.max
         cum = 0
         for b in sorted(self.c):
+            if self.edge is not None and (b + 1) * self.w > self.edge:
+                break
             cum += self.c[b]
             if cum >= k:
                 return min((b + 1) * self.w - 1, self.max)
-        return Unknown('in the histogram\'s overflow: only known to be above %d us' %
-                       (self.nb * self.w // 1000))
+        return Unknown('in the histogram\'s overflow: only known to be above %g us' %
+                       ((self.edge if self.edge is not None else self.nb * self.w) / 1000))
 
     def stats(self, mean=None):
         n = self.total
@@ -245,6 +252,7 @@ def latency_figures(run, fig, threshold_ns=None):
             sel = a[a['probe'] == pid]
             thr = threshold_of(run, probe, threshold_ns)
             cpus = sorted(set(sel['cpu'].tolist()))
+            fig[('_sorted', probe)] = np.sort(sel['latency'])   # for counts above a threshold
             for cpu in cpus + ['all']:
                 s = sel if cpu == 'all' else sel[sel['cpu'] == cpu]
                 lat = s['latency']

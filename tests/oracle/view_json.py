@@ -47,6 +47,14 @@ def parse(path):
                     where = 'probes.%s.%s.%s' % (probe, 'all' if cpu == 'all' else
                                                  'cpus[cpu %s]' % cpu, k)
                     val(out, ('lat', probe, cpu, stat), c[k], where, 1.0 if stat == 'mean' else 0)
+    # the spike threshold of each probe and the samples above it
+    for probe, t in ((a.get('spikes') or {}).get('thresholds') or {}).items():
+        if isinstance(t, dict) and isinstance(t.get('threshold_ns'), int) and 'above' in t:
+            val(out, ('above', probe, t['threshold_ns']), t['above'],
+                'spikes.thresholds.%s.above' % probe)
+            if 'p99.9' in str(t.get('source')):
+                val(out, ('lat', probe, 'all', 'p99.9'), t['threshold_ns'],
+                    'spikes.thresholds.%s.threshold_ns (%s)' % (probe, t.get('source')))
     for probe, rows in (a.get('idle_latency') or {}).items():
         for r in rows:
             for k, stat in IDLE.items():
