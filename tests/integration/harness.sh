@@ -43,6 +43,20 @@ mk_tmp
 echo '{"status": "complete"}' >"$TMP/m.json"
 [ "$(json "$TMP/m.json" '["stat"]')" != running ] && pass "not running"
 EOF
+# a job the script kills itself: bash's notice is no crash
+script killedjob <<'EOF'
+sleep 30 &
+pid=$!
+kill -KILL $pid
+wait $pid
+pass "killed its own job"
+EOF
+# a job that dies of SIGSEGV is one
+script segvjob <<'EOF'
+bash -c 'kill -SEGV $$' &
+wait $!
+pass "after the job"
+EOF
 script clean <<'EOF'
 check "true" true
 py "fine" <<'PY'
@@ -53,10 +67,11 @@ EOF
 (cd "$t" && LATWATT=/bin/true TEST_BIN_DIR="$t/bin" PYTHON="$PYTHON" bash tests/run) >"$TMP/out" 2>&1
 rc=$?
 check "the harness exits non-zero" [ $rc -ne 0 ]
-for s in traceback shellerror pyexit checkcrash jsonmissing; do
+for s in traceback shellerror pyexit checkcrash jsonmissing segvjob; do
 	check "$s counted as failed" grep -q "^FAIL $s " "$TMP/out"
 done
 check "a clean script passes" grep -q '^ok   clean ' "$TMP/out"
+check "a script that kills its own job passes" grep -q '^ok   killedjob ' "$TMP/out"
 check "the crash is named" grep -q "a checker crashed: Traceback" "$TMP/out"
 # what the inner run printed, its crashes defused (this script's output is read too)
 [ $_status -eq 0 ] || sed 's/^/    /; s/Traceback (most recent call last)/Traceback (...)/' "$TMP/out"
