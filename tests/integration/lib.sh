@@ -6,6 +6,7 @@
 #                                                PASS/FAIL lines: a crash or exit status
 #                                                other than 0 fails NAME
 #   mk_tmp                                       sets TMP, a directory removed at exit
+#   cpuidle_tree DIR                             a sysfs copy with haltpoll's cpuidle counters
 # Python is Debian's (/usr/bin/python3, $PYTHON), never one first on PATH.
 # tests/run fails a script whose output holds a Python traceback or a bash
 # error even when the script carried on past it.
@@ -59,5 +60,31 @@ json() {
 		"$1" "$2" && return 0
 	echo "FAIL: json $1 $2: cannot read it" >&2
 	return 1
+}
+# cpuidle_tree DIR: under DIR a sysfs tree (for --sysfs-root) of this
+# machine's online CPUs with haltpoll's idle states (POLL and "haltpoll
+# idle") and their counters, as a machine with that cpuidle driver has it;
+# the counters stay still (every CPU counts as active)
+cpuidle_tree() {
+	local d c s n
+	n=$(getconf _NPROCESSORS_ONLN)
+	mkdir -p "$1/sys/devices/system/cpu/cpuidle"
+	echo "0-$((n - 1))" >"$1/sys/devices/system/cpu/online"
+	echo haltpoll >"$1/sys/devices/system/cpu/cpuidle/current_driver"
+	echo haltpoll >"$1/sys/devices/system/cpu/cpuidle/current_governor_ro"
+	for c in $(seq 0 $((n - 1))); do
+		for s in 0 1; do
+			d=$1/sys/devices/system/cpu/cpu$c/cpuidle/state$s
+			mkdir -p "$d"
+			if [ $s = 0 ]; then
+				echo POLL >"$d/name"; echo "CPUIDLE CORE POLL IDLE" >"$d/desc"
+				echo 0 >"$d/latency"; echo 0 >"$d/residency"
+			else
+				echo "haltpoll idle" >"$d/name"; echo "default architecture idle" >"$d/desc"
+				echo 1 >"$d/latency"; echo 1 >"$d/residency"
+			fi
+			echo $((1000000 * (s + 1))) >"$d/time"; echo 1000 >"$d/usage"; echo 0 >"$d/disable"
+		done
+	done
 }
 finish() { exit $_status; }

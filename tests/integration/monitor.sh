@@ -207,25 +207,7 @@ PY
 # copy of such a tree (--sysfs-root), whose static counters count every CPU
 # as active.
 hp=$TMP/haltpoll
-ncpu=$(getconf _NPROCESSORS_ONLN)
-mkdir -p "$hp/sys/devices/system/cpu/cpuidle"
-echo "0-$((ncpu - 1))" >"$hp/sys/devices/system/cpu/online"
-echo haltpoll >"$hp/sys/devices/system/cpu/cpuidle/current_driver"
-echo haltpoll >"$hp/sys/devices/system/cpu/cpuidle/current_governor_ro"
-for c in $(seq 0 $((ncpu - 1))); do
-	for s in 0 1; do
-		d=$hp/sys/devices/system/cpu/cpu$c/cpuidle/state$s
-		mkdir -p "$d"
-		if [ $s = 0 ]; then
-			echo POLL >"$d/name"; echo "CPUIDLE CORE POLL IDLE" >"$d/desc"; echo 0 >"$d/latency"
-			echo 0 >"$d/residency"
-		else
-			echo "haltpoll idle" >"$d/name"; echo "default architecture idle" >"$d/desc"
-			echo 1 >"$d/latency"; echo 1 >"$d/residency"
-		fi
-		echo $((1000000 * (s + 1))) >"$d/time"; echo 1000 >"$d/usage"; echo 0 >"$d/disable"
-	done
-done
+cpuidle_tree "$hp"
 hrun=$TMP/monhp
 "$LATWATT" run -d 3s -c "$cpu" --monitor 1s --threshold 2000 --sysfs-root "$hp" \
 	-o "$hrun" -q >"$TMP/hp.out" 2>&1

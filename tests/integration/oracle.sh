@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The independent oracle (tests/oracle) over real runs of every kind: idle,
-# av-stress, --monitor, --repeat, an imported cyclictest run, a run stopped
+# av-stress, --monitor, power sampled over cpuidle counters, --repeat, an imported cyclictest run, a run stopped
 # with SIGINT, one killed with SIGKILL (then `latwatt cleanup`), samples cut
 # at a record boundary and in the middle of a record, and an imported meter
 # log.  Each is analyzed and reported (text, analysis.json, HTML, Markdown,
@@ -119,6 +119,11 @@ else
 fi
 
 run monitor -d 3s --monitor 1s --threshold 100 && views monitor "$R/monitor"
+
+# power sampled as on a machine with a cpuidle driver: the board's model over
+# the counters of a copy of such a sysfs tree (every CPU active: it holds still)
+cpuidle_tree "$TMP/cpuidle"
+run counters -d 3s --sysfs-root "$TMP/cpuidle" && views counters "$R/counters"
 
 if run repeat -d 2s --repeat 2 --settle 0; then
 	for r in "$R"/repeat/run-*; do views "repeat-$(basename "$r")" "$r"; done
