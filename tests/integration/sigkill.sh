@@ -32,6 +32,10 @@ rt_before=$(cat "$RT")
 qos_before=$(pmqos)
 inst_before=$(instances)
 cg_before=$(cgroups)
+# journals of runs before this test (other runs killed while writing theirs
+# leave run-PID.json.tmp.* behind): only what this test's runs leave counts
+journals() { ls /run/latwatt 2>/dev/null | grep '^run-' | sort; }
+journal_before=$(journals)
 [ -z "$(leftovers)" ] || skip_all "latwatt or the test's marker processes are already running"
 # A load's child that leaves with setsid is caught only by the loads' cgroup
 # (cgroup v2); without one (a chroot with no cgroup mount) it is not planted.
@@ -52,7 +56,9 @@ state_ok() {	# state_ok NAME RUNDIR
 	[ "$(cgroups)" = "$cg_before" ] || why="$why cgroups: $(cgroups | tr '\n' ' ');"
 	[ -z "$(leftovers)" ] || why="$why processes left: $(leftovers | tr '\n' ' ');"
 	ls -A "$2" 2>/dev/null | grep -q '^\.trace-cpu' && why="$why .trace-cpuN left in $2;"
-	ls /run/latwatt 2>/dev/null | grep -q '^run-' && why="$why journal left: $(ls /run/latwatt);"
+	local left
+	left=$(comm -13 <(echo "$journal_before") <(journals) | grep .)
+	[ -n "$left" ] && why="$why journal left: $(echo $left);"
 	if [ -z "$why" ]; then pass "$1"; else fail "$1" "$why"; return 1; fi
 }
 
