@@ -83,7 +83,7 @@ PY
 	# exit status is its (0 PASS, 1 FAIL with the xruns or drops named)
 	"$LATWATT" analyze "$TMP/avs" >"$TMP/an" 2>"$TMP/an.err"; rc=$?
 	first=$(head -1 "$TMP/an")
-	xr=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["workloads"]; print(w["audio"]["xruns"] + w["video"]["dropped"])' "$TMP/avs/analysis.json")
+	xr=$("$PYTHON" -c 'import json,sys; w=json.load(open(sys.argv[1]))["workloads"]; print(w["audio"]["xruns"] + w["video"]["dropped"])' "$TMP/avs/analysis.json")
 	if grep -q '^probe audio' "$TMP/an" && grep -q '^  audio ' "$TMP/an" && grep -q '^  video ' "$TMP/an" &&
 	   { { [ "$xr" = 0 ] && [ $rc = 0 ] && [ "${first#PASS: }" != "$first" ]; } ||
 	     { [ "$xr" != 0 ] && [ $rc = 1 ] && [ "${first#FAIL: }" != "$first" ]; }; }; then
