@@ -573,6 +573,21 @@ def compute(run, threshold_ns=None):
     fig[('state',)] = st
     fig[('state', 'why')] = why
     latency_figures(run, fig, threshold_ns)
+    # the worst wake-up latency: not a busy loop's gaps (noise), nor the video
+    # pipeline's capture-to-display latency
+    maxima = [(v, k[1]) for k, v in fig.items() if k[0] == 'lat' and k[2] == 'all' and
+              k[3] == 'max' and k[1] not in ('noise', 'video') and not unknown(v)]
+    if maxima:
+        worst, probe = max(maxima)
+        fig[('worst',)] = worst
+        a, start = run.samples.a if run.samples is not None else None, run.m('start', 'monotonic_ns')
+        fig[('worst', 'at')] = NotChecked('the worst sample is not in RUN/samples once')
+        if a is not None and a.size and isinstance(start, int):
+            # (a monitored run keeps the samples around spikes: the worst among them)
+            pid = {v: k for k, v in PROBES.items()}.get(probe)
+            sel = a[(a['probe'] == pid) & (a['latency'] == worst)]
+            if sel.size == 1:
+                fig[('worst', 'at')] = (int(sel['expected'][0]) - start) / 1e9
     workload_figures(run, fig)
     power_figures(run, fig, problems)
     try:

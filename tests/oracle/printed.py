@@ -25,6 +25,7 @@ def number(tok, scale=1.0):
     (None, None, None) for an unknown mark, bound '>' etc. for a bound,
     raises ValueError for anything else"""
     t = tok.strip().replace(',', '').replace('\u00a0', ' ')
+    t = re.sub(r'\s*\([^)]*\)\s*$', '', t)      # "- (no deadlines)": a remark after it
     if t.lower() in UNKNOWN_MARKS or t == '':
         return None, None, None
     m = NUM.match(t)
@@ -52,3 +53,30 @@ def add(out, key, tok, scale, where, exact=False):
     if exact and res is not None:
         res = 0.0
     out.append(Printed(key, v, res, tok, where, bound))
+
+
+# the verdict block's lines: "worst 12.51 ms (cyclic, CPU 0, at 0.30 s): ...",
+# "20 xruns in 2240 periods", "0 dropped frames in 89 frames"
+WORST = re.compile(r'^\s*(\S+)\s*(ns|us|\u00b5s|ms|s)\s*\(([\w-]+), CPU (\d+)'
+                   r'(?:, at (\S+) s)?')
+MISSES = re.compile(r'^\s*(\S+) (xruns|dropped frames|misses|deadline misses) in (\S+) '
+                    r'(periods|frames)\b')
+SCALE = {'ns': 1, 'us': 1000, '\u00b5s': 1000, 'ms': 10**6, 's': 10**9}
+
+
+def verdict_line(out, label, text, where):
+    """the figures of one line of a verdict block, labelled (worst, or a
+    workload's instance)"""
+    if label == 'worst':
+        m = WORST.match(text)
+        if m:
+            add(out, ('worst',), m.group(1), SCALE[m.group(2)], where)
+            add(out, ('lat', m.group(3), int(m.group(4)), 'max'), m.group(1), SCALE[m.group(2)],
+                where)
+            if m.group(5):
+                add(out, ('worst', 'at'), m.group(5), 1, where)
+        return
+    m = MISSES.match(text)
+    if m:
+        add(out, ('wl', label, 'misses'), m.group(1), 1, where, exact=True)
+        add(out, ('wl', label, 'records'), m.group(3), 1, where, exact=True)

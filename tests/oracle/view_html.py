@@ -4,7 +4,7 @@ by their header cells (and the headings above them), never by position."""
 import re
 from html.parser import HTMLParser
 
-from printed import add
+from printed import add, verdict_line
 
 UNIT = {'ns': 1, 'us': 1000, '\u00b5s': 1000, 'ms': 10**6, 's': 10**9}
 LAT_COLS = {'samples': 'count', 'count': 'count', 'min': 'min', 'mean': 'mean', 'p50': 'p50',
@@ -132,9 +132,17 @@ def parse(path):
                 if len(r) == 2 and r[0][2].strip().lower() == 'status':
                     facts['state'] = r[1][2]
             continue
+        if t.attrs.get('class') == 'vlines' or (len(hdr) <= 3 and t.rows and
+                                                 all(r and r[0][0] == 'th' for r in t.rows)):
+            # the verdict block: a label, then the line
+            for r in t.rows:
+                if len(r) >= 2:
+                    verdict_line(out, r[0][2], r[-1][2], where)
+            continue
         names = [col_unit(h) for h in hdr]
         low = [n.lower() for n, _ in names]
-        if 'samples' in low and any(n.startswith('p99') for n in low) and 'state' not in low:
+        state_col = [j for j, n in enumerate(low) if n == 'state' or n.endswith(' state')]
+        if 'samples' in low and any(n.startswith('p99') for n in low) and not state_col:
             probe = t.attrs.get('data-probe')
             if not probe:
                 m = re.search(r'[Pp]robe (\S+)', ctx)
@@ -155,9 +163,9 @@ def parse(path):
                     if dv is not None:
                         add(out, ('lat', probe, cpu, col), dv, 1 if count else 1,
                             where + ' data-value', exact=col != 'mean')
-        elif 'state' in low and ('samples' in low or 'count' in low):
+        elif state_col and ('samples' in low or 'count' in low):
             pi = low.index('probe') if 'probe' in low else None
-            si = low.index('state')
+            si = state_col[0]
             probe_ctx = t.attrs.get('data-probe')
             for r in t.rows:
                 if not r or all(c[0] == 'th' for c in r):

@@ -4,7 +4,7 @@ lines and tables by their header lines, wherever they are, so that the
 order of the sections and a verdict block above them do not matter."""
 import re
 
-from printed import add
+from printed import add, verdict_line
 
 UNIT = {'ns': 1, 'us': 1000, '\u00b5s': 1000, 'ms': 10**6, 's': 10**9}
 LAT_COLS = {'samples': 'count', 'count': 'count', 'min': 'min', 'mean': 'mean', 'p50': 'p50',
@@ -39,6 +39,15 @@ def parse(path):
             facts['state'] = m.group(2)
         if re.search(r'\bverdict\b', ln, re.I):
             facts['verdict'] += ln.strip() + '\n'
+        # the verdict block: its first line says it, figures on the lines below
+        if i == 0 and re.match(r'^[A-Z][A-Z ]+\b', ln):
+            facts['verdict'] += ln.strip() + '\n'
+            j = i + 1
+            while j < len(lines) and lines[j].startswith('  ') and lines[j].strip():
+                f = lines[j].split(None, 1)
+                if len(f) == 2:
+                    verdict_line(out, f[0], f[1], '%s:%d' % (path, j + 1))
+                j += 1
         m = PROBE_HEAD.match(ln)
         if m:
             probe, unit = m.group(1), UNIT.get(m.group(2), 1000)
@@ -122,7 +131,8 @@ def nohz(lines, i, path, out):
         return i
     hdr = lines[i]
     # the columns in the header's order, by name
-    names = [('ticks/s idle', 'ticks_per_s_idle'), ('ticks/s busy', 'ticks_per_s_busy'),
+    names = [('ticks/s idle', 'ticks_per_s_idle'), ('idle ticks/s', 'ticks_per_s_idle'),
+             ('ticks/s busy', 'ticks_per_s_busy'), ('busy ticks/s', 'ticks_per_s_busy'),
              ('tick stop', 'stopped'), ('kept', 'kept'), ('wakeups/s', 'wakeups_per_s'),
              ('idle', 'idle_pct')]
     pos = []
