@@ -4,13 +4,13 @@
 # recorded trace run, an imported cyclictest run, a short real run with
 # workloads; and the schema is not a rubber stamp (a broken document fails).
 . "$(dirname "$0")/lib.sh"
-need_cmd /usr/bin/python3
-/usr/bin/python3 -c 'import jsonschema' 2>/dev/null || skip_all "needs python3-jsonschema (scripts/install-deps)"
+need_cmd "$PYTHON"
+"$PYTHON" -c 'import jsonschema' 2>/dev/null || skip_all "needs python3-jsonschema (scripts/install-deps)"
 mk_tmp
 SCHEMA=$TOP/doc/analysis.schema.json
 
 validate() {	# NAME FILE: pass when FILE holds a document the schema accepts
-	if /usr/bin/python3 - "$SCHEMA" "$2" >"$TMP/v.out" 2>&1 <<'PY'; then
+	if "$PYTHON" - "$SCHEMA" "$2" >"$TMP/v.out" 2>&1 <<'PY'; then
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 jsonschema.Draft202012Validator.check_schema(schema)
@@ -41,7 +41,7 @@ validate "imported-cyclictest" "$TMP/imp/analysis.json"
 
 # the schema refuses what it should: a verdict that is not one of the four,
 # a latency that is not a number, a missing section
-/usr/bin/python3 - "$TMP/tr/analysis.json" "$TMP" <<'PY'
+"$PYTHON" - "$TMP/tr/analysis.json" "$TMP" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 b = json.loads(json.dumps(a)); b["verdict"]["result"] = "OK"

@@ -17,7 +17,7 @@
 # library or the kernel package.  Two boots under TCG: 1 to 3 minutes (a
 # guest that hangs is booted once more, and the bench says so).
 . "$(dirname "$0")/lib.sh"
-need_cmd python3
+need_cmd "$PYTHON"
 mk_tmp
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
 rc=0
@@ -37,7 +37,7 @@ pass "guest-runs"
 for m in none full; do
 	check "guest-preempt-$m" grep -qx "Dynamic Preempt: $m" "$TMP/b/$m.1.model"
 done
-python3 - "$TMP/b/totals.json" <<'PY' && pass "nonpreempt-recall-precision" || fail "nonpreempt-recall-precision" "see above"
+"$PYTHON" - "$TMP/b/totals.json" <<'PY' && pass "nonpreempt-recall-precision" || fail "nonpreempt-recall-precision" "see above"
 import json, sys
 t = json.load(open(sys.argv[1]))["none"]
 print("preempt=none: %d of %d caused named, %d of %d named correct" % (t["named"], t["caused"], t["correct"], t["attributed"]))
@@ -45,7 +45,7 @@ assert t["caused"] >= 5, "too few spikes to judge"
 assert t["named"] >= 0.75 * t["caused"]
 assert t["attributed"] and t["correct"] >= 0.9 * t["attributed"]
 PY
-python3 - "$TMP/b/totals.json" <<'PY' && pass "preempt-full-control" || fail "preempt-full-control" "see above"
+"$PYTHON" - "$TMP/b/totals.json" <<'PY' && pass "preempt-full-control" || fail "preempt-full-control" "see above"
 import json, sys
 t = json.load(open(sys.argv[1]))
 n, f = t["none"]["attributed"], t["full"]["attributed"]

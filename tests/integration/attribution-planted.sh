@@ -16,7 +16,7 @@
 # leave room for randomness).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
-need_cmd python3
+need_cmd "$PYTHON"
 mk_tmp
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
 ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -32,7 +32,7 @@ run() {
 	local name=$1 kind=$2 secs=$3
 	shift 3
 	rm -f "$TMP/$name.ready" "$TMP/$name.stop"
-	python3 "$plant" "$kind" "$cpu" "$TMP/$name.log" $((secs + 60)) "$TMP/$name.ready" "$TMP/$name.stop" &
+	"$PYTHON" "$plant" "$kind" "$cpu" "$TMP/$name.log" $((secs + 60)) "$TMP/$name.ready" "$TMP/$name.stop" &
 	local pl=$!
 	for _ in $(seq 600); do [ -e "$TMP/$name.ready" ] || ! kill -0 $pl 2>/dev/null && break; sleep 0.05; done
 	[ -e "$TMP/$name.ready" ] || { kill $pl 2>/dev/null; fail "$name-plant" "the planter did not start"; return 1; }
@@ -47,7 +47,7 @@ run() {
 
 # at_least NAME SCORES KIND FIELD MIN: a figure of the scores, and enough evidence
 at_least() {
-	python3 - "$2" "$3" "$4" "$5" <<'PY'
+	"$PYTHON" - "$2" "$3" "$4" "$5" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))[sys.argv[2]]
 field, low = sys.argv[3], float(sys.argv[4])
@@ -63,7 +63,7 @@ PY
 # spike threshold, and every text says it with the count above it
 if run storm storm 7 -c "$cpu" -i 200 -p 95 --threshold 30; then
 	"$LATWATT" analyze --json --top 100000 "$TMP/storm" >"$TMP/storm.json" 2>/dev/null
-	python3 - "$TMP/storm.json" <<'PY' && pass "threshold-the-runs" || fail "threshold-the-runs"
+	"$PYTHON" - "$TMP/storm.json" <<'PY' && pass "threshold-the-runs" || fail "threshold-the-runs"
 import json, sys
 a = json.load(open(sys.argv[1]))
 t = a["spikes"]["thresholds"]["cyclic"]
@@ -77,8 +77,8 @@ PY
 	"$LATWATT" report -o "$TMP/storm.html" "$TMP/storm" 2>/dev/null
 	check "threshold-in-analyze-text" grep -q "cyclic: $n samples above 30.0us (the run's --threshold)" "$TMP/storm.txt"
 	check "threshold-in-report" grep -q "cyclic: $n samples above 30.0 us (the run&#39;s --threshold)\|cyclic: $n samples above 30.0 us (the run's --threshold)" "$TMP/storm.html"
-	python3 "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm" --json >"$TMP/storm.score"
-	python3 "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm"
+	"$PYTHON" "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm" --json >"$TMP/storm.score"
+	"$PYTHON" "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm"
 	at_least "storm-recall" "$TMP/storm.score" storm recall 0.9
 	at_least "storm-precision" "$TMP/storm.score" storm precision 0.9
 	at_least "storm-task-recall" "$TMP/storm.score" held recall 0.9
@@ -88,13 +88,13 @@ fi
 # -- the same on a noise CPU: gaps named after what interrupted the loop
 if run noise storm 7 --probes noise --noise-cpus "$cpu"; then
 	"$LATWATT" analyze -n --json --top 100000 "$TMP/noise" >"$TMP/noise.json" 2>/dev/null
-	python3 "$score" "$TMP/noise.json" noise "$TMP/noise.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm" --json >"$TMP/noise.score"
-	python3 "$score" "$TMP/noise.json" noise "$TMP/noise.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm"
+	"$PYTHON" "$score" "$TMP/noise.json" noise "$TMP/noise.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm" --json >"$TMP/noise.score"
+	"$PYTHON" "$score" "$TMP/noise.json" noise "$TMP/noise.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm"
 	at_least "noise-storm-recall" "$TMP/noise.score" storm recall 0.9
 	at_least "noise-storm-precision" "$TMP/noise.score" storm precision 0.9
 	at_least "noise-task-recall" "$TMP/noise.score" held recall 0.9
 	at_least "noise-task-precision" "$TMP/noise.score" held precision 0.9
-	python3 - "$TMP/noise.json" <<'PY' && pass "noise-never-the-loop" || fail "noise-never-the-loop"
+	"$PYTHON" - "$TMP/noise.json" <<'PY' && pass "noise-never-the-loop" || fail "noise-never-the-loop"
 import json, sys
 a = json.load(open(sys.argv[1]))
 gaps = [s for s in a["spikes"]["top"] if s["probe"] == 4]
@@ -107,7 +107,7 @@ assert not bad
 PY
 	# a gap in which the trace saw nothing is unexplained; when the machine
 	# made none, there is nothing to check
-	python3 - "$TMP/noise.json" <<'PY'
+	"$PYTHON" - "$TMP/noise.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 empty = [s for s in a["spikes"]["top"] if s["probe"] == 4 and not s.get("timeline_truncated")
@@ -128,7 +128,7 @@ if run idle idle 7 -c "$cpu" -i 1000 -p 95; then
 	# no --threshold in this run: the board's latency budget, else p99.9
 	"$LATWATT" analyze -n --json --board imx8mp-evk "$TMP/idle" >"$TMP/idle-board.json" 2>/dev/null
 	"$LATWATT" analyze -n --json --board local "$TMP/idle" >"$TMP/idle-local.json" 2>/dev/null
-	python3 - "$TMP/idle-board.json" "$TMP/idle-local.json" <<'PY' && pass "threshold-budget-then-p99.9" || fail "threshold-budget-then-p99.9"
+	"$PYTHON" - "$TMP/idle-board.json" "$TMP/idle-local.json" <<'PY' && pass "threshold-budget-then-p99.9" || fail "threshold-budget-then-p99.9"
 import json, sys
 b, l = (json.load(open(p)) for p in sys.argv[1:])
 tb, tl = b["spikes"]["thresholds"]["cyclic"], l["spikes"]["thresholds"]["cyclic"]
@@ -138,9 +138,9 @@ assert tb["above"] == b["spikes"]["spikes_total"]
 assert tl["source"].startswith("p99.9") and tl["threshold_ns"] == l["probes"]["cyclic"]["all"]["p99.9_ns"]
 PY
 	"$LATWATT" analyze -n --json --spike-threshold 50 --top 100000 "$TMP/idle" >"$TMP/idle.json" 2>/dev/null
-	python3 "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-" --json >"$TMP/idle.score"
-	python3 "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-"
-	python3 - "$TMP/idle.score" <<'PY' && pass "idle-never-blamed-while-held" || fail "idle-never-blamed-while-held"
+	"$PYTHON" "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-" --json >"$TMP/idle.score"
+	"$PYTHON" "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-"
+	"$PYTHON" - "$TMP/idle.score" <<'PY' && pass "idle-never-blamed-while-held" || fail "idle-never-blamed-while-held"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["held"]["wrongly_named"] == 0
@@ -149,7 +149,7 @@ PY
 	# spikes it loses spent their time in the probe's own path after a late
 	# wake-up); a run has some 30 such spikes, so the bar allows for that
 	# count: below 75 % is a change of the engine, not chance (P < 0.5 %)
-	python3 - "$TMP/idle.score" <<'PY'
+	"$PYTHON" - "$TMP/idle.score" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["released"]
 sys.exit(2 if r["caused"] < 5 else 0 if r["recall"] >= 0.75 and (r["precision"] or 0) >= 0.9 else 1)
@@ -158,7 +158,7 @@ PY
 	0) pass "idle-exit-named" ;;
 	2) skip "idle-exit-named" "fewer than 5 spikes woke from idle in the released phases" ;;
 	*) fail "idle-exit-named" "recall under 75 % or precision under 90 %"
-	   python3 "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-" --misses 8 ;;
+	   "$PYTHON" "$score" "$TMP/idle.json" cyclic "$TMP/idle.log:released=idle,held=-" --misses 8 ;;
 	esac
 fi
 finish

@@ -7,7 +7,7 @@
 # while it did not hold the CPU (from its setup to leaving SCHED_FIFO).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
-need_cmd python3
+need_cmd "$PYTHON"
 mk_tmp
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
 ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -51,13 +51,13 @@ PY
 "$LATWATT" run -q -d 9s -c "$cpu" -i 200 -p 95 -o "$TMP/r" >"$TMP/run.out" 2>&1 &
 lw=$!
 sleep 0.5
-python3 "$TMP/hog.py" "$cpu" "$TMP/spins" 8 || fail "hog-ran" "the spinner could not run"
+"$PYTHON" "$TMP/hog.py" "$cpu" "$TMP/spins" 8 || fail "hog-ran" "the spinner could not run"
 wait "$lw" && pass "run-with-hog" || fail "run-with-hog" "$(cat "$TMP/run.out")"
 [ -s "$TMP/r/trace.dat" ] || { fail "trace-recorded" "no trace.dat"; finish; }
 
 "$LATWATT" analyze --spike-threshold 150 --top 100000 --json "$TMP/r" >"$TMP/a.json" 2>"$TMP/an.err"
 [ $? -le 1 ] && pass "analyze" || fail "analyze" "$(cat "$TMP/an.err")"
-python3 - "$TMP/a.json" "$TMP/spins" "$TMP/spins.held" <<'PY' && pass "hog-spikes-attributed-by-name" || fail "hog-spikes-attributed-by-name"
+"$PYTHON" - "$TMP/a.json" "$TMP/spins" "$TMP/spins.held" <<'PY' && pass "hog-spikes-attributed-by-name" || fail "hog-spikes-attributed-by-name"
 import json, sys
 a = json.load(open(sys.argv[1]))
 spins = [tuple(map(int, l.split())) for l in open(sys.argv[2])]

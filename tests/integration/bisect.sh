@@ -10,7 +10,7 @@
 # without redoing runs, and refuse to bisect when good and bad are alike.
 . "$(dirname "$0")/lib.sh"
 need_root
-need_cmd python3
+need_cmd "$PYTHON"
 mk_tmp
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
 ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -45,7 +45,7 @@ hog=
 trap '[ -n "\$hog" ] && kill \$hog 2>/dev/null' EXIT
 if [ "\$v" -ge "\${3:-4}" ]; then
 	rm -f "$TMP/hog.ready"
-	python3 "$TMP/hog.py" $cpu "$TMP/hog.ready" & hog=\$!
+	"$PYTHON" "$TMP/hog.py" $cpu "$TMP/hog.ready" & hog=\$!
 	for _ in \$(seq 300); do [ -e "$TMP/hog.ready" ] && break; sleep 0.05; done
 	[ -e "$TMP/hog.ready" ] || { echo "plant-run: the planted task did not start" >&2; kill \$hog; exit 1; }
 fi
@@ -68,11 +68,11 @@ secs=$(( $(date +%s) - start ))
 	# what each run measured, to tell a weak plant from a noisy machine
 	for r in "$TMP"/b/runs/*/run-??; do
 		echo "    $(basename "$(dirname "$r")")/$(basename "$r"): cyclic p99 $("$LATWATT" analyze -n --json "$r" 2>/dev/null |
-			python3 -c 'import json,sys; print(json.load(sys.stdin)["probes"]["cyclic"]["all"]["p99_ns"])' 2>&1)"
+			"$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["probes"]["cyclic"]["all"]["p99_ns"])' 2>&1)"
 	done
 	uptime
 }
-python3 - "$TMP/b/result.json" <<'PY' && pass "names-planted-v4" || fail "names-planted-v4" "$(cat "$TMP/out")"
+"$PYTHON" - "$TMP/b/result.json" <<'PY' && pass "names-planted-v4" || fail "names-planted-v4" "$(cat "$TMP/out")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 print("first bad", r["first_bad"], "last good", r["last_good"], "runs", r["runs_total"],
@@ -84,7 +84,7 @@ assert r["evidence"] == "comparison.json"
 PY
 grep -q "^first bad version: v4 (last good: v3)" "$TMP/out" && pass "text-names-v4" ||
 	fail "text-names-v4" "$(tail -3 "$TMP/out")"
-python3 - "$TMP/b/comparison.json" <<'PY' && pass "evidence-is-a-comparison" || fail "evidence-is-a-comparison"
+"$PYTHON" - "$TMP/b/comparison.json" <<'PY' && pass "evidence-is-a-comparison" || fail "evidence-is-a-comparison"
 import json, sys
 c = json.load(open(sys.argv[1]))
 assert c["schema"] == "latwatt-comparison", c.get("schema")
@@ -107,7 +107,7 @@ kill -INT $pid; wait $pid; rc=$?
 [ $rc -eq 130 ] && pass "interrupted-exit-130" || fail "interrupted-exit-130" "exit $rc: $(tail -3 "$TMP/err1")"
 before=$(ls -d "$TMP"/r/runs/*/run-?? 2>/dev/null | wc -l)
 "$LATWATT" bisect -o "$TMP/r" >"$TMP/out2" 2>"$TMP/err2"; rc=$?
-python3 - "$TMP/r/result.json" "$before" <<'PY' && [ $rc -eq 0 ] && pass "resumed" || fail "resumed" "exit $rc: $(tail -3 "$TMP/err2")"
+"$PYTHON" - "$TMP/r/result.json" "$before" <<'PY' && [ $rc -eq 0 ] && pass "resumed" || fail "resumed" "exit $rc: $(tail -3 "$TMP/err2")"
 import json, sys
 r = json.load(open(sys.argv[1])); before = int(sys.argv[2])
 print("resumed: %d runs there before, %d made after, %d in all" % (before, r["runs_made"], r["runs_total"]))

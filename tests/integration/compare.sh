@@ -17,7 +17,7 @@ mk_tmp
 [ "$rc" -eq 0 ] && pass "rule-passes-exit-0" || fail "rule-passes-exit-0" "exit $rc: $(cat "$TMP/table")"
 grep -q "^B vs A: probe cyclic" "$TMP/table" && grep -q "^  p99 " "$TMP/table" &&
 	grep -q "^  distribution " "$TMP/table" && pass "table-printed" || fail "table-printed" "$(head -20 "$TMP/table")"
-python3 - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "comparison-json-schema" || fail "comparison-json-schema"
+"$PYTHON" - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "comparison-json-schema" || fail "comparison-json-schema"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "latwatt-comparison" and d["version"] == 2, d["schema"]
@@ -106,7 +106,7 @@ PY
 "$LATWATT" compare "$TMP/a" "$TMP/a" --block 50ms --json >"$TMP/self.json" 2>"$TMP/err"; rc=$?
 "$LATWATT" compare --group one "$TMP/a" "$TMP/b" --group two "$TMP/a" "$TMP/b" --block 50ms \
 	--json >"$TMP/same.json" 2>>"$TMP/err"; rc2=$?
-[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && python3 - "$TMP/self.json" "$TMP/same.json" <<'PY' &&
+[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && "$PYTHON" - "$TMP/self.json" "$TMP/same.json" <<'PY' &&
 import json, sys
 for f in sys.argv[1:]:
     d = json.load(open(f))
@@ -125,7 +125,7 @@ PY
 # (not the mean per run printed as a count), and p is the Holm-adjusted one
 "$LATWATT" compare --group one "$TMP/a" "$TMP/b" --group two "$TMP/b" "$TMP/a" "$TMP/b" --block 50ms \
 	-o "$TMP/g3.json" >"$TMP/g3.txt" 2>"$TMP/err"
-python3 - "$TMP/g3.json" "$TMP/g3.txt" <<'PY' && pass "groups-table-counts-and-p" || fail "groups-table-counts-and-p" "$(head -30 "$TMP/g3.txt")"
+"$PYTHON" - "$TMP/g3.json" "$TMP/g3.txt" <<'PY' && pass "groups-table-counts-and-p" || fail "groups-table-counts-and-p" "$(head -30 "$TMP/g3.txt")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 lines = open(sys.argv[2]).read().split("\n")
@@ -192,7 +192,7 @@ db=$TMP/store/results.db
 "$LATWATT" db --db "$db" add "$TMP/b" --label "pm-qos 0" >"$TMP/add2" 2>&1 & p2=$!
 wait $p1; r1=$?; wait $p2; r2=$?
 [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && pass "db-concurrent-add" || fail "db-concurrent-add" "$(cat "$TMP/add1" "$TMP/add2")"
-n=$("$LATWATT" db --db "$db" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+n=$("$LATWATT" db --db "$db" list --json | "$PYTHON" -c 'import json,sys; print(len(json.load(sys.stdin)))')
 [ "$n" = 2 ] && pass "db-both-runs-landed" || fail "db-both-runs-landed" "$n runs"
 "$LATWATT" db --db "$db" add "$TMP/a" 2>&1 | grep -q "already stored as db:" && pass "db-add-twice-once" ||
 	fail "db-add-twice-once"
@@ -209,7 +209,7 @@ mv "$TMP/a" "$TMP/a.gone"
 "$LATWATT" compare --db "$db" --against-baseline release "$TMP/b" --block 50ms --json \
 	>"$TMP/st.json" 2>"$TMP/err"; rc=$?
 [ "$rc" -le 1 ] && pass "compare-against-baseline" || fail "compare-against-baseline" "exit $rc: $(cat "$TMP/err")"
-python3 - "$TMP/s1.json" "$TMP/st.json" <<'PY' && pass "store-equals-directory" || fail "store-equals-directory"
+"$PYTHON" - "$TMP/s1.json" "$TMP/st.json" <<'PY' && pass "store-equals-directory" || fail "store-equals-directory"
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert b["runs"][0]["source"] == "db" and b["runs"][0]["label"] == "baseline:release"
@@ -229,7 +229,7 @@ mv "$TMP/a.gone" "$TMP/a"
 	fail "db-baseline-set-grows" "$(cat "$TMP/out")"
 "$LATWATT" compare --db "$db" --against-baseline grow "$TMP/a" --block 50ms --json >"$TMP/g.json" \
 	2>"$TMP/err"; rc=$?
-[ "$rc" -eq 0 ] && python3 - "$TMP/g.json" <<'PY' && pass "compare-baseline-set" || fail "compare-baseline-set" "exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 0 ] && "$PYTHON" - "$TMP/g.json" <<'PY' && pass "compare-baseline-set" || fail "compare-baseline-set" "exit $rc: $(cat "$TMP/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 g = d["groups"]
@@ -245,7 +245,7 @@ PY
 "$LATWATT" compare "$TMP/imp" "$TMP/a" >"$TMP/imp.txt" 2>&1
 grep -q "^  missed          unknown  " "$TMP/imp.txt" && pass "compare-imported-missed-unknown" ||
 	fail "compare-imported-missed-unknown" "$(grep missed "$TMP/imp.txt")"
-[ "$rc" -eq 0 ] && python3 - "$TMP/imp.json" <<'PY' && pass "compare-imported-histogram" || fail "compare-imported-histogram" "exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 0 ] && "$PYTHON" - "$TMP/imp.json" <<'PY' && pass "compare-imported-histogram" || fail "compare-imported-histogram" "exit $rc: $(cat "$TMP/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["runs"][0]["probes"]["cyclic"]

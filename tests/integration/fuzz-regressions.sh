@@ -21,7 +21,7 @@ if [ -z "$bindir" ]; then
 		
 # 3. no false refusals: every event format of the running kernel passes
 if [ -r /sys/kernel/tracing/events/sched/sched_switch/format ]; then
-	n=$(python3 "$TOP/fuzz/kernel-formats.py" "$TOP/fuzz/corpus/tracedat/v6-small.dat" \
+	n=$("$PYTHON" "$TOP/fuzz/kernel-formats.py" "$TOP/fuzz/corpus/tracedat/v6-small.dat" \
 		"$TMP/all.dat" | cut -d' ' -f1)
 	if "$LATWATT" tracedump --count "$TMP/all.dat" >/dev/null 2>"$TMP/err"; then
 		pass "trace.dat with the kernel's $n event formats accepted"
@@ -113,7 +113,7 @@ done
 
 # 3. no false refusals: every event format of the running kernel passes
 if [ -r /sys/kernel/tracing/events/sched/sched_switch/format ]; then
-	n=$(python3 "$TOP/fuzz/kernel-formats.py" "$TOP/fuzz/corpus/tracedat/v6-small.dat" \
+	n=$("$PYTHON" "$TOP/fuzz/kernel-formats.py" "$TOP/fuzz/corpus/tracedat/v6-small.dat" \
 		"$TMP/all.dat" | cut -d' ' -f1)
 	if "$LATWATT" tracedump --count "$TMP/all.dat" >/dev/null 2>"$TMP/err"; then
 		pass "trace.dat with the kernel's $n event formats accepted"

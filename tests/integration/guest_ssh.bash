@@ -19,7 +19,7 @@ guest_ssh_setup() {
 	need_cmd ssh-keygen
 	need_cmd dropbearkey
 	need_cmd cpio
-	need_cmd python3
+	need_cmd "$PYTHON"
 	[ -x /usr/sbin/dropbear ] || skip_all "needs dropbear (dropbear-bin, scripts/deps-target.txt)"
 	if ! b=$(command -v busybox) || ldd "$b" >/dev/null 2>&1; then
 		skip_all "needs a static busybox (busybox-static)"
@@ -33,7 +33,7 @@ guest_ssh_setup() {
 	dropbearkey -t ed25519 -f "$ov/etc/dropbear/dropbear_ed25519_host_key" >/dev/null 2>&1 ||
 		fail "dropbearkey" "cannot make the host key"
 	keyline=$(dropbearkey -y -f "$ov/etc/dropbear/dropbear_ed25519_host_key" | grep '^ssh-ed25519' | cut -d' ' -f1-2)
-	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	echo "[127.0.0.1]:$PORT $keyline" >"$TMP/known_hosts"
 	printf '/bin/sh\n/bin/ash\n' >"$ov/etc/shells"
 

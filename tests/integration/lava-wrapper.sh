@@ -6,7 +6,7 @@
 # errors, and the run directory sent over the console or over HTTP.
 . "$(dirname "$0")/lib.sh"
 mk_tmp
-need_cmd python3
+need_cmd "$PYTHON"
 
 wrapper=$TOP/boards/lava/latwatt-lava.sh
 fixture=$TOP/tests/data/reports/run-a
@@ -103,7 +103,7 @@ if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/trace_marker ] || mount -t t
 	rc=0
 	(cd "$TOP" && sh "$wrapper" -d 1s --scenario idle --workloads "stress:kind=cpu,intensity=0.05,cpus=0" \
 		--run-dir "$TMP/real" --latwatt "$LATWATT") >"$TMP/real.log" 2>&1 || rc=$?
-	got=$(python3 -c 'import json, sys
+	got=$("$PYTHON" -c 'import json, sys
 m = json.load(open(sys.argv[1]))
 print(m.get("scenario", {}).get("name"), sorted(m.get("workloads", {})), m.get("status"))' "$TMP/real/manifest.json" 2>&1)
 	if [ $rc -le 1 ] && grep -qx "lava-test-case run --result pass" "$TMP/real.log" &&
@@ -146,7 +146,7 @@ fi
 cp -r "$fixture" "$TMP/run-c"
 rc=0
 sh "$wrapper" --from "$TMP/run-c" --upload console --latwatt "$LATWATT" >"$TMP/console.log" 2>&1 || rc=$?
-python3 - "$TMP/console.log" >"$TMP/lava.log" <<'EOF'
+"$PYTHON" - "$TMP/console.log" >"$TMP/lava.log" <<'EOF'
 import json, sys
 for line in open(sys.argv[1]):
     print(json.dumps({"dt": "2026-01-01T00:00:00", "lvl": "target", "msg": line.rstrip("\n")}))
@@ -244,7 +244,7 @@ EOF
 upload_to() {
 	local srv port rc=0
 	rm -f "$TMP/calls" "$TMP/uploaded.tar.gz" "$TMP/port"
-	python3 "$TMP/server.py" "$TMP/uploaded.tar.gz" >"$TMP/port" &
+	"$PYTHON" "$TMP/server.py" "$TMP/uploaded.tar.gz" >"$TMP/port" &
 	srv=$!
 	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do [ -s "$TMP/port" ] && break; sleep 0.2; done
 	port=$(cat "$TMP/port")

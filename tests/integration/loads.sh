@@ -12,7 +12,7 @@ mk_tmp
 # Every descendant of PID, as "pid:starttime" (so a reused pid is not taken
 # for a survivor).
 descendants() {
-	python3 - "$1" <<'PY'
+	"$PYTHON" - "$1" <<'PY'
 import os, sys
 kids = {}
 for p in os.listdir('/proc'):
@@ -80,7 +80,7 @@ for sig in INT TERM; do
 	[ $rc = $want ] && pass "sig$sig-exit-$want" || fail "sig$sig-exit-$want" "exit $rc: $(cat "$TMP/out$sig")"
 	left=$(survivors "$procs")
 	[ "$left" = 0 ] && pass "sig$sig-no-orphans" || fail "sig$sig-no-orphans" "$left processes survive"
-	python3 - "$run" "$SNG" "$HB" "$sig" <<'PY' && pass "sig$sig-manifest-records-loads" || fail "sig$sig-manifest-records-loads"
+	"$PYTHON" - "$run" "$SNG" "$HB" "$sig" <<'PY' && pass "sig$sig-manifest-records-loads" || fail "sig$sig-manifest-records-loads"
 import json, os, sys
 run, sng, hb, sig = sys.argv[1:]
 m = json.load(open(run + "/manifest.json"))
@@ -134,7 +134,7 @@ else
 fi
 grep -q "warning: load short ended before the run did" "$TMP/out" &&
 	pass "early-end-warned" || fail "early-end-warned" "$(cat "$TMP/out")"
-python3 - "$TMP/restart" <<'PY' && pass "restart-recorded" || fail "restart-recorded"
+"$PYTHON" - "$TMP/restart" <<'PY' && pass "restart-recorded" || fail "restart-recorded"
 import json, sys
 m = json.load(open(sys.argv[1] + "/manifest.json"))
 assert m["status"] == "complete", m["status"]
@@ -203,7 +203,7 @@ if command -v rt-app >/dev/null; then
 	else
 		fail "rt-app-run-complete" "$(cat "$TMP/out")"
 	fi
-	python3 - "$TMP/rtapp" "$TOP/tests/data/scenarios/rt-app-light.json" <<'PY' && pass "rt-app-config-kept" || fail "rt-app-config-kept"
+	"$PYTHON" - "$TMP/rtapp" "$TOP/tests/data/scenarios/rt-app-light.json" <<'PY' && pass "rt-app-config-kept" || fail "rt-app-config-kept"
 import json, sys, os
 run, src = sys.argv[1:]
 m = json.load(open(run + "/manifest.json"))

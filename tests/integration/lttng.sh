@@ -77,9 +77,10 @@ check "lttng session stopped" [ $? -eq 0 ]
 
 babeltrace2 "$TMP/trace" >"$TMP/events.txt" 2>"$TMP/bt.err"
 check "babeltrace2 reads the trace" [ $? -eq 0 ]
-python3 "$TOP/tests/integration/samples.py" "$run/samples" >"$TMP/samples.txt"
+"$PYTHON" "$TOP/tests/integration/samples.py" "$run/samples" >"$TMP/samples.txt" ||
+	fail "samples readable" "samples.py exited with status $?"
 
-python3 - "$TMP/events.txt" "$TMP/samples.txt" "$TMP/bt.err" "$lwpid" <<'PY'
+py "lttng spike events" "$TMP/events.txt" "$TMP/samples.txt" "$TMP/bt.err" "$lwpid" <<'PY'
 import re, sys
 # other latwatt processes may run meanwhile: only this run's (vpid) count
 ev = re.compile(r'latwatt:(\w+): \{ cpu_id = (\d+) \}, \{ vpid = (\d+) \}, \{ probe = "([\w-]+)", '

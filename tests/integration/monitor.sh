@@ -4,8 +4,10 @@
 # bounds it prints; analyze, report and db read the run.  With the trace on,
 # a SCHED_FIFO spinner planted on the measured CPU makes certain spikes: a
 # trace window is saved around each, analyze names the spinner for the
-# spikes inside windows and leaves the others untraced, and the disk stays
-# within the printed bound.
+# spikes inside windows and leaves the others untraced, estimates no power
+# from the windows, and the disk stays within the printed bound.  A machine
+# with a cpuidle driver samples power over its counters instead: that case
+# runs over a copy of such a sysfs tree, on any machine.
 . "$(dirname "$0")/lib.sh"
 need_root
 mk_tmp
@@ -21,7 +23,7 @@ check "the bounds are printed at the start" \
 	grep -q 'monitor: a histogram per 1s; memory for it at most .* MB, disk at most .* MB' "$TMP/out"
 
 asan=$(ldd "$LATWATT" 2>/dev/null | grep -c libasan)
-python3 - "$run" "$TMP/rss" "$asan" <<'PY'
+py "monitor file and manifest" "$run" "$TMP/rss" "$asan" <<'PY'
 import json, os, sys
 run = sys.argv[1]
 def check(name, ok, why=''):
@@ -58,7 +60,7 @@ PY
 "$LATWATT" analyze -n --json "$run" >"$TMP/a.json" 2>"$TMP/a.err"
 # 0 or 1: the verdict (the planted spinner's spikes break --threshold)
 check "analyze reads the monitored run" [ $? -le 1 ]
-python3 - "$run" "$TMP/a.json" <<'PY'
+py "analysis of the monitored run" "$run" "$TMP/a.json" <<'PY'
 import json, sys
 def check(name, ok, why=''):
     print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))
@@ -107,12 +109,15 @@ check "--monitor with --trace but no --threshold refused" [ $? -eq 2 ]
 check "--monitor below 1s refused" grep -q 'at least 1s' "$TMP/y.out"
 
 # The trace around spikes: a SCHED_FIFO 98 spinner (above the probe's 95) on
-# the measured CPU holds it 30 ms at 2 s, 5 s and 8 s.
+# the measured CPU holds it 30 ms at 2 s, 5 s and 8 s.  --power off: the run
+# samples no power, whether or not the machine has a cpuidle driver (with
+# one, --power auto would sample the board's model over its counters), so
+# analyze is left with the trace, which holds only the windows.
 if [ ! -d /sys/kernel/tracing/instances ] && [ ! -d /sys/kernel/debug/tracing/instances ]; then
 	skip "trace windows" "no tracefs"
 	finish
 fi
-need_cmd python3
+need_cmd "$PYTHON"
 cpu=$(($(getconf _NPROCESSORS_ONLN) - 1))
 cat >"$TMP/spin.py" <<'PY'
 import ctypes, os, sys, time
@@ -133,28 +138,29 @@ with open(out, "w") as f:
 PY
 trun=$TMP/montrace
 "$LATWATT" run -d 11s -c "$cpu" -p 95 --monitor 1s --threshold 2000 --monitor-window 200ms \
-	--trace-buffer 8M \
+	--trace-buffer 8M --power off \
 	--monitor-disk 32M -o "$trun" -q >"$TMP/t.out" 2>&1 &
 lw=$!
 sleep 0.3
-python3 "$TMP/spin.py" "$cpu" "$TMP/spins" || fail "spinner" "the spinner could not run"
+"$PYTHON" "$TMP/spin.py" "$cpu" "$TMP/spins" || fail "spinner" "the spinner could not run"
 wait "$lw"
 check "monitored run with trace windows exits 0" [ $? -eq 0 ]
 check "the kernel memory of the trace ring is printed" \
 	grep -q 'monitor: kernel memory for the trace ring .* MB' "$TMP/t.out"
-"$LATWATT" analyze -n --json "$trun" >"$TMP/ta.json" 2>"$TMP/ta.err"
+"$LATWATT" analyze -n --json --top 100000 "$trun" >"$TMP/ta.json" 2>"$TMP/ta.err"
 check "analyze reads the monitored run with trace windows" [ $? -le 1 ]
 "$LATWATT" analyze -n "$trun" >"$TMP/ta.txt" 2>&1
 check "analyze says how many spikes had a trace window" \
 	grep -q 'monitored: .* spikes inside the .* trace windows saved' "$TMP/ta.txt"
 # the trace holds only windows: no power estimate extrapolated from them
+check "the run sampled no power" [ ! -e "$trun/power" ]
 check "no power estimated from the windows, and it says why" \
 	grep -q 'no power estimate: a monitored run.s trace holds only the windows' "$TMP/ta.err"
 check "no power section from the windows" \
-	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["power"] is not None)' "$TMP/ta.json"
+	"$PYTHON" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["power"] is not None)' "$TMP/ta.json"
 "$LATWATT" power estimate "$trun" >"$TMP/pe.out" 2>&1
 check "power estimate of a monitored run: refused, exit 2" [ $? -eq 2 ]
-python3 - "$trun" "$TMP/ta.json" "$TMP/spins" <<'PY'
+py "trace windows" "$trun" "$TMP/ta.json" "$TMP/spins" <<'PY'
 import json, os, sys
 def check(name, ok, why=''):
     print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))
@@ -174,7 +180,11 @@ tw = a['spikes'].get('trace_windows', {})
 check('analysis counts the spikes with a trace window',
       tw.get('windows') == len(wins) and tw.get('spikes_in_windows', 0) >= 3 and
       tw['spikes_in_windows'] + tw['spikes_without_trace'] == a['spikes']['spikes_total'], tw)
-spikes = a['spikes']['all']         # [cpu, expected_ns, latency_ns, probe, cause]
+# every spike (analyze --top 100000): cpu, expected_ns, latency_ns, probe, cause
+top = a['spikes']['top']
+check('every spike is listed', len(top) == a['spikes']['spikes_total'],
+      (len(top), a['spikes']['spikes_total']))
+spikes = [(s['cpu'], s['expected_ns'], s['latency_ns'], s['probe'], s['cause']) for s in top]
 over = lambda s: any(a0 < s[1] + s[2] and b0 > s[1] for a0, b0 in spins)
 caused = [s for s in spikes if over(s) and s[2] > 10_000_000 and inwin(s[1], s[1] + s[2])]
 named = [s for s in caused if s[4] == 'preempt:lw-spin']
@@ -192,11 +202,41 @@ check('disk within the printed bound', disk <= b['disk_bytes'], (disk, b))
 check('kernel memory bound in the manifest', b['kernel_trace_bytes'] > 0, b)
 PY
 
+# With a cpuidle driver (haltpoll: POLL and "haltpoll idle") --power auto
+# samples the board's energy model over the cpuidle counters: a monitored run
+# then has RUN/power, and analyze reports it rather than estimating from the
+# windows.  This machine may have no driver: the counters are read from a
+# copy of such a tree (--sysfs-root), whose static counters count every CPU
+# as active.
+hp=$TMP/haltpoll
+cpuidle_tree "$hp"
+hrun=$TMP/monhp
+"$LATWATT" run -d 3s -c "$cpu" --monitor 1s --threshold 2000 --sysfs-root "$hp" \
+	-o "$hrun" -q >"$TMP/hp.out" 2>&1
+check "monitored run over cpuidle counters exits 0" [ $? -eq 0 ]
+check "cpuidle counters: the run sampled the board's model" \
+	grep -q $'^rail\t.*\tmodel\testimated\t.*cpuidle residency' "$hrun/power"
+cp "$hrun/power" "$TMP/hp.power"
+"$LATWATT" analyze -n --json "$hrun" >"$TMP/hp.json" 2>"$TMP/hp.err"
+check "cpuidle counters: analyze reads the monitored run" [ $? -le 1 ]
+check "cpuidle counters: nothing estimated from the windows" \
+	bash -c "! grep -q 'power estimate' '$TMP/hp.err'"
+check "cpuidle counters: RUN/power left as sampled" cmp -s "$hrun/power" "$TMP/hp.power"
+py "cpuidle counters: the power section" "$TMP/hp.json" <<'PY'
+import json, sys
+def check(name, ok, why=''):
+    print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))
+p = json.load(open(sys.argv[1])).get('power')
+check('cpuidle counters: the power section is the sampled model',
+      isinstance(p, dict) and [r['source'] for r in p['rails']] == ['model'] and
+      p['kind'] == 'estimated' and p['total'] is not None, p)
+PY
+
 # windows past the cap are counted, not written
 "$LATWATT" run -d 4s -c "$cpu" --monitor 1s --threshold 1 --monitor-disk 16k \
 	-o "$TMP/tcap" -q >"$TMP/tcap.out" 2>&1
 check "a tiny cap: the run exits 0" [ $? -eq 0 ]
-python3 - "$TMP/tcap" <<'PY'
+py "trace windows past the cap" "$TMP/tcap" <<'PY'
 import json, os, sys
 def check(name, ok, why=''):
     print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + str(why)))

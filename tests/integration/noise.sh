@@ -12,7 +12,7 @@ ncpu=$(getconf _NPROCESSORS_ONLN)
 	skip_all "cpu 1 is offline"
 RT=/proc/sys/kernel/sched_rt_runtime_us
 rt_before=$(cat $RT)
-S="python3 $TOP/tests/integration/samples.py"
+S="$PYTHON $TOP/tests/integration/samples.py"
 
 # 1. three seconds on cpu 1 (this machine has no isolated CPU: chosen explicitly)
 run=$TMP/noise
@@ -32,7 +32,7 @@ check "rt throttling restored" [ "$(cat $RT)" = "$rt_before" ]
 check "rt throttling recorded" [ "$(json "$m" '["probes"]["noise"]["rt_throttling"]["sched_rt_runtime_us"]')" = "$rt_before" ]
 
 $S "$run/samples" --summary >"$TMP/sum" || fail "samples readable" "$(cat "$TMP/sum")"
-python3 - "$m" "$TMP/sum" <<'PY' >"$TMP/checks"
+py "noise manifest against samples" "$m" "$TMP/sum" <<'PY' >"$TMP/checks"
 import json, sys
 m = json.load(open(sys.argv[1]))
 s = json.load(open(sys.argv[2]))

@@ -66,7 +66,7 @@ grep -q $'^gap\t[0-9]*\t[0-9]*\tcannot read .*power_now: No such file or directo
 	pass "the gap is recorded with its reason" || fail "the gap is recorded with its reason" "$(grep -c ^gap "$TMP/r1/power") gaps"
 n=$(grep -c $'^rail' "$TMP/r1/power")
 [ "$n" -eq 10 ] && pass "10 rails sampled" || fail "10 rails sampled" "$n"
-rails=$(python3 - "$TMP/r1/manifest.json" <<'PY'
+rails=$("$PYTHON" - "$TMP/r1/manifest.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 r = {x["name"]: x for x in m["power"]["rails"]}
@@ -77,7 +77,7 @@ PY
 )
 [ "$rails" = ok ] && pass "manifest counts samples, gaps and failed reads" || fail "manifest counts samples, gaps and failed reads" "$rails"
 "$LATWATT" power show "$TMP/r1" --json >"$TMP/show.json" 2>"$TMP/err" &&
-	python3 - "$TMP/show.json" <<'PY' && pass "power show: measured rails, energy" || fail "power show: measured rails, energy" "$(head -c 400 "$TMP/show.json") $(cat "$TMP/err")"
+	"$PYTHON" - "$TMP/show.json" <<'PY' && pass "power show: measured rails, energy" || fail "power show: measured rails, energy" "$(head -c 400 "$TMP/show.json") $(cat "$TMP/err")"
 import json, sys
 s = json.load(open(sys.argv[1]))
 r = {x["name"]: x for x in s["rails"]}

@@ -7,10 +7,10 @@
 need_root
 mk_tmp
 
-qos() { python3 -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])'; }
+qos() { "$PYTHON" -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])'; }
 
 "$LATWATT" run --repeat 3 --settle 200ms -d 1s -o "$TMP/rep" -q >"$TMP/out" 2>&1; rc=$?
-[ "$rc" -eq 0 ] && python3 - "$TMP/rep" <<'PY' && pass "repeat-layout" || fail "repeat-layout" "exit $rc: $(cat "$TMP/out")"
+[ "$rc" -eq 0 ] && "$PYTHON" - "$TMP/rep" <<'PY' && pass "repeat-layout" || fail "repeat-layout" "exit $rc: $(cat "$TMP/out")"
 import json, os, sys
 p = sys.argv[1]
 r = json.load(open(p + "/repeat.json"))
@@ -24,7 +24,7 @@ PY
 
 # -- a directory of repeats is a group; compared with itself: no verdict, exit 0
 "$LATWATT" compare "$TMP/rep" "$TMP/rep" --block 50ms --json >"$TMP/c.json" 2>"$TMP/err"; rc=$?
-[ "$rc" -eq 0 ] && python3 - "$TMP/c.json" <<'PY' && pass "repeats-compare-as-group" || fail "repeats-compare-as-group" "exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 0 ] && "$PYTHON" - "$TMP/c.json" <<'PY' && pass "repeats-compare-as-group" || fail "repeats-compare-as-group" "exit $rc: $(cat "$TMP/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert [g["count"] for g in d["groups"]] == [3, 3], d["groups"]
@@ -55,7 +55,7 @@ kill -INT "$pid"
 wait "$pid"; rc=$?
 after=$(qos)
 [ "$rc" -eq 130 ] && pass "repeat-sigint-exit-130" || fail "repeat-sigint-exit-130" "exit $rc: $(cat "$TMP/out")"
-python3 - "$TMP/int" <<'PY' && pass "repeat-sigint-keeps-runs" || fail "repeat-sigint-keeps-runs"
+"$PYTHON" - "$TMP/int" <<'PY' && pass "repeat-sigint-keeps-runs" || fail "repeat-sigint-keeps-runs"
 import json, os, sys
 p = sys.argv[1]
 r = json.load(open(p + "/repeat.json"))

@@ -6,6 +6,7 @@
 # without gnuplot, bad input; rendered in headless Chromium, screenshots
 # kept under tests/artifacts/.
 . "$(dirname "$0")/lib.sh"
+need_cmd gnuplot	# the plots are checked (a run without gnuplot is tried below too)
 mk_tmp
 # everything below writes under $TMP and $TOP: refuse to run without them
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] && [ -d "$TOP/tests/data/reports" ] ||
@@ -48,7 +49,7 @@ else
 fi
 
 # plots, sections and numbers, read with a real XML parser
-python3 - "$TMP/a.html" "$A/analysis.json" <<'PY' && pass "html-plots-sections-numbers" || fail "html-plots-sections-numbers"
+"$PYTHON" - "$TMP/a.html" "$A/analysis.json" <<'PY' && pass "html-plots-sections-numbers" || fail "html-plots-sections-numbers"
 import json, sys, xml.etree.ElementTree as ET
 NS = {"h": "http://www.w3.org/1999/xhtml", "s": "http://www.w3.org/2000/svg"}
 doc = ET.parse(sys.argv[1]).getroot()
@@ -87,7 +88,7 @@ assert v.get("data-verdict") == "fail", v.attrib
 PY
 
 # JUnit failures are exactly the budgets broken, with measured value and limit
-python3 - "$TMP/a.xml" "$A/analysis.json" <<'PY' && pass "junit-failures-match-budgets" || fail "junit-failures-match-budgets"
+"$PYTHON" - "$TMP/a.xml" "$A/analysis.json" <<'PY' && pass "junit-failures-match-budgets" || fail "junit-failures-match-budgets"
 import json, sys, xml.etree.ElementTree as ET
 x = ET.parse(sys.argv[1]).getroot()
 a = json.load(open(sys.argv[2]))["probes"]["cyclic"]["all"]
@@ -118,7 +119,7 @@ fi
 
 # -- the board's budgets (boards/qemu-x86_64.yaml: p99 and max latency, no deadline misses)
 "$LATWATT" report "$A" --board qemu-x86_64 --budget 'p99<100us' --junit "$TMP/b.xml" >"$TMP/out" 2>&1; rc=$?
-python3 - "$TMP/b.xml" "$A/analysis.json" "$TOP/boards/qemu-x86_64.yaml" <<'PY' && [ "$rc" -eq 1 ] && pass "board-budgets" || fail "board-budgets" "exit $rc: $(cat "$TMP/out")"
+"$PYTHON" - "$TMP/b.xml" "$A/analysis.json" "$TOP/boards/qemu-x86_64.yaml" <<'PY' && [ "$rc" -eq 1 ] && pass "board-budgets" || fail "board-budgets" "exit $rc: $(cat "$TMP/out")"
 import json, sys, yaml, xml.etree.ElementTree as ET
 x = ET.parse(sys.argv[1]).getroot()
 a = json.load(open(sys.argv[2]))["probes"]["cyclic"]["all"]
@@ -155,8 +156,8 @@ if [ ! -s "$TMP/lava" ] && grep -Eq '^budget\.cyclic\.max --result pass --measur
 else
 	fail "lava-helper-called" "stdout: $(cat "$TMP/lava"); helper: $(cat "$TMP/helper.log" 2>&1)"
 fi
-if have python3 && python3 -c 'import yaml' 2>/dev/null; then
-	python3 - "$TOP/boards/lava/latwatt.yaml" <<'PY' && pass "lava-test-definition" || fail "lava-test-definition"
+if have "$PYTHON" && "$PYTHON" -c 'import yaml' 2>/dev/null; then
+	"$PYTHON" - "$TOP/boards/lava/latwatt.yaml" <<'PY' && pass "lava-test-definition" || fail "lava-test-definition"
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))
 assert d["metadata"]["format"] == "Lava-Test Test Definition 1.0"
@@ -180,7 +181,7 @@ fi
 
 # -- without gnuplot: tables, a note, no plots, same exit status
 PATH=/nonexistent "$LATWATT" report "$A" -o "$TMP/np.html" --budget 'p99<100us' >"$TMP/out" 2>&1; rc=$?
-if [ "$rc" -eq 1 ] && grep -q "gnuplot is not on PATH" "$TMP/out" && python3 - "$TMP/np.html" <<'PY'
+if [ "$rc" -eq 1 ] && grep -q "gnuplot is not on PATH" "$TMP/out" && "$PYTHON" - "$TMP/np.html" <<'PY'
 import sys, xml.etree.ElementTree as ET
 doc = ET.parse(sys.argv[1]).getroot()
 assert not list(doc.iter("{http://www.w3.org/2000/svg}svg"))
@@ -197,10 +198,10 @@ fi
 
 # -- every section lights up when analysis.json has its keys
 cp -r "$A" "$TMP/full"
-python3 "$TOP/tests/data/reports/extend-analysis.py" "$TMP/full"
+"$PYTHON" "$TOP/tests/data/reports/extend-analysis.py" "$TMP/full"
 "$LATWATT" report "$TMP/full" -o "$TMP/full.html" --budget 'xruns<1' --budget 'power<1.5W' \
 	--junit "$TMP/full.xml" >"$TMP/out" 2>&1
-python3 - "$TMP/full.html" "$TMP/full.xml" <<'PY' && pass "sections-render-when-recorded" || fail "sections-render-when-recorded" "$(cat "$TMP/out")"
+"$PYTHON" - "$TMP/full.html" "$TMP/full.xml" <<'PY' && pass "sections-render-when-recorded" || fail "sections-render-when-recorded" "$(cat "$TMP/out")"
 import sys, xml.etree.ElementTree as ET
 doc = ET.parse(sys.argv[1]).getroot()
 state = {s.get("data-section"): s.get("data-state") for s in doc.iter("{http://www.w3.org/1999/xhtml}section")}
@@ -227,7 +228,7 @@ PY
 # so and why), each run a group of its own, the figures the engine's
 "$LATWATT" report --compare "$A" "$B" -o "$TMP/c.html" --junit "$TMP/c.xml" --markdown "$TMP/c.md" \
 	>"$TMP/out" 2>&1; rc=$?
-if [ "$rc" -eq 0 ] && python3 - "$TMP/c.html" "$A/analysis.json" "$B/analysis.json" <<'PY'
+if [ "$rc" -eq 0 ] && "$PYTHON" - "$TMP/c.html" "$A/analysis.json" "$B/analysis.json" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
 H = "{http://www.w3.org/1999/xhtml}"
 doc = ET.parse(sys.argv[1]).getroot()
@@ -281,7 +282,7 @@ for g in a b; do
 	done
 done
 "$LATWATT" report --compare "$TMP/rep-b" "$TMP/rep-a" --tolerance 0 --junit "$TMP/r.xml" >"$TMP/out" 2>&1; rc=$?
-python3 - "$TMP/r.xml" "$rc" <<'PY' && pass "compare-regression-fails" || fail "compare-regression-fails" "$(cat "$TMP/out")"
+"$PYTHON" - "$TMP/r.xml" "$rc" <<'PY' && pass "compare-regression-fails" || fail "compare-regression-fails" "$(cat "$TMP/out")"
 import sys, xml.etree.ElementTree as ET
 x = ET.parse(sys.argv[1]).getroot()
 fails = [c.get("name") for c in x.iter("testcase") if c.find("failure") is not None]
@@ -293,7 +294,7 @@ PY
 # its group's, the group's change and verdict those of latwatt compare
 "$LATWATT" report --compare "$TMP/rep-b" "$TMP/rep-a" -o "$TMP/g.html" --no-plots >"$TMP/out" 2>&1
 "$LATWATT" compare "$TMP/rep-b" "$TMP/rep-a" -q -o "$TMP/g.json" >/dev/null 2>&1
-python3 - "$TMP/g.html" "$TMP/g.json" "$TMP/rep-a" "$TMP/rep-b" <<'PY' && pass "compare-html-groups" || fail "compare-html-groups" "$(cat "$TMP/out")"
+"$PYTHON" - "$TMP/g.html" "$TMP/g.json" "$TMP/rep-a" "$TMP/rep-b" <<'PY' && pass "compare-html-groups" || fail "compare-html-groups" "$(cat "$TMP/out")"
 import json, sys, xml.etree.ElementTree as ET
 H = "{http://www.w3.org/1999/xhtml}"
 doc = ET.parse(sys.argv[1]).getroot()
@@ -328,7 +329,7 @@ PY
 # -- from a comparison JSON (latwatt compare -o): its rules are the test cases,
 # the undecided one skipped with its reason
 "$LATWATT" report --compare "$D/comparison.json" -o "$TMP/cj.html" --junit "$TMP/cj.xml" >"$TMP/out" 2>&1; rc=$?
-python3 - "$TMP/cj.xml" "$TMP/cj.html" <<'PY' && [ "$rc" -eq 1 ] && pass "compare-from-json" || fail "compare-from-json" "exit $rc: $(cat "$TMP/out")"
+"$PYTHON" - "$TMP/cj.xml" "$TMP/cj.html" <<'PY' && [ "$rc" -eq 1 ] && pass "compare-from-json" || fail "compare-from-json" "exit $rc: $(cat "$TMP/out")"
 import sys, xml.etree.ElementTree as ET
 x = ET.parse(sys.argv[1]).getroot()
 res = {c.get("name"): ("fail" if c.find("failure") is not None else "skip" if c.find("skipped") is not None else "pass")
@@ -441,7 +442,7 @@ EOF
 	chrome --allow-file-access-from-files --virtual-time-budget=10000 --dump-dom \
 		"file://$TMP/web/probe-$page.html" >"$TMP/dom-$page"
 	want=$(grep -o '<svg class="plot" data-plot="[^"]*"' "$TMP/web/$page.html" | wc -l)
-	python3 - "$TMP/dom-$page" "$want" <<'PY' && pass "chromium-renders-plots-$page" || fail "chromium-renders-plots-$page" "$(grep -A20 '<pre' "$TMP/dom-$page" | head -20)"
+	"$PYTHON" - "$TMP/dom-$page" "$want" <<'PY' && pass "chromium-renders-plots-$page" || fail "chromium-renders-plots-$page" "$(grep -A20 '<pre' "$TMP/dom-$page" | head -20)"
 import re, sys
 dom = open(sys.argv[1]).read()
 m = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)

@@ -12,7 +12,7 @@ else
 	fail "run-3s-exit-0" "$(cat "$TMP/out")"
 fi
 ncpu=$(getconf _NPROCESSORS_ONLN)
-python3 - "$TMP/r" "$ncpu" <<'PY' && pass "run-3s-counts-within-2pc" || fail "run-3s-counts-within-2pc"
+"$PYTHON" - "$TMP/r" "$ncpu" <<'PY' && pass "run-3s-counts-within-2pc" || fail "run-3s-counts-within-2pc"
 import json, struct, sys, collections
 run, ncpu = sys.argv[1], int(sys.argv[2])
 m = json.load(open(run + "/manifest.json"))
@@ -42,7 +42,7 @@ if "$LATWATT" analyze "$TMP/r" >"$TMP/an" 2>&1 && [ -s "$TMP/r/analysis.json" ] 
 else
 	fail "analyze-writes-analysis-json" "$(cat "$TMP/an")"
 fi
-python3 - "$TMP/r/analysis.json" <<'PY' && pass "analysis-json-consistent" || fail "analysis-json-consistent"
+"$PYTHON" - "$TMP/r/analysis.json" <<'PY' && pass "analysis-json-consistent" || fail "analysis-json-consistent"
 import json, sys
 a = json.load(open(sys.argv[1]))
 assert a["schema"] == "latwatt-analysis" and a["version"] == 2
@@ -62,18 +62,18 @@ else
 fi
 
 # -- SIGINT / SIGTERM mid-run: exit 128+N, incomplete but analyzable, PM QoS released
-qos_before=$(python3 -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])')
+qos_before=$("$PYTHON" -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])')
 for sig in INT TERM; do
 	"$LATWATT" run -d 60s --pm-qos 0 -o "$TMP/int-$sig" -q >"$TMP/out" 2>&1 &
 	pid=$!
 	sleep 2
-	held=$(python3 -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])')
+	held=$("$PYTHON" -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])')
 	kill -s "$sig" "$pid"
 	wait "$pid"; rc=$?
 	want=$((128 + $(kill -l "$sig")))
 	[ "$rc" -eq "$want" ] && pass "sig$sig-exit-$want" || fail "sig$sig-exit-$want" "exit $rc: $(cat "$TMP/out")"
 	[ "$held" -eq 0 ] && pass "sig$sig-pm-qos-held-during-run" || fail "sig$sig-pm-qos-held-during-run" "value $held"
-	after=$(python3 -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])')
+	after=$("$PYTHON" -c 'import struct;print(struct.unpack("i",open("/dev/cpu_dma_latency","rb").read(4))[0])')
 	# another program (cyclictest, say) may hold its own request meanwhile:
 	# then what matters is that no latwatt process holds one
 	holders=$(for p in /proc/[0-9]*; do ls -l "$p/fd" 2>/dev/null | grep -q cpu_dma_latency &&

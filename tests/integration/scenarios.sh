@@ -38,7 +38,7 @@ if "$LATWATT" run --scenario idle -d 1s -i 500 -q -o "$TMP/idle" >"$TMP/out" 2>&
 else
 	fail "idle-runs" "$(cat "$TMP/out")"
 fi
-python3 - "$TMP/idle" "$TOP/workloads/scenarios/idle.yaml" <<'PY' && pass "idle-recorded-and-overridden" || fail "idle-recorded-and-overridden"
+"$PYTHON" - "$TMP/idle" "$TOP/workloads/scenarios/idle.yaml" <<'PY' && pass "idle-recorded-and-overridden" || fail "idle-recorded-and-overridden"
 import json, sys
 run, src = sys.argv[1:]
 m = json.load(open(run + "/manifest.json"))
@@ -60,7 +60,7 @@ if command -v stress-ng >/dev/null && command -v hackbench >/dev/null; then
 	wait $lw
 	rc=$?
 	[ $rc = 0 ] && pass "av-stress-5s-runs" || fail "av-stress-5s-runs" "exit $rc: $(cat "$TMP/out")"
-	python3 - "$TMP/avs" <<'PY' && pass "av-stress-recorded" || fail "av-stress-recorded"
+	"$PYTHON" - "$TMP/avs" <<'PY' && pass "av-stress-recorded" || fail "av-stress-recorded"
 import json, os, sys
 run = sys.argv[1]
 m = json.load(open(run + "/manifest.json"))
@@ -83,7 +83,7 @@ PY
 	# exit status is its (0 PASS, 1 FAIL with the xruns or drops named)
 	"$LATWATT" analyze "$TMP/avs" >"$TMP/an" 2>"$TMP/an.err"; rc=$?
 	first=$(head -1 "$TMP/an")
-	xr=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["workloads"]; print(w["audio"]["xruns"] + w["video"]["dropped"])' "$TMP/avs/analysis.json")
+	xr=$("$PYTHON" -c 'import json,sys; w=json.load(open(sys.argv[1]))["workloads"]; print(w["audio"]["xruns"] + w["video"]["dropped"])' "$TMP/avs/analysis.json")
 	if grep -q '^probe audio' "$TMP/an" && grep -q '^  audio ' "$TMP/an" && grep -q '^  video ' "$TMP/an" &&
 	   { { [ "$xr" = 0 ] && [ $rc = 0 ] && [ "${first#verdict: PASS: }" != "$first" ]; } ||
 	     { [ "$xr" != 0 ] && [ $rc = 1 ] && [ "${first#verdict: FAIL: }" != "$first" ]; }; }; then

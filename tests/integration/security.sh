@@ -7,7 +7,7 @@
 #   labels; libtraceevent plugins from $HOME and the environment.
 . "$(dirname "$0")/lib.sh"
 need_root
-need_cmd python3
+need_cmd "$PYTHON"
 mk_tmp; [ -n "${KEEP:-}" ] && trap - EXIT && echo "TMP=$TMP"
 chmod 700 "$TMP"
 DATA=$TOP/tests/data/trace-run

@@ -8,7 +8,7 @@
 #   SIGKILL_RUNS=N (default 8) runs; each is killed 0.3 to 2.5 s after it starts.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
-need_cmd python3
+need_cmd "$PYTHON"
 mk_tmp
 RUNS=${SIGKILL_RUNS:-8}
 RT=/proc/sys/kernel/sched_rt_runtime_us
@@ -17,7 +17,7 @@ ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || skip_all "needs 2 CPUs (a noise CPU and a cyclic one)"
 noise_cpu=$((ncpu - 1))
 
-pmqos() { python3 -c 'import struct; print(struct.unpack("i", open("/dev/cpu_dma_latency","rb").read(4))[0])'; }
+pmqos() { "$PYTHON" -c 'import struct; print(struct.unpack("i", open("/dev/cpu_dma_latency","rb").read(4))[0])'; }
 instances() { ls "$TRACEFS/instances" 2>/dev/null | grep '^latwatt-' | sort; }
 cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'latwatt-loads-*' 2>/dev/null | sort; }
 # processes of ours: the load's marker sleeps, and latwatt runs
@@ -32,6 +32,10 @@ rt_before=$(cat "$RT")
 qos_before=$(pmqos)
 inst_before=$(instances)
 cg_before=$(cgroups)
+# journals of runs before this test (other runs killed while writing theirs
+# leave run-PID.json.tmp.* behind): only what this test's runs leave counts
+journals() { ls /run/latwatt 2>/dev/null | grep '^run-' | sort; }
+journal_before=$(journals)
 [ -z "$(leftovers)" ] || skip_all "latwatt or the test's marker processes are already running"
 # A load's child that leaves with setsid is caught only by the loads' cgroup
 # (cgroup v2); without one (a chroot with no cgroup mount) it is not planted.
@@ -52,7 +56,9 @@ state_ok() {	# state_ok NAME RUNDIR
 	[ "$(cgroups)" = "$cg_before" ] || why="$why cgroups: $(cgroups | tr '\n' ' ');"
 	[ -z "$(leftovers)" ] || why="$why processes left: $(leftovers | tr '\n' ' ');"
 	ls -A "$2" 2>/dev/null | grep -q '^\.trace-cpu' && why="$why .trace-cpuN left in $2;"
-	ls /run/latwatt 2>/dev/null | grep -q '^run-' && why="$why journal left: $(ls /run/latwatt);"
+	local left
+	left=$(comm -13 <(echo "$journal_before") <(journals) | grep .)
+	[ -n "$left" ] && why="$why journal left: $(echo $left);"
 	if [ -z "$why" ]; then pass "$1"; else fail "$1" "$why"; return 1; fi
 }
 
@@ -107,7 +113,7 @@ failed_runs=0
 for i in $(seq 1 "$RUNS"); do
 	start_run "$TMP/k$i"
 	pid=$!
-	delay=$(python3 -c 'import random; print(round(random.uniform(0.3, 2.5), 2))')
+	delay=$("$PYTHON" -c 'import random; print(round(random.uniform(0.3, 2.5), 2))')
 	sleep "$delay"
 	kill -KILL "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
@@ -160,7 +166,7 @@ if ls "$TMP/live"/.trace-cpu* >/dev/null 2>&1 && [ -d "$STATE" ]; then
 	rm -f "$STATE/run-$dead.json"
 	rm -f "$TMP/live"/.trace-cpu*
 	wait $lwp && [ -s "$TMP/live/trace.dat" ] &&
-		python3 -c 'import json,os,sys; t=json.load(open(sys.argv[1]))["trace"]
+		"$PYTHON" -c 'import json,os,sys; t=json.load(open(sys.argv[1]))["trace"]
 b = sum(c["bytes"] for c in t["cpus"])
 print("events %d, %d bytes recorded, trace.dat %d bytes" % (t["events_recorded"], b, os.path.getsize(sys.argv[2])))
 sys.exit(0 if t["events_recorded"] > 0 and os.path.getsize(sys.argv[2]) >= b > 0 else 1)' \

@@ -29,7 +29,7 @@ expect "relative remote dir" 2 "not an absolute path" --ssh h -d tmp -o "$TMP/r"
 mkdir "$TMP/exists"
 expect "existing output" 2 "exists" --ssh h -o "$TMP/exists"
 if command -v ssh >/dev/null; then
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	expect "unreachable board" 2 "cannot reach root@127.0.0.1" --ssh root@127.0.0.1 -p "$port" -t 3 -o "$TMP/r"
 else
 	skip "unreachable board" "needs ssh (openssh-client)"

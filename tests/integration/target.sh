@@ -21,7 +21,8 @@ trap 'guest_stop; rm -rf "$TMP"' EXIT
 guest_ssh_setup amd64
 "$TOP/scripts/sysroot" bundle native / "$LATWATT" "$TMP/latwatt-x86_64.tar.gz" ||
 	skip_all "cannot bundle $LATWATT with its libraries"
-guest_start "$TOP/boards/qemu-x86_64.yaml" "${QEMU_TEST_KERNEL:-6.1-rt}" 300
+# the limit only stops a hung guest (guest_stop ends it): room for a loaded host
+guest_start "$TOP/boards/qemu-x86_64.yaml" "${QEMU_TEST_KERNEL:-6.1-rt}" 900
 
 # -- a run, brought home
 start=$(date +%s)

@@ -46,8 +46,10 @@ save_knobs >"$TMP/knobs.after"
 check "osnoise knobs restored" cmp -s "$TMP/knobs.before" "$TMP/knobs.after"
 check "top-level tracer untouched" [ "$(cat "$TRACEFS/current_tracer")" = "$top_tracer" ]
 
-python3 "$TOP/tests/integration/samples.py" "$run/samples" >"$TMP/samples.txt"
-python3 "$TOP/tests/integration/timerlat_check.py" "$m" "$TMP/samples.txt" "$cpus" 500000 50000
+"$PYTHON" "$TOP/tests/integration/samples.py" "$run/samples" >"$TMP/samples.txt" ||
+	fail "samples readable" "samples.py exited with status $?"
+"$PYTHON" "$TOP/tests/integration/timerlat_check.py" "$m" "$TMP/samples.txt" "$cpus" 500000 50000 ||
+	fail "timerlat samples checked" "the checker exited with status $?"
 
 # Interrupted: instance gone and knobs restored as well.
 "$LATWATT" run -o "$TMP/tl2" -d 60s -q --probes timerlat >"$TMP/out2" 2>&1 &

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_cmd trace-cmd
-need_cmd python3
+need_cmd "$PYTHON"
 mk_tmp
 
 # What another tool set up must be the same afterwards: the top level's knobs
@@ -62,7 +62,7 @@ cmp -s "$TMP/ours" "$TMP/theirs" && [ "$n_ours" = "$n_manifest" ] &&
 "$LATWATT" tracedump --count "$TMP/r" | grep -q "^$n_manifest events$" && pass "tracedump-count" ||
 	fail "tracedump-count"
 
-python3 - "$TMP/r" <<'PY' && pass "manifest-trace-object" || fail "manifest-trace-object"
+"$PYTHON" - "$TMP/r" <<'PY' && pass "manifest-trace-object" || fail "manifest-trace-object"
 import json, sys
 t = json.load(open(sys.argv[1] + "/manifest.json"))["trace"]
 assert t["format"] == "trace-cmd" and t["format_version"] == 6, t
@@ -80,7 +80,7 @@ PY
 # wake-up: same clock, so marker time - (expected + latency) is small and
 # never negative.  (The write(2) of a marker takes ~0.8 us on the shared VM
 # this was written on, so "within 1 us" holds for most, not all, markers.)
-python3 - "$TMP/r" "$TMP/report" <<'PY' && pass "markers-match-samples" || fail "markers-match-samples"
+"$PYTHON" - "$TMP/r" "$TMP/report" <<'PY' && pass "markers-match-samples" || fail "markers-match-samples"
 import re, struct, sys
 run, report = sys.argv[1], sys.argv[2]
 d = open(run + "/samples", "rb").read()
@@ -152,7 +152,7 @@ grep -q "removed trace instance latwatt-$pid " "$TMP/clean" && pass "cleanup-say
 # -- flight recorder: tracing stops at the break, the moments before it are kept
 "$LATWATT" run -d 20s --break-on 1 --trace-buffer 256k -q -o "$TMP/b" >"$TMP/out" 2>&1 &&
 	pass "break-on-exit-0" || fail "break-on-exit-0" "$(cat "$TMP/out")"
-python3 - "$TMP/b" <<'PY' && pass "flight-recorder-stops-at-break" || fail "flight-recorder-stops-at-break"
+"$PYTHON" - "$TMP/b" <<'PY' && pass "flight-recorder-stops-at-break" || fail "flight-recorder-stops-at-break"
 import json, struct, sys
 run = sys.argv[1]
 m = json.load(open(run + "/manifest.json"))
@@ -175,7 +175,7 @@ PY
 "$LATWATT" run -d 500ms --trace off -q -o "$TMP/off" >/dev/null 2>&1 && [ ! -e "$TMP/off/trace.dat" ] &&
 	[ "$(json "$TMP/off/manifest.json" '["trace"]["mode"]')" = off ] && pass "trace-off" || fail "trace-off"
 "$LATWATT" run -d 500ms --trace sched:sched_switch,nosuch:event,default -q -o "$TMP/miss" >"$TMP/out" 2>&1 &&
-	python3 -c "
+	"$PYTHON" -c "
 import json,sys; t=json.load(open(sys.argv[1]))['trace']
 assert 'nosuch:event' in t['missing'] and 'sched:sched_switch' in t['events'], t" "$TMP/miss/manifest.json" &&
 	grep -q 'nosuch:event does not exist' "$TMP/out" && pass "missing-event-listed" ||

@@ -30,7 +30,7 @@ for fx in trace-run reports/run-a; do
 		fi
 	done
 	# the verdict: analysis.json, analyze's first line, the HTML, Markdown, JUnit
-	/usr/bin/python3 - "$TMP/full/$name" "$TMP/$name.txt" "$TMP/full/$name" <<'PY' &&
+	"$PYTHON" - "$TMP/full/$name" "$TMP/$name.txt" "$TMP/full/$name" <<'PY' &&
 import json, re, sys, xml.etree.ElementTree as ET
 run, txt, base = sys.argv[1], sys.argv[2], sys.argv[3]
 v = json.load(open(run + "/analysis.json"))["verdict"]["result"]

@@ -40,7 +40,7 @@ if "$LATWATT" run -d 5s -q -o "$TMP/r" -w audio:streams=2 -w video \
 else
 	fail "run-5s-audio-video-stress-exit-0" "$(cat "$TMP/out")"
 fi
-PYTHONPATH=$TMP python3 - "$TMP/r" <<'PY' && pass "records-match-duration-x-rate" || fail "records-match-duration-x-rate"
+PYTHONPATH=$TMP "$PYTHON" - "$TMP/r" <<'PY' && pass "records-match-duration-x-rate" || fail "records-match-duration-x-rate"
 import json, sys, collections
 from rec import records, samples
 run = sys.argv[1]
@@ -92,7 +92,7 @@ if "$LATWATT" analyze "$TMP/r" >"$TMP/an" 2>&1 && grep -q '^  audio: .* periods'
 else
 	fail "analyze-prints-workload-summaries" "$(cat "$TMP/an")"
 fi
-python3 - "$TMP/r" <<'PY' && pass "analysis-json-has-workloads" || fail "analysis-json-has-workloads"
+"$PYTHON" - "$TMP/r" <<'PY' && pass "analysis-json-has-workloads" || fail "analysis-json-has-workloads"
 import json, sys
 a = json.load(open(sys.argv[1] + "/analysis.json"))
 m = json.load(open(sys.argv[1] + "/manifest.json"))
@@ -112,7 +112,7 @@ if "$LATWATT" run -d 2s -q -o "$TMP/x" -w audio:load=1.5,cpu=0 >"$TMP/out" 2>&1;
 else
 	fail "overload-run-exit-0" "$(cat "$TMP/out")"
 fi
-PYTHONPATH=$TMP python3 - "$TMP/x" <<'PY' && pass "load-1.5-xruns-counted" || fail "load-1.5-xruns-counted"
+PYTHONPATH=$TMP "$PYTHON" - "$TMP/x" <<'PY' && pass "load-1.5-xruns-counted" || fail "load-1.5-xruns-counted"
 import json, sys
 from rec import records
 m = json.load(open(sys.argv[1] + "/manifest.json"))
@@ -132,7 +132,7 @@ PY
 	-w stress:kind=messaging,intensity=0.2 -w stress:kind=timer,intensity=0.2 \
 	-w stress:kind=network,intensity=0.2,rate=20M >"$TMP/out" 2>&1
 rc=$?
-python3 - "$TMP/s" <<'PY' && [ $rc -eq 0 ] && pass "every-stressor-runs" || fail "every-stressor-runs" "rc $rc $(cat "$TMP/out")"
+"$PYTHON" - "$TMP/s" <<'PY' && [ $rc -eq 0 ] && pass "every-stressor-runs" || fail "every-stressor-runs" "rc $rc $(cat "$TMP/out")"
 import json, sys, os
 m = json.load(open(sys.argv[1] + "/manifest.json"))
 kinds = {v["stressor"]: v for v in m["workloads"].values()}
@@ -170,7 +170,7 @@ for sig in INT TERM; do
 	*lw-audio*lw-video*) pass "sig$sig-workload-threads-were-running" ;;
 	*) fail "sig$sig-workload-threads-were-running" "threads: $names" ;;
 	esac
-	python3 - "$TMP/i$sig" "$sig" <<'PY' && pass "sig$sig-run-incomplete-and-readable" || fail "sig$sig-run-incomplete-and-readable"
+	"$PYTHON" - "$TMP/i$sig" "$sig" <<'PY' && pass "sig$sig-run-incomplete-and-readable" || fail "sig$sig-run-incomplete-and-readable"
 import json, sys, os
 run, sig = sys.argv[1], sys.argv[2]
 m = json.load(open(run + "/manifest.json"))
