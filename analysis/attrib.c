@@ -92,7 +92,7 @@ static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_TIMER] = "timer", [LW_C_PREEMPT] = "preempt", [LW_C_NONPREEMPT] = "non-preemptible",
 	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
 	[LW_C_IDLE_LATE] = "idle-late", [LW_C_TASK] = "task", [LW_C_WORK] = "work",
-	[LW_C_BLOCKED] = "blocked",
+	[LW_C_BLOCKED] = "blocked", [LW_C_BACKLOG] = "backlog", [LW_C_THROTTLED] = "throttled",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -308,7 +308,7 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	t->late_state = -1;
 	t->late_exit_ns = LW_EXIT_LATENCY_NONE;
 	t->late_ns = 0;
-	t->dominant_ns = t->work_ns = t->waker_ns = t->blocked_ns = 0;
+	t->dominant_ns = t->work_ns = t->waker_ns = t->blocked_ns = t->backlog_ns = 0;
 	t->runnable_at_start = t->stage = t->waker_woken = t->ran = t->blocked = t->far = 0;
 	t->cpus = t->wait_cpus = 0;
 	heap_push(a, a->pend, &a->npend, i, pend_before);
@@ -524,19 +524,46 @@ static int follows(const struct lw_spike *s, int pid, const char *comm)
 	return s->stage ? is_worker(s, pid, comm) : is_waker(s, pid, comm);
 }
 
-/* @ns ending at s->last in a thread's own context: its work up to what is
- * left of @budget (@used so far), first; the rest unexplained. */
-static void charge_own(struct lw_attrib *a, struct lw_spike *s, const char *name, uint64_t *used,
-		       uint64_t budget, uint64_t ns)
+/* @ns ending at s->last in a thread's own context: its work (@k) up to what
+ * is left of @budget (@used so far), first; the rest unexplained. */
+static void charge_own(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
+		       const char *name, uint64_t *used, uint64_t budget, uint64_t ns)
 {
 	uint64_t room = *used < budget ? budget - *used : 0;
 	uint64_t in = ns < room ? ns : room, to = s->last;
 
 	s->last = to - (ns - in);
-	charge(a, s, LW_C_WORK, name, in);
+	charge(a, s, k, name, in);
 	*used += in;
 	s->last = to;
 	charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns - in);
+}
+
+/* The worker's own running, @ns ending at s->last: before its processing
+ * stage, when it was busy at the start, the earlier periods' (backlog). */
+static void charge_worker(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
+{
+	uint64_t to = s->last, from = to - ns;
+
+	if (s->runnable_at_start && from < s->stage_end[1]) {
+		uint64_t cut = to < s->stage_end[1] ? to : s->stage_end[1];
+
+		s->last = cut;
+		charge_own(a, s, LW_C_BACKLOG, intern(a, ""), &s->backlog_ns, s->work_budget_ns -
+			   (s->work_ns < s->work_budget_ns ? s->work_ns : s->work_budget_ns), cut - from);
+		s->last = to;
+		ns = to - cut;
+	}
+	charge_own(a, s, LW_C_WORK, intern(a, ""), &s->work_ns, s->work_budget_ns -
+		   (s->backlog_ns < s->work_budget_ns ? s->backlog_ns : s->work_budget_ns), ns);
+}
+
+/* A work window's worker could run and was kept off its CPU with nothing
+ * above it: runnable since the start, or it had run already (the idle loop
+ * in its place: real-time throttling). */
+static int worker_held(const struct lw_spike *s)
+{
+	return s->work && s->stage && (s->ran || s->runnable_at_start);
 }
 
 /* A task's context in a work window (see attrib.h). */
@@ -545,14 +572,19 @@ static void account_work_task(struct lw_attrib *a, struct cpu *c, struct lw_spik
 {
 	int kprio = s->stage ? s->kprio : s->waker_kprio;
 
+	if (x->pid == 0 && worker_held(s)) {
+		charge(a, s, LW_C_THROTTLED, intern(a, ""), ns);
+		return;
+	}
 	if (follows(s, x->pid, x->name)) {
 		if (c->tentative)
 			charge(a, s, LW_C_IDLE_EXIT, c->last_state >= 0 ?
 			       state_name(a, s->cpu, c->last_state) : intern(a, "idle"), ns);
 		else if (s->stage)
-			charge_own(a, s, intern(a, ""), &s->work_ns, s->work_budget_ns, ns);
+			charge_worker(a, s, ns);
 		else
-			charge_own(a, s, x->name, &s->waker_ns, s->waker_budget_ns + LW_PROBE_PATH_NS, ns);
+			charge_own(a, s, LW_C_WORK, x->name, &s->waker_ns,
+				   s->waker_budget_ns + LW_PROBE_PATH_NS, ns);
 		return;
 	}
 	if (!s->stage && !s->waker_woken)
@@ -609,6 +641,12 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	case CTX_IDLE: {
 		uint64_t in = ns < s->idle_budget_left ? ns : s->idle_budget_left;
 		const char *st = x->state >= 0 ? state_name(a, s->cpu, x->state) : intern(a, "idle");
+
+		if (worker_held(s)) {
+			s->last = to;
+			charge(a, s, LW_C_THROTTLED, intern(a, ""), ns);
+			break;
+		}
 
 		s->last += in;
 		charge(a, s, LW_C_IDLE_EXIT, st, in);

@@ -48,19 +48,27 @@
  *
  *   the worker running      work (its own work), up to work_budget_ns a
  *                           window; beyond it the CPU ran something the
- *                           trace does not see (a hypervisor): unexplained
+ *                           trace does not see (a hypervisor): unexplained;
+ *                           but backlog before the processing stage when it
+ *                           was runnable at the start: still busy with
+ *                           earlier periods (the same budget)
  *   the waker running       work:WAKER, up to waker_budget_ns plus
  *                           LW_PROBE_PATH_NS; beyond it unexplained
+ *   the CPU idle, the       throttled: kept off its CPU with nothing above
+ *     worker runnable and   it (the kernel's real-time throttling)
+ *     it ran before (or
+ *     since the start)
  *   the thread followed     blocked:WAKER, charged when WAKER (the task or
  *     asleep after it was   interrupt that woke it) does; blocked when the
- *     woken (or in D at the window ends first
- *     start)
+ *     woken (or held: D, T, window ends first
+ *     t at the start)
  *
  * Every component is also split by stage, the window's times the record
  * gives (stage_end[]: interrupt, wake-up, processing).  The cause of a work
  * window is its largest component, summed over the stages, other than the
  * worker's own work; but own work alone longer than the period is the
- * cause.  Work windows have no part in the totals nor in the kept spikes:
+ * cause (a backlog is the cause of the period it was busy with: the
+ * caller's to follow).  Work windows have no part in the totals nor in the kept spikes:
  * the caller's done() gets them.
  *
  * A noise-probe gap (the busy loop did not run from E to W) is explained by
@@ -117,7 +125,8 @@ enum lw_tev_kind {
 enum lw_prev_state {
 	LW_PREV_RUNNABLE = 0,	/* preempted, or it yielded: still runnable */
 	LW_PREV_SLEEPING = 1,	/* waits for an event (S) */
-	LW_PREV_BLOCKED = 2,	/* uninterruptible (D): I/O, a lock, a page fault */
+	LW_PREV_BLOCKED = 2,	/* held: uninterruptible (D: I/O, a lock, a page
+				 * fault), stopped or traced (T, t) */
 };
 
 struct lw_tev {
@@ -150,6 +159,8 @@ enum lw_comp_kind {
 	LW_C_TASK,		/* noise: another task ran in the loop's place */
 	LW_C_WORK,		/* work window: the worker's own work (name ""), the waker's */
 	LW_C_BLOCKED,		/* work window: the thread slept; name: what woke it */
+	LW_C_BACKLOG,		/* work window: the worker busy with earlier periods */
+	LW_C_THROTTLED,		/* work window: the CPU idle while the worker could run */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
@@ -205,6 +216,7 @@ struct lw_spike {
 	uint64_t dominant_ns;	/* its cause's time (a work window: over every stage) */
 	uint64_t work_ns;	/* a work window: charged to the worker's own work */
 	uint64_t waker_ns;	/* and to the waker's */
+	uint64_t backlog_ns;	/* and to earlier periods' (backlog) */
 	int runnable_at_start;	/* the worker was runnable at its start (busy before) */
 	struct lw_segment seg[LW_ATTRIB_MAX_SEG];	/* the first ones, merged */
 	int nseg;

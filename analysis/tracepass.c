@@ -941,12 +941,12 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 			lw_trace_u64(t, &ev, "next_prio", &v);
 			e.prio = (int)v;
 			/* the kernel's report of the previous task's state: none of
-			 * the low 8 bits (R, R+ when preempted) is runnable, D is
-			 * uninterruptible */
+			 * the low 8 bits (R, R+ when preempted) is runnable, S
+			 * waits for an event, the rest (D, T, t, ...) is held */
 			v = 0;
 			lw_trace_u64(t, &ev, "prev_state", &v);
-			e.arg = !(v & 0xff) ? LW_PREV_RUNNABLE : (v & 0xff) == 2 ? LW_PREV_BLOCKED :
-				LW_PREV_SLEEPING;
+			e.arg = !(v & 0xff) ? LW_PREV_RUNNABLE : (v & 0xff) == 1 ? LW_PREV_SLEEPING :
+				LW_PREV_BLOCKED;
 			e.name = str_field(t, &ev, "next_comm", comm, sizeof(comm));
 			if (cur_state[ev.cpu] == STATE_UNKNOWN || e.pid != 0)
 				cur_state[ev.cpu] = e.pid ? STATE_BUSY : cur_state[ev.cpu];
@@ -1267,6 +1267,7 @@ struct miss {
 	uint64_t period_ns;
 	char cause[160];
 	int done;
+	long backlog;		/* the latest earlier miss its worker was busy with, -1 */
 };
 
 struct lw_misses {
@@ -1359,11 +1360,15 @@ int lw_misses_feed(struct lw_misses *ms, struct lw_attrib *a, uint64_t t, int nc
 			continue;
 		}
 		/* the worker still busy with earlier periods when this one began:
-		 * their processing is its own work too */
+		 * their processing is its own work too (backlog) */
+		x->backlog = -1;
 		for (size_t j = ms->next; j-- > 0;)
 			if (ms->v[j].rk == x->rk && ms->v[j].win.processed &&
-			    ms->v[j].win.end_ns > w->start_ns && same_thread(&ms->v[j].win.worker, &w->worker))
+			    ms->v[j].win.end_ns > w->start_ns && same_thread(&ms->v[j].win.worker, &w->worker)) {
 				periods++;
+				if (x->backlog < 0)
+					x->backlog = (long)j;
+			}
 		s = (struct lw_spike){
 			.expected_ns = w->start_ns, .latency_ns = w->end_ns - w->start_ns, .cpu = w->cpu,
 			.probe = (unsigned)(x->rk->probe > 0 ? x->rk->probe : 0), .index = ms->next,
@@ -1433,12 +1438,25 @@ void lw_misses_finish(struct lw_misses *ms)
 {
 	if (!ms)
 		return;
-	for (size_t i = 0; i < ms->n; i++) {
+	for (size_t i = 0; i < ms->n; i++) {	/* in time order: a backlog's cause is known */
 		struct miss *x = &ms->v[i];
 		json_t *counts = json_object_get(x->w, "miss_causes");
 
 		if (!x->done)	/* never given to the engine: the pass ended first */
 			miss_unattributable(x, "after the trace ended");
+		if (!strcmp(x->cause, "backlog") && x->backlog >= 0 &&
+		    strcmp(ms->v[x->backlog].cause, LW_MISS_UNEXPLAINED)) {
+			/* busy with a period that was itself late: that period's cause */
+			const struct miss *b = &ms->v[x->backlog];
+
+			snprintf(x->cause, sizeof(x->cause), "%s", b->cause);
+			json_object_set_new(x->m, "cause", json_string(x->cause));
+			json_object_set_new(x->m, "knock_on", json_pack("{s:I, s:s}", "start_ns",
+				(json_int_t)b->win.start_ns, "cause", b->cause));
+			json_object_del(x->m, "cause_task");
+			if (json_object_get(b->m, "cause_task"))
+				json_object_set(x->m, "cause_task", json_object_get(b->m, "cause_task"));
+		}
 		if (!counts) {
 			counts = json_object();
 			json_object_set_new(x->w, "miss_causes", counts);

@@ -917,7 +917,8 @@ static void test_work_blocked(void **st)
 
 /* The worker still busy with the period before (preempted, runnable) when
  * this one starts: from the start, a task above it is preempt; a task below
- * it that runs once it has run is task (throttled); its running is work. */
+ * it that runs once it has run is task, the CPU idle throttled (real-time
+ * throttling); its running is work. */
 static void test_work_runnable_at_start(void **st)
 {
 	struct lw_attrib *a = work_engine();
@@ -928,7 +929,10 @@ static void test_work_runnable_at_start(void **st)
 	evc(a, E - 500 * US, 0, LW_TEV_SWITCH, 700, 14, LW_PREV_RUNNABLE, "lw-spin", WORKER);
 	evc(a, E + 1200 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 700);
 	evc(a, E + 1500 * US, 0, LW_TEV_SWITCH, 801, 120, LW_PREV_RUNNABLE, "other", WORKER);
-	evc(a, E + 1600 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 801);
+	evc(a, E + 1600 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", 801);
+	evc(a, E + 1610 * US, 0, LW_TEV_IDLE, 0, 0, 1, NULL, 0);
+	evc(a, E + 1690 * US, 0, LW_TEV_IDLE, 0, 0, -1, NULL, 0);
+	evc(a, E + 1700 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
 	evc(a, E + 3100 * US, 0, LW_TEV_SWITCH, 801, 120, LW_PREV_SLEEPING, "other", WORKER);
 	lw_attrib_finish(a);
 	const struct lw_spike *s = &got[0];
@@ -936,7 +940,39 @@ static void test_work_runnable_at_start(void **st)
 	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "preempt:lw-spin");
 	assert_int_equal(comp_ns(s, LW_C_PREEMPT, "lw-spin", -1), 1200 * US);
 	assert_int_equal(comp_ns(s, LW_C_TASK, "other", 2), 100 * US);
-	assert_int_equal(s->work_ns, 1700 * US);
+	assert_int_equal(comp_ns(s, LW_C_THROTTLED, "", 2), 100 * US);
+	assert_int_equal(s->work_ns, 1600 * US);
+	assert_whole(s);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* The worker still busy with the period before when this one starts: its
+ * running until it took this one up (the record's wake-up stage) is that
+ * period's (backlog), the cause to follow; its own work is the rest. */
+static void test_work_backlog(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 2900 * US, 5 * US, 1700 * US, 4000 * US);
+	evc(a, 0, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 2 * US, 0, LW_TEV_TIMER_ENTRY, 0, 0, 0, "hrtimer_wakeup", 0);
+	evc(a, E + 3 * US, 0, LW_TEV_WAKEUP, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, E + 4 * US, 0, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL, 0);
+	evc(a, E + 5 * US, 0, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", WORKER);
+	evc(a, E + 10 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", WAKER);
+	evc(a, E + 3000 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", WORKER);
+	lw_attrib_finish(a);
+	const struct lw_spike *s = &got[0];
+	assert_true(s->runnable_at_start);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "backlog");
+	assert_int_equal(s->backlog_ns, 1693 * US);
+	assert_int_equal(comp_ns(s, LW_C_BACKLOG, "", -1), 1693 * US);
+	assert_int_equal(s->work_ns, 1200 * US);
+	assert_int_equal(comp_ns(s, LW_C_WORK, "", 2), 1200 * US);
+	/* the interrupt thread, above it, ran first */
+	assert_int_equal(comp_ns(s, LW_C_PREEMPT, "lw-audio-irq", -1), 5 * US);
 	assert_whole(s);
 	lw_attrib_free(a);
 	(void)st;
@@ -1011,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_work_own_and_beyond),
 		cmocka_unit_test(test_work_blocked),
 		cmocka_unit_test(test_work_runnable_at_start),
+		cmocka_unit_test(test_work_backlog),
 		cmocka_unit_test(test_work_lost_and_outside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

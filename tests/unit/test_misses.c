@@ -190,6 +190,76 @@ static void test_match(void **st)
 	(void)st;
 }
 
+/* A miss whose worker was still busy with the late period before it takes
+ * that period's cause, and says so. */
+static void test_knock_on(void **st)
+{
+	json_t *doc = json_pack("{s:{s:{s:s, s:f, s:{s:i, s:i}, s:s, s:{s:i, s:I}, s:["
+				"{s:I, s:i, s:i, s:I, s:b, s:I, s:I, s:I},"
+				"{s:I, s:i, s:i, s:I, s:b, s:I, s:I, s:I}]}}}",
+		"workloads", "audio", "kind", "audio", "interval_ns", 2000000.0,
+		"params", "prio", 80, "irq_prio", 90, "policy", "SCHED_FIFO",
+		"proc_ns", "count", 100, "p50", (json_int_t)2000000, "xrun_list",
+		"boundary_ns", (json_int_t)5000000, "stream", 0, "cpu", 0,
+		"lateness_ns", (json_int_t)500000, "skipped", 0, "irq_ns", (json_int_t)3000,
+		"wakeup_ns", (json_int_t)3000, "proc_ns", (json_int_t)2494000,
+		"boundary_ns", (json_int_t)7000000, "stream", 0, "cpu", 0,
+		"lateness_ns", (json_int_t)100000, "skipped", 0, "irq_ns", (json_int_t)3000,
+		"wakeup_ns", (json_int_t)497000, "proc_ns", (json_int_t)1600000);
+	json_t *manifest = json_pack("{s:{s:{s:[{s:i, s:i, s:i}], s:{s:i, s:i}}}}",
+		"workloads", "audio", "streams", "stream", 0, "tid", 4321, "priority", 80,
+		"irq_thread", "tid", 4320, "priority", 90);
+	json_t *w = json_object_get(json_object_get(doc, "workloads"), "audio");
+	json_t *list = json_object_get(w, "xrun_list"), *b = json_array_get(list, 1);
+	struct lw_misses *ms = lw_misses_new(json_object_get(doc, "workloads"), manifest);
+	struct lw_attrib_cfg cfg = { .ncpus = 1, .done = misses_done, .done_ctx = ms };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+	/* [us, kind, pid, prio, arg, name, prev] */
+	static const struct { uint64_t us; enum lw_tev_kind k; int pid, prio; int64_t arg;
+			      const char *name; int prev; } evs[] = {
+		{ 4000, LW_TEV_SWITCH, 4321, 19, 0, "lw-audio/0", 0 },
+		{ 4100, LW_TEV_SWITCH, 4320, 9, LW_PREV_SLEEPING, "lw-audio-irq", 4321 },
+		{ 4200, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", 4320 },
+		{ 5002, LW_TEV_WAKEUP, 4320, 9, 0, "lw-audio-irq", 0 },
+		{ 5003, LW_TEV_SWITCH, 4320, 9, 0, "lw-audio-irq", 0 },
+		{ 5005, LW_TEV_WAKEUP, 4321, 19, 0, "lw-audio/0", 0 },
+		{ 5006, LW_TEV_SWITCH, 4321, 19, LW_PREV_SLEEPING, "lw-audio/0", 4320 },
+		{ 5300, LW_TEV_WAKEUP, 99, 1, 0, "rt-hog", 0 },
+		{ 5301, LW_TEV_SWITCH, 99, 1, LW_PREV_RUNNABLE, "rt-hog", 4321 },
+		{ 6200, LW_TEV_SWITCH, 4321, 19, LW_PREV_SLEEPING, "lw-audio/0", 99 },
+		{ 7002, LW_TEV_WAKEUP, 4320, 9, 0, "lw-audio-irq", 0 },
+		{ 7003, LW_TEV_SWITCH, 4320, 9, LW_PREV_RUNNABLE, "lw-audio-irq", 4321 },
+		{ 7005, LW_TEV_SWITCH, 4321, 19, LW_PREV_SLEEPING, "lw-audio/0", 4320 },
+		{ 9110, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", 4321 },
+	};
+
+	assert_non_null(a);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct lw_tev e = { .ts = evs[i].us * 1000, .kind = evs[i].k, .pid = evs[i].pid,
+				    .prio = evs[i].prio, .arg = evs[i].arg, .name = evs[i].name,
+				    .prev_pid = evs[i].prev };
+
+		assert_int_equal(lw_misses_feed(ms, a, e.ts, 1), 0);
+		lw_attrib_event(a, &e);
+	}
+	assert_int_equal(lw_misses_feed(ms, a, UINT64_MAX, 1), 0);
+	lw_attrib_finish(a);
+	lw_misses_finish(ms);
+	lw_attrib_free(a);
+	assert_string_equal(cause_of(list, 0), "preempt:rt-hog");
+	/* busy with the first until 7.5 ms (0.5 ms), its own work 1.6 ms: the
+	 * first's cause */
+	assert_string_equal(cause_of(list, 1), "preempt:rt-hog");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "knock_on"), "start_ns")),
+			 5000000);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "cause_task"), "pid")), 99);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(w, "miss_causes"),
+							    "preempt:rt-hog")), 2);
+	json_decref(doc);
+	json_decref(manifest);
+	(void)st;
+}
+
 static int distinct(const char *a, const char *b)
 {
 	return strcmp(a, b) != 0;
@@ -474,6 +544,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_knock_on),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_summaries),
 		cmocka_unit_test(test_consumers),
