@@ -1454,8 +1454,11 @@ void lw_misses_finish(struct lw_misses *ms)
 			json_object_set_new(x->m, "knock_on", json_pack("{s:I, s:s}", "start_ns",
 				(json_int_t)b->win.start_ns, "cause", b->cause));
 			json_object_del(x->m, "cause_task");
+			json_object_del(x->m, "cause_detail");
 			if (json_object_get(b->m, "cause_task"))
 				json_object_set(x->m, "cause_task", json_object_get(b->m, "cause_task"));
+			if (json_object_get(b->m, "cause_detail"))
+				json_object_set(x->m, "cause_detail", json_object_get(b->m, "cause_detail"));
 		}
 		if (!counts) {
 			counts = json_object();

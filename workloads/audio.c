@@ -728,8 +728,10 @@ static int audio_miss_window(const json_t *m, const json_t *s, const json_t *ev,
 	char name[16];
 	size_t i;
 
-	if (!json_is_integer(b) || json_integer_value(b) <= 0 || !(interval > 0))
+	if (!json_is_integer(b) || json_integer_value(b) <= 0 || !(interval > 0) || interval > 1e12)
 		return -1;
+	if (late > INT32_MAX)	/* from an int32 slack */
+		late = INT32_MAX;
 	memset(w, 0, sizeof(*w));
 	w->start_ns = (uint64_t)json_integer_value(b);
 	len = (uint64_t)llround(interval) + (late > 0 ? (uint64_t)late : 0);

@@ -604,8 +604,10 @@ static int video_miss_window(const json_t *m, const json_t *s, const json_t *ev,
 	int64_t late = json_integer_value(json_object_get(ev, "lateness_ns"));
 	uint64_t len;
 
-	if (!json_is_integer(v) || json_integer_value(v) <= 0 || !(interval > 0))
+	if (!json_is_integer(v) || json_integer_value(v) <= 0 || !(interval > 0) || interval > 1e12)
 		return -1;
+	if (late > INT32_MAX)	/* from an int32 slack */
+		late = INT32_MAX;
 	memset(w, 0, sizeof(*w));
 	w->start_ns = (uint64_t)json_integer_value(v);
 	len = (uint64_t)llround(interval) + (late > 0 ? (uint64_t)late : 0);
