@@ -577,14 +577,16 @@ static void account_work_task(struct lw_attrib *a, struct cpu *c, struct lw_spik
 		return;
 	}
 	if (follows(s, x->pid, x->name)) {
-		if (c->tentative)
+		if (c->tentative) {
 			charge(a, s, LW_C_IDLE_EXIT, c->last_state >= 0 ?
 			       state_name(a, s->cpu, c->last_state) : intern(a, "idle"), ns);
-		else if (s->stage)
+		} else if (s->stage) {
+			s->ran = 1;
 			charge_worker(a, s, ns);
-		else
+		} else {
 			charge_own(a, s, LW_C_WORK, x->name, &s->waker_ns,
 				   s->waker_budget_ns + LW_PROBE_PATH_NS, ns);
+		}
 		return;
 	}
 	if (!s->stage && !s->waker_woken)
@@ -1234,8 +1236,9 @@ static void work_wakeup(struct lw_attrib *a, struct cpu *c, const struct lw_tev 
 		    (!worker && s->waker_woken && !s->blocked))
 			continue;
 		account(a, &a->cpu[s->cpu], s, ev->ts);
-		if (s->blocked)
-			unblock(a, s, by, ev->ts);
+		if (s->blocked)	/* what woke it; the worker woken while the waker
+				 * slept: not known */
+			unblock(a, s, worker && !s->stage ? intern(a, "") : by, ev->ts);
 		if (worker) {
 			s->stage = 1;
 			if (!s->woken_ns)
