@@ -221,23 +221,3 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 	lw_board_free(b);
 	return lw_verdict_exit(&v);
 }
-
-void lw_analysis_print_power(FILE *out, const json_t *doc)
-{
-	const json_t *power = json_object_get(doc, "power"), *idle = json_object_get(doc, "idle");
-	const json_t *bud = json_object_get(doc, "budgets");
-
-	if (json_is_object(power))
-		lw_power_print(out, power);
-	else
-		fprintf(out, "power: not measured (no RUN/power) and no trace to estimate it from\n");
-	if (json_is_object(idle))
-		lw_idle_print(out, idle);
-	if (!json_is_object(bud)) {
-		fprintf(out, "budgets: the run's board is not on this machine\n");
-		return;
-	}
-	lw_tradeoff_print(out, doc);
-	lw_budgets_print(out, json_string_value(json_object_get(bud, "board")) ?: "?",
-			 json_object_get(bud, "results"));
-}

@@ -62,7 +62,5 @@ int lw_analysis_checks(const json_t *doc, const json_t *m, const struct lw_board
  * built from them as its "verdict" (also in *@v when not NULL). */
 void lw_analysis_judge(json_t *doc, const struct lw_checks *cs, struct lw_run_verdict *v);
 
-/* The power, idle, trade-off and budgets text of an analysis document. */
-void lw_analysis_print_power(FILE *out, const json_t *doc);
 
 #endif

@@ -1211,18 +1211,20 @@ static void move_window(struct lw_attrib *a, struct lw_spike *s, int to, uint64_
 		s->unattributable = "the CPU's state is unknown (no event on it yet)";
 }
 
-/* The thread a work window followed was asleep until @ts: what woke it. */
-static void unblock(struct lw_attrib *a, struct lw_spike *s, const char *by, uint64_t ts)
+/* The thread a work window followed was asleep until @ts: what woke it (a
+ * task's pid, or -1). */
+static void unblock(struct lw_attrib *a, struct lw_spike *s, const char *by, int pid, uint64_t ts)
 {
 	account(a, &a->cpu[s->cpu], s, ts);
 	s->blocked = 0;
-	charge(a, s, LW_C_BLOCKED, by, s->blocked_ns);
+	s->last = ts;
+	charge_task(a, s, LW_C_BLOCKED, by, pid, s->blocked_ns);
 	s->blocked_ns = 0;
 }
 
 /* A wake-up (from @c, onto @target) of a thread a work window waits for. */
 static void work_wakeup(struct lw_attrib *a, struct cpu *c, const struct lw_tev *ev, int target,
-			const char *by)
+			const struct ctx *by)
 {
 	for (size_t i = 0; i < a->nends; i++) {
 		struct lw_spike *s = &a->s[a->ends[i]];
@@ -1238,7 +1240,8 @@ static void work_wakeup(struct lw_attrib *a, struct cpu *c, const struct lw_tev 
 		account(a, &a->cpu[s->cpu], s, ev->ts);
 		if (s->blocked)	/* what woke it; the worker woken while the waker
 				 * slept: not known */
-			unblock(a, s, worker && !s->stage ? intern(a, "") : by, ev->ts);
+			unblock(a, s, worker && !s->stage ? intern(a, "") : by->name,
+				worker && !s->stage ? -1 : by->kind == CTX_TASK ? by->pid : -1, ev->ts);
 		if (worker) {
 			s->stage = 1;
 			if (!s->woken_ns)
@@ -1275,7 +1278,7 @@ static void work_switch(struct lw_attrib *a, const struct lw_tev *ev)
 		}
 		if (ev->pid > 0 && follows(s, ev->pid, ev->name)) {
 			if (s->blocked)	/* its wake-up was not traced */
-				unblock(a, s, intern(a, ""), ev->ts);
+				unblock(a, s, intern(a, ""), -1, ev->ts);
 			move_window(a, s, ev->cpu, ev->ts);
 			if (s->stage) {
 				s->ran = 1;
@@ -1338,7 +1341,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		task_seen(a, ev->pid, ev->prio, ev->name);
 		task_at(a, ev->pid, target, LW_PREV_RUNNABLE);
 		if (a->nwork)
-			work_wakeup(a, c, ev, target, c->stack[c->depth - 1].name);
+			work_wakeup(a, c, ev, target, &c->stack[c->depth - 1]);
 		if (ev->pid > 0 && (base_idle(tc) || tc->tentative) &&
 		    (!tc->has_wakee || ev->prio < tc->wakee.prio)) {
 			const struct task *t = task_slot(a, ev->pid);

@@ -821,14 +821,6 @@ json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd
 	return doc;
 }
 
-static void us(FILE *out, uint64_t ns, int count)
-{
-	if (!count)
-		fprintf(out, " %9s", "-");
-	else
-		fprintf(out, " %9.1f", (double)ns / 1e3);
-}
-
 /* Rows of the latency-over-time table at most: longer runs group intervals. */
 #define OVER_TIME_ROWS 48
 
@@ -886,59 +878,6 @@ void lw_summary_print_over_time(const json_t *ot, FILE *out)
 		}
 		fputc('\n', out);
 	}
-}
-
-void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, FILE *out)
-{
-	const json_t *m = rd->manifest, *sys = json_object_get(m, "system");
-	const char *reason = json_string_value(json_object_get(m, "status_reason"));
-	unsigned probe = 0;
-
-	fprintf(out, "run %s: %s%s%s\n", rd->path, lw_manifest_status(m), reason ? ", " : "",
-		reason ? reason : "");
-	fprintf(out, "kernel %s (%s), board %s\n",
-		json_string_value(json_object_get(json_object_get(sys, "kernel"), "release")) ?: "?",
-		json_string_value(json_object_get(json_object_get(sys, "preempt"), "model")) ?: "?",
-		json_string_value(json_object_get(m, "board")) ?: "?");
-	if (sum->from_monitor)
-		fprintf(out, "monitored: from interval histograms, percentiles have their bucket "
-			"resolution (1us)\n");
-	else if (sum->from_histogram)
-		fprintf(out, "from a histogram: percentiles have its bucket resolution (1us)\n");
-	for (size_t i = 0; i < sum->n; i++) {
-		const struct lw_series *s = &sum->s[i];
-		const struct lw_stats *st = &s->stats;
-
-		if (s->probe != probe) {
-			probe = s->probe;
-			fprintf(out, "\nprobe %s (latency in us)\n", lw_probe_name(probe));
-			fprintf(out, "%5s %10s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s\n", "cpu",
-				"samples", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99",
-				"max", "over", "missed", "dropped");
-		}
-		if (s->cpu < 0)
-			fprintf(out, "%5s", "all");
-		else
-			fprintf(out, "%5d", s->cpu);
-		fprintf(out, " %10" PRIu64, st->count);
-		us(out, st->min, (int)st->count);
-		if (st->count)
-			fprintf(out, " %9.1f", st->mean / 1e3);
-		else
-			fprintf(out, " %9s", "-");
-		for (int k = 0; k < LW_NPCT; k++)
-			us(out, st->pct[k], (int)st->count);
-		us(out, st->max, (int)st->count);
-		if (sum->threshold_ns)
-			fprintf(out, " %8" PRIu64, s->over);
-		else
-			fprintf(out, " %8s", "-");
-		fprintf(out, " %8" PRIu64 " %8" PRIu64 "\n", s->missed, s->dropped);
-	}
-	if (sum->threshold_ns)
-		fprintf(out, "\nover: samples above %.1fus\n", (double)sum->threshold_ns / 1e3);
-	if (sum->over_time)
-		lw_summary_print_over_time(sum->over_time, out);
 }
 
 int lw_summary_print_histogram(const struct lw_summary *sum, unsigned probe, FILE *out)

@@ -60,7 +60,6 @@ struct lw_dist;
 int lw_summary_dist(const struct lw_summary *sum, size_t i, struct lw_dist *d);
 /* The analysis.json document. */
 json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd);
-void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, FILE *out);
 /* A monitored run's maxima over time ("over_time" of the analysis), a row
  * per interval or group of intervals. */
 void lw_summary_print_over_time(const json_t *ot, FILE *out);

@@ -1111,144 +1111,6 @@ out:
 	return ret;
 }
 
-static const char *js(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "?";
-}
-
-static double num(const json_t *o, const char *k)
-{
-	return json_number_value(json_object_get(o, k));
-}
-
-/* The time no event explains, split by what the trace does know. */
-static void unexplained_print(FILE *out, const json_t *sp)
-{
-	const json_t *u = json_object_get(sp, "unexplained"), *st = json_object_get(sp, "steal"), *v;
-	size_t i;
-
-	if (!u || (!num(u, "idle_late_ns") && !num(u, "running_ns") && !st))
-		return;
-	fprintf(out, "  time no event explains, by what the trace knows:\n");
-	json_array_foreach(json_object_get(u, "idle_late"), i, v) {
-		char lat[48];
-
-		if (json_is_number(json_object_get(v, "exit_latency_ns")))
-			snprintf(lat, sizeof(lat), "%.1fus", num(v, "exit_latency_ns") / 1e3);
-		else
-			snprintf(lat, sizeof(lat), "none declared");
-		fprintf(out, "    idle-late:%-16s %10.1fus in %lld spikes: idle past the state's exit "
-			"latency (%s)\n", js(v, "state"), num(v, "ns") / 1e3, (long long)num(v, "spikes"),
-			lat);
-	}
-	if (num(u, "running_ns"))
-		fprintf(out, "    %-26s %10.1fus in %lld spikes: the CPU was running and the trace "
-			"saw nothing (interrupts off, firmware, SMI, hypervisor)\n", "unexplained",
-			num(u, "running_ns") / 1e3, (long long)num(u, "running_spikes"));
-	if (st) {
-		fprintf(out, "    steal time the machine reported during the run (/proc/stat):");
-		if (!num(st, "total_ns"))
-			fprintf(out, " none (0: none, or the hypervisor does not report it)");
-		json_array_foreach(json_object_get(st, "cpus"), i, v)
-			if (num(v, "steal_ns"))
-				fprintf(out, " cpu%lld %.1fms", (long long)num(v, "cpu"), num(v, "steal_ns") / 1e6);
-		fputc('\n', out);
-	}
-}
-
-void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
-{
-	const json_t *sp = json_object_get(analysis, "spikes"), *il = json_object_get(analysis, "idle_latency");
-	const json_t *nz = json_object_get(analysis, "nohz"), *v, *c;
-	const char *key;
-	size_t i, j;
-
-	if (sp) {
-		int first = 1;
-
-		fprintf(out, "\nspikes: %lld (", (long long)num(sp, "spikes_total"));
-		if (json_object_size(json_object_get(sp, "thresholds")))
-			json_object_foreach((json_t *)json_object_get(sp, "thresholds"), key, v) {
-				if (num(v, "threshold_ns") > 0)
-					fprintf(out, "%s%s: %lld samples above %.1fus, %s", first ? "" : "; ",
-						key, (long long)num(v, "above"), num(v, "threshold_ns") / 1e3,
-						js(v, "source"));
-				else
-					fprintf(out, "%s%s: %lld samples, %s", first ? "" : "; ", key,
-						(long long)num(v, "above"), js(v, "source"));
-				first = 0;
-			}
-		else
-			json_object_foreach((json_t *)json_object_get(sp, "thresholds_ns"), key, v) {
-				if (!json_object_get(json_object_get(analysis, "probes"), key))
-					continue;	/* a probe that did not run */
-				fprintf(out, "%s%s >%.1fus", first ? "" : ", ", key,
-					(double)json_integer_value(v) / 1e3);
-				first = 0;
-			}
-		fprintf(out, "), %lld attributed, %lld unattributable (lost trace events, or outside "
-			"the trace)\n", (long long)num(sp, "attributed"), (long long)num(sp, "unattributable"));
-		if ((v = json_object_get(sp, "trace_windows")))
-			fprintf(out, "  monitored: %lld spikes inside the %lld trace windows saved, "
-				"%lld with no trace window (not attributed)\n",
-				(long long)num(v, "spikes_in_windows"), (long long)num(v, "windows"),
-				(long long)num(v, "spikes_without_trace"));
-		if (json_array_size(json_object_get(sp, "causes"))) {
-			fprintf(out, "  %-40s %8s %10s %8s\n", "cause", "dominant", "time (us)", "share");
-			json_array_foreach(json_object_get(sp, "causes"), i, c)
-				fprintf(out, "  %-40.40s %8lld %10.1f %7.1f%%\n", js(c, "cause"),
-					(long long)num(c, "count"), num(c, "ns") / 1e3, num(c, "share") * 100);
-		}
-		unexplained_print(out, sp);
-		if (json_array_size(json_object_get(sp, "top")))
-			fprintf(out, "  top spikes:\n");
-		json_array_foreach(json_object_get(sp, "top"), i, c) {
-			if (i >= top)
-				break;
-			fprintf(out, "  %-12s cpu %-3lld %9.1fus  %s", lw_probe_name((unsigned)num(c, "probe")),
-				(long long)num(c, "cpu"), num(c, "latency_ns") / 1e3, js(c, "cause"));
-			if (json_object_get(c, "unattributable"))
-				fprintf(out, " (%s)", js(c, "unattributable"));
-			fputc('\n', out);
-			json_array_foreach(json_object_get(c, "components"), j, v)
-				fprintf(out, "      %-36.36s %9.1fus %5.1f%%\n", js(v, "cause"), num(v, "ns") / 1e3,
-					num(v, "share") * 100);
-		}
-	}
-	if (il && json_object_size(il)) {
-		fprintf(out, "\nlatency by the idle state the CPU was in at the expected time (us)\n");
-		fprintf(out, "  %-16s %-12s %10s %9s %9s %9s\n", "probe", "state", "samples", "p50", "p99",
-			"max");
-		json_object_foreach((json_t *)il, key, v)
-			json_array_foreach(v, i, c)
-				fprintf(out, "  %-16s %-12s %10lld %9.1f %9.1f %9.1f\n", key, js(c, "state"),
-					(long long)num(c, "count"), num(c, "p50_ns") / 1e3,
-					num(c, "p99_ns") / 1e3, num(c, "max_ns") / 1e3);
-	}
-	if (nz && json_array_size(json_object_get(nz, "cpus"))) {
-		fprintf(out, "\nNO_HZ: ticks and wake-ups per second (trace of %.1fs)\n", num(nz, "duration_s"));
-		fprintf(out, "  %4s %6s %11s %11s %9s %9s %10s  %s\n", "cpu", "idle", "ticks/s idle",
-			"ticks/s busy", "tick stop", "kept", "wakeups/s", "top wake-up sources (per s)");
-		json_array_foreach(json_object_get(nz, "cpus"), i, c) {
-			double idle = num(c, "idle_s"), busy = num(c, "busy_s");
-			const json_t *ts = json_object_get(c, "tick_stop");
-
-			fprintf(out, "  %4lld %5.1f%% %11.1f %11.1f %9lld %9lld %10.1f ", (long long)num(c, "cpu"),
-				idle + busy > 0 ? idle / (idle + busy) * 100 : 0, num(c, "ticks_per_s_idle"),
-				num(c, "ticks_per_s_busy"), (long long)num(ts, "stopped"),
-				(long long)num(ts, "kept"), num(c, "wakeups_per_s"));
-			json_array_foreach(json_object_get(c, "wakeup_sources"), j, v) {
-				if (j == 3)
-					break;
-				fprintf(out, " %s %.1f", js(v, "source"), num(v, "per_s"));
-			}
-			fputc('\n', out);
-		}
-	}
-}
-
 /*
  * Every listed deadline miss explained from the trace by its own window: an
  * audio xrun at boundary B, a video frame dropped at vsync V, from B (V) to
@@ -1273,6 +1135,7 @@ struct miss {
 struct lw_misses {
 	struct miss *v;
 	size_t n, next;
+	const json_t *manifest;	/* whose the tasks are */
 };
 
 static int cmp_miss(const void *x, const void *y)
@@ -1293,6 +1156,7 @@ struct lw_misses *lw_misses_new(json_t *workloads, const json_t *manifest)
 		error("out of memory");
 		return NULL;
 	}
+	ms->manifest = manifest;
 	json_object_foreach(workloads, key, w) {
 		const json_t *mw = json_object_get(json_object_get(manifest, "workloads"), key);
 		double interval = json_number_value(json_object_get(w, "interval_ns"));
@@ -1412,9 +1276,15 @@ void lw_misses_done(struct lw_misses *ms, const struct lw_spike *s)
 	} else if (d) {
 		json_object_set_new(x->m, "cause_share",
 				    json_real((double)s->dominant_ns / (double)s->latency_ns));
-		if (d->pid > 0)
-			json_object_set_new(x->m, "cause_task", json_pack("{s:i, s:s}", "pid", d->pid,
-									  "name", d->name));
+		if (d->pid > 0) {
+			char role[96];
+			int ours = lw_task_of_run(ms->manifest, d->pid, d->name, role, sizeof(role));
+
+			json_object_set_new(x->m, "cause_task", json_pack("{s:i, s:s, s:o, s:o}",
+				"pid", d->pid, "name", d->name,
+				"this_run", ours < 0 ? json_null() : json_boolean(ours),
+				"role", role[0] ? json_string(role) : json_null()));
+		}
 	}
 	st = json_array();
 	for (int k = 0; k < 3; k++)
@@ -1498,13 +1368,23 @@ void lw_misses_print(FILE *out, const json_t *analysis)
 		const json_t *mc = json_object_get(w, "miss_causes");
 		size_t n = 0, k = json_object_size(mc);
 		struct count *c = k ? calloc(k, sizeof(*c)) : NULL;
+		const struct lw_rkind *rk = lw_rkind_find(json_string_value(json_object_get(w, "kind")));
+		json_int_t listed = 0, all = rk ? json_integer_value(json_object_get(w, rk->miss_key)) : 0;
 
 		if (!c)
 			continue;
-		json_object_foreach((json_t *)mc, cause, v)
+		json_object_foreach((json_t *)mc, cause, v) {
 			c[n++] = (struct count){ cause, json_integer_value(v) };
+			listed += json_integer_value(v);
+		}
 		qsort(c, n, sizeof(*c), cmp_count);
-		fprintf(out, "  %s: deadline misses by cause (each from its own window in the trace):", key);
+		if (listed < all)
+			fprintf(out, "  %s: the first %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+				" deadline misses by cause (each from its own window in the trace):", key,
+				listed, all);
+		else
+			fprintf(out, "  %s: deadline misses by cause (each from its own window in the "
+				"trace):", key);
 		for (size_t i = 0; i < n; i++)
 			fprintf(out, "%s %s %lld", i ? ";" : "", c[i].cause, (long long)c[i].n);
 		fputc('\n', out);

@@ -69,7 +69,5 @@ void lw_misses_finish(struct lw_misses *ms);
 void lw_misses_free(struct lw_misses *ms);	/* without writing */
 void lw_misses_print(FILE *out, const json_t *analysis);
 
-/* The text of those sections (@top spikes in full). */
-void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top);
 
 #endif

@@ -508,13 +508,44 @@ static int lane_of(const char *kind)
 	return 5;
 }
 
-static void spike_row(FILE *f, double a, double b, const char *kind, const char *name)
-{
-	int lane = lane_of(kind);
+/* Causes listed in the table and the chart; the rest are one "others" row. */
+#define TOP_CAUSES 10
 
-	fprintf(f, "%g %d %g 0.3 ", (a + b) / 2, lane, fmax((b - a) / 2, 0.05));
-	lw_gp_datum(f, name && *name ? name : kind);
-	fprintf(f, " %d\n", lane + 1);
+/* A row of a spike's timeline: from @a to @b us after the expected wake-up. */
+struct trow {
+	double a, b;
+	const char *kind, *name;
+};
+
+/* Pixels of the plot area of a timeline figure, and of a label's character
+ * (gnuplot's svg terminal, font size 8). */
+#define TL_PLOT_PX 800.0
+#define TL_CHAR_PX 5.5
+
+/* The rows, each labelled only where its box is wide enough for the label
+ * (the table above lists every component with its time): labels of short
+ * pieces no longer print over each other.  The x range is set here. */
+static void spike_rows(FILE *f, const struct trow *t, size_t n, double lat)
+{
+	double lo = 0, hi = lat, px;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, t[i].a);
+		hi = fmax(hi, t[i].b);
+	}
+	hi += (hi - lo) * 0.04 + 1e-3;
+	lo -= (hi - lo) * 0.04;
+	px = TL_PLOT_PX / (hi - lo);
+	for (size_t i = 0; i < n; i++) {
+		int lane = lane_of(t[i].kind);
+		const char *name = t[i].name && *t[i].name ? t[i].name : t[i].kind;
+		double w = (t[i].b - t[i].a) * px;
+
+		fprintf(f, "%g %d %g 0.3 ", (t[i].a + t[i].b) / 2, lane, fmax((t[i].b - t[i].a) / 2, 0.05));
+		lw_gp_datum(f, w >= TL_CHAR_PX * (double)strlen(name) + 4 ? name : "");
+		fprintf(f, " %d\n", lane + 1);
+	}
+	fprintf(f, "EOD\nset xrange [%g:%g]\n", lo, hi);
 }
 
 /* The components of a spike as "irq:eth0 12.0us, softirq:NET_RX 3.1us". */
@@ -595,33 +626,45 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	causes = json_object_get(sp, "causes");
 	top = json_object_get(sp, "top");
 	pg_raw(pg, "<p>");
-	pg_textf(pg, "%.0f spikes", jnum(sp, "spikes_total", jnum(sp, "count", 0)));
+	pg_textf(pg, "%.0f samples above the spike thresholds", jnum(sp, "spikes_total",
+									jnum(sp, "count", 0)));
+	if (json_is_number(json_object_get(sp, "attributed")))
+		pg_textf(pg, ": %.0f explained from the trace, %.0f not (lost trace events, or "
+			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
+	pg_raw(pg, ".</p>\n");
 	if (json_object_size(json_object_get(sp, "thresholds"))) {
 		/* per probe: the threshold used, where it came from, samples above it */
 		const char *probe;
-		int first = 1;
 
+		pg_raw(pg, "<ul class=\"thresholds\">\n");
 		json_object_foreach((json_t *)json_object_get(sp, "thresholds"), probe, e) {
-			pg_textf(pg, "%s%s: %.0f samples above %.1f us (%s)", first ? " (" : "; ", probe,
-				 jnum(e, "above", 0), jnum(e, "threshold_ns", 0) / 1e3,
-				 jstr(e, "source", "?"));
-			first = 0;
+			pg_raw(pg, "<li>");
+			pg_textf(pg, "%s: %.0f samples above %.1f us (%s)", probe, jnum(e, "above", 0),
+				 jnum(e, "threshold_ns", 0) / 1e3, jstr(e, "source", "?"));
+			pg_raw(pg, "</li>\n");
 		}
-		pg_text(pg, ")");
+		pg_raw(pg, "</ul>\n");
 	} else if (jnum(sp, "threshold_ns", 0) > 0) {
 		/* an older analysis: only a threshold of the spikes' own is theirs */
-		pg_textf(pg, " above %.1f us", jnum(sp, "threshold_ns", 0) / 1e3);
+		pg_raw(pg, "<p>");
+		pg_textf(pg, "Spikes: samples above %.1f us.", jnum(sp, "threshold_ns", 0) / 1e3);
+		pg_raw(pg, "</p>\n");
 	}
-	if (json_is_number(json_object_get(sp, "attributed")))
-		pg_textf(pg, ": %.0f attributed, %.0f unattributable (lost trace events, or "
-			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
-	pg_raw(pg, ".</p>\n");
 	unexplained_text(pg, sp);
 	if (json_array_size(causes)) {
+		size_t n = json_array_size(causes), shown = n > TOP_CAUSES + 1 ? TOP_CAUSES : n;
+		double odom = 0, ons = 0, oshare = 0;
+
 		have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
 		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
 		       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
 		json_array_foreach((json_t *)causes, i, e) {
+			if (i >= shown) {
+				odom += jnum(e, "count", 0);
+				ons += jnum(e, "ns", 0);
+				oshare += jnum(e, "share", 0);
+				continue;
+			}
 			pg_raw(pg, "<tr data-cause=\"");
 			pg_text(pg, jstr(e, "cause", "?"));
 			pg_raw(pg, "\"><td class=\"l\">");
@@ -633,23 +676,41 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
 			       jnum(e, "share", 0), jnum(e, "share", 0) * 100);
 		}
+		if (shown < n) {
+			pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
+			pg_textf(pg, "others (%zu causes)", n - shown);
+			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
+			if (have_ns)
+				pg_td_ns(pg, "", "ns", ons);
+			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+			       oshare, oshare * 100);
+		}
 		pg_raw(pg, "</table>\n");
+		/* horizontal bars, the largest on top: the labels have the room
+		 * they need at the left */
 		f = script_open(&sc);
 		if (f) {
+			size_t longest = 6;
+
 			fprintf(f, "$d << EOD\n");
-			json_array_foreach((json_t *)causes, i, e) {
-				if (i >= 16)
-					break;
-				lw_gp_datum(f, jstr(e, "cause", "?"));
-				fprintf(f, " %g\n", jnum(e, "share", 0) * 100);
+			for (size_t k = shown + (shown < n); k-- > 0;) {
+				const char *name = k < shown ? jstr(json_array_get(causes, k), "cause", "?") :
+						   "others";
+				double v = k < shown ? jnum(json_array_get(causes, k), "share", 0) : oshare;
+
+				lw_gp_datum(f, name);
+				fprintf(f, " %g %zu\n", v * 100, shown + (shown < n) - 1 - k);
+				longest = strlen(name) > longest ? strlen(name) : longest;
 			}
-			fprintf(f, "EOD\nset style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:*]\n"
-				"set grid ytics\nset ylabel \"share (%%)\"\n"
-				"set xtics rotate by -30\nplot $d using 0:2:xtic(1) with boxes "
-				"lc rgb \"#4060a0\" notitle\n");
+			fprintf(f, "EOD\nset style fill solid 0.7\nset xrange [0:*]\n"
+				"set yrange [-0.6:%zu.6]\nset grid xtics\nset xlabel \"share of spike "
+				"time (%%)\"\nset lmargin %zu\nset ytics scale 0\n"
+				"plot $d using ($2/2):3:($2/2):(0.35):ytic(1) with boxxyerror "
+				"lc rgb \"#4060a0\" notitle\n", shown + (shown < n) - 1,
+				longest < 60 ? longest + 2 : 62);
 		}
-		pg_figure(pg, "causes", script_close(&sc), 800, 340, have_ns ?
-			  "Share of all spike time charged to each cause (the 16 largest)." :
+		pg_figure(pg, "causes", script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
+			  have_ns ? "Share of all spike time charged to each cause; the rest as others." :
 			  "Share of spikes by cause.");
 	} else {
 		pg_missing(pg, "Cause breakdown", "spikes.causes");
@@ -680,8 +741,9 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	json_array_foreach((json_t *)top, i, e) {
 		const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
 		double x0 = jnum(e, "expected_ns", 0), lat = jnum(e, "latency_ns", 0) / 1e3, at = 0;
+		struct trow rows[64];
 		char id[32], cap[384];
-		size_t j;
+		size_t j, nt;
 		int exact = json_array_size(tlv) > 0;
 
 		if (i >= 5)
@@ -694,29 +756,34 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 		if (!f)
 			continue;
 		fprintf(f, "$e << EOD\n");
+		nt = 0;
 		if (exact) {
 			json_array_foreach((json_t *)tlv, j, ev)
-				spike_row(f, (jnum(ev, "start_ns", x0) - x0) / 1e3,
-					  (jnum(ev, "end_ns", x0) - x0) / 1e3, jstr(ev, "kind", "other"),
-					  jstr(ev, "name", ""));
+				if (nt < sizeof(rows) / sizeof(rows[0]))
+					rows[nt++] = (struct trow){ (jnum(ev, "start_ns", x0) - x0) / 1e3,
+						(jnum(ev, "end_ns", x0) - x0) / 1e3, jstr(ev, "kind", "other"),
+						jstr(ev, "name", "") };
 		} else {
 			/* components in the order they were first charged; each lasts
 			 * what was charged to it, so the bar ends at the wake-up */
 			if (json_is_integer(json_object_get(e, "idle_since_ns")))
-				spike_row(f, (jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0, "idle",
-					  " ");
+				rows[nt++] = (struct trow){ (jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0,
+							    "idle", " " };
 			json_array_foreach((json_t *)comp, j, ev) {
 				double d = jnum(ev, "ns", 0) / 1e3;
 
-				spike_row(f, at, at + d, jstr(ev, "kind", "other"), jstr(ev, "cause", ""));
+				if (nt < sizeof(rows) / sizeof(rows[0]))
+					rows[nt++] = (struct trow){ at, at + d, jstr(ev, "kind", "other"),
+								    jstr(ev, "cause", "") };
 				at += d;
 			}
 		}
-		fprintf(f, "EOD\nset ytics (");
+		spike_rows(f, rows, nt, lat);
+		fprintf(f, "set ytics (");
 		for (int l = 0; l < 6; l++)
 			fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
 		fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
-			"set xlabel \"us after the expected wake-up\"\nset offsets graph 0.02, graph 0.02, 0, 0\n"
+			"set xlabel \"us after the expected wake-up\"\n"
 			"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
 			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
 			lat);
@@ -778,28 +845,42 @@ static json_t *idle_residency(const json_t *idle, const char **src)
 
 static void idle_section(struct page *pg, const struct lw_rrun *r)
 {
-	const json_t *idle = json_object_get(r->analysis, "idle"), *by, *e, *st;
-	json_t *res;
-	const char *res_src;
+	const json_t *idle = json_object_get(r->analysis, "idle"), *e, *st, *pl;
+	json_t *res, *by;
+	const char *res_src, *probe;
 	char cap[256];
 	struct script sc;
 	FILE *f;
 	size_t i, j;
 
-	by = json_object_get(idle, "by_state");
+	/* the analysis' latency by idle state: {PROBE: [{state, count, p50_ns, ...}]},
+	 * flattened into rows */
+	by = json_array();
+	json_object_foreach((json_t *)json_object_get(r->analysis, "idle_latency"), probe, pl)
+		json_array_foreach(pl, i, e) {
+			json_t *row = json_deep_copy(e);
+
+			json_object_set_new(row, "probe", json_string(probe));
+			json_array_append_new(by, row);
+		}
 	res = idle_residency(idle, &res_src);
 	pg_section(pg, "idle", "Idle states", json_array_size(by) || json_array_size(res));
-	pg_raw(pg, "<h3>Latency by idle state woken from</h3>\n");
+	pg_raw(pg, "<h3>Latency by the idle state the CPU was in at the expected wake-up</h3>\n");
 	if (json_array_size(by)) {
 		pg_raw(pg, "<table class=\"by-state\">\n<tr><th class=\"l\">probe</th>"
-		       "<th class=\"l\">idle state</th><th>wake-ups</th><th>p50 (us)</th>"
+		       "<th class=\"l\">idle state</th><th>samples</th><th>p50 (us)</th>"
 		       "<th>p99 (us)</th><th>max (us)</th></tr>\n");
-		json_array_foreach((json_t *)by, i, e) {
-			pg_raw(pg, "<tr><td class=\"l\">");
+		json_array_foreach(by, i, e) {
+			pg_raw(pg, "<tr data-probe=\"");
+			pg_text(pg, jstr(e, "probe", "?"));
+			pg_raw(pg, "\" data-state=\"");
+			pg_text(pg, jstr(e, "state", "?"));
+			pg_raw(pg, "\"><td class=\"l\">");
 			pg_text(pg, jstr(e, "probe", "?"));
 			pg_raw(pg, "</td><td class=\"l\">");
 			pg_text(pg, jstr(e, "state", "?"));
-			pg_raw(pg, "</td><td>%.0f</td>", jnum(e, "count", 0));
+			pg_raw(pg, "</td><td data-value=\"%.0f\">%.0f</td>", jnum(e, "count", 0),
+			       jnum(e, "count", 0));
 			pg_td_ns(pg, "", "p50_ns", jnum(e, "p50_ns", 0));
 			pg_td_ns(pg, "", "p99_ns", jnum(e, "p99_ns", 0));
 			pg_td_ns(pg, "", "max_ns", jnum(e, "max_ns", 0));
@@ -809,7 +890,7 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 		f = script_open(&sc);
 		if (f) {
 			fprintf(f, "$d << EOD\n");
-			json_array_foreach((json_t *)by, i, e) {
+			json_array_foreach(by, i, e) {
 				char lbl[96];
 
 				snprintf(lbl, sizeof(lbl), "%s %s", jstr(e, "probe", "?"),
@@ -821,14 +902,17 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 			fprintf(f, "EOD\nset style data histogram\nset style histogram cluster gap 1\n"
 				"set style fill solid 0.7\nset logscale y\nset yrange [0.1:*]\n"
 				"set grid ytics\nset ylabel \"latency (us), log scale\"\n"
+				"set xtics rotate by -30 scale 0\nset key outside right top\n"
 				"plot $d using 2:xtic(1) title \"p50\", '' using 3 title \"p99\", "
 				"'' using 4 title \"max\"\n");
 		}
-		pg_figure(pg, "idle-latency", script_close(&sc), 800, 340,
-			  "Wake-up latency by the idle state the CPU was woken from.");
+		pg_figure(pg, "idle-latency", script_close(&sc), 960, 380,
+			  "Wake-up latency by the idle state the CPU was in at the expected wake-up "
+			  "(busy: not idle).");
 	} else {
-		pg_missing(pg, "Latency by idle state (needs the kernel trace)", "idle.by_state");
+		pg_missing(pg, "Latency by idle state (needs the kernel trace)", "idle_latency");
 	}
+	json_decref(by);
 	pg_raw(pg, "<h3>Idle residency per CPU</h3>\n");
 	if (json_array_size(res)) {
 		/* state names in order of first appearance */
@@ -1002,10 +1086,12 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *t = json_object_get(r->analysis, "tradeoff"), *pts, *e;
 	double rec = jnum(t, "recommended_pm_qos_us", -1);
+	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+	char (*lab)[128];
 	struct script sc;
 	char cap[256];
 	FILE *f;
-	size_t i;
+	size_t i, n;
 
 	pts = json_object_get(t, "points");
 	pg_section(pg, "tradeoff", "Latency and power trade-off", json_array_size(pts) > 0);
@@ -1023,26 +1109,60 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 		pg_text(pg, "No PM QoS value is recommended.");
 	pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS</th><th>%s latency (us)"
 	       "</th><th>power (mW)</th></tr>\n", jstr(t, "stat", "p99"));
+	n = json_array_size(pts);
+	lab = calloc(n + 1, sizeof(*lab));
+	json_array_foreach((json_t *)pts, i, e) {
+		double q = jnum(e, "pm_qos_us", -1), w = jnum(e, "power_mw", 0);
+		double l = jnum(e, "latency_ns", 0) / 1e3;
+
+		xmin = fmin(xmin, w);
+		xmax = fmax(xmax, w);
+		ymin = fmin(ymin, log10(fmax(l, 1e-3)));
+		ymax = fmax(ymax, log10(fmax(l, 1e-3)));
+		/* 2000000000 us is the kernel's "no constraint" */
+		if (lab) {
+			if (q >= 2e9)
+				snprintf(lab[i], sizeof(lab[i]), "none");
+			else
+				snprintf(lab[i], sizeof(lab[i]), "%.0f us", q);
+		}
+		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
+		       " class=\"recommended\"" : "", q, lab ? lab[i] : "");
+		pg_td_ns(pg, "", "latency_ns", jnum(e, "latency_ns", 0));
+		pg_raw(pg, "<td>%.1f</td></tr>\n", w);
+	}
+	/* points that would print their labels over each other share one label:
+	 * "none, 1 us" on the first, nothing on the others */
+	for (i = 0; lab && i < n; i++) {
+		const json_t *a = json_array_get(pts, i);
+
+		for (size_t k = 0; k < i; k++) {
+			const json_t *b = json_array_get(pts, k);
+			double dx = fabs(jnum(a, "power_mw", 0) - jnum(b, "power_mw", 0)) /
+				    fmax(xmax - xmin, 1e-9);
+			double dy = fabs(log10(fmax(jnum(a, "latency_ns", 0) / 1e3, 1e-3)) -
+					 log10(fmax(jnum(b, "latency_ns", 0) / 1e3, 1e-3))) /
+				    fmax(ymax - ymin, 1e-9);
+
+			if (lab[k][0] && dx < 0.06 && dy < 0.08) {
+				size_t len = strlen(lab[k]);
+
+				snprintf(lab[k] + len, sizeof(lab[k]) - len, ", %s", lab[i]);
+				lab[i][0] = 0;
+				break;
+			}
+		}
+	}
 	f = script_open(&sc);
 	if (f)
 		fprintf(f, "$d << EOD\n");
-	json_array_foreach((json_t *)pts, i, e) {
-		double q = jnum(e, "pm_qos_us", -1);
-		char qs[32];
-
-		/* 2000000000 us is the kernel's "no constraint" */
-		if (q >= 2e9)
-			snprintf(qs, sizeof(qs), "none");
-		else
-			snprintf(qs, sizeof(qs), "%.0f us", q);
-		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
-		       " class=\"recommended\"" : "", q, qs);
-		pg_td_ns(pg, "", "latency_ns", jnum(e, "latency_ns", 0));
-		pg_raw(pg, "<td>%.1f</td></tr>\n", jnum(e, "power_mw", 0));
-		if (f)
-			fprintf(f, "%g %g \"%s\" %d\n", jnum(e, "power_mw", 0),
-				jnum(e, "latency_ns", 0) / 1e3, qs, q == rec);
-	}
+	json_array_foreach((json_t *)pts, i, e)
+		if (f) {
+			fprintf(f, "%g %g ", jnum(e, "power_mw", 0), jnum(e, "latency_ns", 0) / 1e3);
+			lw_gp_datum(f, lab ? lab[i] : "");
+			fprintf(f, " %d\n", jnum(e, "pm_qos_us", -1) == rec);
+		}
+	free(lab);
 	pg_raw(pg, "</table>\n");
 	if (f) {
 		char yl[96];

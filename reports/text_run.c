@@ -243,10 +243,11 @@ static void spikes_print(FILE *out, const json_t *doc, size_t top)
 		(long long)num(sp, "unattributable"));
 	json_object_foreach((json_t *)json_object_get(sp, "thresholds"), key, v) {
 		if (num(v, "threshold_ns") > 0)
-			fprintf(out, "  %-16s %8lld above %.1fus: %s\n", key, (long long)num(v, "above"),
-				num(v, "threshold_ns") / 1e3, js(v, "source", "?"));
+			fprintf(out, "  %s: %lld samples above %.1fus (%s)\n", key,
+				(long long)num(v, "above"), num(v, "threshold_ns") / 1e3,
+				js(v, "source", "?"));
 		else
-			fprintf(out, "  %-16s %8lld: %s\n", key, (long long)num(v, "above"),
+			fprintf(out, "  %s: %lld samples (%s)\n", key, (long long)num(v, "above"),
 				js(v, "source", "?"));
 	}
 	if ((v = json_object_get(sp, "trace_windows")))

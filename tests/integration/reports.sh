@@ -212,7 +212,7 @@ assert doc.find(".//*[@id='recommended']").get("data-value") == "20"
 text = "".join(doc.itertext())
 for want in ("(measured)", "estimated", "virtio0-input", "NET_RX", "2 xruns", "1 dropped frames", "kworker/1:1 & <co>",
              "no spike on its CPU in that period", "period 187, stream 0, CPU 1, 300.0 us late",
-             "52 attributed, 2 unattributable", "unattributable: trace events lost in the window",
+             "52 explained from the trace, 2 not", "unattributable: trace events lost in the window",
              "irq:virtio0-input 480.0us", "cyclic: 54 samples above 150.0 us (the run's --threshold)",
              "idle-late:state1: 400.0 us in 3 spikes", "(none declared)", "unexplained: 120.0 us in 2 spikes",
              "steal time the machine reported during the run: 3.0 ms"):

@@ -38,10 +38,10 @@ a["spikes"]["thresholds"] = {"cyclic": {"threshold_ns": 150000, "source": "the r
 a["spikes"]["unexplained"] = {"idle_late": [{"state": "state1", "exit_latency_ns": None, "ns": 400000, "spikes": 3}],
                               "idle_late_ns": 400000, "running_ns": 120000, "running_spikes": 2}
 a["spikes"]["steal"] = {"source": "/proc/stat", "cpus": [{"cpu": 1, "steal_ns": 3000000}], "total_ns": 3000000}
-# idle: by_state has no producer yet; residency in RUN/idle.json's shape
-a["idle"] = {"by_state": [{"probe": "cyclic", "state": "POLL", "count": 1000, "p50_ns": 20000, "p99_ns": 90000, "max_ns": 300000},
-                          {"probe": "cyclic", "state": "C1", "count": 1979, "p50_ns": 35000, "p99_ns": 250000, "max_ns": 3113000}],
-             "format": "latwatt-idle", "version": 1, "duration_ns": 1500000000,
+# latency by idle state, as the trace pass writes it; residency in RUN/idle.json's shape
+a["idle_latency"] = {"cyclic": [{"state": "POLL", "index": 0, "count": 1000, "p50_ns": 20000, "p99_ns": 90000, "p99.9_ns": 200000, "max_ns": 300000},
+                                {"state": "C1", "index": 1, "count": 1979, "p50_ns": 35000, "p99_ns": 250000, "p99.9_ns": 900000, "max_ns": 3113000}]}
+a["idle"] = {"format": "latwatt-idle", "version": 1, "duration_ns": 1500000000,
              "sysfs": {"cpus": [{"cpu": 0, "active": 0.2, "states": [{"index": 0, "name": "POLL", "residency": 0.1}, {"index": 1, "name": "C1", "residency": 0.7}]},
                                 {"cpu": 1, "active": 0.3, "states": [{"index": 0, "name": "POLL", "residency": 0.2}, {"index": 1, "name": "C1", "residency": 0.5}]}]}}
 # power: the summary power/power.h's lw_power_summarize() writes, and the
