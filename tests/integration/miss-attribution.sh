@@ -12,7 +12,8 @@
 #     (lw-stop): blocked:lw-stop, the same way;
 #   - the audio thread's own work longer than its period (load 1.4, nothing
 #     planted): "own work > period", or throttled where the kernel's
-#     real-time throttling holds it off its CPU.
+#     real-time throttling holds it off its CPU; the same for video frames
+#     (4K at 60 fps).
 # An xrun while the stream thread was still busy with an earlier one takes
 # that one's cause: the scores follow the same chain through the records.
 . "$(dirname "$0")/lib.sh"
@@ -123,6 +124,21 @@ PY
 	# the text names the cause of the misses
 	"$LATWATT" analyze -n "$TMP/spin" >"$TMP/spin.txt" 2>/dev/null
 	check "spin-text" grep -q "audio: deadline misses by cause.*preempt:lw-spin" "$TMP/spin.txt"
+	# the misses' entries as the schema has them
+	if "$PY" -c 'import jsonschema' 2>/dev/null; then
+		"$PY" - "$TOP/doc/analysis.schema.json" "$TMP/spin.json" <<'PY' && pass "spin-schema" || fail "spin-schema"
+import json, sys, jsonschema
+schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
+errs = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+for e in errs[:5]:
+    print(e.json_path, e.message[:200])
+m = doc["workloads"]["audio"]["xrun_list"][0]
+assert not errs and m["components"] and m["stages"] and m["window"]["worker"]["tid"] > 0
+assert m["cause_task"]["name"] == "lw-spin" and m["cause_task"]["this_run"] is False
+PY
+	else
+		skip "spin-schema" "needs python3-jsonschema (scripts/install-deps)"
+	fi
 fi
 
 # -- the interrupt thread stopped through ptrace (held, not waiting for its
@@ -163,6 +179,27 @@ assert len(own) >= 0.9 * len(ms)
 assert most <= held * 1.1 + 2e6
 assert all(m["cause_detail"].startswith("own work ") for m in own)
 assert w["miss_causes"]["own work > period"] == len(own)
+PY
+fi
+# -- a video frame's processing longer than the frame interval (4K at 60
+# fps): its dropped frames are its own work (or throttled, as above), the
+# processing thread found by the tid the manifest gives
+if run video - 3 -c "$cpu" -i 1000 -w "video:fps=60,width=3840,height=2160,cpu=$cpu"; then
+	"$LATWATT" analyze -n --json "$TMP/video" >"$TMP/video.json" 2>/dev/null
+	"$PY" - "$TMP/video.json" <<'PY' && pass "video-own-work" || fail "video-own-work" "see above"
+import json, sys
+a = json.load(open(sys.argv[1]))
+w = a["workloads"]["video"]
+ms = [m for m in w["dropped_list"] if m.get("cause") != "unattributable"]
+own = [m for m in ms if m.get("cause") == "own work > period"]
+thr = [m for m in ms if m.get("cause") == "throttled"]
+print("%d dropped, %d explained: %d own work > period, %d throttled; others %s" %
+      (w["dropped"], len(ms), len(own), len(thr),
+       [m["cause"] for m in ms if m not in own and m not in thr][:10]))
+assert len(ms) >= 10
+assert len(own) + len(thr) >= 0.9 * len(ms) and len(own) >= 0.5 * len(ms)
+assert all(m["window"]["worker"]["tid"] > 0 and m["window"]["waker"]["name"] == "lw-video-dma"
+           for m in ms)
 PY
 fi
 finish
