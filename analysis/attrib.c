@@ -309,7 +309,8 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	t->late_exit_ns = LW_EXIT_LATENCY_NONE;
 	t->late_ns = 0;
 	t->dominant_ns = t->work_ns = t->waker_ns = t->blocked_ns = t->backlog_ns = 0;
-	t->runnable_at_start = t->stage = t->waker_woken = t->ran = t->blocked = t->far = 0;
+	t->runnable_at_start = t->busy_at_start = 0;
+	t->stage = t->waker_woken = t->ran = t->blocked = t->far = 0;
 	t->cpus = t->wait_cpus = 0;
 	heap_push(a, a->pend, &a->npend, i, pend_before);
 	return 0;
@@ -545,7 +546,7 @@ static void charge_worker(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
 {
 	uint64_t to = s->last, from = to - ns;
 
-	if (s->runnable_at_start && from < s->stage_end[1]) {
+	if (s->busy_at_start && from < s->stage_end[1]) {
 		uint64_t cut = to < s->stage_end[1] ? to : s->stage_end[1];
 
 		s->last = cut;
@@ -800,6 +801,7 @@ static void work_start(struct lw_attrib *a, struct lw_spike *s)
 	s->stage = 0;
 	if (w && w->state != LW_PREV_SLEEPING) {
 		s->stage = 1;
+		s->busy_at_start = 1;
 		if (w->cpu >= 0 && w->cpu < a->cfg.ncpus)
 			s->cpu = w->cpu;
 		if (w->state == LW_PREV_BLOCKED) {

@@ -50,7 +50,8 @@
  *                           window; beyond it the CPU ran something the
  *                           trace does not see (a hypervisor): unexplained;
  *                           but backlog before the processing stage when it
- *                           was runnable at the start: still busy with
+ *                           was busy at the start (runnable or held, not
+ *                           waiting for its wake-up): still busy with
  *                           earlier periods (the same budget)
  *   the waker running       work:WAKER, up to waker_budget_ns plus
  *                           LW_PROBE_PATH_NS; beyond it unexplained
@@ -217,7 +218,8 @@ struct lw_spike {
 	uint64_t work_ns;	/* a work window: charged to the worker's own work */
 	uint64_t waker_ns;	/* and to the waker's */
 	uint64_t backlog_ns;	/* and to earlier periods' (backlog) */
-	int runnable_at_start;	/* the worker was runnable at its start (busy before) */
+	int runnable_at_start;	/* the worker was runnable at its start */
+	int busy_at_start;	/* or held: busy with earlier periods, not waiting */
 	struct lw_segment seg[LW_ATTRIB_MAX_SEG];	/* the first ones, merged */
 	int nseg;
 	int seg_truncated;	/* more segments than kept */

@@ -978,6 +978,33 @@ static void test_work_backlog(void **st)
 	(void)st;
 }
 
+/* The worker held (a page fault, D) in the middle of the period before when
+ * this one starts: blocked until what woke it, then backlog until it takes
+ * this one up. */
+static void test_work_held_at_start(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 2800 * US, 5 * US, 1500 * US, 4000 * US);
+	evc(a, 0, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E - 100 * US, 0, LW_TEV_SWITCH, 900, 120, LW_PREV_BLOCKED, "latwatt", WORKER);
+	evc(a, E + 1000 * US, 0, LW_TEV_WAKEUP, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 1000 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 900);
+	evc(a, E + 2900 * US, 0, LW_TEV_SWITCH, 900, 120, LW_PREV_SLEEPING, "latwatt", WORKER);
+	lw_attrib_finish(a);
+	const struct lw_spike *s = &got[0];
+	assert_true(s->busy_at_start);
+	assert_false(s->runnable_at_start);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "blocked:latwatt");
+	assert_int_equal(comp_ns(s, LW_C_BLOCKED, "latwatt", -1), 1000 * US);
+	assert_int_equal(s->backlog_ns, 500 * US);
+	assert_int_equal(s->work_ns, 1300 * US);
+	assert_whole(s);
+	lw_attrib_free(a);
+	(void)st;
+}
+
 /* Events lost on a CPU the window went to: unattributable, never guessed;
  * a window before the trace, or past its end: the same. */
 static void test_work_lost_and_outside(void **st)
@@ -1048,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_work_blocked),
 		cmocka_unit_test(test_work_runnable_at_start),
 		cmocka_unit_test(test_work_backlog),
+		cmocka_unit_test(test_work_held_at_start),
 		cmocka_unit_test(test_work_lost_and_outside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
