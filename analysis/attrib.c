@@ -596,7 +596,7 @@ static void account_work_task(struct lw_attrib *a, struct cpu *c, struct lw_spik
 		charge_task(a, s, LW_C_PREEMPT, x->name, x->pid, ns);
 	else if (s->wake_pending)
 		charge_task(a, s, LW_C_TIMER_LATE, x->name, x->pid, ns);
-	else if (s->stage && s->ran)
+	else if (worker_held(s))
 		charge_task(a, s, LW_C_TASK, x->name, x->pid, ns);
 	else
 		charge_task(a, s, LW_C_NONPREEMPT, x->name, x->pid, ns);

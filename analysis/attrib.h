@@ -43,7 +43,8 @@
  * probe: before the waker is woken, another task is timer-late; once the
  * thread followed is woken, a task of higher priority is preempt, of lower or
  * equal priority non-preemptible, but task once the worker has run in the
- * window (it ran in the worker's place: throttled, or equal priority first);
+ * window or when it was runnable from the start (it ran in the worker's
+ * place: throttled, or equal priority first);
  * an hrtimer callback is timer: (no probe path).  Then:
  *
  *   the worker running      work (its own work), up to work_budget_ns a
