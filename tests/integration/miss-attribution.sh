@@ -180,7 +180,7 @@ assert len(ms) >= 20
 assert len(own) + len(thr) == len(ms)
 assert len(own) >= 0.9 * len(ms)
 assert not thr or held
-assert most <= held * 1.1 + 2e6
+assert most <= held * 1.5 + 2e6   # the throttle ends on the kernel's period timer
 assert all(m["cause_detail"].startswith("own work ") for m in own)
 assert w["miss_causes"]["own work > period"] == len(own)
 PY
