@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Deadline misses matched to the spike behind them, and the record kinds
+ * Deadline misses explained by their own windows in the trace, and the record kinds
  * (workloads/rkind.h): each workload with records has a consistent
  * descriptor, and every consumer of misses (summaries, the trace pass, the
  * metric registry, comparisons, the run report) handles each one.
