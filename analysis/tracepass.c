@@ -1183,6 +1183,7 @@ struct lw_misses *lw_misses_new(json_t *workloads, const json_t *manifest)
 			}
 			x = &ms->v[ms->n];
 			memset(x, 0, sizeof(*x));
+			x->backlog = -1;
 			if (rk->miss_window(mw, w, m, &x->win) < 0)
 				continue;	/* no deadline: not a miss the trace can place */
 			x->m = m;
