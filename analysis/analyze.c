@@ -191,8 +191,8 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		problem(*doc, msg);
 	}
 	if (o->trace) {
-		/* the board's latency budget is a default spike threshold; the
-		 * deadline misses get the cause of the spike behind each */
+		/* the board's latency budget is a default spike threshold; each
+		 * listed deadline miss is explained by its own window */
 		tp.board = b;
 		tp.workloads = json_object_size(wl) ? wl : NULL;
 		lw_clear_error();

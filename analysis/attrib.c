@@ -37,8 +37,10 @@ struct cpu {
 
 struct lost { int cpu; uint64_t from, to; const char *why; };
 
-/* What the trace said of a task: its priority and name. */
-struct task { int pid; int prio; const char *comm; };
+/* What the trace said of a task: its priority and name, the CPU it was last
+ * seen on (-1 unknown) and its state (enum lw_prev_state; runnable once woken
+ * or switched in). */
+struct task { int pid; int prio; const char *comm; int cpu; int state; };
 #define TASKS 8192	/* open addressing; old entries are overwritten */
 
 struct cause {
@@ -65,7 +67,9 @@ struct lw_attrib {
 	struct lost *lost;
 	size_t nlost, caplost;
 	uint64_t first, last;
+	uint64_t first_ev;	/* the first event's time */
 	int have_extent, started;
+	size_t nwork;		/* work windows open */
 	struct task *tasks;
 	/* interned strings: a small open-addressing table */
 	char **str;
@@ -87,7 +91,8 @@ static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_IDLE_EXIT] = "idle-exit", [LW_C_IRQ] = "irq", [LW_C_SOFTIRQ] = "softirq",
 	[LW_C_TIMER] = "timer", [LW_C_PREEMPT] = "preempt", [LW_C_NONPREEMPT] = "non-preemptible",
 	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
-	[LW_C_IDLE_LATE] = "idle-late", [LW_C_TASK] = "task",
+	[LW_C_IDLE_LATE] = "idle-late", [LW_C_TASK] = "task", [LW_C_WORK] = "work",
+	[LW_C_BLOCKED] = "blocked", [LW_C_BACKLOG] = "backlog", [LW_C_THROTTLED] = "throttled",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -303,6 +308,10 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	t->late_state = -1;
 	t->late_exit_ns = LW_EXIT_LATENCY_NONE;
 	t->late_ns = 0;
+	t->dominant_ns = t->work_ns = t->waker_ns = t->blocked_ns = t->backlog_ns = 0;
+	t->runnable_at_start = t->busy_at_start = 0;
+	t->stage = t->waker_woken = t->ran = t->blocked = t->far = 0;
+	t->cpus = t->wait_cpus = 0;
 	heap_push(a, a->pend, &a->npend, i, pend_before);
 	return 0;
 }
@@ -391,27 +400,48 @@ static void segment(struct lw_spike *s, enum lw_comp_kind k, const char *name, u
 	s->seg[s->nseg++] = (struct lw_segment){ from, to, k, name };
 }
 
-static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
-			const char *name, int pid, uint64_t ns)
+static void add_comp(struct lw_spike *s, enum lw_comp_kind k, const char *name, int pid, int stage,
+		     uint64_t ns)
 {
-	int i;
+	int i, max = s->work ? LW_ATTRIB_MAX_COMP : LW_ATTRIB_SPIKE_COMP;
 
-	if (!ns)
-		return;
-	segment(s, k, name, s->last - ns, s->last);
 	for (i = 0; i < s->ncomp; i++)
-		if (s->comp[i].kind == k && s->comp[i].name == name)
+		if (s->comp[i].kind == k && s->comp[i].name == name && s->comp[i].stage == stage)
 			break;
 	if (i == s->ncomp) {
-		if (s->ncomp == LW_ATTRIB_MAX_COMP) {
+		if (s->ncomp == max) {
 			/* fold the rest into the last slot's kind: keep totals exact */
 			i = s->ncomp - 1;
 		} else {
-			s->comp[i] = (struct lw_component){ k, name, 0, pid };
+			s->comp[i] = (struct lw_component){ k, name, 0, pid, stage };
 			s->ncomp++;
 		}
 	}
 	s->comp[i].ns += ns;
+}
+
+static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
+			const char *name, int pid, uint64_t ns)
+{
+	uint64_t from = s->last - ns;
+
+	if (!ns)
+		return;
+	segment(s, k, name, from, s->last);
+	if (!s->work) {
+		add_comp(s, k, name, pid, 0, ns);
+		return;
+	}
+	/* a work window: the piece [from, last) split at the stages' ends */
+	for (int st = 0; st < LW_WORK_STAGES && from < s->last; st++) {
+		uint64_t to = st < LW_WORK_STAGES - 1 && s->stage_end[st] < s->last ?
+			      s->stage_end[st] : s->last;
+
+		if (to <= from)
+			continue;
+		add_comp(s, k, name, pid, st, to - from);
+		from = to;
+	}
 }
 
 static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k, const char *name,
@@ -469,6 +499,109 @@ static void charge_probe(struct lw_attrib *a, struct lw_spike *s, const char *na
 	s->probe_ns += in;
 }
 
+/* ---- work windows ------------------------------------------------------ */
+
+/* @pid (named @comm) is the thread @tid (named @name, where tid is -1). */
+static int thread_is(int tid, const char *name, int pid, const char *comm)
+{
+	if (tid >= 0)
+		return pid == tid;
+	return pid > 0 && name && comm && !strcmp(name, comm);
+}
+
+static int is_worker(const struct lw_spike *s, int pid, const char *comm)
+{
+	return thread_is(s->tid, s->comm, pid, comm);
+}
+
+static int is_waker(const struct lw_spike *s, int pid, const char *comm)
+{
+	return thread_is(s->waker_tid, s->waker_comm, pid, comm);
+}
+
+/* The thread the window follows now. */
+static int follows(const struct lw_spike *s, int pid, const char *comm)
+{
+	return s->stage ? is_worker(s, pid, comm) : is_waker(s, pid, comm);
+}
+
+/* @ns ending at s->last in a thread's own context: its work (@k) up to what
+ * is left of @budget (@used so far), first; the rest unexplained. */
+static void charge_own(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
+		       const char *name, uint64_t *used, uint64_t budget, uint64_t ns)
+{
+	uint64_t room = *used < budget ? budget - *used : 0;
+	uint64_t in = ns < room ? ns : room, to = s->last;
+
+	s->last = to - (ns - in);
+	charge(a, s, k, name, in);
+	*used += in;
+	s->last = to;
+	charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns - in);
+}
+
+/* The worker's own running, @ns ending at s->last: before its processing
+ * stage, when it was busy at the start, the earlier periods' (backlog). */
+static void charge_worker(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
+{
+	uint64_t to = s->last, from = to - ns;
+
+	if (s->busy_at_start && from < s->stage_end[1]) {
+		uint64_t cut = to < s->stage_end[1] ? to : s->stage_end[1];
+
+		s->last = cut;
+		charge_own(a, s, LW_C_BACKLOG, intern(a, ""), &s->backlog_ns, s->work_budget_ns -
+			   (s->work_ns < s->work_budget_ns ? s->work_ns : s->work_budget_ns), cut - from);
+		s->last = to;
+		ns = to - cut;
+	}
+	charge_own(a, s, LW_C_WORK, intern(a, ""), &s->work_ns, s->work_budget_ns -
+		   (s->backlog_ns < s->work_budget_ns ? s->backlog_ns : s->work_budget_ns), ns);
+}
+
+/* A work window's worker could run and was kept off its CPU with nothing
+ * above it: runnable since the start, or it had run already (the idle loop
+ * in its place: real-time throttling). */
+static int worker_held(const struct lw_spike *s)
+{
+	return s->work && s->stage && (s->ran || s->runnable_at_start);
+}
+
+/* A task's context in a work window (see attrib.h). */
+static void account_work_task(struct lw_attrib *a, struct cpu *c, struct lw_spike *s,
+			      const struct ctx *x, uint64_t ns)
+{
+	int kprio = s->stage ? s->kprio : s->waker_kprio;
+
+	if (x->pid == 0 && worker_held(s)) {
+		charge(a, s, LW_C_THROTTLED, intern(a, ""), ns);
+		return;
+	}
+	if (follows(s, x->pid, x->name)) {
+		if (c->tentative) {
+			charge(a, s, LW_C_IDLE_EXIT, c->last_state >= 0 ?
+			       state_name(a, s->cpu, c->last_state) : intern(a, "idle"), ns);
+		} else if (s->stage) {
+			s->ran = 1;
+			charge_worker(a, s, ns);
+		} else {
+			charge_own(a, s, LW_C_WORK, x->name, &s->waker_ns,
+				   s->waker_budget_ns + LW_PROBE_PATH_NS, ns);
+		}
+		return;
+	}
+	if (!s->stage && !s->waker_woken)
+		charge_task(a, s, LW_C_TIMER_LATE, x->name, x->pid, ns);
+	else if (kprio >= 0 && x->prio < kprio)
+		charge_task(a, s, LW_C_PREEMPT, x->name, x->pid, ns);
+	else if (s->wake_pending)
+		charge_task(a, s, LW_C_TIMER_LATE, x->name, x->pid, ns);
+	else if (worker_held(s))
+		charge_task(a, s, LW_C_TASK, x->name, x->pid, ns);
+	else
+		charge_task(a, s, LW_C_NONPREEMPT, x->name, x->pid, ns);
+}
+
 /* Charge [s->last, to) to the context on top of @c's stack. */
 static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint64_t to)
 {
@@ -478,11 +611,17 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	if (to <= s->last)
 		return;
 	ns = to - s->last;
+	if (s->blocked) {
+		/* asleep: charged once it is known what woke it */
+		s->blocked_ns += ns;
+		s->last = to;
+		return;
+	}
 	/* charge() places each piece at [last - ns, last): advance as it goes */
 	switch (x->kind) {
 	case CTX_IRQ:
 		s->last = to;
-		if (x->after && !s->gap && !strcmp(x->after, "hrtimer_wakeup"))
+		if (x->after && !s->gap && !s->work && !strcmp(x->after, "hrtimer_wakeup"))
 			charge_probe(a, s, x->after, ns);
 		else if (x->after)
 			charge(a, s, LW_C_TIMER, x->after, ns);
@@ -497,7 +636,7 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		s->last = to;
 		/* the probe's own timer callback wakes it: part of its path (a
 		 * noise loop never sleeps: there it wakes someone else) */
-		if (!s->gap && !strcmp(x->name, "hrtimer_wakeup"))
+		if (!s->gap && !s->work && !strcmp(x->name, "hrtimer_wakeup"))
 			charge_probe(a, s, x->name, ns);
 		else
 			charge(a, s, LW_C_TIMER, x->name, ns);
@@ -505,6 +644,12 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	case CTX_IDLE: {
 		uint64_t in = ns < s->idle_budget_left ? ns : s->idle_budget_left;
 		const char *st = x->state >= 0 ? state_name(a, s->cpu, x->state) : intern(a, "idle");
+
+		if (worker_held(s)) {
+			s->last = to;
+			charge(a, s, LW_C_THROTTLED, intern(a, ""), ns);
+			break;
+		}
 
 		s->last += in;
 		charge(a, s, LW_C_IDLE_EXIT, st, in);
@@ -523,7 +668,9 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 	}
 	case CTX_TASK:
 		s->last = to;
-		if (s->gap) {
+		if (s->work) {
+			account_work_task(a, c, s, x, ns);
+		} else if (s->gap) {
 			/* the loop's own thread: the CPU ran it and the trace saw nothing */
 			if (is_probe(s, x))
 				charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns);
@@ -557,13 +704,20 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 
 /* Why @s cannot be attributed for lost or absent trace, or NULL; a stretch
  * with no trace at all comes first. */
+static int visited(const struct lw_spike *s, int cpu)
+{
+	if (!s->work)
+		return cpu == s->cpu;
+	return s->far || (s->cpus >> (cpu % 64) & 1);
+}
+
 static const char *overlaps_lost(const struct lw_attrib *a, const struct lw_spike *s)
 {
 	uint64_t from = s->expected_ns, to = s->expected_ns + s->latency_ns;
 	const char *why = NULL;
 
 	for (size_t i = 0; i < a->nlost; i++)
-		if ((a->lost[i].cpu < 0 || a->lost[i].cpu == s->cpu) &&
+		if ((a->lost[i].cpu < 0 || visited(s, a->lost[i].cpu)) &&
 		    a->lost[i].from <= to && a->lost[i].to >= from) {
 			if (a->lost[i].why)
 				return a->lost[i].why;
@@ -572,23 +726,140 @@ static const char *overlaps_lost(const struct lw_attrib *a, const struct lw_spik
 	return why;
 }
 
+/* A component of a work window that is not the cause: the worker's own work. */
+static int own_work(const struct lw_spike *s, const struct lw_component *c)
+{
+	return s->work && c->kind == LW_C_WORK && !*c->name;
+}
+
 static void finish_spike(struct lw_spike *s)
 {
 	uint64_t best = 0;
 
 	s->dominant = -1;
-	for (int i = 0; i < s->ncomp; i++)
-		if (s->comp[i].ns > best) {
-			best = s->comp[i].ns;
+	s->dominant_ns = 0;
+	for (int i = 0; i < s->ncomp; i++) {
+		uint64_t ns = 0;
+
+		if (own_work(s, &s->comp[i]))
+			continue;
+		/* a work window's cause: its time in every stage */
+		for (int j = 0; j < s->ncomp; j++)
+			if (s->comp[j].kind == s->comp[i].kind && s->comp[j].name == s->comp[i].name)
+				ns += s->comp[j].ns;
+		if (ns > best) {
+			best = ns;
 			s->dominant = i;
+			s->dominant_ns = ns;
+		}
+	}
+}
+
+static struct task *task_slot(struct lw_attrib *a, int pid);
+
+static const struct task *task_known(struct lw_attrib *a, int pid)
+{
+	const struct task *t = pid > 0 ? task_slot(a, pid) : NULL;
+
+	return t && t->pid == pid ? t : NULL;
+}
+
+/* A task the trace named @comm, for a run that did not record the tid of a
+ * workload's thread: -1 when none is known. */
+static int task_by_name(struct lw_attrib *a, const char *comm)
+{
+	const char *n = comm && *comm ? intern(a, comm) : NULL;
+
+	for (size_t i = 0; n && i < TASKS; i++)
+		if (a->tasks[i].pid > 0 && a->tasks[i].comm == n)
+			return a->tasks[i].pid;
+	return -1;
+}
+
+static void visit(struct lw_spike *s, int cpu)
+{
+	if (cpu >= 64)
+		s->far = 1;
+	s->cpus |= 1ULL << (cpu % 64);
+	s->wait_cpus = s->cpus;
+}
+
+/* Where a work window starts and what it follows (see attrib.h): the worker
+ * already runnable (busy with an earlier period) or blocked, else the waker,
+ * on the CPU each was last seen on. */
+static void work_start(struct lw_attrib *a, struct lw_spike *s)
+{
+	const struct task *w, *k;
+
+	if (s->tid < 0)
+		s->tid = task_by_name(a, s->comm);
+	if (s->waker_tid < 0)
+		s->waker_tid = task_by_name(a, s->waker_comm);
+	w = task_known(a, s->tid);
+	k = task_known(a, s->waker_tid);
+
+	s->stage = 0;
+	if (w && w->state != LW_PREV_SLEEPING) {
+		s->stage = 1;
+		s->busy_at_start = 1;
+		if (w->cpu >= 0 && w->cpu < a->cfg.ncpus)
+			s->cpu = w->cpu;
+		if (w->state == LW_PREV_BLOCKED) {
+			s->blocked = 1;
+		} else {
+			s->woken_ns = s->expected_ns;
+			s->runnable_at_start = 1;
+		}
+	} else if (k) {
+		if (k->cpu >= 0 && k->cpu < a->cfg.ncpus)
+			s->cpu = k->cpu;
+		if (k->state == LW_PREV_BLOCKED)
+			s->blocked = 1;	/* asleep in D: not on its timer */
+		s->waker_woken = k->state == LW_PREV_RUNNABLE;
+	}
+	if (s->stage && s->kprio < 0 && w)
+		s->kprio = w->prio;
+	if (s->waker_kprio < 0 && k)
+		s->waker_kprio = k->prio;
+	visit(s, s->cpu);
+}
+
+/* The window in @slot is open on @c. */
+static int open_on(struct cpu *c, int slot)
+{
+	if (c->nopen == c->capopen) {
+		int cap = c->capopen ? c->capopen * 2 : 8;
+		int *t = realloc(c->open, (size_t)cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		c->open = t;
+		c->capopen = cap;
+	}
+	c->open[c->nopen++] = slot;
+	return 0;
+}
+
+static void close_on(struct cpu *c, int slot)
+{
+	for (int i = 0; i < c->nopen; i++)
+		if (c->open[i] == slot) {
+			c->open[i] = c->open[--c->nopen];
+			break;
 		}
 }
 
 static void open_window(struct lw_attrib *a, struct lw_spike *s)
 {
-	struct cpu *c = &a->cpu[s->cpu];
-	const struct ctx *base = &c->stack[0];
+	struct cpu *c;
+	const struct ctx *base;
 
+	if (s->work)
+		work_start(a, s);
+	c = &a->cpu[s->cpu];
+	base = &c->stack[0];
+	if (s->work && s->stage && base->kind == CTX_TASK && is_worker(s, base->pid, base->name))
+		s->ran = 1;
 	s->open = 1;
 	s->last = s->expected_ns;
 	s->idle_state = c->idle_state;
@@ -602,25 +873,19 @@ static void open_window(struct lw_attrib *a, struct lw_spike *s)
 	s->wake_pending = 0;
 	if (base->kind == CTX_IDLE)
 		s->idle_budget_left = exit_budget(a, s->cpu, base->state);
-	if (a->have_extent && s->expected_ns < a->first)
+	if ((a->have_extent && s->expected_ns < a->first) ||
+	    (s->work && (!a->started || s->expected_ns < a->first_ev)))
 		s->unattributable = "before the trace started";
 	else if (base->kind == CTX_UNKNOWN && c->depth == 1)
 		s->unattributable = "the CPU's state is unknown (no event on it yet)";
-	if (c->nopen == c->capopen) {
-		int cap = c->capopen ? c->capopen * 2 : 8;
-		int *t = realloc(c->open, (size_t)cap * sizeof(*t));
-
-		if (!t) {
-			s->unattributable = "out of memory";
-			s->open = 0;
-			s->done = 1;
-			finish_spike(s);
-			return;
-		}
-		c->open = t;
-		c->capopen = cap;
+	if (open_on(c, (int)(s - a->s)) < 0) {
+		s->unattributable = "out of memory";
+		s->open = 0;
+		s->done = 1;
+		finish_spike(s);
+		return;
 	}
-	c->open[c->nopen++] = (int)(s - a->s);
+	a->nwork += s->work;
 }
 
 /* Closed: it waits for its CPU's next event. */
@@ -635,12 +900,12 @@ static void close_window(struct lw_attrib *a, struct lw_spike *s)
 
 	if (s->open) {
 		account(a, c, s, end_of(s));
-		for (int i = 0; i < c->nopen; i++)
-			if (c->open[i] == (int)(s - a->s)) {
-				c->open[i] = c->open[--c->nopen];
-				break;
-			}
+		close_on(c, (int)(s - a->s));
+		a->nwork -= s->work;
 	}
+	if (s->blocked && s->blocked_ns)	/* still asleep at its end */
+		charge(a, s, LW_C_BLOCKED, intern(a, ""), s->blocked_ns);
+	s->blocked_ns = 0;
 	s->open = 0;
 	s->done = 1;
 	finish_spike(s);
@@ -785,8 +1050,10 @@ static void finalize(struct lw_attrib *a, int slot)
 
 	if (why)
 		s->unattributable = why;
-	add_totals(a, s);
-	keep_spike(a, s);
+	if (!s->work) {
+		add_totals(a, s);
+		keep_spike(a, s);
+	}
 	if (a->cfg.done)
 		a->cfg.done(a->cfg.done_ctx, s);
 	a->free_slot[a->nfree++] = slot;
@@ -797,9 +1064,12 @@ static void finalize(struct lw_attrib *a, int slot)
 static void finalize_cpu(struct lw_attrib *a, int cpu, uint64_t t)
 {
 	for (size_t i = 0; i < a->nwait;) {
-		const struct lw_spike *s = &a->s[a->wait[i]];
+		struct lw_spike *s = &a->s[a->wait[i]];
 
-		if (s->cpu == cpu && end_of(s) < t) {
+		if (s->work && end_of(s) < t && visited(s, cpu))
+			/* a work window waits for every CPU it was on */
+			s->wait_cpus &= ~(1ULL << (cpu % 64));
+		if (s->work ? !s->wait_cpus && !s->far : s->cpu == cpu && end_of(s) < t) {
 			int slot = a->wait[i];
 
 			a->wait[i] = a->wait[--a->nwait];
@@ -861,13 +1131,27 @@ static void task_seen(struct lw_attrib *a, int pid, int prio, const char *comm)
 
 	if (pid <= 0)
 		return;
-	if (t->pid != pid)
+	if (t->pid != pid) {
 		t->comm = NULL;
+		t->cpu = -1;
+		t->state = LW_PREV_RUNNABLE;
+	}
 	t->pid = pid;
 	t->prio = prio;
 	/* names rarely change: skip the hashing when it is the one known */
 	if (comm && *comm && (!t->comm || strcmp(t->comm, comm)))
 		t->comm = intern(a, comm);
+}
+
+/* Where @pid is and whether it can run, if the table knows it. */
+static void task_at(struct lw_attrib *a, int pid, int cpu, int state)
+{
+	struct task *t = task_slot(a, pid);
+
+	if (pid > 0 && t->pid == pid) {
+		t->cpu = cpu;
+		t->state = state;
+	}
 }
 
 /* The interned name of @pid, from the table when it matches. */
@@ -908,10 +1192,111 @@ static void correct_base(struct lw_attrib *a, struct cpu *c, int pid)
 	}
 }
 
+/* The window in @slot follows its thread to @to from @ts on. */
+static void move_window(struct lw_attrib *a, struct lw_spike *s, int to, uint64_t ts)
+{
+	struct cpu *n;
+	int slot = (int)(s - a->s);
+
+	if (to < 0 || to >= a->cfg.ncpus || to == s->cpu)
+		return;
+	account(a, &a->cpu[s->cpu], s, ts);
+	n = &a->cpu[to];
+	if (open_on(n, slot) < 0)
+		return;	/* out of memory: it stays where it is */
+	close_on(&a->cpu[s->cpu], slot);
+	s->cpu = to;
+	visit(s, to);
+	if (n->stack[0].kind == CTX_IDLE)
+		s->idle_budget_left += exit_budget(a, to, n->stack[0].state);
+	if (n->stack[0].kind == CTX_UNKNOWN && n->depth == 1 && !s->unattributable)
+		s->unattributable = "the CPU's state is unknown (no event on it yet)";
+}
+
+/* The thread a work window followed was asleep until @ts: what woke it (a
+ * task's pid, or -1). */
+static void unblock(struct lw_attrib *a, struct lw_spike *s, const char *by, int pid, uint64_t ts)
+{
+	account(a, &a->cpu[s->cpu], s, ts);
+	s->blocked = 0;
+	s->last = ts;
+	charge_task(a, s, LW_C_BLOCKED, by, pid, s->blocked_ns);
+	s->blocked_ns = 0;
+}
+
+/* A wake-up (from @c, onto @target) of a thread a work window waits for. */
+static void work_wakeup(struct lw_attrib *a, struct cpu *c, const struct lw_tev *ev, int target,
+			const struct ctx *by)
+{
+	for (size_t i = 0; i < a->nends; i++) {
+		struct lw_spike *s = &a->s[a->ends[i]];
+		int worker, waker;
+
+		if (!s->work || !s->open)
+			continue;
+		worker = is_worker(s, ev->pid, ev->name);
+		waker = !s->stage && is_waker(s, ev->pid, ev->name);
+		if ((!worker && !waker) || (worker && s->stage && !s->blocked) ||
+		    (!worker && s->waker_woken && !s->blocked))
+			continue;
+		account(a, &a->cpu[s->cpu], s, ev->ts);
+		if (s->blocked)	/* what woke it; the worker woken while the waker
+				 * slept: not known */
+			unblock(a, s, worker && !s->stage ? intern(a, "") : by->name,
+				worker && !s->stage ? -1 : by->kind == CTX_TASK ? by->pid : -1, ev->ts);
+		if (worker) {
+			s->stage = 1;
+			if (!s->woken_ns)
+				s->woken_ns = ev->ts;
+			if (s->kprio < 0)
+				s->kprio = ev->prio;
+		} else {
+			s->waker_woken = 1;
+			if (s->waker_kprio < 0)
+				s->waker_kprio = ev->prio;
+		}
+		move_window(a, s, target, ev->ts);
+		/* its CPU learns of it by an interrupt */
+		s->wake_pending = target != ev->cpu;
+	}
+	(void)c;
+}
+
+/* A switch on @cpu: the thread followed went to sleep, or runs elsewhere. */
+static void work_switch(struct lw_attrib *a, const struct lw_tev *ev)
+{
+	const struct task *prev = task_known(a, ev->prev_pid);
+
+	for (size_t i = 0; i < a->nends; i++) {
+		struct lw_spike *s = &a->s[a->ends[i]];
+
+		if (!s->work || !s->open)
+			continue;
+		if (ev->arg != LW_PREV_RUNNABLE && ev->prev_pid > 0 && !s->blocked &&
+		    (s->stage || s->waker_woken) &&
+		    follows(s, ev->prev_pid, prev ? prev->comm : NULL)) {
+			account(a, &a->cpu[s->cpu], s, ev->ts);
+			s->blocked = 1;
+		}
+		if (ev->pid > 0 && follows(s, ev->pid, ev->name)) {
+			if (s->blocked)	/* its wake-up was not traced */
+				unblock(a, s, intern(a, ""), -1, ev->ts);
+			move_window(a, s, ev->cpu, ev->ts);
+			if (s->stage) {
+				s->ran = 1;
+				if (!s->switched_in_ns)
+					s->switched_in_ns = ev->ts;
+			}
+		}
+	}
+}
+
 void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 {
 	struct cpu *c;
 
+	if (!a->started)
+		a->first_ev = ev->ts;
 	a->started = 1;
 	advance(a, ev->ts);
 	if (ev->ts > a->now)
@@ -930,7 +1315,12 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 
 	switch (ev->kind) {
 	case LW_TEV_SWITCH:
+		task_at(a, ev->prev_pid, ev->cpu, ev->arg == LW_PREV_BLOCKED ? LW_PREV_BLOCKED :
+			ev->arg ? LW_PREV_SLEEPING : LW_PREV_RUNNABLE);
 		task_seen(a, ev->pid, ev->prio, ev->name);
+		task_at(a, ev->pid, ev->cpu, LW_PREV_RUNNABLE);
+		if (a->nwork)
+			work_switch(a, ev);
 		clear_wakee(c);
 		c->depth = 1;	/* a switch happens in task context */
 		if (ev->pid == 0) {
@@ -942,7 +1332,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		for (int i = 0; i < c->nopen; i++) {
 			struct lw_spike *s = &a->s[c->open[i]];
 
-			if (s->tid >= 0 && ev->pid == s->tid && !s->switched_in_ns)
+			if (!s->work && s->tid >= 0 && ev->pid == s->tid && !s->switched_in_ns)
 				s->switched_in_ns = ev->ts;
 		}
 		break;
@@ -951,6 +1341,9 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 		struct cpu *tc = &a->cpu[target];
 
 		task_seen(a, ev->pid, ev->prio, ev->name);
+		task_at(a, ev->pid, target, LW_PREV_RUNNABLE);
+		if (a->nwork)
+			work_wakeup(a, c, ev, target, &c->stack[c->depth - 1]);
 		if (ev->pid > 0 && (base_idle(tc) || tc->tentative) &&
 		    (!tc->has_wakee || ev->prio < tc->wakee.prio)) {
 			const struct task *t = task_slot(a, ev->pid);
@@ -968,7 +1361,7 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 			for (int i = 0; i < o->nopen; i++) {
 				struct lw_spike *s = &a->s[o->open[i]];
 
-				if (s->tid >= 0 && ev->pid == s->tid && !s->woken_ns) {
+				if (!s->work && s->tid >= 0 && ev->pid == s->tid && !s->woken_ns) {
 					account(a, o, s, ev->ts);
 					s->woken_ns = ev->ts;
 					/* the CPU learns of it by an interrupt */
@@ -1034,6 +1427,15 @@ void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 	case LW_TEV_MIGRATE:
 		for (int i = 0; i < c->nopen; i++)
 			a->s[c->open[i]].migrations++;
+		task_at(a, ev->pid, ev->cpu, task_known(a, ev->pid) ? task_known(a, ev->pid)->state :
+			LW_PREV_RUNNABLE);
+		for (size_t i = 0; a->nwork && i < a->nends; i++) {
+			struct lw_spike *s = &a->s[a->ends[i]];
+
+			if (s->work && s->open && ev->pid > 0 &&
+			    follows(s, ev->pid, task_known(a, ev->pid) ? task_known(a, ev->pid)->comm : NULL))
+				move_window(a, s, ev->cpu, ev->ts);
+		}
 		break;
 	default:
 		break;
@@ -1066,7 +1468,7 @@ void lw_attrib_finish(struct lw_attrib *a)
 
 		/* closed as usual where the probe already runs (what is left is
 		 * its own return path); a loss in the window still says so */
-		if (s->unattributable || !s->switched_in_ns)
+		if (s->unattributable || !s->switched_in_ns || s->work)
 			cut_short(a, s);
 		close_window(a, s);
 	}
@@ -1097,8 +1499,10 @@ const char *lw_spike_cause(const struct lw_spike *s, char *buf, size_t len)
 {
 	if (s->unattributable)
 		return "unattributable";
+	if (s->work && s->period_ns && s->work_ns > s->period_ns)
+		return LW_OWN_WORK;
 	if (s->dominant < 0)
-		return "?";
+		return s->work_ns ? "work" : "?";
 	return lw_component_label(&s->comp[s->dominant], buf, len);
 }
 
@@ -1133,12 +1537,11 @@ static int cmp_comp(const void *x, const void *y)
 	return p->ns < q->ns ? 1 : p->ns > q->ns ? -1 : 0;
 }
 
-static json_t *spike_json(const struct lw_spike *s)
+json_t *lw_spike_components_json(const struct lw_spike *s, const char *const *stages)
 {
 	struct lw_component sorted[LW_ATTRIB_MAX_COMP];
 	json_t *comp = json_array();
 	char label[160];
-	json_t *o;
 
 	memcpy(sorted, s->comp, (size_t)s->ncomp * sizeof(*sorted));
 	qsort(sorted, (size_t)s->ncomp, sizeof(*sorted), cmp_comp);	/* largest first */
@@ -1151,14 +1554,30 @@ static json_t *spike_json(const struct lw_spike *s)
 
 		if (sorted[i].pid > 0)
 			json_object_set_new(c, "pid", json_integer(sorted[i].pid));
+		if (s->work && stages && sorted[i].stage >= 0 && sorted[i].stage < LW_WORK_STAGES)
+			json_object_set_new(c, "stage", json_string(stages[sorted[i].stage]));
 		json_array_append_new(comp, c);
 	}
+	return comp;
+}
+
+json_t *lw_spike_timeline_json(const struct lw_spike *s)
+{
 	json_t *tl = json_array();
 
 	for (int i = 0; i < s->nseg; i++)
 		json_array_append_new(tl, json_pack("{s:I, s:I, s:s, s:s}",
 			"start_ns", (json_int_t)s->seg[i].from_ns, "end_ns", (json_int_t)s->seg[i].to_ns,
 			"kind", lw_comp_kind_name(s->seg[i].kind), "name", s->seg[i].name));
+	return tl;
+}
+
+static json_t *spike_json(const struct lw_spike *s)
+{
+	json_t *comp = lw_spike_components_json(s, NULL), *tl = lw_spike_timeline_json(s);
+	char label[160];
+	json_t *o;
+
 	o = json_pack("{s:i, s:i, s:I, s:I, s:I, s:o}", "cpu", s->cpu, "probe", (int)s->probe,
 		      "expected_ns", (json_int_t)s->expected_ns, "latency_ns", (json_int_t)s->latency_ns,
 		      "sample", (json_int_t)s->index, "components", comp);
@@ -1237,7 +1656,7 @@ json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
 	memcpy(causes, a->causes, a->ncauses * sizeof(*causes));
 	qsort(causes, a->ncauses, sizeof(*causes), cmp_cause);
 	for (size_t j = 0; j < a->ncauses; j++) {
-		struct lw_component c = { causes[j].kind, causes[j].name, causes[j].ns, -1 };
+		struct lw_component c = { causes[j].kind, causes[j].name, causes[j].ns, -1, 0 };
 
 		json_array_append_new(cj, json_pack("{s:s, s:s, s:s, s:I, s:I, s:f}",
 			"cause", lw_component_label(&c, label, sizeof(label)),

@@ -32,6 +32,47 @@
  *                           then it cannot know of the wake-up
  *   nothing known           unexplained: the CPU's state was not known
  *
+ * A work window (a deadline miss: lw_spike.work) runs from the start of a
+ * period to the moment its work was done, and follows the threads that do
+ * it: the waker (audio: the interrupt thread; video: the capture thread)
+ * until it wakes the worker, then the worker.  It starts on the CPU the
+ * waker was last seen on (the worker's, when the worker was already
+ * runnable: still busy with an earlier period), and moves with the thread it
+ * follows (its wake-up's target CPU, a switch in or a migration elsewhere).
+ * The rules are those of a probe's spike, with the thread followed as the
+ * probe: before the waker is woken, another task is timer-late; once the
+ * thread followed is woken, a task of higher priority is preempt, of lower or
+ * equal priority non-preemptible, but task once the worker has run in the
+ * window or when it was runnable from the start (it ran in the worker's
+ * place: throttled, or equal priority first);
+ * an hrtimer callback is timer: (no probe path).  Then:
+ *
+ *   the worker running      work (its own work), up to work_budget_ns a
+ *                           window; beyond it the CPU ran something the
+ *                           trace does not see (a hypervisor): unexplained;
+ *                           but backlog before the processing stage when it
+ *                           was busy at the start (runnable or held, not
+ *                           waiting for its wake-up): still busy with
+ *                           earlier periods (the same budget)
+ *   the waker running       work:WAKER, up to waker_budget_ns plus
+ *                           LW_PROBE_PATH_NS; beyond it unexplained
+ *   the CPU idle, the       throttled: kept off its CPU with nothing above
+ *     worker runnable and   it (the kernel's real-time throttling)
+ *     it ran before (or
+ *     since the start)
+ *   the thread followed     blocked:WAKER, charged when WAKER (the task or
+ *     asleep after it was   interrupt that woke it) does; blocked when the
+ *     woken (or held: D, T, window ends first
+ *     t at the start)
+ *
+ * Every component is also split by stage, the window's times the record
+ * gives (stage_end[]: interrupt, wake-up, processing).  The cause of a work
+ * window is its largest component, summed over the stages, other than the
+ * worker's own work; but own work alone longer than the period is the
+ * cause (a backlog is the cause of the period it was busy with: the
+ * caller's to follow).  Work windows have no part in the totals nor in the kept spikes:
+ * the caller's done() gets them.
+ *
  * A noise-probe gap (the busy loop did not run from E to W) is explained by
  * what ran instead: interrupts, softirqs, timers as above; another task is
  * preempt (it outranks the loop) or task (it ran in the loop's place: the
@@ -66,7 +107,8 @@
 #include <stdio.h>
 
 enum lw_tev_kind {
-	LW_TEV_SWITCH,		/* pid/prio/name: the next task; prev_pid */
+	LW_TEV_SWITCH,		/* pid/prio/name: the next task; prev_pid; arg: the
+				 * previous task's state (enum lw_prev_state) */
 	LW_TEV_WAKEUP,		/* pid/prio/name: the task woken; arg: its target CPU or -1 */
 	LW_TEV_IRQ_ENTRY,	/* name: the handler (irq_handler_entry, irq_vectors *_entry) */
 	LW_TEV_IRQ_EXIT,
@@ -79,6 +121,14 @@ enum lw_tev_kind {
 	LW_TEV_FREQ,		/* arg: new frequency, kHz */
 	LW_TEV_MIGRATE,		/* pid: task migrated to this CPU (arg: from CPU) */
 	LW_TEV_MAX
+};
+
+/* The state a switch leaves the previous task in. */
+enum lw_prev_state {
+	LW_PREV_RUNNABLE = 0,	/* preempted, or it yielded: still runnable */
+	LW_PREV_SLEEPING = 1,	/* waits for an event (S) */
+	LW_PREV_BLOCKED = 2,	/* held: uninterruptible (D: I/O, a lock, a page
+				 * fault), stopped or traced (T, t) */
 };
 
 struct lw_tev {
@@ -109,12 +159,18 @@ enum lw_comp_kind {
 	LW_C_UNEXPLAINED,	/* the CPU running (or unknown), no event */
 	LW_C_IDLE_LATE,		/* idle past the state's exit latency; name: the state */
 	LW_C_TASK,		/* noise: another task ran in the loop's place */
+	LW_C_WORK,		/* work window: the worker's own work (name ""), the waker's */
+	LW_C_BLOCKED,		/* work window: the thread slept; name: what woke it */
+	LW_C_BACKLOG,		/* work window: the worker busy with earlier periods */
+	LW_C_THROTTLED,		/* work window: the CPU idle while the worker could run */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
 
-#define LW_ATTRIB_MAX_COMP 12
+#define LW_ATTRIB_MAX_COMP 24	/* a work window's, by stage; a spike keeps 12 */
+#define LW_ATTRIB_SPIKE_COMP 12
 #define LW_ATTRIB_MAX_SEG  24
+#define LW_WORK_STAGES 3
 
 /* What ran when: a piece of the window, in time order. */
 struct lw_segment {
@@ -129,6 +185,7 @@ struct lw_component {
 	uint64_t ns;
 	int pid;		/* a task's (preempt, non-preemptible, timer-late,
 				 * task): the first charged; -1 otherwise */
+	int stage;		/* a work window's stage; 0 for a spike */
 };
 
 struct lw_spike {
@@ -142,11 +199,28 @@ struct lw_spike {
 	const char *comm;	/* its name, to know it where tid is -1; or NULL */
 	int gap;		/* a noise-probe gap: the thread busy-looped, never slept */
 	uint64_t index;		/* caller's reference (sample number) */
+	/* a work window (a deadline miss, see above), 0 for a spike: the
+	 * worker is tid/kprio/comm, woken by the waker (tid and kprio -1,
+	 * comm NULL where not known); its own running is work up to
+	 * work_budget_ns, the waker's up to waker_budget_ns (plus
+	 * LW_PROBE_PATH_NS); own work beyond period_ns is the cause; the
+	 * window's stages end at stage_end[0] and stage_end[1] (absolute) */
+	int work;
+	int waker_tid, waker_kprio;
+	const char *waker_comm;
+	uint64_t work_budget_ns, waker_budget_ns, period_ns;
+	uint64_t stage_end[LW_WORK_STAGES - 1];
 	/* found */
 	const char *unattributable;	/* the reason, or NULL */
 	struct lw_component comp[LW_ATTRIB_MAX_COMP];
 	int ncomp;
 	int dominant;		/* index in comp, -1 if none */
+	uint64_t dominant_ns;	/* its cause's time (a work window: over every stage) */
+	uint64_t work_ns;	/* a work window: charged to the worker's own work */
+	uint64_t waker_ns;	/* and to the waker's */
+	uint64_t backlog_ns;	/* and to earlier periods' (backlog) */
+	int runnable_at_start;	/* the worker was runnable at its start */
+	int busy_at_start;	/* or held: busy with earlier periods, not waiting */
 	struct lw_segment seg[LW_ATTRIB_MAX_SEG];	/* the first ones, merged */
 	int nseg;
 	int seg_truncated;	/* more segments than kept */
@@ -169,6 +243,13 @@ struct lw_spike {
 	uint64_t probe_ns;	/* charged to the probe's own path so far */
 	int open;
 	int done;
+	/* work windows: following the worker (1) or the waker (0); the waker
+	 * woken; the worker seen running; asleep since, unaccounted; the CPUs
+	 * visited (bit cpu % 64; far: one >= 64) and those still to see an
+	 * event past its end before its lost windows are all known */
+	int stage, waker_woken, ran, blocked, far;
+	uint64_t blocked_ns;
+	uint64_t cpus, wait_cpus;
 };
 
 /* The most of a spike charged to the probe's own wake-up path (its timer
@@ -227,8 +308,15 @@ size_t lw_attrib_kept(const struct lw_attrib *a);
 size_t lw_attrib_slots(const struct lw_attrib *a);
 const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i);
 /* The spike's cause: the label of its dominant component, "unattributable"
- * or "?" (nothing charged). */
+ * or "?" (nothing charged); a work window's own work longer than its period:
+ * LW_OWN_WORK. */
+#define LW_OWN_WORK "own work > period"
 const char *lw_spike_cause(const struct lw_spike *s, char *buf, size_t len);
+/* Its components, largest first: [{cause, kind, name, ns, share, pid?,
+ * stage?}] (stage: @stages[its stage], for a work window when @stages is
+ * given), and its timeline [{start_ns, end_ns, kind, name}] in time order. */
+json_t *lw_spike_components_json(const struct lw_spike *s, const char *const *stages);
+json_t *lw_spike_timeline_json(const struct lw_spike *s);
 
 /* {"top":[the N largest spikes, each with its components (largest first)
  * and its "timeline" of {start_ns, end_ns, kind, name} pieces in time

@@ -36,7 +36,7 @@ struct lw_tracepass_opts {
 	uint64_t threshold_ns[16];
 	const struct lw_board *board;	/* may be NULL */
 	size_t top;		/* spikes listed in full (default 20) */
-	/* deadline misses to match to the spikes (lw_misses_new()), or NULL */
+	/* deadline misses to explain (lw_misses_new()), or NULL */
 	json_t *workloads;
 };
 
@@ -47,17 +47,24 @@ struct lw_tracepass_opts {
  * Returns 0, 1 if the run has no trace.dat (nothing added), -1 on error. */
 int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o);
 
-/* Each audio xrun and dropped video frame in @workloads (the "workloads" of
- * an analysis) gets the cause of the spike behind it ("cause", "spike"), and
- * each workload a "miss_causes" count: lw_misses_new() indexes the misses
- * (NULL: out of memory), lw_misses_spike() is called for each spike (in any
- * order), lw_misses_finish() writes the causes and frees it. */
+/* Each listed audio xrun and dropped video frame in @workloads (the
+ * "workloads" of an analysis) explained from the trace by its own window,
+ * from the start of its period to the end of its work (a work window of
+ * analysis/attrib.h, its threads from @manifest): "cause", "components" by
+ * stage and the rest, or "unattributable" and why; each workload gets a
+ * "miss_causes" count.  lw_misses_new() indexes the misses (NULL: out of
+ * memory); lw_misses_feed() gives the engine those whose period starts by
+ * @t (before the event at @t; UINT64_MAX after the last); lw_misses_done()
+ * takes each window once final (the engine's done()); lw_misses_finish()
+ * writes the counts and frees it. */
 struct lw_misses;
-/* The cause of a miss no spike explains. */
-#define LW_MISS_UNEXPLAINED "no spike on its CPU in that period"
-struct lw_misses *lw_misses_new(json_t *workloads);
-void lw_misses_spike(struct lw_misses *ms, int cpu, uint64_t expected_ns, uint64_t latency_ns,
-		     const char *cause);
+struct lw_attrib;
+struct lw_spike;
+/* The cause of a miss the trace cannot explain (outside it, lost events). */
+#define LW_MISS_UNEXPLAINED "unattributable"
+struct lw_misses *lw_misses_new(json_t *workloads, const json_t *manifest);
+int lw_misses_feed(struct lw_misses *ms, struct lw_attrib *a, uint64_t t, int ncpus);
+void lw_misses_done(struct lw_misses *ms, const struct lw_spike *s);
 void lw_misses_finish(struct lw_misses *ms);
 void lw_misses_free(struct lw_misses *ms);	/* without writing */
 void lw_misses_print(FILE *out, const json_t *analysis);

@@ -120,6 +120,7 @@ struct audio {
 	_Atomic uint32_t ready;
 	_Atomic int quit;
 	pthread_t irq;
+	_Atomic int irq_tid;	/* the interrupt thread's kernel tid */
 	int irq_created;
 	uint64_t irq_count, irq_max_late;
 
@@ -324,6 +325,7 @@ static void *irq_main(void *arg)
 	struct audio *a = arg;
 	uint64_t k = 0;
 
+	atomic_store(&a->irq_tid, (int)gettid());
 	pthread_setname_np(pthread_self(), "lw-audio-irq");
 	wl_prefault_stack();
 	while (!quitting(a)) {
@@ -553,6 +555,8 @@ static int audio_finish(struct lw_run *run, struct lw_part *p)
 	json_object_set_new(m, "max_wakeup_ns", json_integer((json_int_t)maxw));
 	json_object_set_new(m, "max_irq_ns", json_integer((json_int_t)a->irq_max_late));
 	json_object_set_new(m, "streams", streams);
+	json_object_set_new(m, "irq_thread", json_pack("{s:s, s:i, s:i}", "name", "lw-audio-irq",
+		"tid", atomic_load(&a->irq_tid), "priority", a->no_rt ? 0 : (int)a->c.irq_prio));
 	if (a->rec_err)
 		return error("%s", a->rec_errmsg);
 	return 0;
@@ -640,11 +644,13 @@ static int audio_read(struct lw_records_reader *r, struct lw_rec_acc *x)
 
 	while ((ret = lw_records_next(r, &rec)) > 0) {
 		if (lw_rec_count(x, rec.boundary_ns, rec.slack_ns, rec.flags))
-			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:i, s:I, s:b}",
+			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:i, s:I, s:b, s:I, s:I, s:I}",
 				"boundary_ns", (json_int_t)rec.boundary_ns,
 				"period", (json_int_t)rec.period, "stream", rec.stream,
 				"cpu", rec.cpu, "lateness_ns", (json_int_t)-(int64_t)rec.slack_ns,
-				"skipped", !!(rec.flags & LW_REC_SKIPPED)));
+				"skipped", !!(rec.flags & LW_REC_SKIPPED),
+				"irq_ns", (json_int_t)rec.irq_ns, "wakeup_ns", (json_int_t)rec.wakeup_ns,
+				"proc_ns", (json_int_t)rec.proc_ns));
 		if (rec.flags & LW_REC_SKIPPED)
 			continue;
 		if (lw_rvec_push(&x->a, rec.wakeup_ns) < 0 || lw_rvec_push(&x->b, rec.irq_ns) < 0 ||
@@ -699,6 +705,58 @@ static void audio_miss_detail(char *buf, size_t len, const json_t *ev)
 		 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
 }
 
+static uint64_t jns(const json_t *o, const char *k)
+{
+	json_int_t v = json_integer_value(json_object_get(o, k));
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* Boundary B to the end of its processing: the interrupt thread's latency,
+ * the stream thread's wake-up, its processing (the record's irq_ns,
+ * wakeup_ns, proc_ns); it had to end at the next boundary. */
+static int audio_miss_window(const json_t *m, const json_t *s, const json_t *ev,
+			     struct lw_miss_window *w)
+{
+	const json_t *b = json_object_get(ev, "boundary_ns"), *st;
+	const json_t *params = json_object_get(s, "params");
+	const char *policy = json_string_value(json_object_get(s, "policy"));
+	double interval = json_number_value(json_object_get(s, "interval_ns"));
+	int64_t late = json_integer_value(json_object_get(ev, "lateness_ns"));
+	json_int_t stream = json_integer_value(json_object_get(ev, "stream"));
+	uint64_t len;
+	char name[16];
+	size_t i;
+
+	if (!json_is_integer(b) || json_integer_value(b) <= 0 || !(interval > 0) || interval > 1e12)
+		return -1;
+	if (late > INT32_MAX)	/* from an int32 slack */
+		late = INT32_MAX;
+	memset(w, 0, sizeof(*w));
+	w->start_ns = (uint64_t)json_integer_value(b);
+	len = (uint64_t)llround(interval) + (late > 0 ? (uint64_t)late : 0);
+	w->end_ns = w->start_ns + len;
+	w->cpu = json_is_integer(json_object_get(ev, "cpu")) ?
+		 (int)json_integer_value(json_object_get(ev, "cpu")) : -1;
+	w->processed = !json_is_true(json_object_get(ev, "skipped"));
+	w->stage_ns[0] = jns(ev, "irq_ns") < len ? jns(ev, "irq_ns") : len;
+	if (w->processed) {
+		w->stage_ns[2] = jns(ev, "proc_ns") < len - w->stage_ns[0] ? jns(ev, "proc_ns") :
+				 len - w->stage_ns[0];
+	}
+	w->stage_ns[1] = len - w->stage_ns[0] - w->stage_ns[2];
+	w->work_ns = lw_rwork_budget(s);
+	snprintf(name, sizeof(name), "lw-audio/%d", (int)stream);
+	lw_rthread_get(&w->worker, NULL, policy, name,
+		       (int)json_integer_value(json_object_get(params, "prio")));
+	json_array_foreach(json_object_get(m, "streams"), i, st)
+		if (json_integer_value(json_object_get(st, "stream")) == stream)
+			lw_rthread_get(&w->worker, st, policy, name, 0);
+	lw_rthread_get(&w->waker, json_object_get(m, "irq_thread"), policy, "lw-audio-irq",
+		       (int)json_integer_value(json_object_get(params, "irq_prio")));
+	return 0;
+}
+
 static const struct lw_rkind audio_records = {
 	.kind = "audio",
 	.record_size = sizeof(struct lw_audio_record),
@@ -714,6 +772,8 @@ static const struct lw_rkind audio_records = {
 	.noun = "xruns",
 	.probe = LW_PROBE_AUDIO,
 	.threads_key = "streams",
+	.miss_window = audio_miss_window,
+	.stage_names = { "interrupt", "wake-up", "processing" },
 };
 
 const struct lw_workload lw_workload_audio = {

@@ -52,6 +52,31 @@ struct lw_rec_acc {
 	json_t *misses;		/* the list, LW_REC_LIST_MISSES entries at most */
 };
 
+/* A thread of a workload as the trace knows it: its kernel tid (-1 where the
+ * run did not record it), kernel priority (-1 unknown) and name. */
+struct lw_rthread {
+	int tid;
+	int kprio;
+	char name[16];
+};
+
+/* What the trace pass needs to explain a listed miss from the trace
+ * (analysis/tracepass.c): the window from the start of its period (the
+ * boundary, the vsync) to the moment its work was done, in three stages
+ * (the first: audio boundary -> interrupt thread running, video vsync ->
+ * frame captured; the worker's wake-up; its processing), the thread that
+ * wakes the worker and the worker. */
+struct lw_miss_window {
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	uint64_t stage_ns[3];		/* the stages' lengths, from start_ns */
+	uint64_t waker_work_ns;		/* the waker's own work in it (video: the copy) */
+	uint64_t work_ns;		/* what a period's processing takes: twice the run's
+					 * median processing time (0: unknown) */
+	int cpu;			/* the CPU the record names */
+	int processed;			/* 0: skipped, never processed */
+	struct lw_rthread worker, waker;
+};
+
 struct lw_rkind {
 	const char *kind;		/* "audio": the records header's and the manifest's kind */
 	size_t record_size;		/* sizeof(struct lw_audio_record) */
@@ -76,7 +101,21 @@ struct lw_rkind {
 	 * manifest array of those threads ({"cpu", "tid", "priority"}). */
 	int probe;
 	const char *threads_key;
+	/* The window of listed miss @ev (lw_miss_window above) of the instance
+	 * whose manifest entry is @m (may be NULL) and summary @s: 0, or -1
+	 * when @ev holds no deadline. */
+	int (*miss_window)(const json_t *m, const json_t *s, const json_t *ev,
+			   struct lw_miss_window *w);
+	const char *stage_names[3];	/* "interrupt", "wake-up", "processing" */
 };
+
+/* Helpers for miss_window(): @t from a manifest thread object {"tid",
+ * "priority"} (@policy: the workload's; SCHED_OTHER or priority 0 is 120),
+ * else named @name with @prio, the workload's parameter (0: unknown). */
+void lw_rthread_get(struct lw_rthread *t, const json_t *th, const char *policy, const char *name,
+		    int prio);
+/* Twice the median of the summary's "proc_ns" distribution, 0 without one. */
+uint64_t lw_rwork_budget(const json_t *s);
 
 /* The @i-th workload kind with records, in LW_WORKLOADS() order; NULL past
  * the last.  for (i = 0; (k = lw_rkind_at(i)); i++) */

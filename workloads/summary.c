@@ -252,6 +252,27 @@ fail:
 	return NULL;
 }
 
+void lw_rthread_get(struct lw_rthread *t, const json_t *th, const char *policy, const char *name,
+		    int prio)
+{
+	const json_t *tid = json_object_get(th, "tid"), *p = json_object_get(th, "priority");
+	int other = policy && !strcmp(policy, "SCHED_OTHER");
+
+	t->tid = json_is_integer(tid) && json_integer_value(tid) > 0 ? (int)json_integer_value(tid) : -1;
+	if (json_is_integer(p))
+		prio = (int)json_integer_value(p);
+	t->kprio = other || (json_is_integer(p) && !prio) ? 120 : prio > 0 && prio < 100 ?
+		   99 - prio : -1;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+uint64_t lw_rwork_budget(const json_t *s)
+{
+	json_int_t p50 = json_integer_value(json_object_get(json_object_get(s, "proc_ns"), "p50"));
+
+	return p50 > 0 ? 2 * (uint64_t)p50 : 0;
+}
+
 void lw_rec_dist_line(FILE *out, const char *label, const json_t *d)
 {
 	if (!json_is_object(d) || !json_integer_value(json_object_get(d, "count")))

@@ -103,6 +103,7 @@ struct video {
 	pthread_t dma, proc;
 	int dma_created, proc_created;
 	int proc_cpu;
+	_Atomic int proc_tid, dma_tid;	/* kernel tids of the processing and capture threads */
 	struct lw_ring *ring_s;
 	struct lw_rec_ring *rec_r;
 	struct lw_records *rec;
@@ -154,6 +155,7 @@ static void *dma_main(void *arg)
 	struct video *v = arg;
 	uint64_t k = 0;
 
+	atomic_store(&v->dma_tid, (int)gettid());
 	pthread_setname_np(pthread_self(), "lw-video-dma");
 	wl_prefault_stack();
 	while (!quitting(v)) {
@@ -202,6 +204,7 @@ static void *proc_main(void *arg)
 	struct lw_sample smp = { .probe = LW_PROBE_VIDEO };
 	uint64_t next = 0;
 
+	atomic_store(&v->proc_tid, (int)gettid());
 	pthread_setname_np(pthread_self(), "lw-video");
 	wl_prefault_stack();
 	v->worst_slack = INT64_MAX;
@@ -427,6 +430,11 @@ static int video_finish(struct lw_run *run, struct lw_part *p)
 	json_object_set_new(m, "frame_interval_ns", json_real((double)v->iv_num / (double)v->iv_den));
 	json_object_set_new(m, "frame_bytes", json_integer((json_int_t)v->frame_bytes));
 	json_object_set_new(m, "cpu", json_integer(v->proc_cpu));
+	json_object_set_new(m, "proc_thread", json_pack("{s:s, s:i, s:i, s:i}", "name", "lw-video",
+		"cpu", v->proc_cpu, "tid", atomic_load(&v->proc_tid),
+		"priority", v->no_rt ? 0 : (int)v->c.prio));
+	json_object_set_new(m, "dma_thread", json_pack("{s:s, s:i, s:i}", "name", "lw-video-dma",
+		"tid", atomic_load(&v->dma_tid), "priority", v->no_rt ? 0 : (int)v->c.dma_prio));
 	json_object_set_new(m, "started_ns", json_integer((json_int_t)v->start_ns));
 	json_object_set_new(m, "stopped_ns", json_integer((json_int_t)v->stop_ns));
 	json_object_set_new(m, "vsyncs", json_integer((json_int_t)v->captured));
@@ -521,11 +529,13 @@ static int video_read(struct lw_records_reader *r, struct lw_rec_acc *x)
 
 	while ((ret = lw_records_next(r, &rec)) > 0) {
 		if (lw_rec_count(x, rec.vsync_ns, rec.slack_ns, rec.flags))
-			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:I, s:b}",
+			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:I, s:b, s:I, s:I, s:I, s:I}",
 				"vsync_ns", (json_int_t)rec.vsync_ns,
 				"frame", (json_int_t)rec.frame, "cpu", rec.cpu,
 				"lateness_ns", (json_int_t)-(int64_t)rec.slack_ns,
-				"skipped", !!(rec.flags & LW_REC_SKIPPED)));
+				"skipped", !!(rec.flags & LW_REC_SKIPPED),
+				"capture_ns", (json_int_t)rec.capture_ns, "dma_ns", (json_int_t)rec.dma_ns,
+				"wakeup_ns", (json_int_t)rec.wakeup_ns, "proc_ns", (json_int_t)rec.proc_ns));
 		if (rec.flags & LW_REC_SKIPPED)
 			continue;
 		if (lw_rvec_push(&x->a, rec.latency_ns) < 0 || lw_rvec_push(&x->b, rec.capture_ns) < 0 ||
@@ -574,6 +584,51 @@ static void video_miss_detail(char *buf, size_t len, const json_t *ev)
 		 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
 }
 
+static uint64_t jns(const json_t *o, const char *k)
+{
+	json_int_t v = json_integer_value(json_object_get(o, k));
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* Vsync V to the frame ready: its capture (the capture thread's latency and
+ * the copy), the processing thread's wake-up, the processing (the record's
+ * capture_ns, wakeup_ns, proc_ns); it had to be ready by the next vsync. */
+static int video_miss_window(const json_t *m, const json_t *s, const json_t *ev,
+			     struct lw_miss_window *w)
+{
+	const json_t *v = json_object_get(ev, "vsync_ns");
+	const json_t *params = json_object_get(s, "params");
+	const char *policy = json_string_value(json_object_get(s, "policy"));
+	double interval = json_number_value(json_object_get(s, "interval_ns"));
+	int64_t late = json_integer_value(json_object_get(ev, "lateness_ns"));
+	uint64_t len;
+
+	if (!json_is_integer(v) || json_integer_value(v) <= 0 || !(interval > 0) || interval > 1e12)
+		return -1;
+	if (late > INT32_MAX)	/* from an int32 slack */
+		late = INT32_MAX;
+	memset(w, 0, sizeof(*w));
+	w->start_ns = (uint64_t)json_integer_value(v);
+	len = (uint64_t)llround(interval) + (late > 0 ? (uint64_t)late : 0);
+	w->end_ns = w->start_ns + len;
+	w->cpu = json_is_integer(json_object_get(ev, "cpu")) ?
+		 (int)json_integer_value(json_object_get(ev, "cpu")) : -1;
+	w->processed = !json_is_true(json_object_get(ev, "skipped"));
+	w->stage_ns[0] = jns(ev, "capture_ns") < len ? jns(ev, "capture_ns") : len;
+	if (w->processed)
+		w->stage_ns[2] = jns(ev, "proc_ns") < len - w->stage_ns[0] ? jns(ev, "proc_ns") :
+				 len - w->stage_ns[0];
+	w->stage_ns[1] = len - w->stage_ns[0] - w->stage_ns[2];
+	w->waker_work_ns = jns(ev, "dma_ns");
+	w->work_ns = lw_rwork_budget(s);
+	lw_rthread_get(&w->worker, json_object_get(m, "proc_thread"), policy, "lw-video",
+		       (int)json_integer_value(json_object_get(params, "prio")));
+	lw_rthread_get(&w->waker, json_object_get(m, "dma_thread"), policy, "lw-video-dma",
+		       (int)json_integer_value(json_object_get(params, "dma_prio")));
+	return 0;
+}
+
 static const struct lw_rkind video_records = {
 	.kind = "video",
 	.record_size = sizeof(struct lw_video_record),
@@ -589,6 +644,8 @@ static const struct lw_rkind video_records = {
 	.noun = "dropped frames",
 	.probe = -1,
 	.threads_key = NULL,
+	.miss_window = video_miss_window,
+	.stage_names = { "capture", "wake-up", "processing" },
 };
 
 const struct lw_workload lw_workload_video = {

@@ -12,6 +12,16 @@
 #                                  interrupt (kind storm: from that instant until
 #                                  its own timer, due just after, wakes it;
 #                                  held: its own arming)
+#   plant.py spin CPU LOG SECS     SCHED_FIFO 85 task "lw-spin" (above the audio
+#                                  threads, 80, below their interrupt thread,
+#                                  90) spinning 2 to 6 ms at a random moment of
+#                                  every 100 ms (kind spin)
+#   plant.py stop CPU LOG SECS     task "lw-stop" stopping the audio workload's
+#                                  interrupt thread (lw-audio-irq, the first
+#                                  found) through ptrace for 2 to 6 ms at a
+#                                  random moment of every 100 ms, then letting
+#                                  it go on (kind stop: from the moment it was
+#                                  stopped to the one it was let go); CPU unused
 #   plant.py idle CPU LOG SECS     alternate 500 ms phases on CPU: "held" (PM QoS
 #                                  0 through /dev/cpu_dma_latency, and a
 #                                  SCHED_OTHER nice 19 spinner "lw-busy" that
@@ -73,6 +83,80 @@ def hog(cpu, log, secs):
         out.append(("hog", t0, time.monotonic_ns()))
         nxt += 100_000_000
     return out
+
+
+def spin(cpu, log, secs):
+    import random
+    name("lw-spin")
+    fifo(85)
+    os.sched_setaffinity(0, {cpu})
+    rnd = random.Random(cpu * 7919 + os.getpid())
+    out = []
+    ready()
+    end = time.monotonic_ns() + int(secs * 1e9)
+    slot = time.monotonic_ns() + 50_000_000
+    while slot + 100_000_000 < end and not stopped():
+        # a random moment of the slot, so that the spins fall at every phase
+        # of the audio period
+        sleep_until(slot + rnd.randrange(0, 90_000_000))
+        length = rnd.randrange(2_000_000, 6_000_000)
+        t0 = time.monotonic_ns()
+        while time.monotonic_ns() - t0 < length:
+            pass
+        out.append(("spin", t0, time.monotonic_ns()))
+        slot += 100_000_000
+    return out
+
+
+def find_thread(comm):
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            for tid in os.listdir("/proc/%s/task" % pid):
+                with open("/proc/%s/task/%s/comm" % (pid, tid)) as f:
+                    if f.read().strip() == comm:
+                        return int(tid)
+        except OSError:
+            pass
+    return None
+
+
+def stop(cpu, log, secs):
+    import random
+    PTRACE_CONT, PTRACE_SEIZE, PTRACE_INTERRUPT, WALL = 7, 0x4206, 0x4207, 0x40000000
+    name("lw-stop")
+    fifo(50)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    rnd = random.Random(os.getpid())
+    out = []
+    ready()
+    end = time.monotonic_ns() + int(secs * 1e9)
+    tid = None
+    while tid is None and time.monotonic_ns() < end and not stopped():
+        tid = find_thread("lw-audio-irq")
+        time.sleep(0.02)
+    if tid is None:
+        return out
+    if libc.ptrace(PTRACE_SEIZE, tid, None, None) < 0:
+        raise OSError(ctypes.get_errno(), "ptrace seize %d" % tid)
+    status = ctypes.c_int()
+    slot = time.monotonic_ns() + 200_000_000
+    while slot + 100_000_000 < end and not stopped():
+        sleep_until(slot + rnd.randrange(0, 90_000_000))
+        length = rnd.randrange(2_000_000, 6_000_000)
+        if libc.ptrace(PTRACE_INTERRUPT, tid, None, None) < 0:
+            break                               # the thread is gone
+        if libc.waitpid(tid, ctypes.byref(status), WALL) != tid:
+            break
+        t0 = time.monotonic_ns()
+        sleep_until(t0 + length)
+        t1 = time.monotonic_ns()
+        if libc.ptrace(PTRACE_CONT, tid, None, None) < 0:
+            break
+        out.append(("stop", t0, t1))
+        slot += 100_000_000
+    return out                                  # exiting detaches it
 
 
 class itimerspec(ctypes.Structure):
@@ -175,7 +259,8 @@ def main():
     kind, cpu, log, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
     READY = sys.argv[5] if len(sys.argv) > 5 else None
     STOP = sys.argv[6] if len(sys.argv) > 6 else None
-    spans = {"hog": hog, "storm": storm, "idle": idle}[kind](cpu, log, secs)
+    spans = {"hog": hog, "storm": storm, "idle": idle, "spin": spin,
+             "stop": stop}[kind](cpu, log, secs)
     with open(log, "w") as f:
         for k, a, b in spans:
             f.write("%s %d %d\n" % (k, a, b))

@@ -682,6 +682,371 @@ static void test_lost_learnt_after_close(void **st)
 	(void)st;
 }
 
+/* ---- work windows (deadline misses) ------------------------------------ */
+
+#define WORKER 600		/* lw-audio/0, SCHED_FIFO 80 */
+#define WORKER_KPRIO 19
+#define WAKER 601		/* lw-audio-irq, SCHED_FIFO 90 */
+#define WAKER_KPRIO 9
+#define PERIOD (2667 * US)
+
+static struct lw_spike got[8];
+static int ngot;
+
+static void work_done(void *ctx, const struct lw_spike *s)
+{
+	(void)ctx;
+	if (s->work && ngot < 8)
+		got[ngot++] = *s;
+}
+
+static struct lw_attrib *work_engine(void)
+{
+	struct lw_attrib_cfg cfg = { .ncpus = 2, .exit_latency = exit_lat, .state_name = sname,
+				     .done = work_done };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+
+	assert_non_null(a);
+	ngot = 0;
+	return a;
+}
+
+/* A miss on CPU 0: the period starts at E, its work ends at E + @len; the
+ * interrupt stage ends at E + @irq, the wake-up at E + @wake. */
+static void work_window(struct lw_attrib *a, uint64_t len, uint64_t irq, uint64_t wake,
+			uint64_t budget)
+{
+	struct lw_spike s = { .expected_ns = E, .latency_ns = len, .cpu = 0, .index = 7,
+			      .work = 1, .tid = WORKER, .kprio = WORKER_KPRIO, .comm = "lw-audio/0",
+			      .waker_tid = WAKER, .waker_kprio = WAKER_KPRIO, .waker_comm = "lw-audio-irq",
+			      .work_budget_ns = budget, .period_ns = PERIOD,
+			      .stage_end = { E + irq, E + wake } };
+
+	assert_int_equal(lw_attrib_add_spike(a, &s), 0);
+}
+
+static void evc(struct lw_attrib *a, uint64_t ts, int cpu, enum lw_tev_kind k, int pid, int prio,
+		int64_t arg, const char *name, int prev)
+{
+	struct lw_tev e = { .ts = ts, .cpu = cpu, .kind = k, .pid = pid, .prio = prio, .arg = arg,
+			    .name = name, .prev_pid = prev };
+
+	lw_attrib_event(a, &e);
+}
+
+/* The sum of a component over the stages (-1: any stage). */
+static uint64_t comp_ns(const struct lw_spike *s, enum lw_comp_kind k, const char *name, int stage)
+{
+	uint64_t ns = 0;
+
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == k && !strcmp(s->comp[i].name, name) &&
+		    (stage < 0 || s->comp[i].stage == stage))
+			ns += s->comp[i].ns;
+	return ns;
+}
+
+static void assert_whole(const struct lw_spike *s)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < s->ncomp; i++)
+		sum += s->comp[i].ns;
+	assert_int_equal(sum, s->latency_ns);
+	for (int i = 1; i < s->nseg; i++)
+		assert_int_equal(s->seg[i].from_ns, s->seg[i - 1].to_ns);
+}
+
+/* The interrupt thread on the worker's CPU wakes it on time; a SCHED_FIFO
+ * task above the worker preempts its processing: the miss is that task's,
+ * the worker's own running its work, by stage, every ns once. */
+static void test_work_preempted(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 3500 * US, 8 * US, 12 * US, 1000 * US);
+	evc(a, 0, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, 100 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", WORKER);	/* waits */
+	evc(a, 110 * US, 0, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, 120 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", WAKER);	/* its timer */
+	evc(a, E + 3 * US, 0, LW_TEV_TIMER_ENTRY, 0, 0, 0, "hrtimer_wakeup", 0);
+	evc(a, E + 4 * US, 0, LW_TEV_WAKEUP, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, E + 5 * US, 0, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL, 0);
+	evc(a, E + 7 * US, 0, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, E + 10 * US, 0, LW_TEV_WAKEUP, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 11 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", WAKER);
+	/* 200 us of its work, then lw-spin (SCHED_FIFO 85) for 2.5 ms */
+	evc(a, E + 211 * US, 0, LW_TEV_WAKEUP, 700, 14, 0, "lw-spin", 0);
+	evc(a, E + 212 * US, 0, LW_TEV_SWITCH, 700, 14, 0, "lw-spin", WORKER);
+	evc(a, E + 2712 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 700);
+	evc(a, E + 3600 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", WORKER);
+	lw_attrib_finish(a);
+	assert_int_equal(ngot, 1);
+	const struct lw_spike *s = &got[0];
+	assert_null(s->unattributable);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "preempt:lw-spin");
+	assert_int_equal(s->dominant_ns, 2500 * US);
+	assert_int_equal(comp_ns(s, LW_C_PREEMPT, "lw-spin", 2), 2500 * US);
+	assert_int_equal(s->work_ns, 201 * US + 788 * US);
+	assert_int_equal(comp_ns(s, LW_C_WORK, "", 2), 988 * US);
+	assert_int_equal(comp_ns(s, LW_C_WORK, "", 1), 1 * US);	/* its switch in */
+	/* the wake-up path: the idle CPU, the timer, the interrupt thread */
+	assert_int_equal(comp_ns(s, LW_C_IDLE_EXIT, "C1", -1) + comp_ns(s, LW_C_IDLE_LATE, "C1", -1) +
+			 comp_ns(s, LW_C_IDLE_EXIT, "idle", -1) + comp_ns(s, LW_C_IDLE_LATE, "idle", -1) +
+			 comp_ns(s, LW_C_IDLE_EXIT, "state0", -1) + comp_ns(s, LW_C_IDLE_LATE, "state0", -1) +
+			 comp_ns(s, LW_C_TIMER, "hrtimer_wakeup", 0) +
+			 comp_ns(s, LW_C_WORK, "lw-audio-irq", -1), 10 * US);
+	/* the worker woken, the interrupt thread above it still runs */
+	assert_int_equal(comp_ns(s, LW_C_PREEMPT, "lw-audio-irq", 1), 1 * US);
+	assert_int_equal(comp_ns(s, LW_C_TIMER, "hrtimer_wakeup", 0), 2 * US);
+	assert_int_equal(comp_ns(s, LW_C_PROBE, "hrtimer_wakeup", -1), 0);	/* no probe path */
+	assert_int_equal(s->woken_ns, E + 10 * US);
+	assert_whole(s);
+	/* not a spike: no totals */
+	json_t *j = lw_attrib_json(a, 10);
+	assert_int_equal(json_integer_value(json_object_get(j, "spikes_total")), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "top")), 0);
+	json_decref(j);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* The interrupt thread sleeps on the other CPU, where a task holds the CPU
+ * with its timer due (timer-late); what the worker's CPU ran meanwhile is
+ * no part of it; the window follows the wake-up to the worker's CPU. */
+static void test_work_waker_elsewhere(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 3000 * US, 810 * US, 830 * US, 3000 * US);
+	evc(a, 0, 1, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, 50 * US, 1, LW_TEV_SWITCH, 800, 120, LW_PREV_SLEEPING, "stress", WAKER);
+	evc(a, 60 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, 70 * US, 0, LW_TEV_SWITCH, 801, 120, LW_PREV_SLEEPING, "other", WORKER);
+	/* CPU 1: the timer fires 800 us late */
+	evc(a, E + 800 * US, 1, LW_TEV_TIMER_ENTRY, 0, 0, 0, "hrtimer_wakeup", 0);
+	evc(a, E + 801 * US, 1, LW_TEV_WAKEUP, WAKER, WAKER_KPRIO, 1, "lw-audio-irq", 0);
+	evc(a, E + 802 * US, 1, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL, 0);
+	evc(a, E + 805 * US, 1, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 800);
+	evc(a, E + 810 * US, 1, LW_TEV_WAKEUP, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 815 * US, 0, LW_TEV_IRQ_ENTRY, 0, 0, 0, "reschedule", 0);
+	evc(a, E + 816 * US, 0, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL, 0);
+	evc(a, E + 820 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 801);
+	evc(a, E + 3100 * US, 0, LW_TEV_SWITCH, 801, 120, LW_PREV_SLEEPING, "other", WORKER);
+	evc(a, E + 3100 * US, 1, LW_TEV_SWITCH, 800, 120, LW_PREV_SLEEPING, "stress", WAKER);
+	lw_attrib_finish(a);
+	assert_int_equal(ngot, 1);
+	const struct lw_spike *s = &got[0];
+	assert_null(s->unattributable);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "timer-late:stress");
+	assert_int_equal(comp_ns(s, LW_C_TIMER_LATE, "stress", 0), 800 * US);
+	assert_int_equal(comp_ns(s, LW_C_TIMER_LATE, "other", -1) + comp_ns(s, LW_C_NONPREEMPT, "other", -1) +
+			 comp_ns(s, LW_C_PREEMPT, "other", -1), 9 * US);	/* the IPI on its way */
+	assert_int_equal(comp_ns(s, LW_C_IRQ, "reschedule", 1), 1 * US);
+	assert_int_equal(s->cpu, 0);
+	assert_int_equal(s->cpus, 3);	/* both CPUs */
+	assert_int_equal(s->work_ns, 2180 * US);
+	assert_whole(s);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* Own work longer than the period is the cause; beyond what its work
+ * should take, its running is the CPU taken elsewhere (unexplained). */
+static void test_work_own_and_beyond(void **st)
+{
+	for (int k = 0; k < 2; k++) {
+		struct lw_attrib *a = work_engine();
+		char label[128];
+
+		/* budget 4 ms (its work takes 3.1 ms: own work) or 1 ms (unexplained) */
+		work_window(a, 3120 * US, 10 * US, 20 * US, k ? 1000 * US : 4000 * US);
+		evc(a, 0, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper", 0);
+		evc(a, E + 10 * US, 0, LW_TEV_WAKEUP, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+		evc(a, E + 20 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+		evc(a, E + 3200 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", WORKER);
+		lw_attrib_finish(a);
+		assert_int_equal(ngot, 1);
+		const struct lw_spike *s = &got[0];
+		if (!k) {
+			assert_string_equal(lw_spike_cause(s, label, sizeof(label)), LW_OWN_WORK);
+			assert_int_equal(s->work_ns, 3100 * US);
+		} else {
+			assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "unexplained");
+			assert_int_equal(s->work_ns, 1000 * US);
+			assert_int_equal(comp_ns(s, LW_C_UNEXPLAINED, "", 2), 2100 * US);
+		}
+		assert_whole(s);
+		lw_attrib_free(a);
+	}
+	(void)st;
+}
+
+/* The interrupt thread, once running, sleeps uninterruptibly (a page fault
+ * waiting on a lock) until "latwatt" wakes it: blocked:latwatt. */
+static void test_work_blocked(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 5000 * US, 4050 * US, 4060 * US, 1000 * US);
+	evc(a, 0, 0, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, 10 * US, 0, LW_TEV_SWITCH, 900, 120, LW_PREV_SLEEPING, "latwatt", WAKER);
+	evc(a, E + 5 * US, 0, LW_TEV_WAKEUP, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, E + 10 * US, 0, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 900);
+	evc(a, E + 20 * US, 0, LW_TEV_SWITCH, 900, 120, LW_PREV_BLOCKED, "latwatt", WAKER);
+	evc(a, E + 4020 * US, 0, LW_TEV_WAKEUP, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, E + 4030 * US, 0, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 900);
+	evc(a, E + 4040 * US, 0, LW_TEV_WAKEUP, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 4050 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", WAKER);
+	evc(a, E + 5100 * US, 0, LW_TEV_SWITCH, 900, 120, LW_PREV_SLEEPING, "latwatt", WORKER);
+	lw_attrib_finish(a);
+	const struct lw_spike *s = &got[0];
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "blocked:latwatt");
+	assert_int_equal(comp_ns(s, LW_C_BLOCKED, "latwatt", 0), 4000 * US);
+	/* while it slept, what ran is no cause: latwatt ran before its wake-ups */
+	assert_int_equal(comp_ns(s, LW_C_NONPREEMPT, "latwatt", -1), 15 * US);
+	/* the worker woken, the interrupt thread above it finishes */
+	assert_int_equal(comp_ns(s, LW_C_PREEMPT, "lw-audio-irq", -1), 10 * US);
+	assert_whole(s);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* The worker still busy with the period before (preempted, runnable) when
+ * this one starts: from the start, a task above it is preempt; a task below
+ * it that runs once it has run is task, the CPU idle throttled (real-time
+ * throttling); its running is work. */
+static void test_work_runnable_at_start(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 3000 * US, 5 * US, 1000 * US, 2000 * US);
+	evc(a, 0, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E - 500 * US, 0, LW_TEV_SWITCH, 700, 14, LW_PREV_RUNNABLE, "lw-spin", WORKER);
+	evc(a, E + 1200 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 700);
+	evc(a, E + 1500 * US, 0, LW_TEV_SWITCH, 801, 120, LW_PREV_RUNNABLE, "other", WORKER);
+	evc(a, E + 1600 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", 801);
+	evc(a, E + 1610 * US, 0, LW_TEV_IDLE, 0, 0, 1, NULL, 0);
+	evc(a, E + 1690 * US, 0, LW_TEV_IDLE, 0, 0, -1, NULL, 0);
+	evc(a, E + 1700 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 3100 * US, 0, LW_TEV_SWITCH, 801, 120, LW_PREV_SLEEPING, "other", WORKER);
+	lw_attrib_finish(a);
+	const struct lw_spike *s = &got[0];
+	assert_true(s->runnable_at_start);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "preempt:lw-spin");
+	assert_int_equal(comp_ns(s, LW_C_PREEMPT, "lw-spin", -1), 1200 * US);
+	assert_int_equal(comp_ns(s, LW_C_TASK, "other", 2), 100 * US);
+	assert_int_equal(comp_ns(s, LW_C_THROTTLED, "", 2), 100 * US);
+	assert_int_equal(s->work_ns, 1600 * US);
+	assert_whole(s);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* The worker still busy with the period before when this one starts: its
+ * running until it took this one up (the record's wake-up stage) is that
+ * period's (backlog), the cause to follow; its own work is the rest. */
+static void test_work_backlog(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 2900 * US, 5 * US, 1700 * US, 4000 * US);
+	evc(a, 0, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 2 * US, 0, LW_TEV_TIMER_ENTRY, 0, 0, 0, "hrtimer_wakeup", 0);
+	evc(a, E + 3 * US, 0, LW_TEV_WAKEUP, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, E + 4 * US, 0, LW_TEV_TIMER_EXIT, 0, 0, 0, NULL, 0);
+	evc(a, E + 5 * US, 0, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", WORKER);
+	evc(a, E + 10 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", WAKER);
+	evc(a, E + 3000 * US, 0, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", WORKER);
+	lw_attrib_finish(a);
+	const struct lw_spike *s = &got[0];
+	assert_true(s->runnable_at_start);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "backlog");
+	assert_int_equal(s->backlog_ns, 1693 * US);
+	assert_int_equal(comp_ns(s, LW_C_BACKLOG, "", -1), 1693 * US);
+	assert_int_equal(s->work_ns, 1200 * US);
+	assert_int_equal(comp_ns(s, LW_C_WORK, "", 2), 1200 * US);
+	/* the interrupt thread, above it, ran first */
+	assert_int_equal(comp_ns(s, LW_C_PREEMPT, "lw-audio-irq", -1), 5 * US);
+	assert_whole(s);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* The worker held (a page fault, D) in the middle of the period before when
+ * this one starts: blocked until what woke it, then backlog until it takes
+ * this one up. */
+static void test_work_held_at_start(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	char label[128];
+
+	work_window(a, 2800 * US, 5 * US, 1500 * US, 4000 * US);
+	evc(a, 0, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E - 100 * US, 0, LW_TEV_SWITCH, 900, 120, LW_PREV_BLOCKED, "latwatt", WORKER);
+	evc(a, E + 1000 * US, 0, LW_TEV_WAKEUP, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 1000 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 900);
+	evc(a, E + 2900 * US, 0, LW_TEV_SWITCH, 900, 120, LW_PREV_SLEEPING, "latwatt", WORKER);
+	lw_attrib_finish(a);
+	const struct lw_spike *s = &got[0];
+	assert_true(s->busy_at_start);
+	assert_false(s->runnable_at_start);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "blocked:latwatt");
+	assert_int_equal(comp_ns(s, LW_C_BLOCKED, "latwatt", -1), 1000 * US);
+	assert_int_equal(s->backlog_ns, 500 * US);
+	assert_int_equal(s->work_ns, 1300 * US);
+	assert_whole(s);
+	lw_attrib_free(a);
+	(void)st;
+}
+
+/* Events lost on a CPU the window went to: unattributable, never guessed;
+ * a window before the trace, or past its end: the same. */
+static void test_work_lost_and_outside(void **st)
+{
+	struct lw_attrib *a = work_engine();
+	struct lw_spike early = { .expected_ns = 10 * US, .latency_ns = 500 * US, .cpu = 0,
+				  .work = 1, .tid = WORKER, .kprio = WORKER_KPRIO, .waker_tid = WAKER,
+				  .waker_kprio = WAKER_KPRIO, .index = 1 };
+	struct lw_spike late = early;
+
+	late.expected_ns = 20 * E;
+	late.latency_ns = 3000 * US;
+	late.index = 2;
+	assert_int_equal(lw_attrib_add_spike(a, &early), 0);
+	work_window(a, 3000 * US, 810 * US, 830 * US, 1000 * US);
+	assert_int_equal(lw_attrib_add_spike(a, &late), 0);
+	evc(a, 50 * US, 1, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 0);
+	evc(a, 60 * US, 1, LW_TEV_SWITCH, 800, 120, LW_PREV_SLEEPING, "stress", WAKER);
+	evc(a, 60 * US, 0, LW_TEV_SWITCH, 801, 120, 0, "other", 0);
+	evc(a, E + 801 * US, 1, LW_TEV_WAKEUP, WAKER, WAKER_KPRIO, 1, "lw-audio-irq", 0);
+	evc(a, E + 805 * US, 1, LW_TEV_SWITCH, WAKER, WAKER_KPRIO, 0, "lw-audio-irq", 800);
+	evc(a, E + 810 * US, 1, LW_TEV_WAKEUP, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 0);
+	evc(a, E + 820 * US, 0, LW_TEV_SWITCH, WORKER, WORKER_KPRIO, 0, "lw-audio/0", 801);
+	assert_int_equal(lw_attrib_add_lost(a, 1, E + 100 * US, E + 200 * US), 0);
+	evc(a, E + 3100 * US, 0, LW_TEV_SWITCH, 801, 120, LW_PREV_SLEEPING, "other", WORKER);
+	evc(a, E + 3100 * US, 1, LW_TEV_SWITCH, 800, 120, LW_PREV_SLEEPING, "stress", WAKER);
+	lw_attrib_set_extent(a, 50 * US, E + 3100 * US);
+	lw_attrib_finish(a);
+	assert_int_equal(ngot, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_non_null(got[i].unattributable);
+		if (got[i].index == 1)
+			assert_string_equal(got[i].unattributable, "before the trace started");
+		else if (got[i].index == 2)
+			assert_string_equal(got[i].unattributable, "after the trace ended");
+		else
+			assert_non_null(strstr(got[i].unattributable, "lost"));
+	}
+	lw_attrib_free(a);
+	(void)st;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +1069,14 @@ int main(void)
 		cmocka_unit_test(test_nonpreemptible_remote_wakeup),
 		cmocka_unit_test(test_streamed_spikes_bounded),
 		cmocka_unit_test(test_lost_learnt_after_close),
+		cmocka_unit_test(test_work_preempted),
+		cmocka_unit_test(test_work_waker_elsewhere),
+		cmocka_unit_test(test_work_own_and_beyond),
+		cmocka_unit_test(test_work_blocked),
+		cmocka_unit_test(test_work_runnable_at_start),
+		cmocka_unit_test(test_work_backlog),
+		cmocka_unit_test(test_work_held_at_start),
+		cmocka_unit_test(test_work_lost_and_outside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

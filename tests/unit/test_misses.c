@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Deadline misses matched to the spike behind them, and the record kinds
+ * Deadline misses explained by their own windows in the trace, and the record kinds
  * (workloads/rkind.h): each workload with records has a consistent
  * descriptor, and every consumer of misses (summaries, the trace pass, the
  * metric registry, comparisons, the run report) handles each one.
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "analysis/attrib.h"
 #include "analysis/compare.h"
 #include "analysis/tracepass.h"
 #include "lib/metrics.h"
@@ -18,58 +19,244 @@
 #include "workloads/rkind.h"
 #include "workloads/workload.h"
 
-/* The spikes of the test's document ("spikes": {"all": [[cpu, expected_ns,
- * latency_ns, probe, cause]...]}) given to the matcher, in order or reversed:
- * the trace pass gives them in the order their attribution becomes final. */
-static void match(json_t *doc, int reversed)
+static void misses_done(void *ctx, const struct lw_spike *s)
 {
-	const json_t *all = json_object_get(json_object_get(doc, "spikes"), "all");
-	struct lw_misses *ms = lw_misses_new(json_object_get(doc, "workloads"));
-	size_t n = json_array_size(all);
-
-	assert_non_null(ms);
-	for (size_t k = 0; k < n; k++) {
-		const json_t *sp = json_array_get(all, reversed ? n - 1 - k : k);
-
-		lw_misses_spike(ms, (int)json_integer_value(json_array_get(sp, 0)),
-				(uint64_t)json_integer_value(json_array_get(sp, 1)),
-				(uint64_t)json_integer_value(json_array_get(sp, 2)),
-				json_string_value(json_array_get(sp, 4)));
-	}
-	lw_misses_finish(ms);
+	if (s->work)
+		lw_misses_done(ctx, s);
 }
 
+struct tev { struct lw_tev e; char name[16]; };
+
+static int cmp_tev(const void *x, const void *y)
+{
+	const struct tev *p = x, *q = y;
+
+	return p->e.ts < q->e.ts ? -1 : p->e.ts > q->e.ts;
+}
+
+/* One pid per thread name (the engine finds a thread the run did not give
+ * the tid of by its name). */
+static int pid_of(const struct lw_rthread *t)
+{
+	unsigned h = 0;
+
+	if (t->tid > 0)
+		return t->tid;
+	for (const char *c = t->name; *c; c++)
+		h = h * 31 + (unsigned char)*c;
+	return 1000 + (int)(h % 30000);
+}
+
+static void put(struct tev *v, size_t *n, uint64_t ts, int cpu, enum lw_tev_kind k, int pid, int prio,
+		int64_t arg, const char *name, int prev)
+{
+	v[*n].e = (struct lw_tev){ .ts = ts, .cpu = cpu, .kind = k, .pid = pid, .prio = prio,
+				   .arg = arg, .prev_pid = prev };
+	snprintf(v[*n].name, sizeof(v[*n].name), "%s", name);
+	(*n)++;
+}
+
+/* The listed misses of @doc's workloads explained from a synthetic trace
+ * (2 CPUs): for each, on its CPU, its waker wakes its worker 8 us into the
+ * period, then "rt-hog" (SCHED_FIFO 98) holds the CPU until 100 us before
+ * the end of the window; the worker then finishes.  @manifest names the
+ * threads (NULL: the run predates it, they are known by name). */
+static void explain(json_t *doc, const json_t *manifest)
+{
+	json_t *wl = json_object_get(doc, "workloads"), *w, *ev;
+	struct lw_misses *ms = lw_misses_new(wl, manifest);
+	struct lw_attrib_cfg cfg = { .ncpus = 2, .done = misses_done, .done_ctx = ms };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+	struct tev v[256];
+	size_t n = 0, i;
+	const char *key;
+
+	assert_non_null(ms);
+	assert_non_null(a);
+	json_object_foreach(wl, key, w) {
+		const struct lw_rkind *k = lw_rkind_find(json_string_value(json_object_get(w, "kind")));
+		const json_t *mw = json_object_get(json_object_get(manifest, "workloads"), key);
+
+		json_array_foreach(json_object_get(w, k->list_key), i, ev) {
+			struct lw_miss_window win;
+			int c, wk, wr;
+
+			assert_int_equal(k->miss_window(mw, w, ev, &win), 0);
+			c = win.cpu;
+			wk = pid_of(&win.worker);
+			wr = pid_of(&win.waker);
+			if (c < 0 || c >= 2 || win.start_ns > 50000000)
+				continue;	/* outside the trace */
+			put(v, &n, win.start_ns - 500000, c, LW_TEV_SWITCH, wk, 19, 0, win.worker.name, 0);
+			put(v, &n, win.start_ns - 400000, c, LW_TEV_SWITCH, wr, 9, LW_PREV_SLEEPING,
+			    win.waker.name, wk);
+			put(v, &n, win.start_ns - 300000, c, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING,
+			    "swapper", wr);
+			put(v, &n, win.start_ns + 5000, c, LW_TEV_WAKEUP, wr, 9, c, win.waker.name, 0);
+			put(v, &n, win.start_ns + 6000, c, LW_TEV_SWITCH, wr, 9, 0, win.waker.name, 0);
+			put(v, &n, win.start_ns + 8000, c, LW_TEV_WAKEUP, wk, 19, c, win.worker.name, 0);
+			put(v, &n, win.start_ns + 9000, c, LW_TEV_SWITCH, 99, 1, LW_PREV_SLEEPING, "rt-hog", wr);
+			put(v, &n, win.end_ns - 100000, c, LW_TEV_SWITCH, wk, 19, LW_PREV_SLEEPING,
+			    win.worker.name, 99);
+			put(v, &n, win.end_ns + 10000, c, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", wk);
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_tev);
+	for (i = 0; i < n; i++) {
+		v[i].e.name = v[i].name;
+		assert_int_equal(lw_misses_feed(ms, a, v[i].e.ts, 2), 0);
+		lw_attrib_event(a, &v[i].e);
+	}
+	assert_int_equal(lw_misses_feed(ms, a, UINT64_MAX, 2), 0);
+	lw_attrib_set_extent(a, n ? v[0].e.ts : 0, n ? v[n - 1].e.ts : 0);
+	lw_attrib_finish(a);
+	lw_misses_finish(ms);
+	lw_attrib_free(a);
+}
+
+static const char *cause_of(const json_t *list, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(list, i), "cause"));
+}
+
+/* Each miss explained by its own window, not by a spike: what held its
+ * CPU while the worker was runnable; outside the trace it says so. */
 static void test_match(void **st)
 {
-	for (int rev = 0; rev < 2; rev++) {
-		/* spikes: [cpu, expected_ns, latency_ns, probe, cause] */
-		json_t *doc = json_pack("{s:{s:[[i, I, I, i, s], [i, I, I, i, s], [i, I, I, i, s],"
-					" [i, I, I, i, s]]}, s:{s:{s:f, s:[{s:I, s:i, s:I}, {s:I, s:i, s:I}]}}}",
-			"spikes", "all",
-			0, (json_int_t)1000000, (json_int_t)400000, 5, "preempt:rt-hog",
-			0, (json_int_t)1100000, (json_int_t)900000, 1, "irq:eth0",	/* larger */
-			0, (json_int_t)1200000, (json_int_t)900000, 1, "irq:late",	/* as large, later */
-			1, (json_int_t)1000000, (json_int_t)2000000, 1, "timer-late:x",	/* other CPU */
-			"workloads", "audio", "interval_ns", 1000000.0, "xrun_list",
-			"boundary_ns", (json_int_t)1500000, "cpu", 0, "lateness_ns", (json_int_t)200000,
-			"boundary_ns", (json_int_t)9000000, "cpu", 0, "lateness_ns", (json_int_t)10000);
-		json_t *list, *mc;
+	for (int named = 0; named < 2; named++) {
+		json_t *doc = json_pack("{s:{s:{s:s, s:f, s:{s:i, s:i}, s:s, s:{s:i, s:I}, s:["
+					"{s:I, s:i, s:i, s:I, s:b, s:I, s:I, s:I},"
+					"{s:I, s:i, s:i, s:I, s:b},"
+					"{s:I, s:i, s:i, s:I, s:b}]}}}",
+			"workloads", "audio", "kind", "audio", "interval_ns", 1000000.0,
+			"params", "prio", 80, "irq_prio", 90, "policy", "SCHED_FIFO",
+			"proc_ns", "count", 100, "p50", (json_int_t)300000, "xrun_list",
+			"boundary_ns", (json_int_t)5000000, "stream", 0, "cpu", 0,
+			"lateness_ns", (json_int_t)200000, "skipped", 0, "irq_ns", (json_int_t)6000,
+			"wakeup_ns", (json_int_t)3000, "proc_ns", (json_int_t)1191000,
+			"boundary_ns", (json_int_t)9000000, "stream", 0, "cpu", 5,
+			"lateness_ns", (json_int_t)10000, "skipped", 0,
+			"boundary_ns", (json_int_t)90000000, "stream", 0, "cpu", 0,
+			"lateness_ns", (json_int_t)10000, "skipped", 0);
+		json_t *manifest = json_pack("{s:{s:{s:[{s:i, s:i, s:i}], s:{s:i, s:i}}}}",
+			"workloads", "audio", "streams", "stream", 0, "tid", 4321, "priority", 80,
+			"irq_thread", "tid", 4320, "priority", 90);
+		json_t *w = json_object_get(json_object_get(doc, "workloads"), "audio");
+		json_t *list = json_object_get(w, "xrun_list"), *m0 = json_array_get(list, 0), *c;
+		json_t *mc;
+		size_t i;
+		int stages = 0;
 
-		match(doc, rev);
-		list = json_object_get(json_object_get(json_object_get(doc, "workloads"), "audio"),
-				       "xrun_list");
-		/* the largest overlapping spike on the miss's CPU; of equals, the first */
-		assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "cause")),
-				    "irq:eth0");
-		assert_int_equal(json_integer_value(json_object_get(json_object_get(
-			json_array_get(list, 0), "spike"), "expected_ns")), 1100000);
-		assert_string_equal(json_string_value(json_object_get(json_array_get(list, 1), "cause")),
-				    "no spike on its CPU in that period");
-		mc = json_object_get(json_object_get(json_object_get(doc, "workloads"), "audio"),
-				     "miss_causes");
-		assert_int_equal(json_integer_value(json_object_get(mc, "irq:eth0")), 1);
+		explain(doc, named ? manifest : NULL);
+		assert_string_equal(cause_of(list, 0), "preempt:rt-hog");
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(m0, "cause_task"),
+								    "pid")), 99);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+			m0, "window"), "worker"), "name")), "lw-audio/0");
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+			m0, "window"), "worker"), "tid")), named ? 4321 : -1);
+		/* 9 us to the hog, then 1091 us of it: the processing stage's */
+		json_array_foreach(json_object_get(m0, "components"), i, c)
+			if (!strcmp(json_string_value(json_object_get(c, "cause")), "preempt:rt-hog")) {
+				stages++;
+				assert_string_equal(json_string_value(json_object_get(c, "stage")),
+						    "processing");
+				assert_int_equal(json_integer_value(json_object_get(c, "ns")), 1091000);
+			}
+		assert_int_equal(stages, 1);
+		assert_int_equal(json_array_size(json_object_get(m0, "stages")), 3);
+		assert_int_equal(json_integer_value(json_object_get(m0, "work_ns")), 100000);
+		/* the window's components add up to it */
+		{
+			json_int_t sum = 0;
+
+			json_array_foreach(json_object_get(m0, "components"), i, c)
+				sum += json_integer_value(json_object_get(c, "ns"));
+			assert_int_equal(sum, 1200000);
+		}
+		assert_string_equal(cause_of(list, 1), LW_MISS_UNEXPLAINED);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(list, 1),
+			"unattributable")), "its CPU (5) is not in the trace");
+		assert_string_equal(cause_of(list, 2), LW_MISS_UNEXPLAINED);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(list, 2),
+			"unattributable")), "after the trace ended");
+		mc = json_object_get(w, "miss_causes");
+		assert_int_equal(json_integer_value(json_object_get(mc, "preempt:rt-hog")), 1);
+		assert_int_equal(json_integer_value(json_object_get(mc, LW_MISS_UNEXPLAINED)), 2);
+		assert_int_equal(json_object_size(mc), 2);
 		json_decref(doc);
+		json_decref(manifest);
 	}
+	(void)st;
+}
+
+/* A miss whose worker was still busy with the late period before it takes
+ * that period's cause, and says so. */
+static void test_knock_on(void **st)
+{
+	json_t *doc = json_pack("{s:{s:{s:s, s:f, s:{s:i, s:i}, s:s, s:{s:i, s:I}, s:["
+				"{s:I, s:i, s:i, s:I, s:b, s:I, s:I, s:I},"
+				"{s:I, s:i, s:i, s:I, s:b, s:I, s:I, s:I}]}}}",
+		"workloads", "audio", "kind", "audio", "interval_ns", 2000000.0,
+		"params", "prio", 80, "irq_prio", 90, "policy", "SCHED_FIFO",
+		"proc_ns", "count", 100, "p50", (json_int_t)2000000, "xrun_list",
+		"boundary_ns", (json_int_t)5000000, "stream", 0, "cpu", 0,
+		"lateness_ns", (json_int_t)500000, "skipped", 0, "irq_ns", (json_int_t)3000,
+		"wakeup_ns", (json_int_t)3000, "proc_ns", (json_int_t)2494000,
+		"boundary_ns", (json_int_t)7000000, "stream", 0, "cpu", 0,
+		"lateness_ns", (json_int_t)100000, "skipped", 0, "irq_ns", (json_int_t)3000,
+		"wakeup_ns", (json_int_t)497000, "proc_ns", (json_int_t)1600000);
+	json_t *manifest = json_pack("{s:{s:{s:[{s:i, s:i, s:i}], s:{s:i, s:i}}}}",
+		"workloads", "audio", "streams", "stream", 0, "tid", 4321, "priority", 80,
+		"irq_thread", "tid", 4320, "priority", 90);
+	json_t *w = json_object_get(json_object_get(doc, "workloads"), "audio");
+	json_t *list = json_object_get(w, "xrun_list"), *b = json_array_get(list, 1);
+	struct lw_misses *ms = lw_misses_new(json_object_get(doc, "workloads"), manifest);
+	struct lw_attrib_cfg cfg = { .ncpus = 1, .done = misses_done, .done_ctx = ms };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+	/* [us, kind, pid, prio, arg, name, prev] */
+	static const struct { uint64_t us; enum lw_tev_kind k; int pid, prio; int64_t arg;
+			      const char *name; int prev; } evs[] = {
+		{ 4000, LW_TEV_SWITCH, 4321, 19, 0, "lw-audio/0", 0 },
+		{ 4100, LW_TEV_SWITCH, 4320, 9, LW_PREV_SLEEPING, "lw-audio-irq", 4321 },
+		{ 4200, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", 4320 },
+		{ 5002, LW_TEV_WAKEUP, 4320, 9, 0, "lw-audio-irq", 0 },
+		{ 5003, LW_TEV_SWITCH, 4320, 9, 0, "lw-audio-irq", 0 },
+		{ 5005, LW_TEV_WAKEUP, 4321, 19, 0, "lw-audio/0", 0 },
+		{ 5006, LW_TEV_SWITCH, 4321, 19, LW_PREV_SLEEPING, "lw-audio/0", 4320 },
+		{ 5300, LW_TEV_WAKEUP, 99, 1, 0, "rt-hog", 0 },
+		{ 5301, LW_TEV_SWITCH, 99, 1, LW_PREV_RUNNABLE, "rt-hog", 4321 },
+		{ 6200, LW_TEV_SWITCH, 4321, 19, LW_PREV_SLEEPING, "lw-audio/0", 99 },
+		{ 7002, LW_TEV_WAKEUP, 4320, 9, 0, "lw-audio-irq", 0 },
+		{ 7003, LW_TEV_SWITCH, 4320, 9, LW_PREV_RUNNABLE, "lw-audio-irq", 4321 },
+		{ 7005, LW_TEV_SWITCH, 4321, 19, LW_PREV_SLEEPING, "lw-audio/0", 4320 },
+		{ 9110, LW_TEV_SWITCH, 0, 120, LW_PREV_SLEEPING, "swapper", 4321 },
+	};
+
+	assert_non_null(a);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct lw_tev e = { .ts = evs[i].us * 1000, .kind = evs[i].k, .pid = evs[i].pid,
+				    .prio = evs[i].prio, .arg = evs[i].arg, .name = evs[i].name,
+				    .prev_pid = evs[i].prev };
+
+		assert_int_equal(lw_misses_feed(ms, a, e.ts, 1), 0);
+		lw_attrib_event(a, &e);
+	}
+	assert_int_equal(lw_misses_feed(ms, a, UINT64_MAX, 1), 0);
+	lw_attrib_finish(a);
+	lw_misses_finish(ms);
+	lw_attrib_free(a);
+	assert_string_equal(cause_of(list, 0), "preempt:rt-hog");
+	/* busy with the first until 7.5 ms (0.5 ms), its own work 1.6 ms: the
+	 * first's cause */
+	assert_string_equal(cause_of(list, 1), "preempt:rt-hog");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "knock_on"), "start_ns")),
+			 5000000);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "cause_task"), "pid")), 99);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(w, "miss_causes"),
+							    "preempt:rt-hog")), 2);
+	json_decref(doc);
+	json_decref(manifest);
 	(void)st;
 }
 
@@ -241,19 +428,21 @@ static void test_consumers(void **st)
 	json_int_t total = 0;
 
 	for (size_t i = 0; (k = lw_rkind_at(i)); i++) {
-		json_t *an = json_pack("{s:{s:[[i, I, I, i, s]]}, s:{s:{s:s, s:f, s:i, s:i, s:[{s:I, s:i, s:I}]}}}",
-			"spikes", "all", 1, (json_int_t)4900000, (json_int_t)300000, 1, "irq:eth0",
+		json_t *an = json_pack("{s:{s:{s:s, s:f, s:i, s:i, s:[{s:I, s:i, s:I}]}}}",
 			"workloads", "w", "kind", k->kind, "interval_ns", 1000000.0, k->miss_key, 3,
 			k->total_key, 30, k->list_key, k->time_key, (json_int_t)5000000, "cpu", 1,
 			"lateness_ns", (json_int_t)1000);
 		json_t *w = json_object_get(json_object_get(an, "workloads"), "w"), *cmpform;
 		char buf[160];
 
-		match(an, 0);
+		assert_non_null(k->miss_window);
+		for (int s = 0; s < 3; s++)
+			assert_non_null(k->stage_names[s]);
+		explain(an, NULL);
 		assert_string_equal(json_string_value(json_object_get(json_array_get(
-			json_object_get(w, k->list_key), 0), "cause")), "irq:eth0");
+			json_object_get(w, k->list_key), 0), "cause")), "preempt:rt-hog");
 		assert_int_equal(json_integer_value(json_object_get(json_object_get(w, "miss_causes"),
-								    "irq:eth0")), 1);
+								    "preempt:rt-hog")), 1);
 		assert_true(lw_metric_summary(lw_metric_find(k->metric), an, NULL) == 3);
 		assert_true(lw_metric_summary(lw_metric_find("deadline_misses"), an, NULL) == 3);
 		assert_true(lw_workload_misses(w) == 3);
@@ -355,6 +544,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_knock_on),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_summaries),
 		cmocka_unit_test(test_consumers),
