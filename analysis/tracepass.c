@@ -83,13 +83,16 @@ static void load_idle_table(struct idle_table *t, const json_t *m)
 	}
 }
 
-/* A sample as the idle-state statistics need it: 8 bytes, written aside in
- * time order to a scratch file while the trace is read. */
+/* A sample as the idle-state statistics need it: 16 bytes, written aside in
+ * time order to a scratch file while the trace is read.  The latency is
+ * whole: a stall of seconds is seconds here too (it was once held in 32
+ * bits and read 4294967.3 us for any stall past 4.29 s). */
 struct point {
-	uint32_t latency;	/* ns, saturated */
+	uint64_t latency;	/* ns */
 	uint16_t cpu;
 	uint8_t probe;
 	int8_t state;		/* idle state at expected time; STATE_BUSY; STATE_UNKNOWN */
+	uint32_t zero;		/* no padding of undefined bytes in the file */
 };
 
 /* ---- NO_HZ accounting ------------------------------------------------- */
@@ -409,8 +412,7 @@ struct idle_stats {
 
 static int point_put(struct idle_stats *x, const struct lw_sample *s, int state)
 {
-	struct point p = { s->latency_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->latency_ns,
-			   s->cpu, s->probe, (int8_t)state };
+	struct point p = { s->latency_ns, s->cpu, s->probe, (int8_t)state, 0 };
 
 	if (!x->n)
 		x->first_cpu = p.cpu;
