@@ -16,6 +16,7 @@ struct lw_power_writer {
 	FILE *f;
 	char *path;
 	int failed;
+	int borrowed;		/* lw_power_stream(): the caller closes f */
 };
 
 static void clean(char *dst, size_t len, const char *src)
@@ -50,6 +51,31 @@ struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int
 	return w;
 }
 
+struct lw_power_writer *lw_power_stream(FILE *f, const char *path, uint64_t start_ns, int header)
+{
+	struct lw_power_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		error("out of memory");
+		return NULL;
+	}
+	w->f = f;
+	w->borrowed = 1;
+	if (header)
+		fprintf(w->f, "%s\t%d\nstart_ns\t%llu\n", LW_POWER_MAGIC, LW_POWER_VERSION,
+			(unsigned long long)start_ns);
+	return w;
+}
+
+void lw_power_rail_name(char *dst, size_t len, const char *name)
+{
+	clean(dst, len, name);
+	for (char *p = dst; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+}
+
 static int check(struct lw_power_writer *w, int ret)
 {
 	if (ret < 0 && !w->failed) {
@@ -64,12 +90,9 @@ int lw_power_rail(struct lw_power_writer *w, int id, const char *name, const cha
 {
 	char n[256], s[64], d[1024], fl[64] = "";
 
-	clean(n, sizeof(n), name);
+	lw_power_rail_name(n, sizeof(n), name);
 	clean(s, sizeof(s), source);
 	clean(d, sizeof(d), detail);
-	for (char *p = n; *p; p++)
-		if (*p == ' ')
-			*p = '_';
 	if (flags & LW_RAIL_ENERGY)
 		strcat(fl, "energy");
 	if (flags & LW_RAIL_TOTAL)
@@ -124,6 +147,12 @@ int lw_power_close(struct lw_power_writer *w, uint64_t end_ns)
 		ret = check(w, fprintf(w->f, "end_ns\t%llu\n", (unsigned long long)end_ns));
 	if (fflush(w->f) != 0)
 		ret = check(w, -1);
+	if (w->borrowed) {
+		ret = w->failed ? -1 : ret;
+		free(w->path);
+		free(w);
+		return ret;
+	}
 	fsync(fileno(w->f));
 	if (fclose(w->f) != 0 && !ret)
 		ret = error_errno("cannot close %s", w->path);
@@ -371,6 +400,77 @@ struct lw_power_data *lw_power_read(const char *path)
 			qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
 	}
 	return d;
+}
+
+/* The rail declared under @id as the file is read: left out or kept. */
+struct idstate { int id, dropped; };
+
+int lw_power_copy_without(const char *path, FILE *out, const char *source,
+			  const char *const *names, int nnames, int *max_id, int *dropped)
+{
+	struct lw_power_data *d = lw_power_scan(path, NULL, NULL);
+	struct idstate ids[LW_POWER_MAX_RAILS];
+	int nids = 0, ret = -1;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f;
+
+	*max_id = -1;
+	*dropped = 0;
+	if (!d)		/* checked whole first: nothing is copied from a bad file */
+		return -1;
+	lw_power_data_free(d);
+	f = fopen(path, "r");
+	if (!f)
+		return error_errno("cannot open %s", path);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *tab = strchr(line, '\t');
+		int id = tab ? atoi(tab + 1) : 0, k;
+
+		if (tab && !strncmp(line, "rail\t", 5)) {
+			char *name = strchr(tab + 1, '\t'), *src = name ? strchr(name + 1, '\t') : NULL;
+			int drop = 0;
+
+			if (name && src) {
+				char *e = strchr(src + 1, '\t');
+				size_t nl = (size_t)(src - name - 1), sl = e ? (size_t)(e - src - 1) : 0;
+
+				if (e && sl == strlen(source) && !strncmp(src + 1, source, sl))
+					for (int i = 0; i < nnames && !drop; i++)
+						drop = strlen(names[i]) == nl && !strncmp(name + 1, names[i], nl);
+			}
+			for (k = 0; k < nids && ids[k].id != id; k++)
+				;
+			if (k == nids && nids < LW_POWER_MAX_RAILS)
+				ids[nids++].id = id;
+			if (k < LW_POWER_MAX_RAILS)
+				ids[k].dropped = drop;
+			*dropped += drop;
+			if (drop)
+				continue;
+			if (id > *max_id)
+				*max_id = id;
+		} else if (tab && (!strncmp(line, "s\t", 2) || !strncmp(line, "gap\t", 4))) {
+			for (k = 0; k < nids && ids[k].id != id; k++)
+				;
+			if (k < nids && ids[k].dropped)
+				continue;
+		}
+		if (fwrite(line, 1, (size_t)len, out) != (size_t)len) {
+			error_errno("cannot write the new %s", path);
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		error_errno("cannot read %s", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(line);
+	fclose(f);
+	return ret;
 }
 
 /* ---- summary ------------------------------------------------------------ */
