@@ -35,6 +35,9 @@ void lw_analyze_opts_default(struct lw_analyze_opts *o);
  * more), or -1 after error() with *@doc NULL.  A failing part that leaves
  * the rest meaningful (the trace pass, the workload records) is reported
  * with error() and flagged by *@partial = 1, the document still made.
+ * The run's status in @rd's manifest (in memory) becomes the one its files
+ * show (analysis/runstate.h): "truncated" when a file holds less than the
+ * manifest says was written, and what is there is analyzed.
  */
 int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		   struct lw_summary *sum, json_t **doc, int *partial);

@@ -14,6 +14,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/compare.h"
+#include "analysis/runstate.h"
 #include "analysis/summary.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -419,8 +420,8 @@ static uint64_t run_blocks(const json_t *m, uint64_t start)
 static int load_block_maxima(struct lw_crun *r, const char *path)
 {
 	/* a killed run may end in a partial record, as the summary allowed */
-	struct lw_samples_reader *rd = lw_samples_open_flags(path, lw_manifest_is_complete(r->manifest) ?
-							     0 : LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET);
+	struct lw_samples_reader *rd = lw_samples_open_flags(path, lw_run_samples_flags(r->manifest) |
+							     LW_SAMPLES_QUIET);
 	struct lw_cprobe *by_id[LW_PROBE_MAX] = { 0 };
 	struct lw_bbuild bb[LW_PROBE_MAX];
 	struct lw_sample s;

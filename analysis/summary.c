@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/runstate.h"
 #include "analysis/summary.h"
 #include "analysis/teststat.h"
 #include "lib/error.h"
@@ -309,8 +310,7 @@ out:
 
 static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, const char *path)
 {
-	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_manifest_is_complete(rd->manifest) ?
-							     0 : LW_SAMPLES_PARTIAL_OK);
+	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_run_samples_flags(rd->manifest));
 	struct lw_sample smp;
 	struct lw_rank_sel *sel = NULL;
 	size_t *ser = NULL, nsel = 0;
@@ -322,7 +322,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	if (!r)
 		return -1;
 	sum->samples = strdup(path);
-	sum->samples_flags = lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK;
+	sum->samples_flags = lw_run_samples_flags(rd->manifest);
 	lookup = lookup_new();
 	if (!lookup || !sum->samples) {
 		lw_samples_close_reader(r);
@@ -780,6 +780,13 @@ json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd
 		"rt", json_object_get(pre, "rt"),
 		"duration_ns", json_object_get(m, "duration_ns"),
 		"start", json_object_get(m, "start")));
+	/* the run's state as its files show it, where it differs from what the
+	 * manifest says (analysis/runstate.h) */
+	if (json_object_get(m, "manifest_status"))
+		json_object_set(json_object_get(doc, "run"), "manifest_status",
+				json_object_get(m, "manifest_status"));
+	if (json_object_get(m, "truncated"))
+		json_object_set(json_object_get(doc, "run"), "truncated", json_object_get(m, "truncated"));
 	json_object_set_new(doc, "source", json_string(sum->from_monitor ? "monitor" :
 						     sum->from_histogram ? "histogram" : "samples"));
 	if (sum->over_time)

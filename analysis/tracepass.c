@@ -9,6 +9,7 @@
 #include "analysis/attrib.h"
 #include "analysis/sample_merge.h"
 #include "lib/trace_read.h"
+#include "analysis/runstate.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
 #include "lib/error.h"
@@ -868,7 +869,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	/* every sample in time order beside the trace: the spikes, each as
 	 * its window opens; the idle state of each sample, written aside */
 	mg = lw_sample_merge_open(lw_rundir_file(rd, "samples", path, sizeof(path)),
-				  lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK,
+				  lw_run_samples_flags(rd->manifest) | LW_SAMPLES_QUIET,
 				  ncpus, NULL, NULL);
 	if (!mg)
 		goto out;

@@ -42,7 +42,8 @@ static const char usage[] =
 "model), idle-state residency and the board's budgets are added.\n"
 "\n"
 "Exit status: 0 analyzed and every budget met, 1 a budget broken, 2 error\n"
-"(unreadable or malformed run, unknown board).\n";
+"(unreadable, malformed or truncated run: a file holding less than the\n"
+"manifest says was written, analyzed as far as it goes; unknown board).\n";
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -135,6 +136,11 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (partial)
 		ret = LW_EXIT_ERROR;
+	if (!strcmp(lw_manifest_status(rd.manifest), "truncated")) {
+		error("%s: truncated: %s; what is there is analyzed", rd.path,
+		      json_string_value(json_object_get(rd.manifest, "status_reason")) ?: "?");
+		ret = LW_EXIT_ERROR;
+	}
 	wl = json_object_get(doc, "workloads");
 	if (histogram) {
 		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
