@@ -14,6 +14,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/compare.h"
+#include "analysis/repeat.h"
 #include "analysis/runstate.h"
 #include "analysis/summary.h"
 #include "lib/error.h"
@@ -602,9 +603,37 @@ int lw_repeat_list(const char *path, char ***runs, size_t *n)
 	}
 	closedir(d);
 	qsort(v, k, sizeof(*v), cmp_str);
+	/* the group is its complete runs (analysis/repeat.h) */
+	for (size_t i = 0, j = 0, all = k; i < all; i++) {
+		char why[1200];
+		int ok = lw_repeat_run_complete(v[i], why, sizeof(why));
+
+		if (ok < 0) {
+			while (i < all)
+				free(v[i++]);
+			k = j;
+			goto fail;
+		}
+		if (ok) {
+			v[j++] = v[i];
+		} else {
+			note("%s: left out of the group: %s (a group is its complete runs)", v[i], why);
+			free(v[i]);
+		}
+		k = j;
+	}
+	if (!k) {
+		free(v);
+		return error("%s: a directory of repeats with no complete run", path);
+	}
 	*runs = v;
 	*n = k;
 	return 0;
+fail:
+	while (k)
+		free(v[--k]);
+	free(v);
+	return -1;
 oom:
 	closedir(d);
 	while (k)

@@ -118,9 +118,11 @@ struct lw_crun {
 
 /*
  * A directory of repeats (latwatt run --repeat): PARENT/repeat.json and one
- * complete run directory per repeat, PARENT/run-01, run-02 ...  The paths
- * of those that hold a manifest, in order, into *runs (allocated, each
- * allocated); *n = 0 when @path is not such a directory.
+ * run directory per repeat, PARENT/run-01, run-02 ...  The paths of those
+ * that are complete (analysis/repeat.h: by their files; each one left out
+ * is named in a note with its state), in order, into *runs (allocated, each
+ * allocated); *n = 0 when @path is not such a directory; -1 after error()
+ * when none is complete.
  */
 #define LW_REPEAT_PREFIX "run-"
 #define LW_REPEAT_FILE   "repeat.json"

@@ -3,10 +3,13 @@
  * holds less than the manifest says was written makes the run truncated,
  * and the analysis says so and analyzes what is there. */
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
 #include "analysis/analyze.h"
+#include "analysis/compare.h"
+#include "analysis/repeat.h"
 #include "analysis/runstate.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
@@ -30,13 +33,11 @@ static void write_samples(const char *run, int n)
 	assert_int_equal(lw_samples_close(w), 0);
 }
 
-/* A run whose manifest says it wrote 10 samples and ended @status. */
-static char *mk_run(char *dir, const char *status)
+/* A run at @run whose manifest says it wrote 10 samples and ended @status. */
+static void mk_run_at(const char *run, const char *status)
 {
-	static char run[512];
 	struct lw_rundir rd;
 
-	snprintf(run, sizeof(run), "%s/run", dir);
 	assert_int_equal(lw_rundir_create(&rd, run, 1), 0);
 	json_object_set_new(rd.manifest, "samples", json_pack("{s:s, s:i, s:i, s:i}", "format",
 		"latwatt-samples", "version", 1, "written", 10, "dropped", 0));
@@ -45,6 +46,14 @@ static char *mk_run(char *dir, const char *status)
 	assert_int_equal(lw_rundir_save(&rd), 0);
 	lw_rundir_close(&rd);
 	write_samples(run, 10);
+}
+
+static char *mk_run(char *dir, const char *status)
+{
+	static char run[512];
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	mk_run_at(run, status);
 	return run;
 }
 
@@ -251,6 +260,50 @@ static void test_analysis(void **s)
 	lw_test_rmdir(dir);
 }
 
+/* A directory of repeats stopped in its second run: every run directory
+ * listed with its state; as a group, its complete runs only. */
+static void test_repeats(void **s)
+{
+	char *dir = lw_test_tmpdir(), sub[600], **runs;
+	json_t *j;
+	size_t n;
+
+	snprintf(sub, sizeof(sub), "%s/run-01", dir);
+	mk_run_at(sub, "complete");
+	snprintf(sub, sizeof(sub), "%s/run-02", dir);
+	mk_run_at(sub, "incomplete");
+	snprintf(sub, sizeof(sub), "%s/run-03", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	j = lw_repeat_runs(dir);
+	assert_non_null(j);
+	assert_int_equal(json_array_size(j), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(j, 0), "status")),
+			    "complete");
+	assert_null(json_object_get(json_array_get(j, 0), "reason"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(j, 1), "status")),
+			    "incomplete");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(j, 1), "reason")),
+			    "interrupted by SIGINT");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(j, 2), "status")),
+			    "not started");
+	json_decref(j);
+	{
+		int q = lw_set_quiet(1);
+
+		assert_int_equal(lw_repeat_list(dir, &runs, &n), 0);
+		lw_set_quiet(q);
+	}
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(runs[0], "/run-01"));
+	free(runs[0]);
+	free(runs);
+	/* none complete: an error, not a run of its own */
+	snprintf(sub, sizeof(sub), "%s/run-01/samples", dir);
+	assert_int_equal(truncate(sub, 100), 0);
+	assert_error(lw_repeat_list(dir, &runs, &n) < 0, "a directory of repeats with no complete run");
+	lw_test_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_status_kept),
 		cmocka_unit_test(test_other_files),
 		cmocka_unit_test(test_analysis),
+		cmocka_unit_test(test_repeats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
