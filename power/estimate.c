@@ -206,9 +206,11 @@ static int estimate(const char *rundir, const struct lw_board *b, uint64_t bin_n
 		ret = -1;
 	json_decref(idle);
 	if (ret == 0)
-		note("%s/power: estimated %.3f J (%.3f W average) from %ld trace events, board %s",
+		note("%s/power: estimated %.3f J (%.3f W average) over %.2f s, the run from its "
+		     "start to its end, from %ld trace events, board %s",
 		     rundir, lw_pm_model_energy_j(m),
-		     lw_pm_model_energy_j(m) / ((double)(o.end_ns - o.start_ns) / 1e9), n, b->name);
+		     lw_pm_model_energy_j(m) / ((double)(o.end_ns - o.start_ns) / 1e9),
+		     (double)(o.end_ns - o.start_ns) / 1e9, n, b->name);
 	lw_pm_model_free(m);
 out:
 	lw_rundir_close(&rd);

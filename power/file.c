@@ -479,6 +479,8 @@ out:
  * order. */
 struct rail_acc {
 	double energy, covered, minw, maxw;
+	uint64_t first, last;		/* of the samples that hold a value */
+	int spans;			/* first and last are set */
 	size_t nw;
 	struct lw_power_point prev;
 	int have_prev;
@@ -495,6 +497,13 @@ static void acc_point(struct rail_acc *x, unsigned flags, const struct lw_power_
 {
 	const struct lw_power_point *q = &x->prev;
 
+	if (!isnan(p->w) || ((flags & LW_RAIL_ENERGY) && !isnan(p->e))) {
+		if (!x->spans || p->ts < x->first)
+			x->first = p->ts;
+		if (!x->spans || p->ts > x->last)
+			x->last = p->ts;
+		x->spans = 1;
+	}
 	if (!isnan(p->w)) {
 		x->nw++;
 		if (p->w < x->minw)
@@ -605,7 +614,9 @@ static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *a
 {
 	json_t *rails = json_array();
 	double tot_w = 0, tot_e = 0, tot_d = 0;
-	int ntotal = 0, estimated = 0, measured = 0, total_ok = 1, meter = 0;
+	uint64_t from = 0, to = 0;
+	int spans = 0, ntotal = 0, estimated = 0, measured = 0, total_ok = 1, meter = 0;
+	json_t *total = NULL;
 
 	/* a board-level meter, when there is one, is the total on its own */
 	for (int i = 0; i < d->nrail; i++)
@@ -635,15 +646,29 @@ static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *a
 			tot_e += e;
 		if (dur > tot_d)
 			tot_d = dur;
+		if (acc[i].spans && (!spans || acc[i].first < from))
+			from = acc[i].first;
+		if (acc[i].spans && (!spans || acc[i].last > to))
+			to = acc[i].last;
+		spans |= acc[i].spans;
 	}
+	/* the span the samples cover, said against the run's (the file's
+	 * start_ns and end_ns) */
+	if (ntotal && total_ok)
+		total = json_pack("{s:f, s:f, s:f, s:i, s:o, s:o, s:o}", "average_w", tot_w,
+			"energy_j", tot_e, "duration_s", tot_d, "rails", ntotal,
+			"from_s", spans && from >= d->start_ns ?
+				  json_real((double)(from - d->start_ns) / 1e9) : json_null(),
+			"to_s", spans && to >= d->start_ns ?
+				json_real((double)(to - d->start_ns) / 1e9) : json_null(),
+			"run_s", d->end_ns > d->start_ns ? json_real((double)(d->end_ns - d->start_ns) / 1e9) :
+				 json_null());
 	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:o}",
 		"format", LW_POWER_MAGIC, "version", LW_POWER_VERSION,
 		"kind", !ntotal ? "none" : estimated && measured ? "mixed" :
 			estimated ? "estimated" : "measured",
 		"estimated", estimated,
-		"total", ntotal && total_ok ?
-			json_pack("{s:f, s:f, s:f, s:i}", "average_w", tot_w, "energy_j", tot_e,
-				  "duration_s", tot_d, "rails", ntotal) : json_null(),
+		"total", total ? total : json_null(),
 		"rails", rails);
 }
 
@@ -653,13 +678,23 @@ void lw_power_print(FILE *out, const json_t *s)
 	size_t i;
 
 	fprintf(out, "power (%s):\n", json_string_value(json_object_get(s, "kind")));
-	if (json_is_object(tot))
-		fprintf(out, "  total        %9.3f W average, %10.3f J over %.1fs\n",
+	if (json_is_object(tot)) {
+		const json_t *from = json_object_get(tot, "from_s"), *to = json_object_get(tot, "to_s");
+		const json_t *run = json_object_get(tot, "run_s");
+
+		fprintf(out, "  total        %9.3f W average, %10.3f J over %.1fs",
 			json_real_value(json_object_get(tot, "average_w")),
 			json_real_value(json_object_get(tot, "energy_j")),
 			json_real_value(json_object_get(tot, "duration_s")));
-	else
+		if (json_is_real(from) && json_is_real(to))
+			fprintf(out, " (%.2f s to %.2f s of the run", json_real_value(from),
+				json_real_value(to));
+		if (json_is_real(from) && json_is_real(to) && json_is_real(run))
+			fprintf(out, "'s %.2f s", json_real_value(run));
+		fprintf(out, "%s\n", json_is_real(from) && json_is_real(to) ? ")" : "");
+	} else {
 		fprintf(out, "  total        not known (no rail counts towards it, or one has no data)\n");
+	}
 	json_array_foreach(json_object_get(s, "rails"), i, r) {
 		const json_t *avg = json_object_get(r, "average_w");
 

@@ -13,6 +13,9 @@
 #include "power/idle.h"
 #include "power/import.h"
 #include "power/power.h"
+#include "power/sampler.h"
+#include "lib/run.h"
+#include "lib/timeutil.h"
 #include "power/sources.h"
 
 #define FIXTURE "tests/data/sysfs/board1"
@@ -599,6 +602,60 @@ static void test_import_memory(void **st)
 	lw_test_rmdir(dir);
 }
 
+/* The sampler at 1 Hz over a run of 2.5 s: a sample at the start, one a
+ * second, and one when it is stopped, at once (it slept to its next tick
+ * and took none: a run of 3 s at the model's 1 Hz lost its last second,
+ * 3.786 J over 2.0 s).  The summary says the span its samples cover
+ * against the run's. */
+static void test_sampler_spans_the_run(void **st)
+{
+	char *dir = lw_test_tmpdir(), run_path[512], path[600];
+	struct lw_power_sampler_opts po = { .root = FIXTURE, .mask = LW_SRC_HWMON, .rate_hz = 1 };
+	struct timespec ts = { 2, 500000000 };
+	struct lw_power_data *d;
+	struct lw_rundir rd;
+	struct lw_run run;
+	struct lw_part *p;
+	uint64_t t_stop, t_stopped;
+	json_t *s, *tot;
+	int r;
+
+	snprintf(run_path, sizeof(run_path), "%s/run", dir);
+	assert_int_equal(lw_rundir_create(&rd, run_path, 0), 0);
+	lw_run_init(&run, &rd);
+	run.start_mono = lw_mono_ns();
+	p = lw_power_sampler_new(&po);
+	assert_non_null(p);
+	assert_int_equal(p->start(&run, p), 0);
+	nanosleep(&ts, NULL);
+	t_stop = lw_mono_ns();
+	p->stop(&run, p);
+	t_stopped = lw_mono_ns();
+	assert_int_equal(p->finish(&run, p), 0);
+	p->destroy(p);
+	/* stopped at once, not at the next tick 0.5 s later */
+	assert_true(t_stopped - t_stop < 200000000ULL);
+
+	snprintf(path, sizeof(path), "%s/power", run_path);
+	d = lw_power_read(path);
+	assert_non_null(d);
+	r = lw_power_find_rail(d, "ina219/power1");
+	assert_true(r >= 0);
+	assert_int_equal(d->rail[r].n, 4);	/* 0 s, 1 s, 2 s and the stop at 2.5 s */
+	assert_true(d->rail[r].pt[3].ts >= t_stop);
+	s = lw_power_summarize(d);
+	tot = json_object_get(s, "total");
+	assert_true(json_real_value(json_object_get(tot, "from_s")) < 0.1);
+	assert_true(json_real_value(json_object_get(tot, "to_s")) >= 2.5);
+	assert_true(json_real_value(json_object_get(tot, "duration_s")) >= 2.45);
+	assert_true(json_real_value(json_object_get(tot, "run_s")) >=
+		    json_real_value(json_object_get(tot, "to_s")));
+	json_decref(s);
+	lw_power_data_free(d);
+	lw_rundir_close(&run.dir);
+	lw_test_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_import_idempotent),
 		cmocka_unit_test(test_import_nul),
 		cmocka_unit_test(test_import_memory),
+		cmocka_unit_test(test_sampler_spans_the_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
