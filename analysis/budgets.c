@@ -75,6 +75,16 @@ int lw_budgets_check(const struct lw_board *b, const json_t *analysis, json_t **
 		else
 			result(out, m->label, m->name, v, bu->limit, lw_metric_unit_name(m->unit),
 			       &broken);
+		/* a power or energy figure says what it is: measured, or which
+		 * board's model estimated it (the trade-off's is another quantity) */
+		if (m->from == LW_MF_POWER || m->from == LW_MF_ENERGY_PER_PERIOD) {
+			const json_t *basis = json_object_get(json_object_get(json_object_get(
+				analysis, "power"), "total"), "basis");
+
+			if (json_is_string(basis))
+				json_object_set(json_array_get(out, json_array_size(out) - 1), "basis",
+						(json_t *)basis);
+		}
 	}
 	*results = out;
 	return broken;
@@ -98,6 +108,9 @@ void lw_budgets_print(FILE *out, const char *board, const json_t *results)
 			fprintf(out, "%12s", "-");
 		fprintf(out, " %-5s (limit %g)\n", json_string_value(json_object_get(r, "unit")),
 			json_number_value(json_object_get(r, "limit")));
+		if (json_is_string(json_object_get(r, "basis")))
+			fprintf(out, "         the run's power, %s\n",
+				json_string_value(json_object_get(r, "basis")));
 		broken += json_is_false(pass);
 		unmeasured += json_is_null(pass);
 	}

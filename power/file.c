@@ -540,8 +540,8 @@ static json_t *rail_summary(const struct lw_power_rail *r, const struct rail_acc
 	*avg_out = avg;
 	*energy_out = x->covered > 0 ? x->energy : NAN;
 	*dur_out = x->covered;
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:f, s:o}",
-		"name", r->name, "source", r->source,
+	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:f, s:o}",
+		"name", r->name, "source", r->source, "detail", r->detail ? r->detail : "",
 		"kind", r->flags & LW_RAIL_ESTIMATED ? "estimated" : "measured",
 		"total", !!(r->flags & LW_RAIL_TOTAL), "energy_counter", !!(r->flags & LW_RAIL_ENERGY),
 		"samples", (json_int_t)r->n, "gaps", (json_int_t)r->gaps,
@@ -615,6 +615,7 @@ static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *a
 	json_t *rails = json_array();
 	double tot_w = 0, tot_e = 0, tot_d = 0;
 	uint64_t from = 0, to = 0;
+	char basis[1024] = "";
 	int spans = 0, ntotal = 0, estimated = 0, measured = 0, total_ok = 1, meter = 0;
 	json_t *total = NULL;
 
@@ -641,6 +642,13 @@ static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *a
 			total_ok = 0;
 			continue;
 		}
+		/* what the total is: the measured rails by name, an estimate by
+		 * its model (the rail's detail names the board) */
+		snprintf(basis + strlen(basis), sizeof(basis) - strlen(basis), "%s%s%s%s",
+			 *basis ? "; " : "", d->rail[i].flags & LW_RAIL_ESTIMATED ? "estimated: " :
+			 "measured: ", d->rail[i].flags & LW_RAIL_ESTIMATED && d->rail[i].detail &&
+			 *d->rail[i].detail ? d->rail[i].detail : d->rail[i].name,
+			 d->rail[i].flags & LW_RAIL_ESTIMATED ? "" : " (a sensor or meter of the run)");
 		tot_w += avg;
 		if (!isnan(e))
 			tot_e += e;
@@ -655,8 +663,8 @@ static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *a
 	/* the span the samples cover, said against the run's (the file's
 	 * start_ns and end_ns) */
 	if (ntotal && total_ok)
-		total = json_pack("{s:f, s:f, s:f, s:i, s:o, s:o, s:o}", "average_w", tot_w,
-			"energy_j", tot_e, "duration_s", tot_d, "rails", ntotal,
+		total = json_pack("{s:f, s:f, s:f, s:i, s:s, s:o, s:o, s:o}", "average_w", tot_w,
+			"energy_j", tot_e, "duration_s", tot_d, "rails", ntotal, "basis", basis,
 			"from_s", spans && from >= d->start_ns ?
 				  json_real((double)(from - d->start_ns) / 1e9) : json_null(),
 			"to_s", spans && to >= d->start_ns ?
