@@ -541,6 +541,8 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 		p->hist = s->hist;		/* taken over */
 		s->hist.count = NULL;
 		p->missed = s->missed;
+		p->missed_unknown = s->missed_unknown;
+		p->from_hist = sum.from_histogram;
 		p->dropped = s->dropped;
 	}
 	if (!sum.from_histogram &&
@@ -1259,6 +1261,18 @@ static json_t *wc_json(const struct lw_evt_est *e, const struct lw_cmp_opts *o, 
 		"ci_spread", spread);
 }
 
+/* A run without samples (imported from a histogram): percentile @k is not
+ * known when it lies in the histogram's overflow; its bound then, else 0. */
+static uint64_t hist_pct_bound(const struct lw_cprobe *cp, int k)
+{
+	int ovf;
+
+	if (!cp->from_hist || !cp->hist.total)
+		return 0;
+	lw_hist_percentile(&cp->hist, lw_pct[k], &ovf);
+	return ovf ? cp->hist.overflow_from : 0;
+}
+
 static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 {
 	const struct lw_cprobe *cp = pc->cp;
@@ -1272,20 +1286,32 @@ static json_t *probe_json(const struct pcache *pc, const struct lw_cmp_opts *o)
 	json_object_set_new(pj, "mean_ns", d->n ? jnum(lw_dist_mean(d)) : json_null());
 	json_object_set_new(pj, "mean_ci_ns", jpair(pc->lo[ST_MEAN], pc->hi[ST_MEAN]));
 	json_object_set_new(pj, "max_ns", d->n ? jint(d->v[d->k - 1]) : json_null());
-	json_object_set_new(pj, "missed_periods", jint(cp->missed));
+	json_object_set_new(pj, "missed_periods", cp->missed_unknown ? json_null() : jint(cp->missed));
 	json_object_set_new(pj, "dropped", jint(cp->dropped));
 	json_object_set_new(pj, "ci_method", jstr_or_null(pc->ci_method));
-	for (int k = 0; k < LW_NPCT; k++)
-		json_object_set_new(pcts, pct_name[k], json_pack("{s:o, s:o}",
-			"value_ns", d->n ? jint(lw_dist_percentile(d, lw_pct[k])) : json_null(),
-			"ci_ns", jpair(pc->lo[k], pc->hi[k])));
+	for (int k = 0; k < LW_NPCT; k++) {
+		uint64_t bound = hist_pct_bound(cp, k);
+		json_t *e = json_pack("{s:o, s:o}",
+			"value_ns", d->n && !bound ? jint(lw_dist_percentile(d, lw_pct[k])) : json_null(),
+			"ci_ns", jpair(pc->lo[k], pc->hi[k]));
+
+		if (bound)	/* in the histogram's overflow: at least this */
+			json_object_set_new(e, "above_ns", jint(bound));
+		json_object_set_new(pcts, pct_name[k], e);
+	}
 	json_object_set_new(pj, "percentiles", pcts);
 	for (size_t t = 0; t < o->nthr; t++) {
 		uint64_t c = lw_dist_count_above(d, o->thr[t]);
+		int known = 1;
 
-		json_array_append_new(over, json_pack("{s:I, s:I, s:o}",
-			"threshold_ns", (json_int_t)o->thr[t], "count", (json_int_t)c,
-			"rate", d->n ? jnum((double)c / (double)d->n) : json_null()));
+		if (cp->from_hist)
+			c = lw_hist_count_above(&cp->hist, o->thr[t], &known);
+		json_array_append_new(over, json_pack("{s:I, s:o, s:o}",
+			"threshold_ns", (json_int_t)o->thr[t], "count", known ? jint(c) : json_null(),
+			"rate", d->n && known ? jnum((double)c / (double)d->n) : json_null()));
+		if (!known)
+			json_object_set_new(json_array_get(over, json_array_size(over) - 1),
+					    "at_least", jint(c));
 	}
 	json_object_set_new(pj, "over", over);
 	json_object_set_new(pj, "block_maxima", bmax_usable(cp, o->block_ns) ? json_pack("{s:I, s:I, s:o}",
@@ -1364,7 +1390,19 @@ static json_t *group_stat(const struct gview *g, unsigned probe, int k, const st
 {
 	double x[LW_CMP_MAX_GROUP_RUNS], wv, mean, var, lo, hi;
 	size_t n = group_logs(g, probe, k, x, &wv);
+	uint64_t bound = 0;
 
+	/* a run that does not know it (in its histogram's overflow): the
+	 * group does not either; the lowest bound of its runs' */
+	for (size_t i = 0; k >= 0 && k < LW_NPCT && i < g->n; i++) {
+		uint64_t b = hist_pct_bound(rc_probe(&g->rc[i], probe)->cp, k);
+
+		if (b && (!bound || b < bound))
+			bound = b;
+	}
+	if (bound)
+		return json_pack("{s:o, s:o, s:I}", "value_ns", json_null(), "ci_ns", json_null(),
+				 "above_ns", (json_int_t)bound);
 	if (!n)
 		return json_pack("{s:o, s:o}", "value_ns", json_null(), "ci_ns", json_null());
 	lw_mean_var(x, n, &mean, &var);
@@ -1643,6 +1681,42 @@ static void probe_counts(const struct gview *g, unsigned probe, enum cnt what, u
 	}
 }
 
+/* A figure some run of either group does not know, not a number to judge:
+ * percentile @k in its histogram's overflow (@what 0), samples over @thr
+ * the histogram cannot count (1), missed periods not recorded (2).  1 with
+ * @note naming the run. */
+static int unknown_figure(const struct cmpctx *c, unsigned probe, int k, int what, uint64_t thr,
+			  char *note, size_t len)
+{
+	const struct gview *g[2] = { c->a, c->b };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < g[s]->n; i++) {
+			const struct lw_cprobe *cp = rc_probe(&g[s]->rc[i], probe)->cp;
+			const char *run = g[s]->rc[i].r->label;
+			uint64_t b;
+			int known;
+
+			if (what == 0 && (b = hist_pct_bound(cp, k))) {
+				snprintf(note, len, "not known: %s of %s is in its histogram's overflow "
+					 "(%.0f us or more)", pct_name[k], run, (double)b / 1e3);
+				return 1;
+			}
+			if (what == 1 && cp->from_hist &&
+			    (lw_hist_count_above(&cp->hist, thr, &known), !known)) {
+				snprintf(note, len, "not known: the histogram of %s cannot count the "
+					 "samples above %.0f us", run, (double)thr / 1e3);
+				return 1;
+			}
+			if (what == 2 && cp->missed_unknown) {
+				snprintf(note, len, "not known: %s does not record missed periods "
+					 "(imported from cyclictest)", run);
+				return 1;
+			}
+		}
+	return 0;
+}
+
 static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, const json_t *ga,
 			 const json_t *gb)
 {
@@ -1669,6 +1743,12 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 	for (int k = 0; k < LW_NPCT; k++) {
 		double tail = 1 - lw_pct[k] / 100;
 		uint64_t fewest = UINT64_MAX;
+
+		if (unknown_figure(c, probe, k, 0, 0, note, sizeof(note))) {
+			json_array_append_new(ms, na_metric(metric(pn, pct_name[k], "percentile", "ns",
+				NAN, NAN), note));
+			continue;
+		}
 
 		for (size_t i = 0; i < na + nb; i++) {
 			uint64_t n = (i < na ? rc_probe(&c->a->rc[i], probe) :
@@ -1765,15 +1845,26 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		char d[32];
 
 		snprintf(name, sizeof(name), "over:%s", lw_cmp_format_threshold(o->thr[t], d, sizeof(d)));
+		if (unknown_figure(c, probe, -1, 1, o->thr[t], note, sizeof(note))) {
+			m = metric(pn, name, "count", "count", NAN, NAN);
+			json_object_set_new(m, "threshold_ns", jint(o->thr[t]));
+			json_array_append_new(ms, na_metric(m, note));
+			continue;
+		}
 		probe_counts(c->a, probe, CNT_OVER, o->thr[t], xa, ea);
 		probe_counts(c->b, probe, CNT_OVER, o->thr[t], xb, eb);
 		rate_metric(ms, c, pn, name, xa, ea, na, xb, eb, nb);
 		json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "threshold_ns",
 				    jint(o->thr[t]));
 	}
-	probe_counts(c->a, probe, CNT_MISSED, 0, xa, ea);
-	probe_counts(c->b, probe, CNT_MISSED, 0, xb, eb);
-	rate_metric(ms, c, pn, "missed", xa, ea, na, xb, eb, nb);
+	if (unknown_figure(c, probe, -1, 2, 0, note, sizeof(note))) {
+		json_array_append_new(ms, na_metric(metric(pn, "missed", "count", "count", NAN, NAN),
+						    note));
+	} else {
+		probe_counts(c->a, probe, CNT_MISSED, 0, xa, ea);
+		probe_counts(c->b, probe, CNT_MISSED, 0, xb, eb);
+		rate_metric(ms, c, pn, "missed", xa, ea, na, xb, eb, nb);
+	}
 	probe_counts(c->a, probe, CNT_DROPPED, 0, xa, ea);
 	probe_counts(c->b, probe, CNT_DROPPED, 0, xb, eb);
 	rate_metric(ms, c, pn, "dropped", xa, ea, na, xb, eb, nb);

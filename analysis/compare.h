@@ -98,6 +98,8 @@ struct lw_cprobe {
 	struct lw_dist d;		/* every CPU */
 	struct lw_hist hist;		/* 1 us buckets, every CPU */
 	uint64_t missed, dropped;
+	int missed_unknown;		/* not recorded (imported from cyclictest) */
+	int from_hist;			/* d is @hist's: no samples (imported) */
 	uint64_t *bmax;			/* per bmax_ns: largest latency + 1; 0: no sample */
 	size_t nb;
 	uint64_t bmax_ns;		/* 10 ms, coarser for a long run (lw_bmax_add()) */

@@ -410,8 +410,11 @@ out:
 
 /* RUN/histogram.json: {"probes":{"cyclic":{"cpus":[{"cpu":0,"missed_periods":…,
  * "histogram":{…lw_hist_json…}}]}}} — written by `latwatt import`. */
-static int load_histograms(struct lw_summary *sum, const char *path)
+static int load_histograms(struct lw_summary *sum, const char *path, const json_t *manifest)
 {
+	/* cyclictest counts no missed periods: older imports wrote 0 */
+	int from_cyclictest = !strcmp(json_string_value(json_object_get(json_object_get(manifest,
+					"imported"), "from")) ?: "", "cyclictest");
 	json_t *doc = lw_json_load(path), *probes, *p, *c;
 	const char *name;
 	size_t i;
@@ -456,15 +459,27 @@ static int load_histograms(struct lw_summary *sum, const char *path)
 			lw_hist_free(&s->hist);
 			s->hist = h;
 			s->missed = (uint64_t)json_integer_value(json_object_get(c, "missed_periods"));
+			s->missed_unknown = from_cyclictest ||
+					    !json_is_integer(json_object_get(c, "missed_periods"));
 			lw_stats_from_hist(&s->stats, &s->hist);
 			if (lw_hist_merge(&all->hist, &s->hist) < 0)
 				goto out;
 			all->missed += s->missed;
+			all->missed_unknown |= s->missed_unknown;
 		}
 	}
-	for (size_t k = 0; k < sum->n; k++)
-		if (sum->s[k].cpu < 0)
-			lw_stats_from_hist(&sum->s[k].stats, &sum->s[k].hist);
+	for (size_t k = 0; k < sum->n; k++) {
+		struct lw_series *s = &sum->s[k];
+		int known;
+
+		if (s->cpu < 0)
+			lw_stats_from_hist(&s->stats, &s->hist);
+		/* over the threshold, as far as the buckets tell */
+		if (sum->threshold_ns) {
+			s->over = lw_hist_count_above(&s->hist, sum->threshold_ns, &known);
+			s->over_unknown = !known;
+		}
+	}
 	sum->from_histogram = 1;
 	ret = 0;
 out:
@@ -727,7 +742,7 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 		lw_rundir_file(rd, "histogram.json", path, sizeof(path));
 		if (access(path, F_OK) < 0)
 			return error("%s: no samples and no histogram.json: nothing to analyze", rd->path);
-		ret = load_histograms(sum, path);
+		ret = load_histograms(sum, path, rd->manifest);
 	}
 	if (ret < 0) {
 		lw_summary_free(sum);
@@ -754,9 +769,12 @@ static json_t *series_json(const struct lw_series *s, const struct lw_summary *s
 
 	if (s->cpu >= 0)
 		json_object_set_new(o, "cpu", json_integer(s->cpu));
-	json_object_set_new(o, "over_threshold", sum->threshold_ns ?
+	json_object_set_new(o, "over_threshold", sum->threshold_ns && !s->over_unknown ?
 			    json_integer((json_int_t)s->over) : json_null());
-	json_object_set_new(o, "missed_periods", json_integer((json_int_t)s->missed));
+	if (s->over_unknown)	/* only those surely above are known */
+		json_object_set_new(o, "over_threshold_at_least", json_integer((json_int_t)s->over));
+	json_object_set_new(o, "missed_periods", s->missed_unknown ? json_null() :
+			    json_integer((json_int_t)s->missed));
 	json_object_set_new(o, "dropped", json_integer((json_int_t)s->dropped));
 	json_object_set_new(o, "histogram", lw_hist_json(&s->hist));
 	return o;
@@ -881,6 +899,7 @@ void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, 
 	const json_t *m = rd->manifest, *sys = json_object_get(m, "system");
 	const char *reason = json_string_value(json_object_get(m, "status_reason"));
 	unsigned probe = 0;
+	int above = 0, over_unknown = 0, missed_unknown = 0;
 
 	fprintf(out, "run %s: %s%s%s\n", rd->path, lw_manifest_status(m), reason ? ", " : "",
 		reason ? reason : "");
@@ -914,17 +933,49 @@ void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, 
 			fprintf(out, " %9.1f", st->mean / 1e3);
 		else
 			fprintf(out, " %9s", "-");
-		for (int k = 0; k < LW_NPCT; k++)
-			us(out, st->pct[k], (int)st->count);
+		for (int k = 0; k < LW_NPCT; k++) {
+			char b[24];
+
+			if (!st->count || !st->above[k]) {
+				us(out, st->pct[k], (int)st->count);
+				continue;
+			}
+			/* in the histogram's overflow: only a bound */
+			snprintf(b, sizeof(b), ">=%.0f", (double)st->above[k] / 1e3);
+			fprintf(out, " %9s", b);
+			above++;
+		}
 		us(out, st->max, (int)st->count);
-		if (sum->threshold_ns)
+		if (sum->threshold_ns && s->over_unknown) {
+			char b[24];
+
+			snprintf(b, sizeof(b), ">=%" PRIu64, s->over);
+			fprintf(out, " %8s", b);
+			over_unknown++;
+		} else if (sum->threshold_ns) {
 			fprintf(out, " %8" PRIu64, s->over);
-		else
+		} else {
 			fprintf(out, " %8s", "-");
-		fprintf(out, " %8" PRIu64 " %8" PRIu64 "\n", s->missed, s->dropped);
+		}
+		if (s->missed_unknown) {
+			fprintf(out, " %8s", "unknown");
+			missed_unknown++;
+		} else {
+			fprintf(out, " %8" PRIu64, s->missed);
+		}
+		fprintf(out, " %8" PRIu64 "\n", s->dropped);
 	}
 	if (sum->threshold_ns)
 		fprintf(out, "\nover: samples above %.1fus\n", (double)sum->threshold_ns / 1e3);
+	if (above)
+		fprintf(out, "%s>=N: the percentile lies in the histogram's overflow: it is N us or "
+			"more, its value is not known\n", sum->threshold_ns ? "" : "\n");
+	if (over_unknown)
+		fprintf(out, "over >=N: N samples surely above; the histogram cannot tell for "
+			"others\n");
+	if (missed_unknown)
+		fprintf(out, "missed unknown: not recorded (cyclictest does not count missed "
+			"periods)\n");
 	if (sum->over_time)
 		print_over_time(sum->over_time, out);
 }
