@@ -652,6 +652,26 @@ static int cmp_source(const void *x, const void *y)
 	return p->count < q->count ? 1 : p->count > q->count ? -1 : 0;
 }
 
+/*
+ * A rate over too little time is not a rate: 2 ticks in 5.9 ms of idle read
+ * 341.1 ticks/s, above the tick rate itself.  A rate is given over at least
+ * LW_NOHZ_MIN_S of observed time, or from at least LW_NOHZ_MIN_EVENTS
+ * events (a count's own spread, and the event cut at either end, are then
+ * a tenth of it at most); else it is null, its count and time beside it.
+ */
+#define LW_NOHZ_MIN_S      1.0
+#define LW_NOHZ_MIN_EVENTS 100
+
+int lw_nohz_rate_given(uint64_t count, double secs)
+{
+	return secs > 0 && (secs >= LW_NOHZ_MIN_S || count >= LW_NOHZ_MIN_EVENTS);
+}
+
+static json_t *rate(uint64_t count, double secs)
+{
+	return lw_nohz_rate_given(count, secs) ? json_real((double)count / secs) : json_null();
+}
+
 static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_t last)
 {
 	json_t *cpus = json_array();
@@ -669,21 +689,22 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 				json_object_set_new(deps, tick_dep_names[b], json_integer((json_int_t)n->dep[b]));
 		qsort(n->src, (size_t)n->nsrc, sizeof(*n->src), cmp_source);
 		for (int i = 0; i < n->nsrc && i < 12; i++)
-			json_array_append_new(src, json_pack("{s:s, s:I, s:f}", "source", n->src[i].name,
+			json_array_append_new(src, json_pack("{s:s, s:I, s:o}", "source", n->src[i].name,
 				"count", (json_int_t)n->src[i].count,
-				"per_s", secs > 0 ? (double)n->src[i].count / secs : 0.0));
-		json_array_append_new(cpus, json_pack("{s:i, s:f, s:f, s:I, s:I, s:f, s:f, s:{s:I, s:I, s:o}, s:I, s:f, s:o}",
+				"per_s", rate(n->src[i].count, secs)));
+		json_array_append_new(cpus, json_pack("{s:i, s:f, s:f, s:I, s:I, s:o, s:o, s:{s:I, s:I, s:o}, s:I, s:o, s:o}",
 			"cpu", c, "idle_s", idle_s, "busy_s", busy_s,
 			"ticks_idle", (json_int_t)n->ticks_idle, "ticks_busy", (json_int_t)n->ticks_busy,
-			"ticks_per_s_idle", idle_s > 0 ? (double)n->ticks_idle / idle_s : 0.0,
-			"ticks_per_s_busy", busy_s > 0 ? (double)n->ticks_busy / busy_s : 0.0,
+			"ticks_per_s_idle", rate(n->ticks_idle, idle_s),
+			"ticks_per_s_busy", rate(n->ticks_busy, busy_s),
 			"tick_stop", "stopped", (json_int_t)n->stop_ok, "kept", (json_int_t)n->stop_kept,
 			"kept_by", deps,
 			"wakeups", (json_int_t)n->wakeups,
-			"wakeups_per_s", secs > 0 ? (double)n->wakeups / secs : 0.0,
+			"wakeups_per_s", rate(n->wakeups, secs),
 			"wakeup_sources", src));
 	}
-	return json_pack("{s:f, s:o}", "duration_s", secs, "cpus", cpus);
+	return json_pack("{s:f, s:f, s:i, s:o}", "duration_s", secs, "rate_min_s", LW_NOHZ_MIN_S,
+			 "rate_min_events", LW_NOHZ_MIN_EVENTS, "cpus", cpus);
 }
 
 /* The trace windows of a monitored run (manifest "trace"."windows"), in
@@ -1113,6 +1134,15 @@ static double num(const json_t *o, const char *k)
 	return json_number_value(json_object_get(o, k));
 }
 
+/* A rate in a column @w wide, "-" when it is not given (too little time). */
+static void rate_col(FILE *out, int w, const json_t *v)
+{
+	if (json_is_number(v))
+		fprintf(out, " %*.1f", w, json_number_value(v));
+	else
+		fprintf(out, " %*s", w, "-");
+}
+
 /* The time no event explains, split by what the trace does know. */
 static void unexplained_print(FILE *out, const json_t *sp)
 {
@@ -1225,17 +1255,44 @@ void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
 			double idle = num(c, "idle_s"), busy = num(c, "busy_s");
 			const json_t *ts = json_object_get(c, "tick_stop");
 
-			fprintf(out, "  %4lld %5.1f%% %11.1f %11.1f %9lld %9lld %10.1f ", (long long)num(c, "cpu"),
-				idle + busy > 0 ? idle / (idle + busy) * 100 : 0, num(c, "ticks_per_s_idle"),
-				num(c, "ticks_per_s_busy"), (long long)num(ts, "stopped"),
-				(long long)num(ts, "kept"), num(c, "wakeups_per_s"));
+			fprintf(out, "  %4lld %5.1f%% ", (long long)num(c, "cpu"),
+				idle + busy > 0 ? idle / (idle + busy) * 100 : 0);
+			rate_col(out, 11, json_object_get(c, "ticks_per_s_idle"));
+			rate_col(out, 11, json_object_get(c, "ticks_per_s_busy"));
+			fprintf(out, " %9lld %9lld", (long long)num(ts, "stopped"), (long long)num(ts, "kept"));
+			rate_col(out, 10, json_object_get(c, "wakeups_per_s"));
+			fputc(' ', out);
 			json_array_foreach(json_object_get(c, "wakeup_sources"), j, v) {
 				if (j == 3)
 					break;
-				fprintf(out, " %s %.1f", js(v, "source"), num(v, "per_s"));
+				if (json_is_number(json_object_get(v, "per_s")))
+					fprintf(out, " %s %.1f", js(v, "source"), num(v, "per_s"));
+				else
+					fprintf(out, " %s n=%lld", js(v, "source"), (long long)num(v, "count"));
 			}
 			fputc('\n', out);
 		}
+		/* a rate over too little time is not given: say why */
+		json_array_foreach(json_object_get(nz, "cpus"), i, c) {
+			static const struct { const char *rate, *count, *secs, *what; } r[] = {
+				{ "ticks_per_s_idle", "ticks_idle", "idle_s", "idle" },
+				{ "ticks_per_s_busy", "ticks_busy", "busy_s", "busy time" },
+			};
+
+			for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
+				if (json_is_null(json_object_get(c, r[k].rate)))
+					fprintf(out, "  cpu %lld: %s ticks/s not given: too little %s "
+						"(%.1f ms, %lld ticks; a rate needs %.0f s or %.0f "
+						"ticks)\n", (long long)num(c, "cpu"), k ? "busy" : "idle",
+						r[k].what, num(c, r[k].secs) * 1e3,
+						(long long)num(c, r[k].count), num(nz, "rate_min_s"),
+						num(nz, "rate_min_events"));
+		}
+		json_array_foreach(json_object_get(nz, "cpus"), i, c)
+			if (json_is_null(json_object_get(c, "wakeups_per_s")))
+				fprintf(out, "  cpu %lld: wake-ups per second not given: %lld in a trace "
+					"of %.1f ms (sources: counts, not rates)\n", (long long)num(c, "cpu"),
+					(long long)num(c, "wakeups"), num(nz, "duration_s") * 1e3);
 	}
 }
 

@@ -314,6 +314,53 @@ static void test_idle_latency_long_stalls(void **st)
 	lw_test_rmdir(dir);
 }
 
+/* NO_HZ rates only over enough time or events: 2 ticks in 5.9 ms of idle
+ * read 341.1 ticks/s, above the tick rate; the fixture's 0 ticks in 0 ms of
+ * idle read 0.0 ticks/s. */
+static void test_nohz_rates_need_time(void **st)
+{
+	const char *run = "tests/data/trace-run";
+	struct lw_tracepass_opts o = { .top = 5 };
+	struct lw_summary sum;
+	struct lw_rundir rd;
+	json_t *doc, *nz, *c;
+	size_t i;
+	int seen = 0;
+
+	assert_false(lw_nohz_rate_given(2, 0.0059));
+	assert_false(lw_nohz_rate_given(0, 0));
+	assert_false(lw_nohz_rate_given(99, 0.5));
+	assert_true(lw_nohz_rate_given(100, 0.5));
+	assert_true(lw_nohz_rate_given(0, 1.0));
+	assert_true(lw_nohz_rate_given(3, 2.5));
+
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	assert_int_equal(lw_summary_load(&sum, &rd, 0), 0);
+	doc = lw_summary_json(&sum, &rd);
+	assert_int_equal(lw_tracepass(&rd, doc, &o), 0);
+	nz = json_object_get(doc, "nohz");
+	assert_true(json_number_value(json_object_get(nz, "duration_s")) < 1);	/* 0.2 s */
+	json_array_foreach(json_object_get(nz, "cpus"), i, c) {
+		double idle = json_number_value(json_object_get(c, "idle_s"));
+		json_int_t ticks = json_integer_value(json_object_get(c, "ticks_idle"));
+
+		assert_true(idle < 1 && ticks < 100);
+		assert_true(json_is_null(json_object_get(c, "ticks_per_s_idle")));
+		assert_true(json_is_null(json_object_get(c, "ticks_per_s_busy")));
+		/* the count and the time are there */
+		assert_true(json_is_integer(json_object_get(c, "ticks_idle")));
+		assert_true(json_is_real(json_object_get(c, "idle_s")));
+		if (json_integer_value(json_object_get(c, "wakeups")) < 100)
+			assert_true(json_is_null(json_object_get(c, "wakeups_per_s")));
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	assert_int_equal(json_number_value(json_object_get(nz, "rate_min_s")), 1);
+	json_decref(doc);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_merge_refuses_disorder),
 		cmocka_unit_test(test_idle_latency_brute_force),
 		cmocka_unit_test(test_idle_latency_long_stalls),
+		cmocka_unit_test(test_nohz_rates_need_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
