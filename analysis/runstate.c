@@ -12,6 +12,7 @@
 #include "lib/binfile.h"
 #include "lib/error.h"
 #include "lib/samples.h"
+#include "lib/writer.h"
 #include "power/power.h"
 #include "workloads/records.h"
 
@@ -217,6 +218,29 @@ int lw_run_state(const struct lw_rundir *rd, struct lw_run_state *st)
 	snprintf(st->manifest_status, sizeof(st->manifest_status), "%s",
 		 said ? said : lw_manifest_status(m));
 	st->status = st->manifest_status;
+	/* "running" with its writer gone: killed (SIGKILL, a crash, a reboot)
+	 * before anything could mark it; never complete */
+	if (!strcmp(st->manifest_status, "running")) {
+		const json_t *wr = json_object_get(m, "writer");
+
+		switch (lw_writer_alive(wr)) {
+		case 0:
+			st->status = "killed";
+			snprintf(st->reason, sizeof(st->reason), "killed (SIGKILL or a crash): its "
+				 "writer, pid %lld, is gone and the run never ended; what it wrote "
+				 "is analyzed", (long long)json_integer_value(json_object_get(wr, "pid")));
+			return 0;
+		case -1:
+			snprintf(st->reason, sizeof(st->reason), "the manifest says running and names "
+				 "no writer to tell whether it still is (a run killed before its end "
+				 "looks the same)");
+			return 0;
+		default:
+			snprintf(st->reason, sizeof(st->reason), "still running (pid %lld)",
+				 (long long)json_integer_value(json_object_get(wr, "pid")));
+			return 0;
+		}
+	}
 	/* what a run that ended wrote; a run still "running" has no counts */
 	if (strcmp(st->manifest_status, "running")) {
 		check_records(st, rd, "samples", LW_SAMPLES_MAGIC, LW_SAMPLES_HDR,

@@ -11,7 +11,11 @@
  *
  *   complete    the run ran its course, every file holds what it wrote
  *   incomplete  the run stopped early (a signal, an error), its files whole
- *   running     the manifest says running
+ *   running     the manifest says running and its writer is alive (or
+ *               names none: a run from before the writer was recorded)
+ *   killed      the manifest says running and its writer is gone (SIGKILL,
+ *               a crash, a reboot; lib/writer.h), or `latwatt cleanup`
+ *               marked it so
  *   truncated   a file holds less than the manifest says was written
  *
  * The analysis reads the run through its manifest with this status in

@@ -4,6 +4,7 @@
  * and the analysis says so and analyzes what is there. */
 #include <math.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
@@ -13,6 +14,8 @@
 #include "analysis/runstate.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
+#include "lib/journal.h"
+#include "lib/writer.h"
 #include "power/power.h"
 #include "workloads/records.h"
 
@@ -304,6 +307,119 @@ static void test_repeats(void **s)
 	lw_test_rmdir(dir);
 }
 
+/* A writer that was alive a moment ago: a child that exited. */
+static json_t *gone_writer(void)
+{
+	unsigned long long start;
+	int fds[2], status;
+	char c;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(fds[1]);
+		if (read(fds[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[0]);
+	start = lw_proc_starttime(pid);
+	assert_true(start > 0);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	close(fds[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return json_pack("{s:I, s:I}", "pid", (json_int_t)pid, "starttime", (json_int_t)start);
+}
+
+static void set_writer(const char *run, json_t *w)
+{
+	struct lw_rundir rd;
+
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	json_object_set_new(rd.manifest, "writer", w);
+	assert_int_equal(lw_rundir_save(&rd), 0);
+	lw_rundir_close(&rd);
+}
+
+/* A run that still says "running": killed when its writer is gone (it was
+ * read as running, and analyze said PASS), running while it is alive;
+ * cleanup marks the manifest of a gone one, and only that. */
+static void test_killed(void **s)
+{
+	char *dir = lw_test_tmpdir(), *run = mk_run(dir, "running"), path[600], other[600];
+	struct lw_run_state st;
+	struct lw_rundir rd;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	set_writer(run, lw_writer_json());
+	state_of(run, &st);
+	assert_string_equal(st.status, "running");
+	lw_run_state_free(&st);
+	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0), 0);	/* alive */
+
+	set_writer(run, gone_writer());
+	state_of(run, &st);
+	assert_string_equal(st.status, "killed");
+	assert_non_null(strstr(st.reason, "killed (SIGKILL or a crash): its writer, pid"));
+	lw_run_state_free(&st);
+	/* another boot: gone too */
+	set_writer(run, json_pack("{s:i, s:I, s:s}", "pid", (int)getpid(), "starttime",
+				  (json_int_t)lw_proc_starttime(getpid()), "boot_id", "not-this-boot"));
+	state_of(run, &st);
+	assert_string_equal(st.status, "killed");
+	lw_run_state_free(&st);
+	/* no writer named (an older run): running, said so */
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	json_object_del(rd.manifest, "writer");
+	assert_int_equal(lw_rundir_save(&rd), 0);
+	lw_rundir_close(&rd);
+	state_of(run, &st);
+	assert_string_equal(st.status, "running");
+	assert_non_null(strstr(st.reason, "names no writer"));
+	lw_run_state_free(&st);
+
+	/* cleanup: a dry run says, then the manifest is marked */
+	set_writer(run, gone_writer());
+	f = open_memstream(&out, &len);
+	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", f, 1), 1);
+	fclose(f);
+	assert_non_null(strstr(out, "would mark"));
+	free(out);
+	state_of(run, &st);
+	assert_string_equal(st.manifest_status, "running");
+	lw_run_state_free(&st);
+	assert_int_equal(lw_manifest_mark_killed(run, 1, "cleanup", NULL, 1), 0);	/* not pid 1's */
+	{
+		int q = lw_set_quiet(1);
+
+		assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0), 1);
+		lw_set_quiet(q);
+	}
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	assert_string_equal(lw_manifest_status(rd.manifest), "killed");
+	assert_non_null(strstr(json_string_value(json_object_get(rd.manifest, "status_reason")),
+			       "marked by cleanup at "));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rd.manifest, "killed"),
+							      "marked_by")), "cleanup");
+	lw_rundir_close(&rd);
+	state_of(run, &st);
+	assert_string_equal(st.status, "killed");
+	lw_run_state_free(&st);
+	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0), 0);	/* once */
+
+	/* a manifest that is a symlink is not followed */
+	snprintf(path, sizeof(path), "%s/manifest.json", run);
+	snprintf(other, sizeof(other), "%s/elsewhere.json", dir);
+	assert_int_equal(rename(path, other), 0);
+	assert_int_equal(symlink(other, path), 0);
+	assert_error(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0) < 0, "manifest.json");
+	lw_test_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_other_files),
 		cmocka_unit_test(test_analysis),
 		cmocka_unit_test(test_repeats),
+		cmocka_unit_test(test_killed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
