@@ -515,6 +515,16 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 	memset(r, 0, sizeof(*r));
 	if (lw_rundir_open(&rd, path) < 0)
 		return -1;
+	/* its status as its files show it (truncated, killed), as analyze
+	 * says it: the table shows it, and the readers take what is there */
+	{
+		struct lw_run_state st;
+
+		if (lw_run_state(&rd, &st) == 0) {
+			lw_run_state_apply(&st, rd.manifest);
+			lw_run_state_free(&st);
+		}
+	}
 	if (lw_summary_load(&sum, &rd, 0) < 0) {
 		lw_rundir_close(&rd);
 		return -1;

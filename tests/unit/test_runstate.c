@@ -260,6 +260,15 @@ static void test_analysis(void **s)
 	json_decref(doc);
 	lw_summary_free(&sum);
 	lw_rundir_close(&rd);
+	/* compare loads it too (it refused the partial record), and says so */
+	{
+		struct lw_crun cr;
+
+		assert_int_equal(lw_crun_load_dir(&cr, run), 0);
+		assert_string_equal(lw_manifest_status(cr.manifest), "truncated");
+		assert_int_equal(cr.p[0].d.n, 300);
+		lw_crun_free(&cr);
+	}
 	lw_test_rmdir(dir);
 }
 
