@@ -309,8 +309,19 @@ static int save_repeat(const char *parent, json_t *rj, int ret, const char *at, 
 				 sigabbrev_np(ret - 128) ?: "?");
 		else
 			snprintf(why, sizeof(why), "error");
-		json_object_set_new(rj, "stopped", ret == LW_EXIT_OK ? json_null() :
-			json_pack("{s:s, s:s?, s:s?}", "reason", why, "during", at, "after", after));
+		if (ret == LW_EXIT_OK) {
+			json_object_set_new(rj, "stopped", json_null());
+		} else {
+			json_t *st = json_pack("{s:s}", "reason", why);
+
+			/* "during": the run it interrupted (none between runs);
+			 * "after": the last run that finished (none before the first) */
+			if (at)
+				json_object_set_new(st, "during", json_string(at));
+			if (after)
+				json_object_set_new(st, "after", json_string(after));
+			json_object_set_new(rj, "stopped", st);
+		}
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/" LW_REPEAT_FILE, parent) >= sizeof(path))
 		return error("%s: path too long", parent);
