@@ -226,7 +226,14 @@ static int sampler_finish(struct lw_run *run, struct lw_part *p)
 		json_object_set_new(pw, "iio_uri", json_string(s->o.iio_uri));
 	json_object_set_new(pw, "rate_hz", json_real(s->o.rate_hz));
 	if (s->w) {
-		if (lw_power_close(s->w, end) < 0)
+		/* the run's end as the manifest says it (the parts stopped; what
+		 * they write afterwards is not the run), so that every power
+		 * figure is said against the same span as the estimate's */
+		const json_t *me = json_object_get(json_object_get(run->dir.manifest, "end"),
+						   "monotonic_ns");
+
+		if (lw_power_close(s->w, json_is_integer(me) && json_integer_value(me) > 0 ?
+					 (uint64_t)json_integer_value(me) : end) < 0)
 			ret = -1;
 		s->w = NULL;
 		json_object_set_new(pw, "file", json_pack("{s:s, s:s, s:i}", "name", "power",

@@ -652,7 +652,7 @@ static void test_sampler_spans_the_run(void **st)
 		    json_real_value(json_object_get(tot, "to_s")));
 	json_decref(s);
 	lw_power_data_free(d);
-	lw_rundir_close(&run.dir);
+	lw_run_destroy(&run);	/* its journal too */
 	lw_test_rmdir(dir);
 }
 
