@@ -294,7 +294,7 @@ unsigned lw_run_samples_flags(const json_t *m)
 
 	if (!strcmp(s, "complete"))
 		return 0;
-	if (!strcmp(s, "truncated") || !strcmp(s, "killed"))
+	if (!strcmp(s, "truncated"))	/* its status_reason says it */
 		return LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET;
 	return LW_SAMPLES_PARTIAL_OK;
 }

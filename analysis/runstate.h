@@ -53,7 +53,7 @@ void lw_run_state_apply(const struct lw_run_state *st, json_t *m);
 /* The flags to read RUN/samples of a run with manifest @m with
  * (lib/samples.h): a run that did not complete may end in part of a
  * record, left out with a warning, or quietly where its status says so
- * already (truncated, killed). */
+ * already (truncated). */
 unsigned lw_run_samples_flags(const json_t *m);
 
 #endif

@@ -65,7 +65,13 @@ int cmd_cleanup(int argc, char **argv)
 		else
 			total += n;
 		/* a run that still says "running" with its writer gone */
-		n = lw_manifest_mark_killed(argv[i], -1, "cleanup", stdout, dry);
+		{
+			char msg[512];
+
+			n = lw_manifest_mark_killed(argv[i], -1, "cleanup", dry, msg, sizeof(msg));
+			if (n > 0)
+				printf("  %s\n", msg);
+		}
 		if (n < 0)
 			failed = 1;
 		else

@@ -58,18 +58,14 @@ int lw_writer_alive(const json_t *w)
 	return !start || !now || now == start;
 }
 
-static void say(FILE *out, const char *what, const char *rundir, const char *why)
-{
-	if (out)
-		fprintf(out, "  %s %s killed: %s\n", what, rundir, why);
-	else
-		note("%s %s killed: %s", what, rundir, why);
-}
-
-int lw_manifest_mark_killed(const char *rundir, long pid, const char *by, FILE *out, int dry_run)
+int lw_manifest_mark_killed(const char *rundir, long pid, const char *by, int dry_run, char *msg,
+			    size_t len)
 {
 	char path[PATH_MAX], why[256], at[32];
 	int dfd, fd, ret = 0;
+
+	if (len)
+		*msg = 0;
 	const json_t *w;
 	struct lw_atomic a;
 	json_error_t err;
@@ -101,10 +97,9 @@ int lw_manifest_mark_killed(const char *rundir, long pid, const char *by, FILE *
 		 "before the run ended; marked by %s at %s",
 		 (long long)json_integer_value(json_object_get(w, "pid")), by, at);
 	ret = 1;
-	if (dry_run) {
-		say(out, "would mark", rundir, why);
+	snprintf(msg, len, "%s %s killed: %s", dry_run ? "would mark" : "marked", rundir, why);
+	if (dry_run)
 		goto out;
-	}
 	lw_manifest_set_status(m, "killed", why);
 	json_object_set_new(m, "killed", json_pack("{s:s, s:s}", "marked_by", by, "at", at));
 	f = lw_atomic_fopen(&a, path, 0644);
@@ -117,11 +112,8 @@ int lw_manifest_mark_killed(const char *rundir, long pid, const char *by, FILE *
 		ret = error_errno("cannot write %s", path);
 		goto out;
 	}
-	if (lw_atomic_commit(&a) < 0) {
+	if (lw_atomic_commit(&a) < 0)
 		ret = -1;
-		goto out;
-	}
-	say(out, "marked", rundir, why);
 out:
 	json_decref(m);
 	return ret;

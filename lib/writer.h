@@ -16,7 +16,7 @@
 #define LW_WRITER_H
 
 #include <jansson.h>
-#include <stdio.h>
+#include <stddef.h>
 
 /* This process as a run's writer. */
 json_t *lw_writer_json(void);
@@ -31,9 +31,11 @@ int lw_writer_alive(const json_t *w);
  * that ended, a live one, one whose writer is not @pid when @pid > 0 are
  * left as they are).  Read and written through the run directory's
  * descriptor, the manifest replaced atomically (lib/safefile.h), never
- * through a symlink.  @dry_run: only say.  Says what it did on @out (NULL:
- * note()).  1 marked, 0 left alone, -1 after error().
+ * through a symlink.  @dry_run: only say.  What it did, in words, into @msg
+ * (@len bytes) for the caller to say.  1 marked, 0 left alone, -1 after
+ * error().
  */
-int lw_manifest_mark_killed(const char *rundir, long pid, const char *by, FILE *out, int dry_run);
+int lw_manifest_mark_killed(const char *rundir, long pid, const char *by, int dry_run, char *msg,
+			    size_t len);
 
 #endif

@@ -360,15 +360,13 @@ static void test_killed(void **s)
 	char *dir = lw_test_tmpdir(), *run = mk_run(dir, "running"), path[600], other[600];
 	struct lw_run_state st;
 	struct lw_rundir rd;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
+	char msg[512];
 
 	set_writer(run, lw_writer_json());
 	state_of(run, &st);
 	assert_string_equal(st.status, "running");
 	lw_run_state_free(&st);
-	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0), 0);	/* alive */
+	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", 0, msg, sizeof(msg)), 0); /* alive */
 
 	set_writer(run, gone_writer());
 	state_of(run, &st);
@@ -393,21 +391,14 @@ static void test_killed(void **s)
 
 	/* cleanup: a dry run says, then the manifest is marked */
 	set_writer(run, gone_writer());
-	f = open_memstream(&out, &len);
-	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", f, 1), 1);
-	fclose(f);
-	assert_non_null(strstr(out, "would mark"));
-	free(out);
+	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", 1, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "would mark"));
 	state_of(run, &st);
 	assert_string_equal(st.manifest_status, "running");
 	lw_run_state_free(&st);
-	assert_int_equal(lw_manifest_mark_killed(run, 1, "cleanup", NULL, 1), 0);	/* not pid 1's */
-	{
-		int q = lw_set_quiet(1);
-
-		assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0), 1);
-		lw_set_quiet(q);
-	}
+	assert_int_equal(lw_manifest_mark_killed(run, 1, "cleanup", 1, msg, sizeof(msg)), 0); /* pid 1's? */
+	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", 0, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "marked "));
 	assert_int_equal(lw_rundir_open(&rd, run), 0);
 	assert_string_equal(lw_manifest_status(rd.manifest), "killed");
 	assert_non_null(strstr(json_string_value(json_object_get(rd.manifest, "status_reason")),
@@ -418,14 +409,14 @@ static void test_killed(void **s)
 	state_of(run, &st);
 	assert_string_equal(st.status, "killed");
 	lw_run_state_free(&st);
-	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0), 0);	/* once */
+	assert_int_equal(lw_manifest_mark_killed(run, -1, "cleanup", 0, msg, sizeof(msg)), 0); /* once */
 
 	/* a manifest that is a symlink is not followed */
 	snprintf(path, sizeof(path), "%s/manifest.json", run);
 	snprintf(other, sizeof(other), "%s/elsewhere.json", dir);
 	assert_int_equal(rename(path, other), 0);
 	assert_int_equal(symlink(other, path), 0);
-	assert_error(lw_manifest_mark_killed(run, -1, "cleanup", NULL, 0) < 0, "manifest.json");
+	assert_error(lw_manifest_mark_killed(run, -1, "cleanup", 0, msg, sizeof(msg)) < 0, "manifest.json");
 	lw_test_rmdir(dir);
 }
 
