@@ -5,7 +5,8 @@
  * The manifest records what the run wrote: samples.written (records of
  * RUN/samples), each workload's records.written (RUN/NAME.records), each
  * power rail's samples (RUN/power), the intervals of RUN/monitor and the
- * trace bytes of each CPU (RUN/trace.dat).  A file that holds less than that
+ * trace bytes of each CPU (RUN/trace.dat, when it is there: a run may be
+ * brought back without it).  A file that holds less than that
  * was cut after the run (a copy interrupted, a full disk): the run is
  * truncated, whatever the manifest says, and what is there is analyzed.
  *
