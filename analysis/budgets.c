@@ -27,31 +27,6 @@ static void result(json_t *out, const char *name, const char *metric, double mea
 	json_array_append_new(out, r);
 }
 
-/* A percentile in a histogram's overflow (lib/stats.h) is not known, only
- * its bound: above the limit, the budget is broken all the same. */
-static void above_bound(json_t *r, const json_t *probe, const struct lw_budget *bu, int *broken)
-{
-	const char *key = bu->m->key;
-	char akey[40], note[160];
-	const json_t *a;
-	size_t l = key ? strlen(key) : 0;
-
-	if (l < 4 || strcmp(key + l - 3, "_ns"))
-		return;
-	snprintf(akey, sizeof(akey), "%.*s_above_ns", (int)(l - 3), key);
-	a = json_object_get(json_object_get(probe, "all"), akey);
-	if (!json_is_integer(a))
-		return;
-	json_object_set_new(r, "above", json_real((double)json_integer_value(a) / 1e3));
-	if ((double)json_integer_value(a) / 1e3 > bu->limit) {
-		json_object_set_new(r, "pass", json_false());
-		(*broken)++;
-	}
-	snprintf(note, sizeof(note), "in the histogram's overflow: %.0f us or more, not known",
-		 (double)json_integer_value(a) / 1e3);
-	json_object_set_new(r, "note", json_string(note));
-}
-
 static void latency(const struct lw_budget *bu, const json_t *analysis, json_t *out, int *broken)
 {
 	const json_t *probes = json_object_get(analysis, "probes"), *p;
@@ -69,8 +44,6 @@ static void latency(const struct lw_budget *bu, const json_t *analysis, json_t *
 		snprintf(name, sizeof(name), "latency %s %s", pname, bu->m->name);
 		snprintf(metric, sizeof(metric), "probes.%s.all.%s", pname, bu->m->key);
 		result(out, name, metric, isnan(ns) ? NAN : ns / 1e3, bu->limit, "us", broken);
-		if (isnan(ns))
-			above_bound(json_array_get(out, json_array_size(out) - 1), p, bu, broken);
 	}
 	if (!any) {
 		snprintf(name, sizeof(name), "latency %s %s", bu->probe ? bu->probe : "(any probe)",
@@ -102,16 +75,6 @@ int lw_budgets_check(const struct lw_board *b, const json_t *analysis, json_t **
 		else
 			result(out, m->label, m->name, v, bu->limit, lw_metric_unit_name(m->unit),
 			       &broken);
-		/* a power or energy figure says what it is: measured, or which
-		 * board's model estimated it (the trade-off's is another quantity) */
-		if (m->from == LW_MF_POWER || m->from == LW_MF_ENERGY_PER_PERIOD) {
-			const json_t *basis = json_object_get(json_object_get(json_object_get(
-				analysis, "power"), "total"), "basis");
-
-			if (json_is_string(basis))
-				json_object_set(json_array_get(out, json_array_size(out) - 1), "basis",
-						(json_t *)basis);
-		}
 	}
 	*results = out;
 	return broken;
@@ -129,21 +92,12 @@ void lw_budgets_print(FILE *out, const char *board, const json_t *results)
 
 		fprintf(out, "  %-6s %-32s ", json_is_null(pass) ? "n/a" : json_is_true(pass) ? "ok" : "BROKEN",
 			json_string_value(json_object_get(r, "name")));
-		if (json_is_number(m)) {
+		if (json_is_number(m))
 			fprintf(out, "%12.3f", json_number_value(m));
-		} else if (json_is_number(json_object_get(r, "above"))) {
-			char b[32];
-
-			snprintf(b, sizeof(b), ">=%.3f", json_number_value(json_object_get(r, "above")));
-			fprintf(out, "%12s", b);
-		} else {
+		else
 			fprintf(out, "%12s", "-");
-		}
 		fprintf(out, " %-5s (limit %g)\n", json_string_value(json_object_get(r, "unit")),
 			json_number_value(json_object_get(r, "limit")));
-		if (json_is_string(json_object_get(r, "basis")))
-			fprintf(out, "         the run's power, %s\n",
-				json_string_value(json_object_get(r, "basis")));
 		broken += json_is_false(pass);
 		unmeasured += json_is_null(pass);
 	}

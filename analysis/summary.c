@@ -328,7 +328,18 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 		lw_samples_close_reader(r);
 		return error("out of memory");
 	}
-	/* pass 1: the histograms, counts, extremes and sums */
+	{
+		const json_t *m = rd->manifest;
+		uint64_t t0 = (uint64_t)json_integer_value(json_object_get(json_object_get(m, "start"),
+									   "monotonic_ns"));
+		uint64_t t1 = (uint64_t)json_integer_value(json_object_get(json_object_get(m, "end"),
+									   "monotonic_ns"));
+
+		lw_timeline_init(&sum->timeline, t0, t1 > t0 ? t1 - t0 :
+				 (uint64_t)json_integer_value(json_object_get(m, "duration_ns")),
+				 LW_TIMELINE_BUCKETS);
+	}
+	/* pass 1: the histograms, counts, extremes and sums; latency over time */
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
 		long idx[2];
 
@@ -360,6 +371,11 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 			s->missed += smp.missed;
 			if (sum->threshold_ns && smp.latency_ns > sum->threshold_ns)
 				s->over++;
+		}
+		if (lw_timeline_add(&sum->timeline, smp.probe, smp.cpu, smp.expected_ns,
+				    smp.latency_ns) < 0) {
+			ret = -1;
+			break;
 		}
 	}
 	lw_samples_close_reader(r);
@@ -760,6 +776,7 @@ void lw_summary_free(struct lw_summary *sum)
 	free(sum->s);
 	free(sum->samples);
 	json_decref(sum->over_time);
+	lw_timeline_free(&sum->timeline);
 	memset(sum, 0, sizeof(*sum));
 }
 
@@ -824,15 +841,9 @@ json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd
 					      series_json(s, sum));
 	}
 	json_object_set_new(doc, "probes", probes);
+	if (!sum->from_monitor && !sum->from_histogram && sum->timeline.n)
+		json_object_set_new(doc, "timeline", lw_timeline_json(&sum->timeline));
 	return doc;
-}
-
-static void us(FILE *out, uint64_t ns, int count)
-{
-	if (!count)
-		fprintf(out, " %9s", "-");
-	else
-		fprintf(out, " %9.1f", (double)ns / 1e3);
 }
 
 /* Rows of the latency-over-time table at most: longer runs group intervals. */
@@ -840,7 +851,7 @@ static void us(FILE *out, uint64_t ns, int count)
 
 /* The monitored run's maxima over time, OSADL-style, one row per interval
  * (or group of intervals): the maximum and the sample count per probe. */
-static void print_over_time(const json_t *ot, FILE *out)
+void lw_summary_print_over_time(const json_t *ot, FILE *out)
 {
 	const json_t *iv = json_object_get(ot, "intervals");
 	size_t n = json_array_size(iv), group = (n + OVER_TIME_ROWS - 1) / OVER_TIME_ROWS;
@@ -892,92 +903,6 @@ static void print_over_time(const json_t *ot, FILE *out)
 		}
 		fputc('\n', out);
 	}
-}
-
-void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, FILE *out)
-{
-	const json_t *m = rd->manifest, *sys = json_object_get(m, "system");
-	const char *reason = json_string_value(json_object_get(m, "status_reason"));
-	unsigned probe = 0;
-	int above = 0, over_unknown = 0, missed_unknown = 0;
-
-	fprintf(out, "run %s: %s%s%s\n", rd->path, lw_manifest_status(m), reason ? ", " : "",
-		reason ? reason : "");
-	fprintf(out, "kernel %s (%s), board %s\n",
-		json_string_value(json_object_get(json_object_get(sys, "kernel"), "release")) ?: "?",
-		json_string_value(json_object_get(json_object_get(sys, "preempt"), "model")) ?: "?",
-		json_string_value(json_object_get(m, "board")) ?: "?");
-	if (sum->from_monitor)
-		fprintf(out, "monitored: from interval histograms, percentiles have their bucket "
-			"resolution (1us)\n");
-	else if (sum->from_histogram)
-		fprintf(out, "from a histogram: percentiles have its bucket resolution (1us)\n");
-	for (size_t i = 0; i < sum->n; i++) {
-		const struct lw_series *s = &sum->s[i];
-		const struct lw_stats *st = &s->stats;
-
-		if (s->probe != probe) {
-			probe = s->probe;
-			fprintf(out, "\nprobe %s (latency in us)\n", lw_probe_name(probe));
-			fprintf(out, "%5s %10s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s\n", "cpu",
-				"samples", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99",
-				"max", "over", "missed", "dropped");
-		}
-		if (s->cpu < 0)
-			fprintf(out, "%5s", "all");
-		else
-			fprintf(out, "%5d", s->cpu);
-		fprintf(out, " %10" PRIu64, st->count);
-		us(out, st->min, (int)st->count);
-		if (st->count)
-			fprintf(out, " %9.1f", st->mean / 1e3);
-		else
-			fprintf(out, " %9s", "-");
-		for (int k = 0; k < LW_NPCT; k++) {
-			char b[24];
-
-			if (!st->count || !st->above[k]) {
-				us(out, st->pct[k], (int)st->count);
-				continue;
-			}
-			/* in the histogram's overflow: only a bound */
-			snprintf(b, sizeof(b), ">=%.0f", (double)st->above[k] / 1e3);
-			fprintf(out, " %9s", b);
-			above++;
-		}
-		us(out, st->max, (int)st->count);
-		if (sum->threshold_ns && s->over_unknown) {
-			char b[24];
-
-			snprintf(b, sizeof(b), ">=%" PRIu64, s->over);
-			fprintf(out, " %8s", b);
-			over_unknown++;
-		} else if (sum->threshold_ns) {
-			fprintf(out, " %8" PRIu64, s->over);
-		} else {
-			fprintf(out, " %8s", "-");
-		}
-		if (s->missed_unknown) {
-			fprintf(out, " %8s", "unknown");
-			missed_unknown++;
-		} else {
-			fprintf(out, " %8" PRIu64, s->missed);
-		}
-		fprintf(out, " %8" PRIu64 "\n", s->dropped);
-	}
-	if (sum->threshold_ns)
-		fprintf(out, "\nover: samples above %.1fus\n", (double)sum->threshold_ns / 1e3);
-	if (above)
-		fprintf(out, "%s>=N: the percentile lies in the histogram's overflow: it is N us or "
-			"more, its value is not known\n", sum->threshold_ns ? "" : "\n");
-	if (over_unknown)
-		fprintf(out, "over >=N: N samples surely above; the histogram cannot tell for "
-			"others\n");
-	if (missed_unknown)
-		fprintf(out, "missed unknown: not recorded (cyclictest does not count missed "
-			"periods)\n");
-	if (sum->over_time)
-		print_over_time(sum->over_time, out);
 }
 
 int lw_summary_print_histogram(const struct lw_summary *sum, unsigned probe, FILE *out)

@@ -8,6 +8,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/sample_merge.h"
+#include "analysis/tasks.h"
 #include "lib/trace_read.h"
 #include "analysis/runstate.h"
 #include "analysis/tracepass.h"
@@ -1093,6 +1094,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (json_is_object(json_object_get(rd->manifest, "steal")))
 			json_object_set_new(spikes, "steal",
 					    json_deep_copy(json_object_get(rd->manifest, "steal")));
+		lw_tasks_annotate(spikes, rd->manifest);
 		json_object_set_new(analysis, "spikes", spikes);
 	}
 	json_object_set_new(analysis, "idle_latency", idle_latency_json(x, it));
@@ -1120,180 +1122,6 @@ out:
 	lw_sample_merge_close(mg);
 	lw_trace_close(t);
 	return ret;
-}
-
-static const char *js(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "?";
-}
-
-static double num(const json_t *o, const char *k)
-{
-	return json_number_value(json_object_get(o, k));
-}
-
-/* A rate in a column @w wide, "-" when it is not given (too little time). */
-static void rate_col(FILE *out, int w, const json_t *v)
-{
-	if (json_is_number(v))
-		fprintf(out, " %*.1f", w, json_number_value(v));
-	else
-		fprintf(out, " %*s", w, "-");
-}
-
-/* The time no event explains, split by what the trace does know. */
-static void unexplained_print(FILE *out, const json_t *sp)
-{
-	const json_t *u = json_object_get(sp, "unexplained"), *st = json_object_get(sp, "steal"), *v;
-	size_t i;
-
-	if (!u || (!num(u, "idle_late_ns") && !num(u, "running_ns") && !st))
-		return;
-	fprintf(out, "  time no event explains, by what the trace knows:\n");
-	json_array_foreach(json_object_get(u, "idle_late"), i, v) {
-		char lat[48];
-
-		if (json_is_number(json_object_get(v, "exit_latency_ns")))
-			snprintf(lat, sizeof(lat), "%.1fus", num(v, "exit_latency_ns") / 1e3);
-		else
-			snprintf(lat, sizeof(lat), "none declared");
-		fprintf(out, "    idle-late:%-16s %10.1fus in %lld spikes: idle past the state's exit "
-			"latency (%s)\n", js(v, "state"), num(v, "ns") / 1e3, (long long)num(v, "spikes"),
-			lat);
-	}
-	if (num(u, "running_ns"))
-		fprintf(out, "    %-26s %10.1fus in %lld spikes: the CPU was running and the trace "
-			"saw nothing (interrupts off, firmware, SMI, hypervisor)\n", "unexplained",
-			num(u, "running_ns") / 1e3, (long long)num(u, "running_spikes"));
-	if (st) {
-		fprintf(out, "    steal time the machine reported during the run (/proc/stat):");
-		if (!num(st, "total_ns"))
-			fprintf(out, " none (0: none, or the hypervisor does not report it)");
-		json_array_foreach(json_object_get(st, "cpus"), i, v)
-			if (num(v, "steal_ns"))
-				fprintf(out, " cpu%lld %.1fms", (long long)num(v, "cpu"), num(v, "steal_ns") / 1e6);
-		fputc('\n', out);
-	}
-}
-
-void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top)
-{
-	const json_t *sp = json_object_get(analysis, "spikes"), *il = json_object_get(analysis, "idle_latency");
-	const json_t *nz = json_object_get(analysis, "nohz"), *v, *c;
-	const char *key;
-	size_t i, j;
-
-	if (sp) {
-		int first = 1;
-
-		fprintf(out, "\nspikes: %lld (", (long long)num(sp, "spikes_total"));
-		if (json_object_size(json_object_get(sp, "thresholds")))
-			json_object_foreach((json_t *)json_object_get(sp, "thresholds"), key, v) {
-				if (num(v, "threshold_ns") > 0)
-					fprintf(out, "%s%s: %lld samples above %.1fus, %s", first ? "" : "; ",
-						key, (long long)num(v, "above"), num(v, "threshold_ns") / 1e3,
-						js(v, "source"));
-				else
-					fprintf(out, "%s%s: %lld samples, %s", first ? "" : "; ", key,
-						(long long)num(v, "above"), js(v, "source"));
-				first = 0;
-			}
-		else
-			json_object_foreach((json_t *)json_object_get(sp, "thresholds_ns"), key, v) {
-				if (!json_object_get(json_object_get(analysis, "probes"), key))
-					continue;	/* a probe that did not run */
-				fprintf(out, "%s%s >%.1fus", first ? "" : ", ", key,
-					(double)json_integer_value(v) / 1e3);
-				first = 0;
-			}
-		fprintf(out, "), %lld attributed, %lld unattributable (lost trace events, or outside "
-			"the trace)\n", (long long)num(sp, "attributed"), (long long)num(sp, "unattributable"));
-		if ((v = json_object_get(sp, "trace_windows")))
-			fprintf(out, "  monitored: %lld spikes inside the %lld trace windows saved, "
-				"%lld with no trace window (not attributed)\n",
-				(long long)num(v, "spikes_in_windows"), (long long)num(v, "windows"),
-				(long long)num(v, "spikes_without_trace"));
-		if (json_array_size(json_object_get(sp, "causes"))) {
-			fprintf(out, "  %-40s %8s %10s %8s\n", "cause", "dominant", "time (us)", "share");
-			json_array_foreach(json_object_get(sp, "causes"), i, c)
-				fprintf(out, "  %-40.40s %8lld %10.1f %7.1f%%\n", js(c, "cause"),
-					(long long)num(c, "count"), num(c, "ns") / 1e3, num(c, "share") * 100);
-		}
-		unexplained_print(out, sp);
-		if (json_array_size(json_object_get(sp, "top")))
-			fprintf(out, "  top spikes:\n");
-		json_array_foreach(json_object_get(sp, "top"), i, c) {
-			if (i >= top)
-				break;
-			fprintf(out, "  %-12s cpu %-3lld %9.1fus  %s", lw_probe_name((unsigned)num(c, "probe")),
-				(long long)num(c, "cpu"), num(c, "latency_ns") / 1e3, js(c, "cause"));
-			if (json_object_get(c, "unattributable"))
-				fprintf(out, " (%s)", js(c, "unattributable"));
-			fputc('\n', out);
-			json_array_foreach(json_object_get(c, "components"), j, v)
-				fprintf(out, "      %-36.36s %9.1fus %5.1f%%\n", js(v, "cause"), num(v, "ns") / 1e3,
-					num(v, "share") * 100);
-		}
-	}
-	if (il && json_object_size(il)) {
-		fprintf(out, "\nlatency by the idle state the CPU was in at the expected time (us)\n");
-		fprintf(out, "  %-16s %-12s %10s %9s %9s %9s\n", "probe", "state", "samples", "p50", "p99",
-			"max");
-		json_object_foreach((json_t *)il, key, v)
-			json_array_foreach(v, i, c)
-				fprintf(out, "  %-16s %-12s %10lld %9.1f %9.1f %9.1f\n", key, js(c, "state"),
-					(long long)num(c, "count"), num(c, "p50_ns") / 1e3,
-					num(c, "p99_ns") / 1e3, num(c, "max_ns") / 1e3);
-	}
-	if (nz && json_array_size(json_object_get(nz, "cpus"))) {
-		fprintf(out, "\nNO_HZ: ticks and wake-ups per second (trace of %.1fs)\n", num(nz, "duration_s"));
-		fprintf(out, "  %4s %6s %11s %11s %9s %9s %10s  %s\n", "cpu", "idle", "ticks/s idle",
-			"ticks/s busy", "tick stop", "kept", "wakeups/s", "top wake-up sources (per s)");
-		json_array_foreach(json_object_get(nz, "cpus"), i, c) {
-			double idle = num(c, "idle_s"), busy = num(c, "busy_s");
-			const json_t *ts = json_object_get(c, "tick_stop");
-
-			fprintf(out, "  %4lld %5.1f%% ", (long long)num(c, "cpu"),
-				idle + busy > 0 ? idle / (idle + busy) * 100 : 0);
-			rate_col(out, 11, json_object_get(c, "ticks_per_s_idle"));
-			rate_col(out, 11, json_object_get(c, "ticks_per_s_busy"));
-			fprintf(out, " %9lld %9lld", (long long)num(ts, "stopped"), (long long)num(ts, "kept"));
-			rate_col(out, 10, json_object_get(c, "wakeups_per_s"));
-			fputc(' ', out);
-			json_array_foreach(json_object_get(c, "wakeup_sources"), j, v) {
-				if (j == 3)
-					break;
-				if (json_is_number(json_object_get(v, "per_s")))
-					fprintf(out, " %s %.1f", js(v, "source"), num(v, "per_s"));
-				else
-					fprintf(out, " %s n=%lld", js(v, "source"), (long long)num(v, "count"));
-			}
-			fputc('\n', out);
-		}
-		/* a rate over too little time is not given: say why */
-		json_array_foreach(json_object_get(nz, "cpus"), i, c) {
-			static const struct { const char *rate, *count, *secs, *what; } r[] = {
-				{ "ticks_per_s_idle", "ticks_idle", "idle_s", "idle" },
-				{ "ticks_per_s_busy", "ticks_busy", "busy_s", "busy time" },
-			};
-
-			for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
-				if (json_is_null(json_object_get(c, r[k].rate)))
-					fprintf(out, "  cpu %lld: %s ticks/s not given: too little %s "
-						"(%.1f ms, %lld ticks; a rate needs %.0f s or %.0f "
-						"ticks)\n", (long long)num(c, "cpu"), k ? "busy" : "idle",
-						r[k].what, num(c, r[k].secs) * 1e3,
-						(long long)num(c, r[k].count), num(nz, "rate_min_s"),
-						num(nz, "rate_min_events"));
-		}
-		json_array_foreach(json_object_get(nz, "cpus"), i, c)
-			if (json_is_null(json_object_get(c, "wakeups_per_s")))
-				fprintf(out, "  cpu %lld: wake-ups per second not given: %lld in a trace "
-					"of %.1f ms (sources: counts, not rates)\n", (long long)num(c, "cpu"),
-					(long long)num(c, "wakeups"), num(nz, "duration_s") * 1e3);
-	}
 }
 
 /*
@@ -1419,7 +1247,7 @@ void lw_misses_finish(struct lw_misses *ms)
 		return;
 	for (size_t i = 0; i < ms->n; i++) {
 		struct miss *x = &ms->v[i];
-		const char *cause = x->best_lat >= 0 ? x->cause : "no spike on its CPU in that period";
+		const char *cause = x->best_lat >= 0 ? x->cause : LW_MISS_UNEXPLAINED;
 		json_t *counts = json_object_get(x->w, "miss_causes");
 
 		if (!counts) {
@@ -1453,9 +1281,18 @@ void lw_misses_print(FILE *out, const json_t *analysis)
 	json_object_foreach((json_t *)json_object_get(analysis, "workloads"), key, w) {
 		const json_t *mc = json_object_get(w, "miss_causes");
 
+		const struct lw_rkind *rk = lw_rkind_find(json_string_value(json_object_get(w, "kind")));
+		json_int_t listed = 0, all = rk ? json_integer_value(json_object_get(w, rk->miss_key)) : 0;
+
 		if (!json_object_size(mc))
 			continue;
-		fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
+		json_object_foreach((json_t *)mc, cause, v)
+			listed += json_integer_value(v);
+		if (listed < all)
+			fprintf(out, "  %s: the first %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+				" deadline misses by the cause of the spike behind them:", key, listed, all);
+		else
+			fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
 		json_object_foreach((json_t *)mc, cause, v)
 			fprintf(out, " %s %lld;", cause, (long long)json_integer_value(v));
 		fputc('\n', out);

@@ -53,6 +53,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
  * (NULL: out of memory), lw_misses_spike() is called for each spike (in any
  * order), lw_misses_finish() writes the causes and frees it. */
 struct lw_misses;
+/* The cause of a miss no spike explains. */
+#define LW_MISS_UNEXPLAINED "no spike on its CPU in that period"
 struct lw_misses *lw_misses_new(json_t *workloads);
 void lw_misses_spike(struct lw_misses *ms, int cpu, uint64_t expected_ns, uint64_t latency_ns,
 		     const char *cause);
@@ -60,8 +62,6 @@ void lw_misses_finish(struct lw_misses *ms);
 void lw_misses_free(struct lw_misses *ms);	/* without writing */
 void lw_misses_print(FILE *out, const json_t *analysis);
 
-/* The text of those sections (@top spikes in full). */
-void lw_tracepass_print(const json_t *analysis, FILE *out, size_t top);
 
 /* NO_HZ rates (analysis.json "nohz"): one is given over at least 1 s of
  * observed time or from at least 100 events, else it is null (2 ticks in

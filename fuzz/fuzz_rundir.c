@@ -77,7 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (lw_rundir_open(&rd, run) == 0) {
 		if (lw_summary_load(&sum, &rd, 20000) == 0) {
 			json_decref(lw_summary_json(&sum, &rd));
-			lw_summary_print(&sum, &rd, null);
 			lw_summary_free(&sum);
 		}
 		lw_rundir_close(&rd);
@@ -87,6 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		lw_run_metrics(&rr, &cs);
 		lw_checks_free(&cs);
+		/* analyze's text, as every view, from the analysis alone */
+		if (lw_rrun_judge(&rr, NULL, NULL, 0) == 0)
+			lw_report_text_run(null, rr.analysis, &rr.verdict, &rr.checks, 10);
 		plots(rr.analysis, null, 0);
 		lw_rrun_free(&rr);
 	}

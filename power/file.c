@@ -700,6 +700,8 @@ void lw_power_print(FILE *out, const json_t *s)
 		if (json_is_real(from) && json_is_real(to) && json_is_real(run))
 			fprintf(out, "'s %.2f s", json_real_value(run));
 		fprintf(out, "%s\n", json_is_real(from) && json_is_real(to) ? ")" : "");
+		if (json_is_string(json_object_get(tot, "basis")))
+			fprintf(out, "  (%s)\n", json_string_value(json_object_get(tot, "basis")));
 	} else {
 		fprintf(out, "  total        not known (no rail counts towards it, or one has no data)\n");
 	}

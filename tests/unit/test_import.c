@@ -3,7 +3,11 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "analysis/analyze.h"
+#include "analysis/checks.h"
 #include "analysis/compare.h"
+#include "analysis/verdict.h"
+#include "reports/report.h"
 #include "analysis/summary.h"
 #include "cmd/commands.h"
 #include "lib/samples.h"
@@ -130,14 +134,33 @@ static void test_unknowns(void **st)
 	assert_true(json_is_null(json_object_get(all, "missed_periods")));
 	assert_true(json_is_null(json_object_get(all, "over_threshold")));
 	assert_int_equal(json_integer_value(json_object_get(all, "over_threshold_at_least")), 1);
-	f = open_memstream(&text, &len);
-	lw_summary_print(&sum, &rd, f);
-	fclose(f);
-	assert_non_null(strstr(text, "    >=200     >=200     >=200    8230.0      >=1  unknown"));
-	assert_non_null(strstr(text, "missed unknown: not recorded (cyclictest does not count"));
-	free(text);
 	json_decref(doc);
 	lw_summary_free(&sum);
+	/* analyze's text: the bound, unknown, and what they mean */
+	{
+		struct lw_analyze_opts ao;
+		struct lw_checks cs = { 0 };
+		struct lw_run_verdict rv;
+		json_t *an;
+		int partial;
+
+		lw_analyze_opts_default(&ao);
+		ao.threshold_ns = 300000;
+		ao.have_threshold = 1;
+		assert_true(lw_analyze_run(&rd, &ao, &sum, &an, &partial) >= 0);
+		assert_int_equal(lw_checks_from_json(json_object_get(an, "checks"), "t", &cs), 0);
+		assert_int_equal(lw_verdict_from_json(json_object_get(an, "verdict"), "t", &rv), 0);
+		f = open_memstream(&text, &len);
+		lw_report_text_run(f, an, &rv, &cs, 5);
+		fclose(f);
+		assert_non_null(strstr(text, "   >200.0    >200.0    >200.0    8230.0  unknown  unknown"));
+		assert_non_null(strstr(text, ">N: the percentile lies in the histogram's overflow"));
+		assert_non_null(strstr(text, "missed unknown: not recorded (cyclictest does not count"));
+		free(text);
+		lw_checks_free(&cs);
+		json_decref(an);
+		lw_summary_free(&sum);
+	}
 	/* below the overflow, the buckets count exactly */
 	assert_int_equal(lw_summary_load(&sum, &rd, 100000), 0);
 	doc = lw_summary_json(&sum, &rd);

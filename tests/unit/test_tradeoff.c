@@ -129,15 +129,15 @@ static json_t *analyze_with(const char *run, const char *board)
 	return doc;
 }
 
-static const json_t *budget(const json_t *doc, const char *name)
+static const json_t *budget(const json_t *doc, const char *metric)
 {
 	const json_t *r;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(doc, "budgets"), "results"), i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "name")), name))
+	json_array_foreach(json_object_get(doc, "checks"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "metric")) ?: "", metric))
 			return r;
-	fail_msg("no budget '%s'", name);
+	fail_msg("no check of '%s'", metric);
 	return NULL;
 }
 
@@ -160,9 +160,12 @@ static void test_power_figures_agree(void **st)
 	b = analyze_with(run, "rpi4");
 	w = json_real_value(json_object_get(json_object_get(json_object_get(b, "power"), "total"),
 					    "average_w"));
-	r = budget(b, "average power");
+	r = budget(b, "power");
 	assert_true(fabs(json_number_value(json_object_get(r, "measured")) - w * 1e3) < 1e-6);
-	assert_non_null(strstr(json_string_value(json_object_get(r, "basis")), "board rpi4 energy model"));
+	assert_non_null(strstr(json_string_value(json_object_get(r, "message")),
+			       "the run's power, estimated: board rpi4 energy model"));
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(json_object_get(b,
+			"power"), "total"), "basis")), "estimated: board rpi4 energy model"));
 	/* rpi4's model, not the one before */
 	assert_true(fabs(w - json_real_value(json_object_get(json_object_get(json_object_get(a,
 			"power"), "total"), "average_w"))) > 0.1);
