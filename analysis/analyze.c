@@ -6,6 +6,7 @@
 #include "analysis/analyze.h"
 #include "analysis/budgets.h"
 #include "analysis/failon.h"
+#include "analysis/runstate.h"
 #include "analysis/timeline.h"
 #include "analysis/tradeoff.h"
 #include "boards/board.h"
@@ -143,6 +144,7 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 {
 	uint64_t threshold = o->threshold_ns;
 	struct lw_tracepass_opts tp = o->tp;
+	struct lw_run_state st;
 	struct lw_checks cs = { 0 };
 	struct lw_run_verdict v;
 	struct lw_board *b;
@@ -151,6 +153,12 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 
 	*doc = NULL;
 	*partial = 0;
+	/* the run as its files show it: a file cut short makes it truncated,
+	 * and every reader below then takes the whole records that are there */
+	if (lw_run_state(rd, &st) < 0)
+		return -1;
+	lw_run_state_apply(&st, rd->manifest);
+	lw_run_state_free(&st);
 	if (!o->have_threshold)
 		threshold = (uint64_t)json_integer_value(json_object_get(json_object_get(
 			json_object_get(rd->manifest, "probes"), "cyclic"), "threshold_ns"));

@@ -43,6 +43,10 @@ void lw_analyze_opts_default(struct lw_analyze_opts *o);
  * failing part that leaves the rest meaningful (the trace pass, the workload
  * records) is reported with error(), named in the document's "problems" and
  * flagged by *@partial = 1: the verdict is then never PASS.
+ * The run's status in @rd's manifest (in memory) becomes the one its files
+ * show (analysis/runstate.h): "truncated" when a file holds less than the
+ * manifest says was written, "killed" when its writer is gone, and what is
+ * there is analyzed.
  */
 int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		   struct lw_summary *sum, json_t **doc, int *partial);

@@ -14,6 +14,8 @@
 
 #include "analysis/analyze.h"
 #include "analysis/compare.h"
+#include "analysis/repeat.h"
+#include "analysis/runstate.h"
 #include "analysis/summary.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -419,8 +421,8 @@ static uint64_t run_blocks(const json_t *m, uint64_t start)
 static int load_block_maxima(struct lw_crun *r, const char *path)
 {
 	/* a killed run may end in a partial record, as the summary allowed */
-	struct lw_samples_reader *rd = lw_samples_open_flags(path, lw_manifest_is_complete(r->manifest) ?
-							     0 : LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET);
+	struct lw_samples_reader *rd = lw_samples_open_flags(path, lw_run_samples_flags(r->manifest) |
+							     LW_SAMPLES_QUIET);
 	struct lw_cprobe *by_id[LW_PROBE_MAX] = { 0 };
 	struct lw_bbuild bb[LW_PROBE_MAX];
 	struct lw_sample s;
@@ -513,6 +515,16 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 	memset(r, 0, sizeof(*r));
 	if (lw_rundir_open(&rd, path) < 0)
 		return -1;
+	/* its status as its files show it (truncated, killed), as analyze
+	 * says it: the table shows it, and the readers take what is there */
+	{
+		struct lw_run_state st;
+
+		if (lw_run_state(&rd, &st) == 0) {
+			lw_run_state_apply(&st, rd.manifest);
+			lw_run_state_free(&st);
+		}
+	}
 	if (lw_summary_load(&sum, &rd, 0) < 0) {
 		lw_rundir_close(&rd);
 		return -1;
@@ -539,6 +551,8 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 		p->hist = s->hist;		/* taken over */
 		s->hist.count = NULL;
 		p->missed = s->missed;
+		p->missed_unknown = s->missed_unknown;
+		p->from_hist = sum.from_histogram;
 		p->dropped = s->dropped;
 	}
 	if (!sum.from_histogram &&
@@ -601,9 +615,37 @@ int lw_repeat_list(const char *path, char ***runs, size_t *n)
 	}
 	closedir(d);
 	qsort(v, k, sizeof(*v), cmp_str);
+	/* the group is its complete runs (analysis/repeat.h) */
+	for (size_t i = 0, j = 0, all = k; i < all; i++) {
+		char why[1200];
+		int ok = lw_repeat_run_complete(v[i], why, sizeof(why));
+
+		if (ok < 0) {
+			while (i < all)
+				free(v[i++]);
+			k = j;
+			goto fail;
+		}
+		if (ok) {
+			v[j++] = v[i];
+		} else {
+			note("%s: left out of the group: %s (a group is its complete runs)", v[i], why);
+			free(v[i]);
+		}
+		k = j;
+	}
+	if (!k) {
+		free(v);
+		return error("%s: a directory of repeats with no complete run", path);
+	}
 	*runs = v;
 	*n = k;
 	return 0;
+fail:
+	while (k)
+		free(v[--k]);
+	free(v);
+	return -1;
 oom:
 	closedir(d);
 	while (k)
@@ -1228,6 +1270,18 @@ static json_t *wc_json(const struct lw_evt_est *e, const struct lw_cmp_opts *o, 
 		"ci_spread", spread);
 }
 
+/* A run without samples (imported from a histogram): percentile @k is not
+ * known when it lies in the histogram's overflow; its bound then, else 0. */
+static uint64_t hist_pct_bound(const struct lw_cprobe *cp, int k)
+{
+	int ovf;
+
+	if (!cp->from_hist || !cp->hist.total)
+		return 0;
+	lw_hist_percentile(&cp->hist, lw_pct[k], &ovf);
+	return ovf ? cp->hist.overflow_from : 0;
+}
+
 /*
  * Whether a run counted its missed periods: an imported run did not
  * (cyclictest counts none), nor one whose analysis.json says null.  Unknown
@@ -1261,17 +1315,29 @@ static json_t *probe_json(const struct lw_crun *r, const struct pcache *pc,
 			    json_null());
 	json_object_set_new(pj, "dropped", jint(cp->dropped));
 	json_object_set_new(pj, "ci_method", jstr_or_null(pc->ci_method));
-	for (int k = 0; k < LW_NPCT; k++)
-		json_object_set_new(pcts, pct_name[k], json_pack("{s:o, s:o}",
-			"value_ns", d->n ? jint(lw_dist_percentile(d, lw_pct[k])) : json_null(),
-			"ci_ns", jpair(pc->lo[k], pc->hi[k])));
+	for (int k = 0; k < LW_NPCT; k++) {
+		uint64_t bound = hist_pct_bound(cp, k);
+		json_t *e = json_pack("{s:o, s:o}",
+			"value_ns", d->n && !bound ? jint(lw_dist_percentile(d, lw_pct[k])) : json_null(),
+			"ci_ns", jpair(pc->lo[k], pc->hi[k]));
+
+		if (bound)	/* in the histogram's overflow: at least this */
+			json_object_set_new(e, "above_ns", jint(bound));
+		json_object_set_new(pcts, pct_name[k], e);
+	}
 	json_object_set_new(pj, "percentiles", pcts);
 	for (size_t t = 0; t < o->nthr; t++) {
 		uint64_t c = lw_dist_count_above(d, o->thr[t]);
+		int known = 1;
 
-		json_array_append_new(over, json_pack("{s:I, s:I, s:o}",
-			"threshold_ns", (json_int_t)o->thr[t], "count", (json_int_t)c,
-			"rate", d->n ? jnum((double)c / (double)d->n) : json_null()));
+		if (cp->from_hist)
+			c = lw_hist_count_above(&cp->hist, o->thr[t], &known);
+		json_array_append_new(over, json_pack("{s:I, s:o, s:o}",
+			"threshold_ns", (json_int_t)o->thr[t], "count", known ? jint(c) : json_null(),
+			"rate", d->n && known ? jnum((double)c / (double)d->n) : json_null()));
+		if (!known)
+			json_object_set_new(json_array_get(over, json_array_size(over) - 1),
+					    "at_least", jint(c));
 	}
 	json_object_set_new(pj, "over", over);
 	json_object_set_new(pj, "block_maxima", bmax_usable(cp, o->block_ns) ? json_pack("{s:I, s:I, s:o}",
@@ -1350,7 +1416,19 @@ static json_t *group_stat(const struct gview *g, unsigned probe, int k, const st
 {
 	double x[LW_CMP_MAX_GROUP_RUNS], wv, mean, var, lo, hi;
 	size_t n = group_logs(g, probe, k, x, &wv);
+	uint64_t bound = 0;
 
+	/* a run that does not know it (in its histogram's overflow): the
+	 * group does not either; the lowest bound of its runs' */
+	for (size_t i = 0; k >= 0 && k < LW_NPCT && i < g->n; i++) {
+		uint64_t b = hist_pct_bound(rc_probe(&g->rc[i], probe)->cp, k);
+
+		if (b && (!bound || b < bound))
+			bound = b;
+	}
+	if (bound)
+		return json_pack("{s:o, s:o, s:I}", "value_ns", json_null(), "ci_ns", json_null(),
+				 "above_ns", (json_int_t)bound);
 	if (!n)
 		return json_pack("{s:o, s:o}", "value_ns", json_null(), "ci_ns", json_null());
 	lw_mean_var(x, n, &mean, &var);
@@ -1640,6 +1718,37 @@ static void probe_counts(const struct gview *g, unsigned probe, enum cnt what, u
 	}
 }
 
+/* A figure some run of either group does not know, not a number to judge:
+ * percentile @k in its histogram's overflow (@what 0), samples over @thr
+ * the histogram cannot count (1).  1 with
+ * @note naming the run. */
+static int unknown_figure(const struct cmpctx *c, unsigned probe, int k, int what, uint64_t thr,
+			  char *note, size_t len)
+{
+	const struct gview *g[2] = { c->a, c->b };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < g[s]->n; i++) {
+			const struct lw_cprobe *cp = rc_probe(&g[s]->rc[i], probe)->cp;
+			const char *run = g[s]->rc[i].r->label;
+			uint64_t b;
+			int known;
+
+			if (what == 0 && (b = hist_pct_bound(cp, k))) {
+				snprintf(note, len, "not known: %s of %s is in its histogram's overflow "
+					 "(%.0f us or more)", pct_name[k], run, (double)b / 1e3);
+				return 1;
+			}
+			if (what == 1 && cp->from_hist &&
+			    (lw_hist_count_above(&cp->hist, thr, &known), !known)) {
+				snprintf(note, len, "not known: the histogram of %s cannot count the "
+					 "samples above %.0f us", run, (double)thr / 1e3);
+				return 1;
+			}
+		}
+	return 0;
+}
+
 static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, const json_t *ga,
 			 const json_t *gb)
 {
@@ -1666,6 +1775,12 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 	for (int k = 0; k < LW_NPCT; k++) {
 		double tail = 1 - lw_pct[k] / 100;
 		uint64_t fewest = UINT64_MAX;
+
+		if (unknown_figure(c, probe, k, 0, 0, note, sizeof(note))) {
+			json_array_append_new(ms, na_metric(metric(pn, pct_name[k], "percentile", "ns",
+				NAN, NAN), note));
+			continue;
+		}
 
 		for (size_t i = 0; i < na + nb; i++) {
 			uint64_t n = (i < na ? rc_probe(&c->a->rc[i], probe) :
@@ -1762,6 +1877,12 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		char d[32];
 
 		snprintf(name, sizeof(name), "over:%s", lw_cmp_format_threshold(o->thr[t], d, sizeof(d)));
+		if (unknown_figure(c, probe, -1, 1, o->thr[t], note, sizeof(note))) {
+			m = metric(pn, name, "count", "count", NAN, NAN);
+			json_object_set_new(m, "threshold_ns", jint(o->thr[t]));
+			json_array_append_new(ms, na_metric(m, note));
+			continue;
+		}
 		probe_counts(c->a, probe, CNT_OVER, o->thr[t], xa, ea);
 		probe_counts(c->b, probe, CNT_OVER, o->thr[t], xb, eb);
 		rate_metric(ms, c, pn, name, xa, ea, na, xb, eb, nb);

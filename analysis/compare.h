@@ -98,6 +98,8 @@ struct lw_cprobe {
 	struct lw_dist d;		/* every CPU */
 	struct lw_hist hist;		/* 1 us buckets, every CPU */
 	uint64_t missed, dropped;
+	int missed_unknown;		/* not recorded (imported from cyclictest) */
+	int from_hist;			/* d is @hist's: no samples (imported) */
 	uint64_t *bmax;			/* per bmax_ns: largest latency + 1; 0: no sample */
 	size_t nb;
 	uint64_t bmax_ns;		/* 10 ms, coarser for a long run (lw_bmax_add()) */
@@ -118,9 +120,11 @@ struct lw_crun {
 
 /*
  * A directory of repeats (latwatt run --repeat): PARENT/repeat.json and one
- * complete run directory per repeat, PARENT/run-01, run-02 ...  The paths
- * of those that hold a manifest, in order, into *runs (allocated, each
- * allocated); *n = 0 when @path is not such a directory.
+ * run directory per repeat, PARENT/run-01, run-02 ...  The paths of those
+ * that are complete (analysis/repeat.h: by their files; each one left out
+ * is named in a note with its state), in order, into *runs (allocated, each
+ * allocated); *n = 0 when @path is not such a directory; -1 after error()
+ * when none is complete.
  */
 #define LW_REPEAT_PREFIX "run-"
 #define LW_REPEAT_FILE   "repeat.json"

@@ -541,7 +541,8 @@ static int add_series(struct lw_db *db, int64_t id, const struct lw_cprobe *p, i
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, lw_probe_name(p->probe), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)p->d.n);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)p->missed);
+	/* -1: not recorded (imported from cyclictest) */
+	sqlite3_bind_int64(st, 4, p->missed_unknown ? -1 : (sqlite3_int64)p->missed);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)p->dropped);
 	if (p->d.n) {
 		sqlite3_bind_int64(st, 6, (sqlite3_int64)lw_dist_percentile(&p->d, 99));
@@ -681,7 +682,8 @@ static int load_series(struct lw_db *db, int64_t id, struct lw_crun *r)
 			break;
 		}
 		p->bmax_ns = (uint64_t)bw;
-		p->missed = (uint64_t)sqlite3_column_int64(st, 1);
+		p->missed_unknown = sqlite3_column_int64(st, 1) < 0;
+		p->missed = p->missed_unknown ? 0 : (uint64_t)sqlite3_column_int64(st, 1);
 		p->dropped = (uint64_t)sqlite3_column_int64(st, 2);
 		hj = json_loads(hist, 0, &jerr);
 		if (!hj || lw_hist_from_json(&p->hist, hj) < 0) {
@@ -699,6 +701,7 @@ static int load_series(struct lw_db *db, int64_t id, struct lw_crun *r)
 			}
 		} else {
 			ret = lw_dist_from_hist(&p->d, &p->hist);
+			p->from_hist = 1;
 		}
 		if (ret == 0 && sqlite3_column_type(st, 6) == SQLITE_BLOB &&
 		    lw_db_unpack_u64(sqlite3_column_blob(st, 6), (size_t)sqlite3_column_bytes(st, 6),

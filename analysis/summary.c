@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/runstate.h"
 #include "analysis/summary.h"
 #include "analysis/teststat.h"
 #include "lib/error.h"
@@ -309,8 +310,7 @@ out:
 
 static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, const char *path)
 {
-	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_manifest_is_complete(rd->manifest) ?
-							     0 : LW_SAMPLES_PARTIAL_OK);
+	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_run_samples_flags(rd->manifest));
 	struct lw_sample smp;
 	struct lw_rank_sel *sel = NULL;
 	size_t *ser = NULL, nsel = 0;
@@ -322,7 +322,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	if (!r)
 		return -1;
 	sum->samples = strdup(path);
-	sum->samples_flags = lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK;
+	sum->samples_flags = lw_run_samples_flags(rd->manifest);
 	lookup = lookup_new();
 	if (!lookup || !sum->samples) {
 		lw_samples_close_reader(r);
@@ -426,8 +426,11 @@ out:
 
 /* RUN/histogram.json: {"probes":{"cyclic":{"cpus":[{"cpu":0,"missed_periods":…,
  * "histogram":{…lw_hist_json…}}]}}} — written by `latwatt import`. */
-static int load_histograms(struct lw_summary *sum, const char *path)
+static int load_histograms(struct lw_summary *sum, const char *path, const json_t *manifest)
 {
+	/* cyclictest counts no missed periods: older imports wrote 0 */
+	int from_cyclictest = !strcmp(json_string_value(json_object_get(json_object_get(manifest,
+					"imported"), "from")) ?: "", "cyclictest");
 	json_t *doc = lw_json_load(path), *probes, *p, *c;
 	const char *name;
 	size_t i;
@@ -472,15 +475,27 @@ static int load_histograms(struct lw_summary *sum, const char *path)
 			lw_hist_free(&s->hist);
 			s->hist = h;
 			s->missed = (uint64_t)json_integer_value(json_object_get(c, "missed_periods"));
+			s->missed_unknown = from_cyclictest ||
+					    !json_is_integer(json_object_get(c, "missed_periods"));
 			lw_stats_from_hist(&s->stats, &s->hist);
 			if (lw_hist_merge(&all->hist, &s->hist) < 0)
 				goto out;
 			all->missed += s->missed;
+			all->missed_unknown |= s->missed_unknown;
 		}
 	}
-	for (size_t k = 0; k < sum->n; k++)
-		if (sum->s[k].cpu < 0)
-			lw_stats_from_hist(&sum->s[k].stats, &sum->s[k].hist);
+	for (size_t k = 0; k < sum->n; k++) {
+		struct lw_series *s = &sum->s[k];
+		int known;
+
+		if (s->cpu < 0)
+			lw_stats_from_hist(&s->stats, &s->hist);
+		/* over the threshold, as far as the buckets tell */
+		if (sum->threshold_ns) {
+			s->over = lw_hist_count_above(&s->hist, sum->threshold_ns, &known);
+			s->over_unknown = !known;
+		}
+	}
 	sum->from_histogram = 1;
 	ret = 0;
 out:
@@ -743,7 +758,7 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 		lw_rundir_file(rd, "histogram.json", path, sizeof(path));
 		if (access(path, F_OK) < 0)
 			return error("%s: no samples and no histogram.json: nothing to analyze", rd->path);
-		ret = load_histograms(sum, path);
+		ret = load_histograms(sum, path, rd->manifest);
 	}
 	if (ret < 0) {
 		lw_summary_free(sum);
@@ -771,9 +786,12 @@ static json_t *series_json(const struct lw_series *s, const struct lw_summary *s
 
 	if (s->cpu >= 0)
 		json_object_set_new(o, "cpu", json_integer(s->cpu));
-	json_object_set_new(o, "over_threshold", sum->threshold_ns ?
+	json_object_set_new(o, "over_threshold", sum->threshold_ns && !s->over_unknown ?
 			    json_integer((json_int_t)s->over) : json_null());
-	json_object_set_new(o, "missed_periods", json_integer((json_int_t)s->missed));
+	if (s->over_unknown)	/* only those surely above are known */
+		json_object_set_new(o, "over_threshold_at_least", json_integer((json_int_t)s->over));
+	json_object_set_new(o, "missed_periods", s->missed_unknown ? json_null() :
+			    json_integer((json_int_t)s->missed));
 	json_object_set_new(o, "dropped", json_integer((json_int_t)s->dropped));
 	json_object_set_new(o, "histogram", lw_hist_json(&s->hist));
 	return o;
@@ -797,6 +815,13 @@ json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd
 		"rt", json_object_get(pre, "rt"),
 		"duration_ns", json_object_get(m, "duration_ns"),
 		"start", json_object_get(m, "start")));
+	/* the run's state as its files show it, where it differs from what the
+	 * manifest says (analysis/runstate.h) */
+	if (json_object_get(m, "manifest_status"))
+		json_object_set(json_object_get(doc, "run"), "manifest_status",
+				json_object_get(m, "manifest_status"));
+	if (json_object_get(m, "truncated"))
+		json_object_set(json_object_get(doc, "run"), "truncated", json_object_get(m, "truncated"));
 	json_object_set_new(doc, "source", json_string(sum->from_monitor ? "monitor" :
 						     sum->from_histogram ? "histogram" : "samples"));
 	if (sum->over_time)

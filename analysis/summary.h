@@ -24,6 +24,10 @@ struct lw_series {
 	unsigned probe;
 	int cpu;			/* -1: all CPUs */
 	uint64_t missed, over, dropped;
+	/* Not known: missed periods (cyclictest does not count them), samples
+	 * over the threshold (a histogram that cannot tell); then over is
+	 * those surely above. */
+	int missed_unknown, over_unknown;
 	struct lw_hist hist;
 	struct lw_stats stats;
 };

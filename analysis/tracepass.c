@@ -11,6 +11,7 @@
 #include "analysis/sample_merge.h"
 #include "analysis/tasks.h"
 #include "lib/trace_read.h"
+#include "analysis/runstate.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
 #include "lib/error.h"
@@ -85,13 +86,16 @@ static void load_idle_table(struct idle_table *t, const json_t *m)
 	}
 }
 
-/* A sample as the idle-state statistics need it: 8 bytes, written aside in
- * time order to a scratch file while the trace is read. */
+/* A sample as the idle-state statistics need it: 16 bytes, written aside in
+ * time order to a scratch file while the trace is read.  The latency is
+ * whole: a stall of seconds is seconds here too (it was once held in 32
+ * bits and read 4294967.3 us for any stall past 4.29 s). */
 struct point {
-	uint32_t latency;	/* ns, saturated */
+	uint64_t latency;	/* ns */
 	uint16_t cpu;
 	uint8_t probe;
 	int8_t state;		/* idle state at expected time; STATE_BUSY; STATE_UNKNOWN */
+	uint32_t zero;		/* no padding of undefined bytes in the file */
 };
 
 /* ---- NO_HZ accounting ------------------------------------------------- */
@@ -411,8 +415,7 @@ struct idle_stats {
 
 static int point_put(struct idle_stats *x, const struct lw_sample *s, int state)
 {
-	struct point p = { s->latency_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->latency_ns,
-			   s->cpu, s->probe, (int8_t)state };
+	struct point p = { s->latency_ns, s->cpu, s->probe, (int8_t)state, 0 };
 
 	if (!x->n)
 		x->first_cpu = p.cpu;
@@ -651,6 +654,26 @@ static int cmp_source(const void *x, const void *y)
 	return p->count < q->count ? 1 : p->count > q->count ? -1 : 0;
 }
 
+/*
+ * A rate over too little time is not a rate: 2 ticks in 5.9 ms of idle read
+ * 341.1 ticks/s, above the tick rate itself.  A rate is given over at least
+ * LW_NOHZ_MIN_S of observed time, or from at least LW_NOHZ_MIN_EVENTS
+ * events (a count's own spread, and the event cut at either end, are then
+ * a tenth of it at most); else it is null, its count and time beside it.
+ */
+#define LW_NOHZ_MIN_S      1.0
+#define LW_NOHZ_MIN_EVENTS 100
+
+int lw_nohz_rate_given(uint64_t count, double secs)
+{
+	return secs > 0 && (secs >= LW_NOHZ_MIN_S || count >= LW_NOHZ_MIN_EVENTS);
+}
+
+static json_t *rate(uint64_t count, double secs)
+{
+	return lw_nohz_rate_given(count, secs) ? json_real((double)count / secs) : json_null();
+}
+
 static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_t last)
 {
 	json_t *cpus = json_array();
@@ -668,21 +691,22 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 				json_object_set_new(deps, tick_dep_names[b], json_integer((json_int_t)n->dep[b]));
 		qsort(n->src, (size_t)n->nsrc, sizeof(*n->src), cmp_source);
 		for (int i = 0; i < n->nsrc && i < 12; i++)
-			json_array_append_new(src, json_pack("{s:s, s:I, s:f}", "source", n->src[i].name,
+			json_array_append_new(src, json_pack("{s:s, s:I, s:o}", "source", n->src[i].name,
 				"count", (json_int_t)n->src[i].count,
-				"per_s", secs > 0 ? (double)n->src[i].count / secs : 0.0));
-		json_array_append_new(cpus, json_pack("{s:i, s:f, s:f, s:I, s:I, s:f, s:f, s:{s:I, s:I, s:o}, s:I, s:f, s:o}",
+				"per_s", rate(n->src[i].count, secs)));
+		json_array_append_new(cpus, json_pack("{s:i, s:f, s:f, s:I, s:I, s:o, s:o, s:{s:I, s:I, s:o}, s:I, s:o, s:o}",
 			"cpu", c, "idle_s", idle_s, "busy_s", busy_s,
 			"ticks_idle", (json_int_t)n->ticks_idle, "ticks_busy", (json_int_t)n->ticks_busy,
-			"ticks_per_s_idle", idle_s > 0 ? (double)n->ticks_idle / idle_s : 0.0,
-			"ticks_per_s_busy", busy_s > 0 ? (double)n->ticks_busy / busy_s : 0.0,
+			"ticks_per_s_idle", rate(n->ticks_idle, idle_s),
+			"ticks_per_s_busy", rate(n->ticks_busy, busy_s),
 			"tick_stop", "stopped", (json_int_t)n->stop_ok, "kept", (json_int_t)n->stop_kept,
 			"kept_by", deps,
 			"wakeups", (json_int_t)n->wakeups,
-			"wakeups_per_s", secs > 0 ? (double)n->wakeups / secs : 0.0,
+			"wakeups_per_s", rate(n->wakeups, secs),
 			"wakeup_sources", src));
 	}
-	return json_pack("{s:f, s:o}", "duration_s", secs, "cpus", cpus);
+	return json_pack("{s:f, s:f, s:i, s:o}", "duration_s", secs, "rate_min_s", LW_NOHZ_MIN_S,
+			 "rate_min_events", LW_NOHZ_MIN_EVENTS, "cpus", cpus);
 }
 
 /* The trace windows of a monitored run (manifest "trace"."windows"), in
@@ -867,7 +891,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	/* every sample in time order beside the trace: the spikes, each as
 	 * its window opens; the idle state of each sample, written aside */
 	mg = lw_sample_merge_open(lw_rundir_file(rd, "samples", path, sizeof(path)),
-				  lw_manifest_is_complete(rd->manifest) ? 0 : LW_SAMPLES_PARTIAL_OK,
+				  lw_run_samples_flags(rd->manifest) | LW_SAMPLES_QUIET,
 				  ncpus, NULL, NULL);
 	if (!mg)
 		goto out;

@@ -70,4 +70,9 @@ void lw_misses_free(struct lw_misses *ms);	/* without writing */
 void lw_misses_print(FILE *out, const json_t *analysis);
 
 
+/* NO_HZ rates (analysis.json "nohz"): one is given over at least 1 s of
+ * observed time or from at least 100 events, else it is null (2 ticks in
+ * 5.9 ms of idle are not 341 ticks/s). */
+int lw_nohz_rate_given(uint64_t count, double secs);
+
 #endif

@@ -129,9 +129,21 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 		if (q >= PM_QOS_NONE)
 			base = p;
 	}
-	json_object_set_new(t, "power", json_string(json_is_array(cpus) ?
-		"board model over the measured idle residency (estimated)" :
-		"no idle residency recorded: power not estimated"));
+	{
+		char what[384];
+
+		/* not the run's power (analysis "power", which budgets read):
+		 * what this board's model gives for this residency under each
+		 * limit, busy time at the highest operating point */
+		snprintf(what, sizeof(what), "board %s's energy model over this run's idle residency "
+			 "(%s) of %zu CPUs, busy time at its highest operating point, plus static "
+			 "power: for comparing the limits, not the run's power", b->name,
+			 cpus == json_object_get(json_object_get(json_object_get(doc, "idle"), "trace"),
+						 "cpus") ? "traced" : "cpuidle counters",
+			 json_array_size(cpus));
+		json_object_set_new(t, "power", json_string(json_is_array(cpus) ? what :
+			"no idle residency recorded: power not estimated"));
+	}
 	if (!bu) {
 		json_object_set_new(t, "recommended_pm_qos_us", json_null());
 		json_object_set_new(t, "reason", json_string("the board has no latency budget to meet"));
@@ -184,7 +196,8 @@ void lw_tradeoff_print(FILE *out, const json_t *doc)
 	fprintf(out, "\nPM QoS trade-off (%s %s expected under each limit)\n",
 		json_string_value(json_object_get(t, "probe")) ?: "?",
 		json_string_value(json_object_get(t, "stat")) ?: "?");
-	fprintf(out, "  %12s %12s %10s  %s\n", "pm qos (us)", "latency (us)", "power (mW)",
+	fprintf(out, "  power: %s\n", json_string_value(json_object_get(t, "power")) ?: "?");
+	fprintf(out, "  %12s %12s %10s  %s\n", "pm qos (us)", "latency (us)", "model (mW)",
 		"idle states allowed");
 	json_array_foreach(json_object_get(t, "points"), i, e) {
 		double q = json_number_value(json_object_get(e, "pm_qos_us"));

@@ -211,7 +211,10 @@ void lw_verdict_build(const json_t *an, const struct lw_checks *cs, const json_t
 		if (v->nbroken < LW_VERDICT_BROKEN) {
 			const char *none = strstr(c->rule, ": none over ");
 
-			if (!strcmp(c->metric, "threshold") && none)
+			if (isnan(c->measured))	/* not known, only bounded: say so */
+				snprintf(v->broken[v->nbroken], sizeof(v->broken[0]), "%.50s: %.100s",
+					 c->rule, c->message);
+			else if (!strcmp(c->metric, "threshold") && none)
 				snprintf(v->broken[v->nbroken], sizeof(v->broken[0]),
 					 "%.*s: %.0f samples over %.20s (%.60s)", (int)(none - c->rule),
 					 c->rule, c->measured, none + strlen(": none over "), c->origin);

@@ -157,6 +157,9 @@ int cmd_analyze(int argc, char **argv)
 		return LW_EXIT_ERROR;
 	}
 	ret = status;
+	if (!strcmp(lw_manifest_status(rd.manifest), "truncated"))
+		error("%s: truncated: %s; what is there is analyzed", rd.path,
+		      json_string_value(json_object_get(rd.manifest, "status_reason")) ?: "?");
 	if (histogram) {
 		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
 			ret = LW_EXIT_ERROR;

@@ -7,6 +7,7 @@
 #include "lib/error.h"
 #include "lib/journal.h"
 #include "lib/trace_rec.h"
+#include "lib/writer.h"
 
 static const char usage[] =
 "usage: latwatt cleanup [--dry-run] [RUN...]\n"
@@ -16,9 +17,11 @@ static const char usage[] =
 "settings it changed are written back (RT throttling, timerlat and osnoise\n"
 "settings), the processes of its external loads are killed (their cgroup),\n"
 "its trace instances (" LW_TRACE_INSTANCE_PREFIX "PID, " LW_TRACE_INSTANCE_PREFIX "timerlat-PID) removed and\n"
-"the .trace-cpuN files in its run directory deleted.  Trace instances of\n"
-"killed runs without a journal are found by name.  Runs still going are left\n"
-"alone.  With RUN: also the .trace-cpuN files left in those run directories.\n"
+"the .trace-cpuN files in its run directory deleted, and its manifest, which\n"
+"still says \"running\", marked \"killed\".  Trace instances of killed runs\n"
+"without a journal are found by name.  Runs still going are left alone.  With\n"
+"RUN: also the .trace-cpuN files left in those run directories, and their\n"
+"manifests marked killed when they say running and their writer is gone.\n"
 "PM QoS needs nothing: the kernel drops a request when its holder dies.\n"
 "\n"
 "  -n, --dry-run    only say what would be done\n"
@@ -57,6 +60,18 @@ int cmd_cleanup(int argc, char **argv)
 			continue;
 		}
 		n = lw_rundir_remove_cpu_files(argv[i], stdout, dry);
+		if (n < 0)
+			failed = 1;
+		else
+			total += n;
+		/* a run that still says "running" with its writer gone */
+		{
+			char msg[512];
+
+			n = lw_manifest_mark_killed(argv[i], -1, "cleanup", dry, msg, sizeof(msg));
+			if (n > 0)
+				printf("  %s\n", msg);
+		}
 		if (n < 0)
 			failed = 1;
 		else

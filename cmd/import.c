@@ -7,7 +7,9 @@
  * "rt_test_version:"); both spellings are accepted.  Each thread carries a
  * histogram of whole microseconds ("histogram": {"15": 1, …}), "cycles",
  * "min", "max", "avg" and "cpu"; samples beyond the histogram are not listed,
- * so overflow = cycles - sum(histogram), and the largest is "max".
+ * so overflow = cycles - sum(histogram), at least the histogram's size (-h
+ * on the command line it records), and the largest is "max".  cyclictest
+ * counts no missed periods: they are unknown (null), not 0.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -46,8 +48,44 @@ static json_t *get2(const json_t *o, const char *key)
 	return json_object_get(o, colon);
 }
 
-/* One thread's histogram into lw_hist JSON; -1 with error() naming the place. */
-static json_t *thread_hist(const char *file, const char *tid, const json_t *t)
+/* The histogram size (us) cyclictest was given (-h N, -hN, --histogram=N,
+ * --histogram N, and -H/--histofall the same), 0 when the command line does
+ * not say.  Samples at or above it are its overflow. */
+static uint64_t hist_size(const char *cmdline)
+{
+	static const char *const opt[] = { "-h", "--histogram", "-H", "--histofall" };
+	char buf[1024], *save = NULL, *tok, *prev = NULL;
+	uint64_t n = 0;
+
+	if (!cmdline)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", cmdline);
+	for (tok = strtok_r(buf, " \t", &save); tok; prev = tok, tok = strtok_r(NULL, " \t", &save))
+		for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+			size_t l = strlen(opt[i]);
+			const char *v = NULL;
+
+			if (prev && !strcmp(prev, opt[i]))
+				v = tok;
+			else if (!strncmp(tok, opt[i], l) && tok[l] == '=' && opt[i][1] == '-')
+				v = tok + l + 1;
+			else if (!strncmp(tok, opt[i], l) && tok[l] && opt[i][1] != '-')
+				v = tok + l;
+			if (v) {
+				char *end;
+				unsigned long long x = strtoull(v, &end, 10);
+
+				if (!*end && x > 0 && x <= LW_HIST_MAX_BUCKETS)
+					n = x;
+			}
+		}
+	return n;
+}
+
+/* One thread's histogram into lw_hist JSON; -1 with error() naming the place.
+ * @size: cyclictest's histogram size (us), 0 when not known: then the
+ * overflow is only known to lie beyond the last bucket with samples. */
+static json_t *thread_hist(const char *file, const char *tid, const json_t *t, uint64_t size)
 {
 	json_t *h = json_object_get(t, "histogram"), *v;
 	json_t *cycles = json_object_get(t, "cycles"), *min = json_object_get(t, "min");
@@ -84,6 +122,8 @@ static json_t *thread_hist(const char *file, const char *tid, const json_t *t)
 		if (b + 1 > nb)
 			nb = b + 1;
 	}
+	if (size > nb)		/* the overflow starts at cyclictest's -h */
+		nb = size;
 	if (lw_hist_init(&hist, 1000, (size_t)nb) < 0)
 		return NULL;
 	json_object_foreach(h, key, v) {
@@ -124,14 +164,17 @@ static int import_cyclictest(const char *file, const char *output, int force)
 		goto out;
 	}
 	json_object_foreach(threads, tid, t) {
-		json_t *h = thread_hist(file, tid, t), *cpu = json_object_get(t, "cpu");
+		json_t *h = thread_hist(file, tid, t,
+					hist_size(json_string_value(get2(doc, "cmdline")))),
+		       *cpu = json_object_get(t, "cpu");
 
 		if (!h)
 			goto out;
-		json_array_append_new(cpus, json_pack("{s:I, s:s, s:i, s:o}",
+		/* cyclictest does not count missed periods: unknown, not 0 */
+		json_array_append_new(cpus, json_pack("{s:I, s:s, s:n, s:o}",
 			"cpu", json_is_integer(cpu) && json_integer_value(cpu) >= 0 ?
 			       json_integer_value(cpu) : strtoll(tid, NULL, 10),
-			"thread", tid, "missed_periods", 0, "histogram", h));
+			"thread", tid, "missed_periods", "histogram", h));
 	}
 	if (lw_rundir_create(&rd, output, force) < 0)
 		goto out;

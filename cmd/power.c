@@ -40,7 +40,8 @@ static const char usage_tail[] =
 "          events with the board's energy model (labelled estimated)\n"
 "import    an external meter's CSV log, aligned to the run by --offset (the\n"
 "          meter's time in seconds when the run started) or --marker (the\n"
-"          first row where that column is set), added to RUN/power\n"
+"          first row where that column is set), added to RUN/power as rails\n"
+"          meter/COLUMN; importing the same columns again replaces them\n"
 "\n"
 "Exit status: 0 done, 2 error.\n";
 

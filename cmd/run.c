@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "analysis/compare.h"
+#include "analysis/repeat.h"
 #include "cmd/commands.h"
 #include "cmd/runopts.h"
 #include "cmd/runscenario.h"
@@ -302,10 +303,51 @@ fail:
 	return ret;
 }
 
-static int save_repeat(const char *parent, json_t *rj)
+/*
+ * RUN/repeat.json as the directory is: every run directory that exists with
+ * its state (analysis/repeat.h), how many are complete, and, once the
+ * repeats end, how they ended (@ret of the last run, @at: the run it
+ * interrupted or NULL between runs, @after: the last run before it).
+ */
+static int save_repeat(const char *parent, json_t *rj, int ret, const char *at, const char *after)
 {
-	char path[PATH_MAX];
+	json_t *runs = lw_repeat_runs(parent), *names = json_array(), *r;
+	char path[PATH_MAX], why[64];
+	size_t i, complete = 0;
 
+	if (!runs) {
+		json_decref(names);
+		return -1;
+	}
+	json_array_foreach(runs, i, r) {
+		json_array_append(names, json_object_get(r, "run"));
+		complete += !strcmp(json_string_value(json_object_get(r, "status")), "complete");
+	}
+	json_object_set_new(rj, "runs", names);
+	json_object_set_new(rj, "states", runs);
+	json_object_set_new(rj, "complete", json_integer((json_int_t)complete));
+	if (ret >= 0) {
+		json_object_set_new(rj, "status", json_string(ret == LW_EXIT_OK ? "complete" :
+							       "incomplete"));
+		if (ret >= 128)
+			snprintf(why, sizeof(why), "interrupted by SIG%s",
+				 sigabbrev_np(ret - 128) ?: "?");
+		else
+			snprintf(why, sizeof(why), "error");
+		if (ret == LW_EXIT_OK) {
+			json_object_set_new(rj, "stopped", json_null());
+		} else {
+			json_t *st = json_pack("{s:s}", "reason", why);
+
+			/* "during": the run it interrupted (none between runs);
+			 * "after": the last run that finished (none before the first) */
+			if (at)
+				json_object_set_new(st, "during", json_string(at));
+			if (after)
+				json_object_set_new(st, "after", json_string(after));
+			json_object_set_new(rj, "stopped", st);
+		}
+	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/" LW_REPEAT_FILE, parent) >= sizeof(path))
 		return error("%s: path too long", parent);
 	return lw_json_save(rj, path);
@@ -314,16 +356,19 @@ static int save_repeat(const char *parent, json_t *rj)
 /*
  * --repeat N: RUN/run-01 ... RUN/run-NN, each a complete run directory, with
  * a pause of --settle between them, and RUN/repeat.json saying what was
- * asked and which finished.  A stop signal (during a run or a pause) ends
- * the repeats: the run it interrupted is kept, marked incomplete, as a
- * single run's would be; kernel state is restored by each run.
+ * asked and the state of every run directory there (written at the start,
+ * after each run and at the end).  A stop signal (during a run or a pause) ends the
+ * repeats: the run it interrupted is kept, marked incomplete, as a single
+ * run's would be; kernel state is restored by each run.
  */
 static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		       const struct lw_probe_env *env, const struct lw_probe_plan *plan,
 		       struct lw_board *board, const cpu_set_t *online, int argc, char **argv)
 {
-	json_t *rj, *names = json_array();
+	json_t *rj;
 	int ret = LW_EXIT_OK, fd, width = o->repeat > 99 ? 3 : 2;
+	char name[32], last[32] = "";
+	const char *at = NULL;
 	struct stat st;
 
 	if (mkdir(o->output, 0755) < 0 && errno != EEXIST)
@@ -335,16 +380,16 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		return error_errno("%s: not a directory of our own", o->output);
 	}
 	close(fd);
-	rj = json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:s}", "schema", "latwatt-repeat",
+	rj = json_pack("{s:s, s:i, s:I, s:I, s:I, s:s}", "schema", "latwatt-repeat",
 		       "version", 1, "requested", (json_int_t)o->repeat,
 		       "settle_ns", (json_int_t)o->settle_ns, "duration_ns", (json_int_t)o->duration_ns,
-		       "runs", names, "status", "running");
-	if (save_repeat(o->output, rj) < 0) {
+		       "status", "running");
+	if (save_repeat(o->output, rj, -1, NULL, NULL) < 0) {
 		json_decref(rj);
 		return LW_EXIT_ERROR;
 	}
 	for (unsigned i = 1; i <= o->repeat; i++) {
-		char path[PATH_MAX], name[32];
+		char path[PATH_MAX];
 		json_t *where;
 
 		snprintf(name, sizeof(name), LW_REPEAT_PREFIX "%0*u", width, i);
@@ -363,19 +408,22 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		}
 		where = json_pack("{s:I, s:I, s:s}", "index", (json_int_t)i, "of", (json_int_t)o->repeat,
 				  "parent", o->output);
+		at = name;
 		ret = one_run(o, path, where, rs, env, plan, board, online, argc, argv);
 		json_decref(where);
-		if (ret == LW_EXIT_OK || ret >= 128)
-			json_array_append_new(names, json_string(name));
 		if (ret != LW_EXIT_OK)
 			break;
+		at = NULL;
+		snprintf(last, sizeof(last), "%s", name);
+		if (save_repeat(o->output, rj, -1, NULL, NULL) < 0) {
+			ret = LW_EXIT_ERROR;
+			break;
+		}
 	}
-	json_object_set_new(rj, "status", json_string(ret == LW_EXIT_OK ? "complete" : "incomplete"));
-	json_object_set_new(rj, "complete", json_integer((json_int_t)json_array_size(names) -
-					    (ret >= 128 ? 1 : 0)));
-	if (save_repeat(o->output, rj) < 0 && ret == LW_EXIT_OK)
+	if (save_repeat(o->output, rj, ret, at, *last ? last : NULL) < 0 && ret == LW_EXIT_OK)
 		ret = LW_EXIT_ERROR;
-	note("%s: %zu of %u repeats (%s)", o->output, json_array_size(names), o->repeat,
+	note("%s: %lld of %u repeats complete (%s)", o->output,
+	     (long long)json_integer_value(json_object_get(rj, "complete")), o->repeat,
 	     ret == LW_EXIT_OK ? "complete" : "incomplete");
 	json_decref(rj);
 	return ret;

@@ -15,6 +15,7 @@
 
 #include "lib/error.h"
 #include "lib/journal.h"
+#include "lib/writer.h"
 #include "lib/knobs.h"
 #include "lib/safefile.h"
 
@@ -380,8 +381,19 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 	rundir = json_string_value(json_object_get(doc, "rundir"));
 	if (rundir && rundir[0] == '/' && lw_journal_rundir_live(rundir))
 		say(out, "  left %s alone: a live run writes into it", rundir);
-	else if (rundir && rundir[0] == '/' && lw_rundir_remove_cpu_files(rundir, out, dry_run) < 0)
-		failed++;
+	else if (rundir && rundir[0] == '/') {
+		char msg[512];
+		int r;
+
+		if (lw_rundir_remove_cpu_files(rundir, out, dry_run) < 0)
+			failed++;
+		/* its manifest, which still says running */
+		r = lw_manifest_mark_killed(rundir, pid, "cleanup", dry_run, msg, sizeof(msg));
+		if (r < 0)
+			failed++;
+		else if (r > 0)
+			say(out, "  %s", msg);
+	}
 	json_decref(doc);
 	if (!dry_run && !failed && unlinkat(sdfd, name, 0) < 0)
 		failed++;

@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/writer.h"
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
 #include "lib/timeutil.h"
@@ -383,6 +384,8 @@ int lw_run_execute(struct lw_run *run)
 	steal = lw_steal_snapshot(NULL);
 	json_object_set_new(m, "start", lw_json_timestamp(&run->start_mono));
 	json_object_set_new(m, "duration_ns", json_integer((json_int_t)run->duration_ns));
+	/* who writes it: a run still "running" whose writer is gone was killed */
+	json_object_set_new(m, "writer", lw_writer_json());
 	lw_manifest_set_status(m, "running", NULL);
 	if (lw_rundir_save(&run->dir) < 0) {
 		json_decref(steal);

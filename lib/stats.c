@@ -194,6 +194,7 @@ int lw_hist_init(struct lw_hist *h, uint64_t bucket_ns, size_t nbuckets)
 		return error("out of memory for a histogram of %zu buckets", nbuckets);
 	h->bucket_ns = bucket_ns;
 	h->nbuckets = nbuckets;
+	h->overflow_from = (uint64_t)nbuckets * bucket_ns;
 	h->min = UINT64_MAX;
 	return 0;
 }
@@ -256,8 +257,42 @@ void lw_stats_from_hist(struct lw_stats *s, const struct lw_hist *h)
 	s->min = h->min;
 	s->max = h->max;
 	s->mean = (double)(h->sum / h->total);
-	for (int i = 0; i < LW_NPCT; i++)
+	for (int i = 0; i < LW_NPCT; i++) {
 		s->pct[i] = lw_hist_percentile(h, lw_pct[i], &ovf);
+		/* beyond the last bucket only a bound is known, not the value
+		 * (it was taken as the overflow's max: an exact-looking p99.9
+		 * where 14 samples were only known to be above 400 us) */
+		if (ovf) {
+			s->above[i] = h->overflow_from;
+			s->pct[i] = 0;
+		}
+	}
+}
+
+uint64_t lw_hist_count_above(const struct lw_hist *h, uint64_t thr, int *known)
+{
+	uint64_t n = 0;
+
+	*known = 1;
+	for (size_t b = 0; b < h->nbuckets; b++) {
+		uint64_t lo = b * h->bucket_ns, hi = lo + h->bucket_ns;
+
+		if (!h->count[b] || hi <= thr)
+			continue;
+		if (lo >= thr)
+			n += h->count[b];
+		else
+			*known = 0;	/* the bucket straddles it */
+	}
+	if (h->overflow) {
+		if (h->overflow_from >= thr) {
+			n += h->overflow;
+		} else if (h->overflow_max > thr) {
+			*known = 0;
+			n++;	/* the largest is surely above */
+		}
+	}
+	return n;
 }
 
 json_t *lw_stats_json(const struct lw_stats *s)
@@ -267,9 +302,17 @@ json_t *lw_stats_json(const struct lw_stats *s)
 	json_object_set_new(o, "count", json_integer((json_int_t)s->count));
 	json_object_set_new(o, "min_ns", s->count ? json_integer((json_int_t)s->min) : json_null());
 	json_object_set_new(o, "mean_ns", s->count ? json_real(s->mean) : json_null());
-	for (int i = 0; i < LW_NPCT; i++)
-		json_object_set_new(o, lw_pct_key[i],
-				    s->count ? json_integer((json_int_t)s->pct[i]) : json_null());
+	for (int i = 0; i < LW_NPCT; i++) {
+		json_object_set_new(o, lw_pct_key[i], s->count && !s->above[i] ?
+				    json_integer((json_int_t)s->pct[i]) : json_null());
+		if (s->count && s->above[i]) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%.*s_above_ns",
+				 (int)(strlen(lw_pct_key[i]) - 3), lw_pct_key[i]);
+			json_object_set_new(o, key, json_integer((json_int_t)s->above[i]));
+		}
+	}
 	json_object_set_new(o, "max_ns", s->count ? json_integer((json_int_t)s->max) : json_null());
 	json_object_set_new(o, "exact", json_boolean(s->exact));
 	return o;
@@ -283,10 +326,11 @@ json_t *lw_hist_json(const struct lw_hist *h)
 		if (h->count[i])
 			json_array_append_new(b, json_pack("[I, I]", (json_int_t)i,
 							   (json_int_t)h->count[i]));
-	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:f}",
+	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
 		"bucket_ns", (json_int_t)h->bucket_ns, "nbuckets", (json_int_t)h->nbuckets,
 		"buckets", b, "total", (json_int_t)h->total,
 		"overflow", (json_int_t)h->overflow, "overflow_max_ns", (json_int_t)h->overflow_max,
+		"overflow_from_ns", (json_int_t)h->overflow_from,
 		"min_ns", (json_int_t)(h->total ? h->min : 0), "max_ns", (json_int_t)h->max,
 		"sum_ns", (double)h->sum);
 }
@@ -327,6 +371,14 @@ int lw_hist_from_json(struct lw_hist *h, const json_t *j)
 	h->total = (uint64_t)total;
 	h->overflow = (uint64_t)ovf;
 	h->overflow_max = (uint64_t)ovf_max;
+	{
+		const json_t *from = json_object_get(j, "overflow_from_ns");
+
+		/* older files: the last bucket's edge */
+		if (json_is_integer(from) && json_integer_value(from) > 0 &&
+		    (uint64_t)json_integer_value(from) <= h->overflow_from)
+			h->overflow_from = (uint64_t)json_integer_value(from);
+	}
 	h->min = (uint64_t)min;
 	h->max = (uint64_t)max;
 	h->sum = sum;
@@ -349,6 +401,12 @@ int lw_hist_merge(struct lw_hist *dst, const struct lw_hist *src)
 	}
 	for (size_t b = 0; b < src->nbuckets; b++)
 		dst->count[b] += src->count[b];
+	/* the overflow is known to be at least the lowest of the edges of
+	 * those that have one; with none, the edge of the widest */
+	if (src->overflow && (!dst->overflow || src->overflow_from < dst->overflow_from))
+		dst->overflow_from = src->overflow_from;
+	else if (!dst->overflow && !src->overflow)
+		dst->overflow_from = (uint64_t)dst->nbuckets * dst->bucket_ns;
 	if (src->overflow && !dst->overflow)
 		dst->overflow_first = src->overflow_first;
 	dst->overflow += src->overflow;

@@ -23,6 +23,9 @@ struct lw_stats {
 	uint64_t min, max;
 	double mean;
 	uint64_t pct[LW_NPCT];
+	/* From a histogram: a percentile in its overflow is not known, only
+	 * that it is at least above[k] (the overflow's lower edge); 0: known. */
+	uint64_t above[LW_NPCT];
 	int exact;
 };
 
@@ -75,9 +78,13 @@ struct lw_hist {
 	uint64_t total;
 	uint64_t min, max;
 	long double sum;
-	uint64_t overflow;		/* samples >= nbuckets * bucket_ns */
+	uint64_t overflow;		/* samples >= overflow_from */
 	uint64_t overflow_max;		/* the largest of them */
 	uint64_t overflow_first;	/* index (cycle) of the first one */
+	/* What the overflow's samples are known to be at least: the last
+	 * bucket's upper edge (nbuckets * bucket_ns), the lowest of those
+	 * merged into it when they differ. */
+	uint64_t overflow_from;
 };
 
 /* The most buckets a histogram may have: 1 s at 1 us (8 MB); a file that
@@ -89,13 +96,20 @@ void lw_hist_free(struct lw_hist *h);
 /* @cycle: the sample's index, kept for the first overflow. */
 void lw_hist_add(struct lw_hist *h, uint64_t v, uint64_t cycle);
 /* Percentile from the buckets: the upper edge of the bucket holding it, or
- * overflow_max when it falls in the overflow (*in_overflow set). */
+ * overflow_max when it falls in the overflow (*in_overflow set: then it is
+ * not known, only that it is at least overflow_from). */
 uint64_t lw_hist_percentile(const struct lw_hist *h, double q, int *in_overflow);
+/* Samples above @thr_ns: *@known 0 when the histogram cannot tell (@thr_ns
+ * inside a bucket that holds samples, or between overflow_from and
+ * overflow_max); then the count is of those surely above. */
+uint64_t lw_hist_count_above(const struct lw_hist *h, uint64_t thr_ns, int *known);
 /* Add @src into @dst (same bucket width; @dst grows to the wider of the two). */
 int lw_hist_merge(struct lw_hist *dst, const struct lw_hist *src);
 void lw_stats_from_hist(struct lw_stats *s, const struct lw_hist *h);
 
-/* {"count":…, "min_ns":…, "mean_ns":…, "p50_ns":…, …, "max_ns":…, "exact":…} */
+/* {"count":…, "min_ns":…, "mean_ns":…, "p50_ns":…, …, "max_ns":…, "exact":…};
+ * a percentile that is not known (above[k]) is null, with "p99.9_above_ns":
+ * the bound it is at least. */
 json_t *lw_stats_json(const struct lw_stats *s);
 /* {"bucket_ns":…, "buckets":[[index,count],… nonzero only], "overflow":…, …} */
 json_t *lw_hist_json(const struct lw_hist *h);

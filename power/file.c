@@ -16,6 +16,7 @@ struct lw_power_writer {
 	FILE *f;
 	char *path;
 	int failed;
+	int borrowed;		/* lw_power_stream(): the caller closes f */
 };
 
 static void clean(char *dst, size_t len, const char *src)
@@ -50,6 +51,31 @@ struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int
 	return w;
 }
 
+struct lw_power_writer *lw_power_stream(FILE *f, const char *path, uint64_t start_ns, int header)
+{
+	struct lw_power_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		error("out of memory");
+		return NULL;
+	}
+	w->f = f;
+	w->borrowed = 1;
+	if (header)
+		fprintf(w->f, "%s\t%d\nstart_ns\t%llu\n", LW_POWER_MAGIC, LW_POWER_VERSION,
+			(unsigned long long)start_ns);
+	return w;
+}
+
+void lw_power_rail_name(char *dst, size_t len, const char *name)
+{
+	clean(dst, len, name);
+	for (char *p = dst; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+}
+
 static int check(struct lw_power_writer *w, int ret)
 {
 	if (ret < 0 && !w->failed) {
@@ -64,12 +90,9 @@ int lw_power_rail(struct lw_power_writer *w, int id, const char *name, const cha
 {
 	char n[256], s[64], d[1024], fl[64] = "";
 
-	clean(n, sizeof(n), name);
+	lw_power_rail_name(n, sizeof(n), name);
 	clean(s, sizeof(s), source);
 	clean(d, sizeof(d), detail);
-	for (char *p = n; *p; p++)
-		if (*p == ' ')
-			*p = '_';
 	if (flags & LW_RAIL_ENERGY)
 		strcat(fl, "energy");
 	if (flags & LW_RAIL_TOTAL)
@@ -124,6 +147,12 @@ int lw_power_close(struct lw_power_writer *w, uint64_t end_ns)
 		ret = check(w, fprintf(w->f, "end_ns\t%llu\n", (unsigned long long)end_ns));
 	if (fflush(w->f) != 0)
 		ret = check(w, -1);
+	if (w->borrowed) {
+		ret = w->failed ? -1 : ret;
+		free(w->path);
+		free(w);
+		return ret;
+	}
 	fsync(fileno(w->f));
 	if (fclose(w->f) != 0 && !ret)
 		ret = error_errno("cannot close %s", w->path);
@@ -373,12 +402,85 @@ struct lw_power_data *lw_power_read(const char *path)
 	return d;
 }
 
+/* The rail declared under @id as the file is read: left out or kept. */
+struct idstate { int id, dropped; };
+
+int lw_power_copy_without(const char *path, FILE *out, const char *source,
+			  const char *const *names, int nnames, int *max_id, int *dropped)
+{
+	struct lw_power_data *d = lw_power_scan(path, NULL, NULL);
+	struct idstate ids[LW_POWER_MAX_RAILS];
+	int nids = 0, ret = -1;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f;
+
+	*max_id = -1;
+	*dropped = 0;
+	if (!d)		/* checked whole first: nothing is copied from a bad file */
+		return -1;
+	lw_power_data_free(d);
+	f = fopen(path, "r");
+	if (!f)
+		return error_errno("cannot open %s", path);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *tab = strchr(line, '\t');
+		int id = tab ? atoi(tab + 1) : 0, k;
+
+		if (tab && !strncmp(line, "rail\t", 5)) {
+			char *name = strchr(tab + 1, '\t'), *src = name ? strchr(name + 1, '\t') : NULL;
+			int drop = 0;
+
+			if (name && src) {
+				char *e = strchr(src + 1, '\t');
+				size_t nl = (size_t)(src - name - 1), sl = e ? (size_t)(e - src - 1) : 0;
+
+				if (e && sl == strlen(source) && !strncmp(src + 1, source, sl))
+					for (int i = 0; i < nnames && !drop; i++)
+						drop = strlen(names[i]) == nl && !strncmp(name + 1, names[i], nl);
+			}
+			for (k = 0; k < nids && ids[k].id != id; k++)
+				;
+			if (k == nids && nids < LW_POWER_MAX_RAILS)
+				ids[nids++].id = id;
+			if (k < LW_POWER_MAX_RAILS)
+				ids[k].dropped = drop;
+			*dropped += drop;
+			if (drop)
+				continue;
+			if (id > *max_id)
+				*max_id = id;
+		} else if (tab && (!strncmp(line, "s\t", 2) || !strncmp(line, "gap\t", 4))) {
+			for (k = 0; k < nids && ids[k].id != id; k++)
+				;
+			if (k < nids && ids[k].dropped)
+				continue;
+		}
+		if (fwrite(line, 1, (size_t)len, out) != (size_t)len) {
+			error_errno("cannot write the new %s", path);
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		error_errno("cannot read %s", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
 /* ---- summary ------------------------------------------------------------ */
 
 /* What a rail's summary needs of its points, taken one at a time in time
  * order. */
 struct rail_acc {
 	double energy, covered, minw, maxw;
+	uint64_t first, last;		/* of the samples that hold a value */
+	int spans;			/* first and last are set */
 	size_t nw;
 	struct lw_power_point prev;
 	int have_prev;
@@ -395,6 +497,13 @@ static void acc_point(struct rail_acc *x, unsigned flags, const struct lw_power_
 {
 	const struct lw_power_point *q = &x->prev;
 
+	if (!isnan(p->w) || ((flags & LW_RAIL_ENERGY) && !isnan(p->e))) {
+		if (!x->spans || p->ts < x->first)
+			x->first = p->ts;
+		if (!x->spans || p->ts > x->last)
+			x->last = p->ts;
+		x->spans = 1;
+	}
 	if (!isnan(p->w)) {
 		x->nw++;
 		if (p->w < x->minw)
@@ -431,8 +540,8 @@ static json_t *rail_summary(const struct lw_power_rail *r, const struct rail_acc
 	*avg_out = avg;
 	*energy_out = x->covered > 0 ? x->energy : NAN;
 	*dur_out = x->covered;
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:f, s:o}",
-		"name", r->name, "source", r->source,
+	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:f, s:o}",
+		"name", r->name, "source", r->source, "detail", r->detail ? r->detail : "",
 		"kind", r->flags & LW_RAIL_ESTIMATED ? "estimated" : "measured",
 		"total", !!(r->flags & LW_RAIL_TOTAL), "energy_counter", !!(r->flags & LW_RAIL_ENERGY),
 		"samples", (json_int_t)r->n, "gaps", (json_int_t)r->gaps,
@@ -505,7 +614,10 @@ static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *a
 {
 	json_t *rails = json_array();
 	double tot_w = 0, tot_e = 0, tot_d = 0;
-	int ntotal = 0, estimated = 0, measured = 0, total_ok = 1, meter = 0;
+	uint64_t from = 0, to = 0;
+	char basis[1024] = "";
+	int spans = 0, ntotal = 0, estimated = 0, measured = 0, total_ok = 1, meter = 0;
+	json_t *total = NULL;
 
 	/* a board-level meter, when there is one, is the total on its own */
 	for (int i = 0; i < d->nrail; i++)
@@ -530,20 +642,41 @@ static json_t *summarize(const struct lw_power_data *d, const struct rail_acc *a
 			total_ok = 0;
 			continue;
 		}
+		/* what the total is: the measured rails by name, an estimate by
+		 * its model (the rail's detail names the board) */
+		snprintf(basis + strlen(basis), sizeof(basis) - strlen(basis), "%s%s%s%s",
+			 *basis ? "; " : "", d->rail[i].flags & LW_RAIL_ESTIMATED ? "estimated: " :
+			 "measured: ", d->rail[i].flags & LW_RAIL_ESTIMATED && d->rail[i].detail &&
+			 *d->rail[i].detail ? d->rail[i].detail : d->rail[i].name,
+			 d->rail[i].flags & LW_RAIL_ESTIMATED ? "" : " (a sensor or meter of the run)");
 		tot_w += avg;
 		if (!isnan(e))
 			tot_e += e;
 		if (dur > tot_d)
 			tot_d = dur;
+		if (acc[i].spans && (!spans || acc[i].first < from))
+			from = acc[i].first;
+		if (acc[i].spans && (!spans || acc[i].last > to))
+			to = acc[i].last;
+		spans |= acc[i].spans;
 	}
+	/* the span the samples cover, said against the run's (the file's
+	 * start_ns and end_ns) */
+	if (ntotal && total_ok)
+		total = json_pack("{s:f, s:f, s:f, s:i, s:s, s:o, s:o, s:o}", "average_w", tot_w,
+			"energy_j", tot_e, "duration_s", tot_d, "rails", ntotal, "basis", basis,
+			"from_s", spans && from >= d->start_ns ?
+				  json_real((double)(from - d->start_ns) / 1e9) : json_null(),
+			"to_s", spans && to >= d->start_ns ?
+				json_real((double)(to - d->start_ns) / 1e9) : json_null(),
+			"run_s", d->end_ns > d->start_ns ? json_real((double)(d->end_ns - d->start_ns) / 1e9) :
+				 json_null());
 	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:o}",
 		"format", LW_POWER_MAGIC, "version", LW_POWER_VERSION,
 		"kind", !ntotal ? "none" : estimated && measured ? "mixed" :
 			estimated ? "estimated" : "measured",
 		"estimated", estimated,
-		"total", ntotal && total_ok ?
-			json_pack("{s:f, s:f, s:f, s:i}", "average_w", tot_w, "energy_j", tot_e,
-				  "duration_s", tot_d, "rails", ntotal) : json_null(),
+		"total", total ? total : json_null(),
 		"rails", rails);
 }
 
@@ -553,13 +686,25 @@ void lw_power_print(FILE *out, const json_t *s)
 	size_t i;
 
 	fprintf(out, "power (%s):\n", json_string_value(json_object_get(s, "kind")));
-	if (json_is_object(tot))
-		fprintf(out, "  total        %9.3f W average, %10.3f J over %.1fs\n",
+	if (json_is_object(tot)) {
+		const json_t *from = json_object_get(tot, "from_s"), *to = json_object_get(tot, "to_s");
+		const json_t *run = json_object_get(tot, "run_s");
+
+		fprintf(out, "  total        %9.3f W average, %10.3f J over %.1fs",
 			json_real_value(json_object_get(tot, "average_w")),
 			json_real_value(json_object_get(tot, "energy_j")),
 			json_real_value(json_object_get(tot, "duration_s")));
-	else
+		if (json_is_real(from) && json_is_real(to))
+			fprintf(out, " (%.2f s to %.2f s of the run", json_real_value(from),
+				json_real_value(to));
+		if (json_is_real(from) && json_is_real(to) && json_is_real(run))
+			fprintf(out, "'s %.2f s", json_real_value(run));
+		fprintf(out, "%s\n", json_is_real(from) && json_is_real(to) ? ")" : "");
+		if (json_is_string(json_object_get(tot, "basis")))
+			fprintf(out, "  (%s)\n", json_string_value(json_object_get(tot, "basis")));
+	} else {
 		fprintf(out, "  total        not known (no rail counts towards it, or one has no data)\n");
+	}
 	json_array_foreach(json_object_get(s, "rails"), i, r) {
 		const json_t *avg = json_object_get(r, "average_w");
 

@@ -13,6 +13,7 @@
 
 #include "lib/error.h"
 #include "lib/rundir.h"
+#include "lib/safefile.h"
 #include "power/import.h"
 #include "power/power.h"
 
@@ -101,50 +102,213 @@ static int time_unit(const char *u, double *to_s)
 	return error("--time-unit: '%s' is not s, ms, us or ns", u);
 }
 
-/* The highest rail id in @path, -1 if there is no such file, -2 on error. */
-static int max_rail_id(const char *path)
-{
-	struct lw_power_data *d;
-	struct stat st;
-	int max = -1;
-	int q;
+/* The meter log being read: line by line, twice (the first pass checks
+ * every row and finds the marker, the second writes the rows inside the
+ * run), so that memory does not depend on the log's length. */
+#define MAX_LINE 65536
 
-	if (lstat(path, &st) < 0)
-		return -1;
-	if (!S_ISREG(st.st_mode)) {
-		error("%s is not a regular file: refusing to add to it", path);
-		return -2;
+struct csv {
+	FILE *f;
+	const char *path;
+	char *line;
+	size_t cap;
+	long lineno;
+	char sep;
+	off_t body;		/* offset of the first line after the header */
+	long body_line;
+};
+
+/* The next line that is not a comment or empty: 1, 0 at the end, -1 after
+ * error() (a NUL byte, a line too long, a read error). */
+static int csv_next(struct csv *c)
+{
+	ssize_t len;
+
+	while ((len = getline(&c->line, &c->cap, c->f)) >= 0) {
+		char *nul;
+
+		c->lineno++;
+		if ((nul = memchr(c->line, 0, (size_t)len)))
+			return error("%s:%ld:%ld: a NUL byte: not a text CSV", c->path, c->lineno,
+				     (long)(nul - c->line) + 1);
+		if (len > MAX_LINE)
+			return error("%s:%ld: a line of %zd bytes, longer than the %d this import "
+				     "reads", c->path, c->lineno, len, MAX_LINE);
+		if (c->line[0] == '#' || len <= 1 || (len == 2 && c->line[0] == '\r'))
+			continue;
+		return 1;
 	}
-	q = lw_set_quiet(1);
-	d = lw_power_read(path);
-	lw_set_quiet(q);
-	if (!d) {
-		error("%s: cannot add to it (run 'latwatt power show' to see why)", path);
-		return -2;
-	}
-	for (int i = 0; i < d->nrail; i++)
-		if (d->rail[i].id > max)
-			max = d->rail[i].id;
-	lw_power_data_free(d);
-	return max;
+	if (ferror(c->f))
+		return error_errno("cannot read %s", c->path);
+	return 0;
 }
 
+struct cols {
+	int ncol, tcol, mcol, npcol, pcol[MAX_COLS];
+	double pscale[MAX_COLS], tscale;
+	char *hdr[MAX_COLS];
+};
+
+/* One row: its time (s, in the meter's clock), its readings (W; NAN: none,
+ * a gap) and whether the marker is set in it.  -1 after error(). */
+static int csv_row(struct csv *c, const struct cols *k, double *t, double *v, int *marked)
+{
+	char *fld[MAX_COLS], *end;
+	int n = split_csv(c->line, fld, MAX_COLS, c->sep);
+
+	if (n <= k->tcol)
+		return error("%s:%ld: %d fields, the header has %d", c->path, c->lineno, n, k->ncol);
+	errno = 0;
+	*t = strtod(fld[k->tcol], &end);
+	if (end == fld[k->tcol] || *end || errno || !isfinite(*t))
+		return error("%s:%ld: time '%s' is not a number", c->path, c->lineno, fld[k->tcol]);
+	*t *= k->tscale;
+	*marked = k->mcol >= 0 && k->mcol < n && *fld[k->mcol] && strtod(fld[k->mcol], NULL) != 0;
+	for (int i = 0; i < k->npcol; i++) {
+		const char *f = k->pcol[i] < n ? fld[k->pcol[i]] : "";
+
+		if (!*f) {
+			v[i] = NAN;	/* the meter missed it: a gap */
+			continue;
+		}
+		errno = 0;
+		v[i] = strtod(f, &end);
+		if (end == f || *end || errno || !isfinite(v[i]))
+			return error("%s:%ld: %s '%s' is not a number", c->path, c->lineno,
+				     k->hdr[k->pcol[i]], f);
+		v[i] *= k->pscale[i];
+	}
+	return 0;
+}
+
+/* The header: the separator and the columns (time, power, marker). */
+static int csv_header(struct csv *c, struct cols *k, char **header, const struct lw_import_opts *o)
+{
+	int r = csv_next(c);
+
+	if (r <= 0)
+		return r < 0 ? -1 : error("%s: no header line", c->path);
+	c->sep = ',';
+	if (!strchr(c->line, ',') && strchr(c->line, ';'))
+		c->sep = ';';
+	else if (!strchr(c->line, ',') && strchr(c->line, '\t'))
+		c->sep = '\t';
+	*header = strdup(c->line);
+	if (!*header)
+		return error("out of memory");
+	k->ncol = split_csv(*header, k->hdr, MAX_COLS, c->sep);
+	k->tcol = k->mcol = -1;
+	for (int i = 0; i < k->ncol; i++) {
+		const char *h = k->hdr[i];
+
+		if (o->time_col ? !strcmp(h, o->time_col) :
+		    (k->tcol < 0 && (!strncasecmp(h, "time", 4) || !strcasecmp(h, "t") ||
+				     !strncasecmp(h, "timestamp", 9) || !strncasecmp(h, "elapsed", 7) ||
+				     !strncasecmp(h, "seconds", 7))))
+			k->tcol = i;
+	}
+	if (k->tcol < 0 && o->time_col)
+		return error("%s:%ld: no column '%s' (--time-col)", c->path, c->lineno, o->time_col);
+	if (k->tcol < 0)
+		k->tcol = 0;
+	for (int i = 0; i < o->ncolumns; i++) {
+		char name[256], *colon;
+		int j;
+		double sc = 1;
+
+		snprintf(name, sizeof(name), "%s", o->columns[i]);
+		colon = strrchr(name, ':');
+		if (colon) {
+			*colon = 0;
+			if (parse_unit("--column", colon + 1, &sc) < 0)
+				return -1;
+		}
+		for (j = 0; j < k->ncol; j++)
+			if (!strcmp(k->hdr[j], name))
+				break;
+		if (j == k->ncol)
+			return error("%s:%ld: no column '%s' (--column)", c->path, c->lineno, name);
+		k->pcol[k->npcol] = j;
+		k->pscale[k->npcol++] = sc;
+	}
+	if (!o->ncolumns)
+		for (int i = 0; i < k->ncol && k->npcol < MAX_COLS; i++)
+			if (i != k->tcol && unit_scale(k->hdr[i]) > 0 &&
+			    (!o->marker || strcmp(k->hdr[i], o->marker))) {
+				k->pcol[k->npcol] = i;
+				k->pscale[k->npcol++] = unit_scale(k->hdr[i]);
+			}
+	if (!k->npcol)
+		return error("%s:%ld: no power column found (name one with --column NAME[:W|mW|uW]; "
+			     "columns ending in (W), (mW), _w, _mw or power are taken by themselves)",
+			     c->path, c->lineno);
+	if (o->marker) {
+		for (int i = 0; i < k->ncol; i++)
+			if (!strcmp(k->hdr[i], o->marker))
+				k->mcol = i;
+		if (k->mcol < 0)
+			return error("%s:%ld: no column '%s' (--marker)", c->path, c->lineno, o->marker);
+	}
+	c->body = ftello(c->f);
+	c->body_line = c->lineno;
+	if (c->body < 0)
+		return error_errno("cannot read %s", c->path);
+	return 0;
+}
+
+/* RUN/power as it was, without the rails an earlier import of the same
+ * columns made, into @out (a file that replaces it); the first free rail id. */
+static int keep_other_rails(const char *ppath, FILE *out, const struct cols *k, int *first_id,
+			    int *replaced, int *existed)
+{
+	char names[MAX_COLS][256];
+	const char *np[MAX_COLS];
+	struct stat st;
+	int max_id;
+
+	*first_id = 0;
+	*replaced = 0;
+	*existed = 0;
+	if (lstat(ppath, &st) < 0) {
+		if (errno != ENOENT)
+			return error_errno("cannot open %s", ppath);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return error("%s is not a regular file: refusing to add to it", ppath);
+	*existed = 1;
+	for (int i = 0; i < k->npcol; i++) {
+		char n[256];
+
+		snprintf(n, sizeof(n), "meter/%s", k->hdr[k->pcol[i]]);
+		lw_power_rail_name(names[i], sizeof(names[i]), n);
+		np[i] = names[i];
+	}
+	if (lw_power_copy_without(ppath, out, "meter", np, k->npcol, &max_id, replaced) < 0)
+		return error("%s: cannot add to it (run 'latwatt power show' to see why)", ppath);
+	*first_id = max_id + 1;
+	return 0;
+}
+
+/*
+ * Import is idempotent: the rails are named meter/COLUMN, and a rail of that
+ * name from an earlier import (source "meter") is replaced, not added beside
+ * (importing a log twice doubled the board's power).  RUN/power is written
+ * whole to a new file renamed over it, so a failed import leaves it as it was.
+ */
 int lw_power_import_csv(const char *rundir, const char *csv, const struct lw_import_opts *o)
 {
-	char ppath[PATH_MAX], *line = NULL, *fld[MAX_COLS], *hdr[MAX_COLS];
-	char *header = NULL;
+	char ppath[PATH_MAX], *header = NULL;
+	struct csv c = { .path = csv };
+	struct cols k = { .tscale = 1 };
 	struct lw_rundir rd;
-	FILE *f = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	long lineno = 0, rows = 0, outside = 0;
-	int ncol = 0, tcol = -1, pcol[MAX_COLS], npcol = 0, first_id, ret = -1;
-	double pscale[MAX_COLS], tscale = 1, t_start = NAN;
-	uint64_t start_ns, end_ns;
+	struct lw_atomic at;
 	struct lw_power_writer *w = NULL;
-	char sep = ',';
-	struct { double t; double v[MAX_COLS]; } *buf = NULL;
-	size_t nbuf = 0, bufcap = 0;
+	FILE *out = NULL;
+	long rows = 0, outside = 0, total = 0;
+	int first_id, replaced, existed, ret = -1, r, marked;
+	double t_start = NAN, t, v[MAX_COLS];
+	uint64_t start_ns, end_ns;
 
 	if (lw_rundir_open(&rd, rundir) < 0)
 		return -1;
@@ -160,199 +324,116 @@ int lw_power_import_csv(const char *rundir, const char *csv, const struct lw_imp
 		error("give --offset S (the meter's time at the start of the run) or --marker COLUMN");
 		goto out;
 	}
-	if (o->time_unit && time_unit(o->time_unit, &tscale) < 0)
+	if (o->time_unit && time_unit(o->time_unit, &k.tscale) < 0)
 		goto out;
-	f = fopen(csv, "r");
-	if (!f) {
+	c.f = fopen(csv, "r");
+	if (!c.f) {
 		error_errno("cannot open %s", csv);
 		goto out;
 	}
-	/* header: the first line that is not a comment */
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		if (line[0] != '#' && len > 1)
-			break;
-	}
-	if (len < 0) {
-		error("%s: no header line", csv);
+	if (csv_header(&c, &k, &header, o) < 0)
 		goto out;
-	}
-	if (!strchr(line, ',') && strchr(line, ';'))
-		sep = ';';
-	else if (!strchr(line, ',') && strchr(line, '\t'))
-		sep = '\t';
-	header = strdup(line);
-	ncol = split_csv(header, hdr, MAX_COLS, sep);
-	for (int i = 0; i < ncol; i++) {
-		if (o->time_col ? !strcmp(hdr[i], o->time_col) :
-		    (tcol < 0 && (!strncasecmp(hdr[i], "time", 4) || !strcasecmp(hdr[i], "t") ||
-				  !strncasecmp(hdr[i], "timestamp", 9) || !strncasecmp(hdr[i], "elapsed", 7) ||
-				  !strncasecmp(hdr[i], "seconds", 7))))
-			tcol = i;
-	}
-	if (tcol < 0 && o->time_col) {
-		error("%s:%ld: no column '%s' (--time-col)", csv, lineno, o->time_col);
-		goto out;
-	}
-	if (tcol < 0)
-		tcol = 0;
-	for (int c = 0; c < o->ncolumns; c++) {
-		char name[256], *colon;
-		int i;
-		double s = 1;
-
-		snprintf(name, sizeof(name), "%s", o->columns[c]);
-		colon = strrchr(name, ':');
-		if (colon) {
-			*colon = 0;
-			if (parse_unit("--column", colon + 1, &s) < 0)
-				goto out;
-		}
-		for (i = 0; i < ncol; i++)
-			if (!strcmp(hdr[i], name))
-				break;
-		if (i == ncol) {
-			error("%s:%ld: no column '%s' (--column)", csv, lineno, name);
+	/* first pass: every row checked, the marker found */
+	while ((r = csv_next(&c)) > 0) {
+		if (csv_row(&c, &k, &t, v, &marked) < 0)
 			goto out;
-		}
-		pcol[npcol] = i;
-		pscale[npcol++] = s;
-	}
-	if (!o->ncolumns)
-		for (int i = 0; i < ncol && npcol < MAX_COLS; i++)
-			if (i != tcol && unit_scale(hdr[i]) > 0 &&
-			    (!o->marker || strcmp(hdr[i], o->marker))) {
-				pcol[npcol] = i;
-				pscale[npcol++] = unit_scale(hdr[i]);
-			}
-	if (!npcol) {
-		error("%s:%ld: no power column found (name one with --column NAME[:W|mW|uW]; "
-		      "columns ending in (W), (mW), _w, _mw or power are taken by themselves)", csv, lineno);
-		goto out;
-	}
-	int mcol = -1;
-
-	if (o->marker) {
-		for (int i = 0; i < ncol; i++)
-			if (!strcmp(hdr[i], o->marker))
-				mcol = i;
-		if (mcol < 0) {
-			error("%s:%ld: no column '%s' (--marker)", csv, lineno, o->marker);
-			goto out;
-		}
-	}
-	/* rows */
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		int n;
-		char *end;
-		double t;
-
-		lineno++;
-		if (line[0] == '#' || len <= 1 || (len == 2 && line[0] == '\r'))
-			continue;
-		n = split_csv(line, fld, MAX_COLS, sep);
-		if (n <= tcol) {
-			error("%s:%ld: %d fields, the header has %d", csv, lineno, n, ncol);
-			goto out;
-		}
-		errno = 0;
-		t = strtod(fld[tcol], &end);
-		if (end == fld[tcol] || *end || errno || !isfinite(t)) {
-			error("%s:%ld: time '%s' is not a number", csv, lineno, fld[tcol]);
-			goto out;
-		}
-		t *= tscale;
-		if (mcol >= 0 && isnan(t_start) && mcol < n && *fld[mcol] &&
-		    strtod(fld[mcol], NULL) != 0)
+		if (marked && isnan(t_start))
 			t_start = t;
-		if (nbuf == bufcap) {
-			size_t nc = bufcap ? bufcap * 2 : 1024;
-			void *nb = realloc(buf, nc * sizeof(*buf));
-
-			if (!nb) {
-				error("out of memory reading %s", csv);
-				goto out;
-			}
-			buf = nb;
-			bufcap = nc;
-		}
-		buf[nbuf].t = t;
-		for (int c = 0; c < npcol; c++) {
-			double v;
-
-			if (pcol[c] >= n || !*fld[pcol[c]]) {
-				buf[nbuf].v[c] = NAN;	/* the meter missed it: a gap */
-				continue;
-			}
-			errno = 0;
-			v = strtod(fld[pcol[c]], &end);
-			if (end == fld[pcol[c]] || *end || errno || !isfinite(v)) {
-				error("%s:%ld: %s '%s' is not a number", csv, lineno, hdr[pcol[c]],
-				      fld[pcol[c]]);
-				goto out;
-			}
-			buf[nbuf].v[c] = v * pscale[c];
-		}
-		nbuf++;
+		total++;
 	}
+	if (r < 0)
+		goto out;
 	if (o->marker && isnan(t_start)) {
 		error("%s: the marker column '%s' is never set", csv, o->marker);
 		goto out;
 	}
 	if (!isnan(o->offset_s))
 		t_start = o->offset_s;
+
+	/* second pass: the rows inside the run, into a new RUN/power */
 	snprintf(ppath, sizeof(ppath), "%s/power", rundir);
-	first_id = max_rail_id(ppath);
-	if (first_id < -1)
+	out = lw_atomic_fopen(&at, ppath, 0644);
+	if (!out)
 		goto out;
-	first_id++;
-	w = lw_power_create(ppath, start_ns, 1);
+	if (keep_other_rails(ppath, out, &k, &first_id, &replaced, &existed) < 0)
+		goto out;
+	w = lw_power_stream(out, ppath, start_ns, !existed);
 	if (!w)
 		goto out;
-	for (int c = 0; c < npcol; c++) {
+	for (int i = 0; i < k.npcol; i++) {
 		char name[256], detail[PATH_MAX + 128];
 
-		snprintf(name, sizeof(name), "meter/%s", hdr[pcol[c]]);
+		snprintf(name, sizeof(name), "meter/%s", k.hdr[k.pcol[i]]);
 		snprintf(detail, sizeof(detail), "%s column %s, meter time %.6fs = run start", csv,
-			 hdr[pcol[c]], t_start);
-		if (lw_power_rail(w, first_id + c, name, "meter", LW_RAIL_TOTAL, detail) < 0)
+			 k.hdr[k.pcol[i]], t_start);
+		if (lw_power_rail(w, first_id + i, name, "meter", LW_RAIL_TOTAL, detail) < 0)
 			goto out;
 	}
-	for (size_t r = 0; r < nbuf; r++) {
-		double rel = buf[r].t - t_start;
+	if (fseeko(c.f, c.body, SEEK_SET) < 0) {
+		error_errno("%s: cannot read it a second time", csv);
+		goto out;
+	}
+	c.lineno = c.body_line;
+	while ((r = csv_next(&c)) > 0) {
+		double rel;
 		uint64_t ts;
 
-		if (rel < 0 || (end_ns && (double)start_ns + rel * 1e9 > (double)end_ns)) {
+		if (csv_row(&c, &k, &t, v, &marked) < 0)
+			goto out;
+		rel = t - t_start;
+		/* inside [start, end] of the run, compared in whole ns (beyond 1e9 s
+		 * from the start is outside any run, and would not fit in them) */
+		if (rel < 0 || rel > 1e9) {
 			outside++;
 			continue;
 		}
 		ts = start_ns + (uint64_t)llround(rel * 1e9);
-		for (int c = 0; c < npcol; c++) {
-			if (isnan(buf[r].v[c])) {
-				if (lw_power_gap(w, first_id + c, ts, "no reading in the meter log") < 0)
+		if (end_ns && ts > end_ns) {
+			outside++;
+			continue;
+		}
+		for (int i = 0; i < k.npcol; i++) {
+			if (isnan(v[i])) {
+				if (lw_power_gap(w, first_id + i, ts, "no reading in the meter log") < 0)
 					goto out;
-			} else if (lw_power_sample(w, first_id + c, ts, buf[r].v[c], NAN, NAN, NAN) < 0) {
+			} else if (lw_power_sample(w, first_id + i, ts, v[i], NAN, NAN, NAN) < 0) {
 				goto out;
 			}
 		}
 		rows++;
 	}
-	if (!rows) {
-		error("%s: no row falls within the run (%zu rows outside it: check --offset/--marker)",
-		      csv, (size_t)outside);
+	if (r < 0)
+		goto out;
+	if (rows + outside != total) {
+		error("%s changed while it was read (%ld rows, then %ld)", csv, total, rows + outside);
 		goto out;
 	}
+	if (!rows) {
+		error("%s: no row falls within the run (%ld rows outside it: check --offset/--marker)",
+		      csv, outside);
+		goto out;
+	}
+	r = lw_power_close(w, 0);
+	w = NULL;
+	if (r < 0)
+		goto out;
+	r = lw_atomic_commit(&at);
+	out = NULL;
+	if (r < 0)
+		goto out;
 	ret = 0;
-	note("%s/power: %ld rows of %d column%s from %s added (%ld outside the run left out)", rundir,
-	     rows, npcol, npcol == 1 ? "" : "s", csv, outside);
+	note("%s/power: %ld rows of %d column%s from %s added (%ld outside the run left out)%s",
+	     rundir, rows, k.npcol, k.npcol == 1 ? "" : "s", csv, outside,
+	     replaced ? "; the rails of an earlier import of these columns replaced" : "");
 out:
-	if (w && lw_power_close(w, 0) < 0)
-		ret = -1;
-	free(buf);
+	if (w)
+		lw_power_close(w, 0);
+	if (out)
+		lw_atomic_abort(&at);
 	free(header);
-	free(line);
-	if (f)
-		fclose(f);
+	free(c.line);
+	if (c.f)
+		fclose(c.f);
 	lw_rundir_close(&rd);
 	return ret;
 }

@@ -40,8 +40,14 @@ enum lw_rail_flags {
 struct lw_power_writer;
 /* Create @path (or append to it when @append and it exists). */
 struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int append);
+/* A writer on @f, a file being written as a whole (lw_atomic_fopen()): the
+ * header first when @header; lw_power_close() flushes it and leaves @f
+ * open for the caller to commit or abort. */
+struct lw_power_writer *lw_power_stream(FILE *f, const char *path, uint64_t start_ns, int header);
 int lw_power_rail(struct lw_power_writer *w, int id, const char *name, const char *source,
 		  unsigned flags, const char *detail);
+/* A rail's name as lw_power_rail() writes it (spaces as '_'). */
+void lw_power_rail_name(char *dst, size_t len, const char *name);
 /* NAN for a value that is not known. */
 int lw_power_sample(struct lw_power_writer *w, int rail, uint64_t ts, double watts,
 		    double energy_j, double volts, double amps);
@@ -89,6 +95,12 @@ struct lw_power_data *lw_power_scan(const char *path,
 						 const struct lw_power_point *p),
 				    void *ctx);
 void lw_power_data_free(struct lw_power_data *d);
+/* Copy the power file @path, checked whole first, line for line into @out,
+ * leaving out the rails of source @source whose names are among @names
+ * (their declarations, samples and gaps).  *@max_id: the highest rail id
+ * kept (-1: none); *@dropped: how many declarations were left out. */
+int lw_power_copy_without(const char *path, FILE *out, const char *source,
+			  const char *const *names, int nnames, int *max_id, int *dropped);
 int lw_power_find_rail(const struct lw_power_data *d, const char *name);
 
 /*

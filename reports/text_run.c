@@ -91,6 +91,38 @@ static void probe_row(FILE *out, const char *label, const json_t *row, int have_
 	fputc('\n', out);
 }
 
+/* What "unknown" and ">N" in the probe table mean, when they appear. */
+static void legend(FILE *out, const json_t *probes)
+{
+	int above = 0, missed = 0, over = 0;
+	const json_t *p, *c;
+	const char *name, *key;
+	size_t i;
+
+	json_object_foreach((json_t *)probes, name, p) {
+		const json_t *all = json_object_get(p, "all");
+
+		for (i = 0; all && i <= json_array_size(json_object_get(p, "cpus")); i++) {
+			const json_t *v;
+
+			c = i ? json_array_get(json_object_get(p, "cpus"), i - 1) : all;
+			json_object_foreach((json_t *)c, key, v)
+				above |= strstr(key, "_above_ns") != NULL;
+			missed |= json_is_null(json_object_get(c, "missed_periods"));
+			over |= json_is_integer(json_object_get(c, "over_threshold_at_least"));
+		}
+	}
+	if (above)
+		fprintf(out, ">N: the percentile lies in the histogram's overflow: N us or more, its "
+			"value not known\n");
+	if (over)
+		fprintf(out, "over unknown: the histogram cannot count the samples above the "
+			"threshold\n");
+	if (missed)
+		fprintf(out, "missed unknown: not recorded (cyclictest does not count missed "
+			"periods)\n");
+}
+
 static void probes_print(FILE *out, const json_t *doc)
 {
 	const json_t *probes = json_object_get(doc, "probes"), *p, *c;
@@ -122,6 +154,7 @@ static void probes_print(FILE *out, const json_t *doc)
 	if (have_threshold)
 		fprintf(out, "\nover: samples above %.1fus (%s)\n",
 			(double)json_integer_value(thr) / 1e3, js(doc, "threshold_source", "--threshold"));
+	legend(out, probes);
 }
 
 /* The time no event explains, split by what the trace does know. */
@@ -315,9 +348,30 @@ static void nohz_print(FILE *out, const json_t *doc)
 		json_array_foreach(json_object_get(c, "wakeup_sources"), j, v) {
 			if (j == 3)
 				break;
-			fprintf(out, " %s %.1f", js(v, "source", "?"), num(v, "per_s"));
+			if (json_is_number(json_object_get(v, "per_s")))
+				fprintf(out, " %s %.1f", js(v, "source", "?"), num(v, "per_s"));
+			else	/* too little time for a rate: the count */
+				fprintf(out, " %s n=%.0f", js(v, "source", "?"), num(v, "count"));
 		}
 		fputc('\n', out);
+	}
+	/* a rate over too little time is not given: say why (analysis/tracepass.c) */
+	json_array_foreach(json_object_get(nz, "cpus"), i, c) {
+		static const struct { const char *rate, *count, *secs, *what; } r[] = {
+			{ "ticks_per_s_idle", "ticks_idle", "idle_s", "idle" },
+			{ "ticks_per_s_busy", "ticks_busy", "busy_s", "busy time" },
+		};
+
+		for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
+			if (json_is_null(json_object_get(c, r[k].rate)))
+				fprintf(out, "  cpu %.0f: %s ticks/s not given: too little %s (%.1f ms, "
+					"%.0f ticks; a rate needs %.0f s or %.0f ticks)\n", num(c, "cpu"),
+					k ? "busy" : "idle", r[k].what, num(c, r[k].secs) * 1e3,
+					num(c, r[k].count), num(nz, "rate_min_s"), num(nz, "rate_min_events"));
+		if (json_is_null(json_object_get(c, "wakeups_per_s")))
+			fprintf(out, "  cpu %.0f: wake-ups per second not given: %.0f in a trace of "
+				"%.1f ms (sources: counts, not rates)\n", num(c, "cpu"), num(c, "wakeups"),
+				num(nz, "duration_s") * 1e3);
 	}
 }
 

@@ -266,8 +266,8 @@ static void *stream_main(void *arg)
 				b = boundary(a, next);
 				r = (struct lw_audio_record){
 					.boundary_ns = b, .period = next,
-					.irq_ns = known ? wl_u32(atomic_load(&a->irq_ts[next % IRQ_TS_SLOTS]) - b) : 0,
-					.slack_ns = wl_s32((int64_t)boundary(a, next + 1) - (int64_t)run_ns),
+					.irq_ns = known ? wl_since(atomic_load(&a->irq_ts[next % IRQ_TS_SLOTS]), b) : 0,
+					.slack_ns = (int64_t)boundary(a, next + 1) - (int64_t)run_ns,
 					.stream = (uint16_t)s->idx, .cpu = (uint16_t)cpu,
 					.flags = LW_REC_MISS | LW_REC_SKIPPED | LW_REC_MARKED,
 				};
@@ -289,8 +289,8 @@ static void *stream_main(void *arg)
 
 		r = (struct lw_audio_record){
 			.boundary_ns = b, .period = next,
-			.irq_ns = wl_u32(irq > b ? irq - b : 0), .wakeup_ns = wl_u32(wake),
-			.proc_ns = wl_u32(end - run_ns), .slack_ns = wl_s32(slack),
+			.irq_ns = wl_since(irq, b), .wakeup_ns = wake,
+			.proc_ns = wl_since(end, run_ns), .slack_ns = slack,
 			.stream = (uint16_t)s->idx, .cpu = (uint16_t)cpu,
 		};
 		if (slack < 0) {
@@ -637,12 +637,30 @@ static int audio_check(const void *config, const char *where)
 
 /* ---- reading back: RUN/audio.records ------------------------------- */
 
+/* The next record, a version 1 one widened. */
+static int audio_next(struct lw_records_reader *r, struct lw_audio_record *rec)
+{
+	struct lw_audio_record_v1 o;
+	int ret;
+
+	if (lw_records_version(r) != 1)
+		return lw_records_next(r, rec);
+	ret = lw_records_next(r, &o);
+	if (ret > 0)
+		*rec = (struct lw_audio_record){
+			.boundary_ns = o.boundary_ns, .period = o.period, .irq_ns = o.irq_ns,
+			.wakeup_ns = o.wakeup_ns, .proc_ns = o.proc_ns, .slack_ns = o.slack_ns,
+			.stream = o.stream, .cpu = o.cpu, .flags = o.flags,
+		};
+	return ret;
+}
+
 static int audio_read(struct lw_records_reader *r, struct lw_rec_acc *x)
 {
 	struct lw_audio_record rec;
 	int ret;
 
-	while ((ret = lw_records_next(r, &rec)) > 0) {
+	while ((ret = audio_next(r, &rec)) > 0) {
 		if (lw_rec_count(x, rec.boundary_ns, rec.slack_ns, rec.flags))
 			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:i, s:I, s:b, s:I, s:I, s:I}",
 				"boundary_ns", (json_int_t)rec.boundary_ns,
@@ -654,7 +672,7 @@ static int audio_read(struct lw_records_reader *r, struct lw_rec_acc *x)
 		if (rec.flags & LW_REC_SKIPPED)
 			continue;
 		if (lw_rvec_push(&x->a, rec.wakeup_ns) < 0 || lw_rvec_push(&x->b, rec.irq_ns) < 0 ||
-		    lw_rvec_push(&x->c, (uint64_t)rec.irq_ns + rec.wakeup_ns) < 0 ||
+		    lw_rvec_push(&x->c, rec.irq_ns + rec.wakeup_ns) < 0 ||
 		    lw_rvec_push(&x->d, rec.proc_ns) < 0)
 			return -1;
 	}
@@ -760,6 +778,7 @@ static int audio_miss_window(const json_t *m, const json_t *s, const json_t *ev,
 static const struct lw_rkind audio_records = {
 	.kind = "audio",
 	.record_size = sizeof(struct lw_audio_record),
+	.record_size_v1 = sizeof(struct lw_audio_record_v1),
 	.read = audio_read,
 	.summarize = audio_summarize,
 	.print = audio_print,

@@ -39,12 +39,8 @@ void wl_instance_name(char *buf, size_t len, const char *kind, int instance);
  */
 void wl_deadline_miss(struct lw_run *run, const char *msg, size_t len);
 
-/* Saturating casts for record fields. */
-static inline uint32_t wl_u32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
-static inline int32_t wl_s32(int64_t v)
-{
-	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
-}
+/* @to - @from for two CLOCK_MONOTONIC times, 0 when @to is not after @from. */
+static inline uint64_t wl_since(uint64_t to, uint64_t from) { return to > from ? to - from : 0; }
 
 /* The manifest object of a workload instance: manifest.workloads.<instance>. */
 json_t *wl_manifest_entry(struct lw_run *run, const char *instance);

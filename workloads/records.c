@@ -201,6 +201,7 @@ struct lw_records_reader {
 	FILE *f;
 	char *path;
 	size_t size;
+	uint32_t version;
 	uint64_t count, read;
 };
 
@@ -227,9 +228,9 @@ struct lw_records_reader *lw_records_open(const char *path, struct lw_records_hd
 	memcpy(&h->interval_num, b + 72, 8);
 	memcpy(&h->interval_den, b + 80, 8);
 	memcpy(&h->streams, b + 88, 4);
-	if (h->version != LW_RECORDS_VERSION) {
-		error("%s: record file version %u, this latwatt reads version %d", path, h->version,
-		      LW_RECORDS_VERSION);
+	if (h->version != LW_RECORDS_VERSION && h->version != 1) {
+		error("%s: record file version %u, this latwatt reads versions 1 and %d", path,
+		      h->version, LW_RECORDS_VERSION);
 		goto fail;
 	}
 	if (h->record_size == 0 || h->record_size > 4096) {
@@ -242,6 +243,7 @@ struct lw_records_reader *lw_records_open(const char *path, struct lw_records_hd
 		goto fail;
 	}
 	r->size = h->record_size;
+	r->version = h->version;
 	r->count = body / r->size;
 	if (body % r->size)	/* a run killed mid-write: keep the whole records */
 		warning("%s: truncated: %llu bytes after record %llu are ignored", path,
@@ -257,6 +259,7 @@ fail:
 }
 
 uint64_t lw_records_count(const struct lw_records_reader *r) { return r->count; }
+uint32_t lw_records_version(const struct lw_records_reader *r) { return r->version; }
 
 int lw_records_next(struct lw_records_reader *r, void *rec)
 {

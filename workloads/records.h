@@ -21,9 +21,10 @@
  * Every boundary is one record, processed or not: the record count of an
  * audio file is streams x periods, of a video file the number of vsyncs.
  * Timestamps are CLOCK_MONOTONIC (the trace's `mono` clock), so a record
- * joins the kernel trace on boundary_ns / vsync_ns.  Durations are in ns,
- * saturated at UINT32_MAX.  A file whose length is not header + n * size is
- * truncated: the reader says so.
+ * joins the kernel trace on boundary_ns / vsync_ns.  Durations are whole
+ * 64-bit ns (version 2; version 1 held them in 32 bits, saturated at 4.29 s,
+ * and is still read: lw_records_next() widens its records).  A file whose
+ * length is not header + n * size is truncated: the reader says so.
  */
 #ifndef LW_RECORDS_H
 #define LW_RECORDS_H
@@ -33,7 +34,7 @@
 #include <stdint.h>
 
 #define LW_RECORDS_MAGIC   "LWRECORD"
-#define LW_RECORDS_VERSION 1
+#define LW_RECORDS_VERSION 2
 #define LW_RECORDS_HDR     128
 
 enum lw_record_flags {
@@ -46,31 +47,49 @@ enum lw_record_flags {
 struct lw_audio_record {
 	uint64_t boundary_ns;	/* CLOCK_MONOTONIC: the period boundary (DMA interrupt due) */
 	uint64_t period;	/* index of the boundary, 0 = first */
-	uint32_t irq_ns;	/* boundary -> interrupt thread running (its timer latency) */
-	uint32_t wakeup_ns;	/* interrupt -> stream thread running */
-	uint32_t proc_ns;	/* processing time of the period */
-	int32_t  slack_ns;	/* next boundary - end of processing; < 0 is an xrun */
+	uint64_t irq_ns;	/* boundary -> interrupt thread running (its timer latency) */
+	uint64_t wakeup_ns;	/* interrupt -> stream thread running */
+	uint64_t proc_ns;	/* processing time of the period */
+	int64_t  slack_ns;	/* next boundary - end of processing; < 0 is an xrun */
 	uint16_t stream;
 	uint16_t cpu;		/* CPU the stream thread processed it on */
 	uint32_t flags;		/* enum lw_record_flags */
 };
-_Static_assert(sizeof(struct lw_audio_record) == 40, "audio record is 40 bytes");
+_Static_assert(sizeof(struct lw_audio_record) == 56, "audio record is 56 bytes");
 
 /* One video frame. */
 struct lw_video_record {
 	uint64_t vsync_ns;	/* CLOCK_MONOTONIC: the vsync the frame was captured at */
 	uint64_t frame;		/* index of the vsync, 0 = first */
-	uint32_t capture_ns;	/* vsync -> frame in its ring buffer (DMA burst done) */
-	uint32_t dma_ns;	/* length of the DMA burst (the copy) */
-	uint32_t wakeup_ns;	/* capture done -> processing thread running */
-	uint32_t proc_ns;	/* pixel processing time */
-	uint32_t latency_ns;	/* capture vsync -> ready for display */
-	int32_t  slack_ns;	/* display vsync (next one) - ready; < 0: dropped */
+	uint64_t capture_ns;	/* vsync -> frame in its ring buffer (DMA burst done) */
+	uint64_t dma_ns;	/* length of the DMA burst (the copy) */
+	uint64_t wakeup_ns;	/* capture done -> processing thread running */
+	uint64_t proc_ns;	/* pixel processing time */
+	uint64_t latency_ns;	/* capture vsync -> ready for display */
+	int64_t  slack_ns;	/* display vsync (next one) - ready; < 0: dropped */
 	uint16_t slot;		/* ring buffer slot */
 	uint16_t cpu;		/* CPU of the processing thread */
 	uint32_t flags;		/* enum lw_record_flags */
 };
-_Static_assert(sizeof(struct lw_video_record) == 48, "video record is 48 bytes");
+_Static_assert(sizeof(struct lw_video_record) == 72, "video record is 72 bytes");
+
+/* Version 1 of the two (durations in 32 bits, saturated), read and widened. */
+struct lw_audio_record_v1 {
+	uint64_t boundary_ns, period;
+	uint32_t irq_ns, wakeup_ns, proc_ns;
+	int32_t  slack_ns;
+	uint16_t stream, cpu;
+	uint32_t flags;
+};
+_Static_assert(sizeof(struct lw_audio_record_v1) == 40, "audio record v1 is 40 bytes");
+struct lw_video_record_v1 {
+	uint64_t vsync_ns, frame;
+	uint32_t capture_ns, dma_ns, wakeup_ns, proc_ns, latency_ns;
+	int32_t  slack_ns;
+	uint16_t slot, cpu;
+	uint32_t flags;
+};
+_Static_assert(sizeof(struct lw_video_record_v1) == 48, "video record v1 is 48 bytes");
 
 struct lw_records_hdr {
 	uint32_t version;
@@ -125,8 +144,10 @@ static inline int lw_rec_push(struct lw_rec_ring *r, const void *rec)
 struct lw_records_reader;
 struct lw_records_reader *lw_records_open(const char *path, struct lw_records_hdr *h);
 uint64_t lw_records_count(const struct lw_records_reader *r);
-/* 1 with @rec filled (record_size bytes), 0 at end, -1 on error. */
+/* 1 with @rec filled (record_size bytes, as in the file), 0 at end, -1 on
+ * error.  A kind's reader widens version 1 records (lw_records_version()). */
 int lw_records_next(struct lw_records_reader *r, void *rec);
+uint32_t lw_records_version(const struct lw_records_reader *r);
 void lw_records_close_reader(struct lw_records_reader *r);
 
 #endif

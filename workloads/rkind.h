@@ -80,6 +80,7 @@ struct lw_miss_window {
 struct lw_rkind {
 	const char *kind;		/* "audio": the records header's and the manifest's kind */
 	size_t record_size;		/* sizeof(struct lw_audio_record) */
+	size_t record_size_v1;		/* in a version 1 file (read() widens those) */
 	/* Read every record of @r into @x (with lw_rec_count()); 0 at the end,
 	 * -1 after error(). */
 	int (*read)(struct lw_records_reader *r, struct lw_rec_acc *x);
@@ -131,7 +132,7 @@ int lw_rvec_push(struct lw_rvec *a, uint64_t x);
 json_t *lw_rvec_dist(struct lw_rvec *a);
 /* Count one record (deadline @t_ns, @slack_ns, enum lw_record_flags @flags)
  * in @x: 1 when it is a miss that still fits in the list, else 0. */
-int lw_rec_count(struct lw_rec_acc *x, uint64_t t_ns, int32_t slack_ns, uint32_t flags);
+int lw_rec_count(struct lw_rec_acc *x, uint64_t t_ns, int64_t slack_ns, uint32_t flags);
 /* "    LABEL  min … max us" for a distribution of lw_rvec_dist(). */
 void lw_rec_dist_line(FILE *out, const char *label, const json_t *d);
 

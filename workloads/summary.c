@@ -94,7 +94,7 @@ json_t *lw_rvec_dist(struct lw_rvec *a)
 		"max", (json_int_t)(a->n ? a->v[a->n - 1] : 0));
 }
 
-int lw_rec_count(struct lw_rec_acc *x, uint64_t t_ns, int32_t slack_ns, uint32_t flags)
+int lw_rec_count(struct lw_rec_acc *x, uint64_t t_ns, int64_t slack_ns, uint32_t flags)
 {
 	x->count++;
 	if (t_ns < x->first)
@@ -130,9 +130,10 @@ static json_t *summarize_file(const char *path, const char *file, char *instance
 		error("%s: unknown workload kind '%s'", path, h.kind);
 		goto out;
 	}
-	if (h.record_size != k->record_size) {
-		error("%s: record size %u, a %s record is %zu bytes", path, h.record_size, h.kind,
-		      k->record_size);
+	if (h.record_size != (h.version == 1 ? k->record_size_v1 : k->record_size)) {
+		error("%s: record size %u, a %s record of version %u is %zu bytes", path,
+		      h.record_size, h.kind, h.version,
+		      h.version == 1 ? k->record_size_v1 : k->record_size);
 		goto out;
 	}
 	x.misses = json_array();

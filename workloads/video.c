@@ -77,7 +77,7 @@ static const struct lw_wparam video_params[] = {
 
 struct capture_slot {
 	_Atomic uint64_t done_ns;	/* frame in its buffer */
-	_Atomic uint32_t dma_ns;
+	_Atomic uint64_t dma_ns;
 };
 
 struct video {
@@ -173,7 +173,7 @@ static void *dma_main(void *arg)
 		t = lw_mono_ns();
 		memcpy(v->ring[k % v->c.buffers], v->src[k & 1], v->frame_bytes);
 		done = lw_mono_ns();
-		atomic_store_explicit(&s->dma_ns, wl_u32(done - t), memory_order_relaxed);
+		atomic_store_explicit(&s->dma_ns, wl_since(done, t), memory_order_relaxed);
 		atomic_store_explicit(&s->done_ns, done, memory_order_relaxed);
 		atomic_store_explicit(&v->fired, (uint32_t)(k + 1), memory_order_release);
 		wl_futex_wake(&v->fired);
@@ -229,9 +229,9 @@ static void *proc_main(void *arg)
 			vs = vsync(v, next);
 			r = (struct lw_video_record){
 				.vsync_ns = vs, .frame = next,
-				.capture_ns = wl_u32(atomic_load(&s->done_ns) - vs),
+				.capture_ns = wl_since(atomic_load(&s->done_ns), vs),
 				.dma_ns = atomic_load(&s->dma_ns),
-				.slack_ns = wl_s32((int64_t)vsync(v, next + 1) - (int64_t)run_ns),
+				.slack_ns = (int64_t)vsync(v, next + 1) - (int64_t)run_ns,
 				.slot = (uint16_t)(next % v->c.buffers), .cpu = (uint16_t)cpu,
 				.flags = LW_REC_MISS | LW_REC_SKIPPED | LW_REC_MARKED,
 			};
@@ -253,9 +253,9 @@ static void *proc_main(void *arg)
 		wake = run_ns > done ? run_ns - done : 0;
 		r = (struct lw_video_record){
 			.vsync_ns = vs, .frame = next,
-			.capture_ns = wl_u32(done - vs), .dma_ns = atomic_load(&s->dma_ns),
-			.wakeup_ns = wl_u32(wake), .proc_ns = wl_u32(ready - run_ns),
-			.latency_ns = wl_u32(ready - vs), .slack_ns = wl_s32(slack),
+			.capture_ns = wl_since(done, vs), .dma_ns = atomic_load(&s->dma_ns),
+			.wakeup_ns = wake, .proc_ns = wl_since(ready, run_ns),
+			.latency_ns = wl_since(ready, vs), .slack_ns = slack,
 			.slot = (uint16_t)(next % v->c.buffers), .cpu = (uint16_t)cpu,
 		};
 		if (slack < 0) {
@@ -522,12 +522,31 @@ static int video_check(const void *config, const char *where)
 
 /* ---- reading back: RUN/video.records ------------------------------- */
 
+/* The next record, a version 1 one widened. */
+static int video_next(struct lw_records_reader *r, struct lw_video_record *rec)
+{
+	struct lw_video_record_v1 o;
+	int ret;
+
+	if (lw_records_version(r) != 1)
+		return lw_records_next(r, rec);
+	ret = lw_records_next(r, &o);
+	if (ret > 0)
+		*rec = (struct lw_video_record){
+			.vsync_ns = o.vsync_ns, .frame = o.frame, .capture_ns = o.capture_ns,
+			.dma_ns = o.dma_ns, .wakeup_ns = o.wakeup_ns, .proc_ns = o.proc_ns,
+			.latency_ns = o.latency_ns, .slack_ns = o.slack_ns, .slot = o.slot,
+			.cpu = o.cpu, .flags = o.flags,
+		};
+	return ret;
+}
+
 static int video_read(struct lw_records_reader *r, struct lw_rec_acc *x)
 {
 	struct lw_video_record rec;
 	int ret;
 
-	while ((ret = lw_records_next(r, &rec)) > 0) {
+	while ((ret = video_next(r, &rec)) > 0) {
 		if (lw_rec_count(x, rec.vsync_ns, rec.slack_ns, rec.flags))
 			json_array_append_new(x->misses, json_pack("{s:I, s:I, s:i, s:I, s:b, s:I, s:I, s:I, s:I}",
 				"vsync_ns", (json_int_t)rec.vsync_ns,
@@ -632,6 +651,7 @@ static int video_miss_window(const json_t *m, const json_t *s, const json_t *ev,
 static const struct lw_rkind video_records = {
 	.kind = "video",
 	.record_size = sizeof(struct lw_video_record),
+	.record_size_v1 = sizeof(struct lw_video_record_v1),
 	.read = video_read,
 	.summarize = video_summarize,
 	.print = video_print,

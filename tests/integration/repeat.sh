@@ -60,6 +60,9 @@ import json, os, sys
 p = sys.argv[1]
 r = json.load(open(p + "/repeat.json"))
 assert r["status"] == "incomplete" and r["complete"] == 1 and r["runs"] == ["run-01", "run-02"], r
+assert r["states"] == [{"run": "run-01", "status": "complete"},
+                       {"run": "run-02", "status": "incomplete", "reason": "interrupted by SIGINT"}], r
+assert r["stopped"] == {"reason": "interrupted by SIGINT", "during": "run-02", "after": "run-01"}, r
 assert json.load(open(p + "/run-01/manifest.json"))["status"] == "complete"
 assert json.load(open(p + "/run-02/manifest.json"))["status"] == "incomplete"
 assert not os.path.exists(p + "/run-03")
@@ -74,6 +77,65 @@ if [ "$after" -eq "$before" ] || ! grep -q latwatt <<<"$holders"; then
 else
 	fail "repeat-sigint-pm-qos-released" "before $before, after $after, held by $holders"
 fi
+
+# -- compared as a group, the interrupted run is left out by name: the run
+#    is the unit of evidence, and a run cut short is not a repeat
+"$LATWATT" compare "$TMP/int" "$TMP/rep" --block 50ms --json >"$TMP/c2.json" 2>"$TMP/err"; rc=$?
+[ "$rc" -eq 0 ] && grep -q "int/run-02: left out of the group: incomplete: interrupted by SIGINT" "$TMP/err" &&
+	python3 - "$TMP/c2.json" <<'PY' && pass "repeat-sigint-compare-leaves-it-out" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [g["count"] for g in d["groups"]] == [1, 3], d["groups"]
+PY
+	fail "repeat-sigint-compare-leaves-it-out" "exit $rc: $(cat "$TMP/err")"
+
+# -- SIGINT and SIGTERM at each stage: during the first run, during a later
+#    run, between runs (the settle pause after run-01 finished).  repeat.json
+#    lists every run directory there with its state, counts the complete
+#    ones and says where the repeats stopped (it said "runs": ["run-01"],
+#    "complete": 0 for a stop between runs, run-01 complete).
+stage() {	# SIG STAGE: during-first | during-second | between
+	local sig=$1 st=$2 d="$TMP/st-$1-$2"
+	"$LATWATT" run --repeat 3 --settle 3s -d 2s -c 0 -o "$d" -q >"$TMP/out" 2>&1 &
+	local pid=$! want
+	case $st in
+	during-first)	for _ in $(seq 100); do [ -f "$d/run-01/manifest.json" ] && break; sleep 0.1; done
+			sleep 0.5 ;;
+	between)	for _ in $(seq 100); do grep -qs '"complete": 1' "$d/repeat.json" && break; sleep 0.1; done
+			sleep 0.5 ;;
+	during-second)	for _ in $(seq 150); do [ -f "$d/run-02/manifest.json" ] && break; sleep 0.1; done
+			sleep 0.5 ;;
+	esac
+	kill -"$sig" "$pid"
+	wait "$pid"; local rc=$?
+	want=$((128 + $(kill -l "$sig")))
+	[ "$rc" -eq "$want" ] && python3 - "$d" "$sig" "$st" <<'PY' && pass "repeat-$sig-$st" ||
+import json, os, sys
+p, sig, st = sys.argv[1:]
+r = json.load(open(p + "/repeat.json"))
+on_disk = sorted(n for n in os.listdir(p) if n.startswith("run-"))
+assert r["runs"] == on_disk, (r, on_disk)
+states = {s["run"]: s["status"] for s in r["states"]}
+for n in on_disk:
+    assert states[n] == json.load(open(os.path.join(p, n, "manifest.json")))["status"], (r, n)
+assert r["complete"] == sum(1 for s in states.values() if s == "complete"), r
+assert r["status"] == "incomplete", r
+why = "interrupted by SIG" + sig
+if st == "during-first":
+    assert on_disk == ["run-01"] and states["run-01"] == "incomplete", r
+    assert r["stopped"] == {"reason": why, "during": "run-01"}, r
+elif st == "between":
+    assert on_disk == ["run-01"] and r["complete"] == 1, r
+    assert r["stopped"] == {"reason": why, "after": "run-01"}, r
+else:
+    assert on_disk == ["run-01", "run-02"] and r["complete"] == 1, r
+    assert r["stopped"] == {"reason": why, "during": "run-02", "after": "run-01"}, r
+PY
+	fail "repeat-$sig-$st" "exit $rc (want $want): $(cat "$TMP/out"; cat "$d/repeat.json")"
+}
+for sig in INT TERM; do
+	for st in during-first between during-second; do stage "$sig" "$st"; done
+done
 
 expect_bad() {	# NAME PATTERN ARGS...
 	local n=$1 pat=$2; shift 2

@@ -84,9 +84,21 @@ else
 	fail "a run changes RT throttling, PM QoS, tracing and starts the load" \
 		"rt=$(cat "$RT") qos=$(pmqos) $(cat "$TMP/probe.log")"
 fi
+# killed, not running (and never complete): before cleanup by its writer's
+# pid being gone, after it by its manifest
+"$LATWATT" analyze -n --json "$TMP/probe" >"$TMP/an0.json" 2>"$TMP/an0.err"
+[ "$(json "$TMP/an0.json" '["run"]["status"]')" = killed ] &&
+	[ "$(json "$TMP/probe/manifest.json" '["status"]')" = running ] &&
+	pass "a killed run reads killed before cleanup" ||
+	fail "a killed run reads killed before cleanup" "$(head -c 300 "$TMP/an0.json"; cat "$TMP/an0.err")"
 : >"$TMP/probe/manifest.json.tmp.0123456789ab"	# as a write cut short leaves it
 "$LATWATT" cleanup "$TMP/probe" >"$TMP/cleanup.out" 2>&1 || fail "cleanup-status" "$(cat "$TMP/cleanup.out")"
 state_ok "cleanup after SIGKILL restores everything" "$TMP/probe"
+[ "$(json "$TMP/probe/manifest.json" '["status"]')" = killed ] &&
+	json "$TMP/probe/manifest.json" '["status_reason"]' | grep -q "marked by cleanup at" &&
+	grep -q "marked $(realpath "$TMP/probe") killed" "$TMP/cleanup.out" &&
+	pass "cleanup marks the killed run's manifest killed" ||
+	fail "cleanup marks the killed run's manifest killed" "$(json "$TMP/probe/manifest.json" '["status"]'): $(cat "$TMP/cleanup.out")"
 [ ! -e "$TMP/probe/manifest.json.tmp.0123456789ab" ] && [ -f "$TMP/probe/manifest.json" ] &&
 	pass "cleanup removes temporary files, keeps the run" || fail "cleanup removes temporary files, keeps the run"
 grep -q "restored $RT to '$rt_before'" "$TMP/cleanup.out" && pass "cleanup says what it restored" ||
@@ -128,6 +140,15 @@ for i in $(seq 1 "$RUNS"); do
 done
 [ "$failed_runs" = 0 ] && pass "$RUNS runs killed at random moments: nothing left" ||
 	fail "$RUNS runs killed at random moments: nothing left" "$failed_runs checks failed"
+# every one of them marked killed, by cleanup or by the next run's start
+still=""
+for i in $(seq 1 "$RUNS"); do
+	[ -f "$TMP/k$i/manifest.json" ] || continue
+	st=$(json "$TMP/k$i/manifest.json" '["status"]')
+	[ "$st" = killed ] || still="$still k$i:$st"
+done
+[ -z "$still" ] && pass "every run killed at random is marked killed" ||
+	fail "every run killed at random is marked killed" "$still"
 
 # and a normal run leaves nothing either: not the load's setsid'd child
 "$LATWATT" run -d 1s -q -c 0 --trace off -l "$load" \

@@ -15,14 +15,14 @@ def records(path):
     ver, size = struct.unpack_from("<II", d, 8)
     kind = d[24:40].rstrip(b"\0").decode()
     num, den, streams = struct.unpack_from("<QQI", d, 72)
-    assert ver == 1 and (len(d) - 128) % size == 0, (ver, size, len(d))
+    assert ver == 2 and (len(d) - 128) % size == 0, (ver, size, len(d))
     out = []
     for off in range(128, len(d), size):
         if kind == "audio":
-            b, p, irq, wake, proc, slack, stream, cpu, flags = struct.unpack_from("<QQIIIiHHI", d, off)
+            b, p, irq, wake, proc, slack, stream, cpu, flags = struct.unpack_from("<QQQQQqHHI", d, off)
             out.append(dict(t=b, i=p, stream=stream, slack=slack, flags=flags, wake=wake))
         else:
-            v, f, cap, dma, wake, proc, lat, slack, slot, cpu, flags = struct.unpack_from("<QQIIIIIiHHI", d, off)
+            v, f, cap, dma, wake, proc, lat, slack, slot, cpu, flags = struct.unpack_from("<QQQQQQQqHHI", d, off)
             out.append(dict(t=v, i=f, stream=0, slack=slack, flags=flags, lat=lat))
     return kind, num / den, streams, out
 def samples(path):

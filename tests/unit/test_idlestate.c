@@ -153,8 +153,7 @@ static void brute_force(const char *run, int ncpus, uint64_t *vals[LW_PROBE_MAX]
 	/* the points of one state: appended in time order */
 #define PUT(pt, st) do {								\
 		const struct lw_sample *s_ = &(pt)->s;					\
-		vals[s_->probe][(st) + 2][cnt[s_->probe][(st) + 2]++] =			\
-			s_->latency_ns > UINT32_MAX ? UINT32_MAX : s_->latency_ns;	\
+		vals[s_->probe][(st) + 2][cnt[s_->probe][(st) + 2]++] = s_->latency_ns;	\
 	} while (0)
 	while (lw_trace_next(t, &ev) == 1) {
 		if (ev.cpu < 0 || ev.cpu >= ncpus)
@@ -178,9 +177,8 @@ static void brute_force(const char *run, int ncpus, uint64_t *vals[LW_PROBE_MAX]
 	lw_trace_close(t);
 }
 
-static void test_idle_latency_brute_force(void **st)
+static void idle_latency_brute_force(const char *run, int stalls)
 {
-	const char *run = "tests/data/trace-run";
 	struct lw_tracepass_opts o = { .top = 5 };
 	uint64_t *vals[LW_PROBE_MAX][NSTATE];
 	size_t cnt[LW_PROBE_MAX][NSTATE] = { { 0 } }, groups = 0, seen = 0;
@@ -228,6 +226,17 @@ static void test_idle_latency_brute_force(void **st)
 	for (unsigned p = 0; p < LW_PROBE_MAX; p++)
 		for (int s = 0; s < NSTATE; s++)
 			free(vals[p][s]);
+	if (stalls) {
+		/* no PM QoS limit: the latencies as measured, the stalls whole */
+		tr = json_object_get(json_object_get(doc, "tradeoff"), "points");
+		e = json_array_get(tr, json_array_size(tr) - 1);
+		assert_int_equal(json_integer_value(json_object_get(e, "pm_qos_us")), 2000000000);
+		assert_true(json_integer_value(json_object_get(e, "max_ns")) > (json_int_t)UINT32_MAX);
+		json_decref(doc);
+		lw_summary_free(&sum);
+		lw_rundir_close(&rd);
+		return;
+	}
 
 	/* the trade-off, as the sorting implementation computed it */
 	tr = json_object_get(json_object_get(doc, "tradeoff"), "points");
@@ -249,12 +258,117 @@ static void test_idle_latency_brute_force(void **st)
 	lw_rundir_close(&rd);
 }
 
+static void test_idle_latency_brute_force(void **st)
+{
+	idle_latency_brute_force("tests/data/trace-run", 0);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	while ((n = fread(buf, 1, sizeof(buf), a)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, b), n);
+	fclose(a);
+	assert_int_equal(fclose(b), 0);
+}
+
+/* Stalls of seconds (past 2^32 ns) stay whole in the latency by idle state:
+ * it held them in 32 bits and printed 4294967.3 us for a 7 s stall. */
+static void test_idle_latency_long_stalls(void **st)
+{
+	const char *src = "tests/data/trace-run";
+	char *dir = lw_test_tmpdir(), from[512], to[512];
+	struct lw_samples_reader *r;
+	struct lw_samples_writer *w;
+	struct lw_sample s;
+	uint64_t i = 0, big = 0;
+
+	snprintf(from, sizeof(from), "%s/manifest.json", src);
+	snprintf(to, sizeof(to), "%s/manifest.json", dir);
+	copy_file(from, to);
+	snprintf(from, sizeof(from), "%s/trace.dat", src);
+	snprintf(to, sizeof(to), "%s/trace.dat", dir);
+	copy_file(from, to);
+	snprintf(from, sizeof(from), "%s/samples", src);
+	snprintf(to, sizeof(to), "%s/samples", dir);
+	r = lw_samples_open(from);
+	assert_non_null(r);
+	w = lw_samples_create(to, lw_samples_start(r));
+	assert_non_null(w);
+	while (lw_samples_next(r, &s) == 1) {
+		if (i++ % 7 == 3) {	/* 4.3 s to 7.0 s, some of them the max */
+			s.latency_ns += UINT32_MAX + (i % 5) * 700000000ull;
+			big++;
+		}
+		assert_int_equal(lw_samples_write(w, &s, 1), 0);
+	}
+	lw_samples_close_reader(r);
+	assert_int_equal(lw_samples_close(w), 0);
+	assert_true(big > 10);
+	idle_latency_brute_force(dir, 1);
+	lw_test_rmdir(dir);
+}
+
+/* NO_HZ rates only over enough time or events: 2 ticks in 5.9 ms of idle
+ * read 341.1 ticks/s, above the tick rate; the fixture's 0 ticks in 0 ms of
+ * idle read 0.0 ticks/s. */
+static void test_nohz_rates_need_time(void **st)
+{
+	const char *run = "tests/data/trace-run";
+	struct lw_tracepass_opts o = { .top = 5 };
+	struct lw_summary sum;
+	struct lw_rundir rd;
+	json_t *doc, *nz, *c;
+	size_t i;
+	int seen = 0;
+
+	assert_false(lw_nohz_rate_given(2, 0.0059));
+	assert_false(lw_nohz_rate_given(0, 0));
+	assert_false(lw_nohz_rate_given(99, 0.5));
+	assert_true(lw_nohz_rate_given(100, 0.5));
+	assert_true(lw_nohz_rate_given(0, 1.0));
+	assert_true(lw_nohz_rate_given(3, 2.5));
+
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	assert_int_equal(lw_summary_load(&sum, &rd, 0), 0);
+	doc = lw_summary_json(&sum, &rd);
+	assert_int_equal(lw_tracepass(&rd, doc, &o), 0);
+	nz = json_object_get(doc, "nohz");
+	assert_true(json_number_value(json_object_get(nz, "duration_s")) < 1);	/* 0.2 s */
+	json_array_foreach(json_object_get(nz, "cpus"), i, c) {
+		double idle = json_number_value(json_object_get(c, "idle_s"));
+		json_int_t ticks = json_integer_value(json_object_get(c, "ticks_idle"));
+
+		assert_true(idle < 1 && ticks < 100);
+		assert_true(json_is_null(json_object_get(c, "ticks_per_s_idle")));
+		assert_true(json_is_null(json_object_get(c, "ticks_per_s_busy")));
+		/* the count and the time are there */
+		assert_true(json_is_integer(json_object_get(c, "ticks_idle")));
+		assert_true(json_is_real(json_object_get(c, "idle_s")));
+		if (json_integer_value(json_object_get(c, "wakeups")) < 100)
+			assert_true(json_is_null(json_object_get(c, "wakeups_per_s")));
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	assert_int_equal(json_number_value(json_object_get(nz, "rate_min_s")), 1);
+	json_decref(doc);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_merge_refuses_disorder),
 		cmocka_unit_test(test_idle_latency_brute_force),
+		cmocka_unit_test(test_idle_latency_long_stalls),
+		cmocka_unit_test(test_nohz_rates_need_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,11 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "analysis/analyze.h"
+#include "analysis/checks.h"
+#include "analysis/compare.h"
+#include "analysis/verdict.h"
+#include "reports/report.h"
 #include "analysis/summary.h"
 #include "cmd/commands.h"
 #include "lib/samples.h"
@@ -84,11 +89,116 @@ static void test_malformed_files(void **st)
 	}
 }
 
+static const json_t *find_metric(const json_t *doc, const char *name)
+{
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_array_get(json_object_get(doc, "comparisons"), 0),
+					   "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), name))
+			return m;
+	fail_msg("no metric %s", name);
+	return NULL;
+}
+
+/* What a cyclictest histogram does not know is not a number: p99 of the
+ * fixture lies beyond its -h 200 (23 samples only known to be 200 us or
+ * more) and read as the max, 8230 us; missed periods read 0; samples over
+ * 300 us read 0 though the max is above it. */
+static void test_unknowns(void **st)
+{
+	char run[300], *text = NULL;
+	struct lw_rundir rd;
+	struct lw_summary sum;
+	struct lw_cmp_opts o;
+	struct lw_crun runs[2];
+	const json_t *all, *m;
+	json_t *doc;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	assert_int_equal(import(DATA "rt-tests-2.40.json", run), 0);
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	assert_int_equal(lw_summary_load(&sum, &rd, 300000), 0);
+	doc = lw_summary_json(&sum, &rd);
+	all = json_object_get(json_object_get(json_object_get(doc, "probes"), "cyclic"), "all");
+	assert_int_equal(json_integer_value(json_object_get(all, "p90_ns")), 53999);
+	assert_true(json_is_null(json_object_get(all, "p99_ns")));
+	assert_int_equal(json_integer_value(json_object_get(all, "p99_above_ns")), 200000);
+	assert_true(json_is_null(json_object_get(all, "p99.9_ns")));
+	assert_int_equal(json_integer_value(json_object_get(all, "p99.9_above_ns")), 200000);
+	assert_null(json_object_get(all, "p90_above_ns"));
+	assert_int_equal(json_integer_value(json_object_get(all, "max_ns")), 8230000);
+	assert_true(json_is_null(json_object_get(all, "missed_periods")));
+	assert_true(json_is_null(json_object_get(all, "over_threshold")));
+	assert_int_equal(json_integer_value(json_object_get(all, "over_threshold_at_least")), 1);
+	json_decref(doc);
+	lw_summary_free(&sum);
+	/* analyze's text: the bound, unknown, and what they mean */
+	{
+		struct lw_analyze_opts ao;
+		struct lw_checks cs = { 0 };
+		struct lw_run_verdict rv;
+		json_t *an;
+		int partial;
+
+		lw_analyze_opts_default(&ao);
+		ao.threshold_ns = 300000;
+		ao.have_threshold = 1;
+		assert_true(lw_analyze_run(&rd, &ao, &sum, &an, &partial) >= 0);
+		assert_int_equal(lw_checks_from_json(json_object_get(an, "checks"), "t", &cs), 0);
+		assert_int_equal(lw_verdict_from_json(json_object_get(an, "verdict"), "t", &rv), 0);
+		f = open_memstream(&text, &len);
+		lw_report_text_run(f, an, &rv, &cs, 5);
+		fclose(f);
+		assert_non_null(strstr(text, "   >200.0    >200.0    >200.0    8230.0  unknown  unknown"));
+		assert_non_null(strstr(text, ">N: the percentile lies in the histogram's overflow"));
+		assert_non_null(strstr(text, "missed unknown: not recorded (cyclictest does not count"));
+		free(text);
+		lw_checks_free(&cs);
+		json_decref(an);
+		lw_summary_free(&sum);
+	}
+	/* below the overflow, the buckets count exactly */
+	assert_int_equal(lw_summary_load(&sum, &rd, 100000), 0);
+	doc = lw_summary_json(&sum, &rd);
+	all = json_object_get(json_object_get(json_object_get(doc, "probes"), "cyclic"), "all");
+	assert_int_equal(json_integer_value(json_object_get(all, "over_threshold")), 36);
+	json_decref(doc);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+
+	/* compare: no verdict on what is not known, the run named */
+	assert_int_equal(lw_crun_load_dir(&runs[0], run), 0);
+	assert_int_equal(lw_crun_load_dir(&runs[1], run), 0);
+	lw_cmp_opts_default(&o);
+	assert_int_equal(lw_cmp_add_threshold(&o, 300000), 0);
+	doc = lw_compare(runs, 2, 0, &o);
+	assert_non_null(doc);
+	m = find_metric(doc, "cyclic.p99");
+	assert_true(json_is_null(json_object_get(m, "value")));
+	assert_non_null(strstr(json_string_value(json_object_get(m, "note")),
+			       "is in its histogram's overflow (200 us or more)"));
+	m = find_metric(doc, "cyclic.missed");
+	assert_non_null(strstr(json_string_value(json_object_get(m, "note")),
+			       "does not record missed periods"));
+	m = find_metric(doc, "cyclic.over:300us");
+	assert_non_null(strstr(json_string_value(json_object_get(m, "note")), "cannot count"));
+	m = find_metric(doc, "cyclic.p90");
+	assert_true(json_is_number(json_object_get(m, "value")));
+	json_decref(doc);
+	lw_crun_free(&runs[0]);
+	lw_crun_free(&runs[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_good_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknowns, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

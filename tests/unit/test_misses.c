@@ -358,19 +358,19 @@ static void test_summaries(void **st)
 		assert_non_null(r);
 		assert_int_equal(lw_records_start(w), 0);
 		/* audio's and video's records start with the deadline and its
-		 * index, and end with the slack (int32), the stream or slot and
+		 * index, and end with the slack (int64), the stream or slot and
 		 * the CPU (uint16) and the flags; a kind laid out otherwise needs
 		 * its own writer here */
 		for (int j = 0; j < 10; j++) {
 			uint64_t t = 5000000 + (uint64_t)j * 1000000, idx = (uint64_t)j;
-			int32_t slack = j == 4 || j == 7 ? -3000 * j : 200000;
+			int64_t slack = j == 4 || j == 7 ? -3000 * j : 200000;
 			uint16_t cpu = 1;
 			uint32_t flags = slack < 0 ? LW_REC_MISS : 0;
 
 			memset(rec, 0, sizeof(rec));
 			memcpy(rec, &t, 8);
 			memcpy(rec + 8, &idx, 8);
-			memcpy(rec + k->record_size - 12, &slack, 4);
+			memcpy(rec + k->record_size - 16, &slack, 8);
 			memcpy(rec + k->record_size - 6, &cpu, 2);
 			memcpy(rec + k->record_size - 4, &flags, 4);
 			assert_int_equal(lw_rec_push(r, rec), 0);

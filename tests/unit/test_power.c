@@ -3,6 +3,7 @@
  * RAPL with wrap-around, batteries, the cpuidle model), missing files and
  * read errors, the RUN/power file and its summary, and meter CSV import. */
 #include <math.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@
 #include "power/idle.h"
 #include "power/import.h"
 #include "power/power.h"
+#include "power/sampler.h"
+#include "lib/run.h"
+#include "lib/timeutil.h"
 #include "power/sources.h"
 
 #define FIXTURE "tests/data/sysfs/board1"
@@ -478,6 +482,180 @@ static void test_import_csv(void **st)
 	lw_test_rmdir(dir);
 }
 
+static double total_w(const char *path)
+{
+	json_t *s = lw_power_summarize_file(path);
+	double w;
+
+	assert_non_null(s);
+	w = json_real_value(json_object_get(json_object_get(s, "total"), "average_w"));
+	json_decref(s);
+	return w;
+}
+
+/* The same log imported twice replaces the first import's rails (it added a
+ * second set beside them: total 3.031 W for a 1.5 W board); the sampler's
+ * rails and another meter's stay; a failed import leaves RUN/power as it
+ * was. */
+static void test_import_idempotent(void **st)
+{
+	char *dir = mk_run(100000000000ULL, 103000000000ULL), run[512], csv[512], csv2[512];
+	char path[600], *before = malloc(1 << 16), *after = malloc(1 << 16);
+	const char *text = "t,Power (W)\n0,1.5\n1,1.5\n2,1.5\n3,1.5\n";
+	const char *text2 = "t,usb_mw\n0,500\n3,500\n";
+	struct lw_import_opts o = { .offset_s = 0 };
+	struct lw_power_writer *w;
+	struct lw_power_data *d;
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(csv, sizeof(csv), "%s/meter.csv", dir);
+	snprintf(csv2, sizeof(csv2), "%s/usb.csv", dir);
+	snprintf(path, sizeof(path), "%s/power", run);
+	lw_test_write(csv, text, strlen(text));
+	lw_test_write(csv2, text2, strlen(text2));
+	/* what the run's sampler wrote: a sensor rail, not part of the total */
+	w = lw_power_create(path, 100000000000ULL, 0);
+	assert_int_equal(lw_power_rail(w, 0, "hwmon/in", "hwmon", 0, "x"), 0);
+	lw_power_sample(w, 0, 100000000000ULL, 0.5, NAN, NAN, NAN);
+	lw_power_sample(w, 0, 103000000000ULL, 0.5, NAN, NAN, NAN);
+	assert_int_equal(lw_power_close(w, 103000000000ULL), 0);
+
+	assert_int_equal(lw_power_import_csv(run, csv, &o), 0);
+	assert_true(near(total_w(path), 1.5));
+	assert_int_equal(lw_power_import_csv(run, csv, &o), 0);
+	assert_true(near(total_w(path), 1.5));
+	d = lw_power_read(path);
+	assert_non_null(d);
+	assert_int_equal(d->nrail, 2);
+	assert_int_equal(d->rail[lw_power_find_rail(d, "meter/Power_(W)")].n, 4);
+	assert_int_equal(d->rail[lw_power_find_rail(d, "hwmon/in")].n, 2);
+	assert_int_equal(d->end_ns, 103000000000ULL);
+	lw_power_data_free(d);
+	/* another meter's columns are added beside */
+	assert_int_equal(lw_power_import_csv(run, csv2, &o), 0);
+	assert_true(near(total_w(path), 2.0));
+	/* a new offset replaces the rows too */
+	o.offset_s = 1;
+	assert_int_equal(lw_power_import_csv(run, csv, &o), 0);
+	d = lw_power_read(path);
+	assert_int_equal(d->nrail, 3);
+	assert_int_equal(d->rail[lw_power_find_rail(d, "meter/Power_(W)")].n, 3);
+	lw_power_data_free(d);
+	/* a failed import changes nothing */
+	slurp(path, before, 1 << 16);
+	lw_test_write(csv, "t,Power (W)\n0,1\n1,oops\n", strlen("t,Power (W)\n0,1\n1,oops\n"));
+	assert_error(lw_power_import_csv(run, csv, &o) < 0, "meter.csv:3: Power (W) 'oops'");
+	slurp(path, after, 1 << 16);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	lw_test_rmdir(dir);
+}
+
+/* A NUL byte is refused with the file, line and column (the line was cut
+ * at it and read as something else). */
+static void test_import_nul(void **st)
+{
+	char *dir = mk_run(100000000000ULL, 103000000000ULL), run[512], csv[512];
+	const char text[] = "t,Power (W)\n0,1.5\n1,1\0\n2,1.5\n";
+	struct lw_import_opts o = { .offset_s = 0 };
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(csv, sizeof(csv), "%s/meter.csv", dir);
+	lw_test_write(csv, text, sizeof(text) - 1);
+	assert_error(lw_power_import_csv(run, csv, &o) < 0, "meter.csv:3:4: a NUL byte");
+	lw_test_write(csv, "t,Power\0 (W)\n0,1.5\n", 20);
+	assert_error(lw_power_import_csv(run, csv, &o) < 0, "meter.csv:1:8: a NUL byte");
+	lw_test_rmdir(dir);
+}
+
+/* Memory does not grow with the log: 300000 rows, most outside the run
+ * (each row was kept to the end, 520 bytes: 156 MB and more). */
+static void test_import_memory(void **st)
+{
+	char *dir = mk_run(100000000000ULL, 103000000000ULL), run[512], csv[512], path[600];
+	struct lw_import_opts o = { .offset_s = 1000 };
+	struct rusage ru0, ru1;
+	FILE *f;
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(csv, sizeof(csv), "%s/meter.csv", dir);
+	snprintf(path, sizeof(path), "%s/power", run);
+	f = fopen(csv, "w");
+	assert_non_null(f);
+	fprintf(f, "Time (s),Power (W),Current (A)\n");
+	for (int i = 0; i < 300000; i++)
+		fprintf(f, "%.3f,%.3f,0.5\n", i * 0.01, 1.0 + (i % 7) * 0.1);
+	assert_int_equal(fclose(f), 0);
+	getrusage(RUSAGE_SELF, &ru0);
+	assert_int_equal(lw_power_import_csv(run, csv, &o), 0);
+	getrusage(RUSAGE_SELF, &ru1);
+	/* ru_maxrss is in KB: less than 16 MB more at the peak */
+	assert_true(ru1.ru_maxrss - ru0.ru_maxrss < 16 * 1024);
+	{
+		struct lw_power_data *d = lw_power_read(path);
+
+		assert_non_null(d);
+		assert_int_equal(d->rail[0].n, 301);	/* 1000.00 s .. 1003.00 s */
+		lw_power_data_free(d);
+	}
+	lw_test_rmdir(dir);
+}
+
+/* The sampler at 1 Hz over a run of 2.5 s: a sample at the start, one a
+ * second, and one when it is stopped, at once (it slept to its next tick
+ * and took none: a run of 3 s at the model's 1 Hz lost its last second,
+ * 3.786 J over 2.0 s).  The summary says the span its samples cover
+ * against the run's. */
+static void test_sampler_spans_the_run(void **st)
+{
+	char *dir = lw_test_tmpdir(), run_path[512], path[600];
+	struct lw_power_sampler_opts po = { .root = FIXTURE, .mask = LW_SRC_HWMON, .rate_hz = 1 };
+	struct timespec ts = { 2, 500000000 };
+	struct lw_power_data *d;
+	struct lw_rundir rd;
+	struct lw_run run;
+	struct lw_part *p;
+	uint64_t t_stop, t_stopped;
+	json_t *s, *tot;
+	int r;
+
+	snprintf(run_path, sizeof(run_path), "%s/run", dir);
+	assert_int_equal(lw_rundir_create(&rd, run_path, 0), 0);
+	lw_run_init(&run, &rd);
+	run.start_mono = lw_mono_ns();
+	p = lw_power_sampler_new(&po);
+	assert_non_null(p);
+	assert_int_equal(p->start(&run, p), 0);
+	nanosleep(&ts, NULL);
+	t_stop = lw_mono_ns();
+	p->stop(&run, p);
+	t_stopped = lw_mono_ns();
+	assert_int_equal(p->finish(&run, p), 0);
+	p->destroy(p);
+	/* stopped at once, not at the next tick 0.5 s later */
+	assert_true(t_stopped - t_stop < 200000000ULL);
+
+	snprintf(path, sizeof(path), "%s/power", run_path);
+	d = lw_power_read(path);
+	assert_non_null(d);
+	r = lw_power_find_rail(d, "ina219/power1");
+	assert_true(r >= 0);
+	assert_int_equal(d->rail[r].n, 4);	/* 0 s, 1 s, 2 s and the stop at 2.5 s */
+	assert_true(d->rail[r].pt[3].ts >= t_stop);
+	s = lw_power_summarize(d);
+	tot = json_object_get(s, "total");
+	assert_true(json_real_value(json_object_get(tot, "from_s")) < 0.1);
+	assert_true(json_real_value(json_object_get(tot, "to_s")) >= 2.5);
+	assert_true(json_real_value(json_object_get(tot, "duration_s")) >= 2.45);
+	assert_true(json_real_value(json_object_get(tot, "run_s")) >=
+		    json_real_value(json_object_get(tot, "to_s")));
+	json_decref(s);
+	lw_power_data_free(d);
+	lw_run_destroy(&run);	/* its journal too */
+	lw_test_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +668,10 @@ int main(void)
 		cmocka_unit_test(test_model_without_cpuidle),
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_import_csv),
+		cmocka_unit_test(test_import_idempotent),
+		cmocka_unit_test(test_import_nul),
+		cmocka_unit_test(test_import_memory),
+		cmocka_unit_test(test_sampler_spans_the_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

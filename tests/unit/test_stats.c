@@ -200,6 +200,59 @@ static void check_rank_sel(const uint64_t *v, size_t n, size_t step)
 	free(ref);
 }
 
+/* What a histogram cannot tell: a percentile in its overflow (a bound, not
+ * the overflow's max), samples over a threshold inside a straddled bucket
+ * or the overflow; the bound kept through JSON and merges. */
+static void test_hist_unknowns(void **st)
+{
+	struct lw_hist h, w, back;
+	struct lw_stats s;
+	json_t *j;
+	int known;
+
+	assert_int_equal(lw_hist_init(&h, 1000, 400), 0);	/* cyclictest -h 400 */
+	for (uint64_t i = 0; i < 986; i++)
+		lw_hist_add(&h, 20000 + i * 100, i);
+	for (uint64_t i = 0; i < 14; i++)			/* 14 beyond 400 us */
+		lw_hist_add(&h, 450000 + i * 100000, 986 + i);
+	lw_stats_from_hist(&s, &h);
+	assert_int_equal(s.above[1], 0);			/* p90: in the buckets */
+	assert_int_equal(s.above[2], 400000);			/* p99, p99.9: not known */
+	assert_int_equal(s.above[3], 400000);
+	assert_int_equal(s.pct[3], 0);
+	assert_int_equal(s.max, 1750000);
+	j = lw_stats_json(&s);
+	assert_true(json_is_null(json_object_get(j, "p99.9_ns")));
+	assert_int_equal(json_integer_value(json_object_get(j, "p99.9_above_ns")), 400000);
+	assert_null(json_object_get(j, "p90_above_ns"));
+	assert_int_equal(json_integer_value(json_object_get(j, "p90_ns")), 109999);
+	json_decref(j);
+	assert_int_equal(lw_hist_count_above(&h, 200000, &known), 14);
+	assert_true(known);
+	assert_int_equal(lw_hist_count_above(&h, 150500, &known), 14);	/* an empty bucket */
+	assert_true(known);
+	assert_int_equal(lw_hist_count_above(&h, 50050, &known), 14 + 676);
+	assert_false(known);					/* 50 us holds samples */
+	assert_int_equal(lw_hist_count_above(&h, 1000000, &known), 1);	/* the max, surely */
+	assert_false(known);
+	assert_int_equal(lw_hist_count_above(&h, 2000000, &known), 0);
+	assert_true(known);
+	/* kept through JSON, and a merge into a wider one keeps the lower bound */
+	j = lw_hist_json(&h);
+	assert_int_equal(lw_hist_from_json(&back, j), 0);
+	json_decref(j);
+	assert_int_equal(back.overflow_from, 400000);
+	assert_int_equal(lw_hist_init(&w, 1000, 1000), 0);
+	lw_hist_add(&w, 5000, 0);
+	assert_int_equal(lw_hist_merge(&w, &back), 0);
+	assert_int_equal(w.overflow_from, 400000);
+	lw_stats_from_hist(&s, &w);
+	assert_int_equal(s.above[4], 400000);
+	lw_hist_free(&h);
+	lw_hist_free(&w);
+	lw_hist_free(&back);
+}
+
 static void test_rank_sel_matches_sort(void **st)
 {
 	uint64_t seed = 7;
@@ -247,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_hist_json_round_trip),
 		cmocka_unit_test(test_hist_merge),
 		cmocka_unit_test(test_hist_limit),
+		cmocka_unit_test(test_hist_unknowns),
 		cmocka_unit_test(test_rank_sel_matches_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

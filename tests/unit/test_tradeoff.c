@@ -6,6 +6,8 @@
 #include "tests/unit/lw_test.h"
 #include "boards/board.h"
 #include "analysis/tradeoff.h"
+#include "analysis/analyze.h"
+#include "lib/rundir.h"
 
 static const char board_yaml[] =
 	"format: 1\n"
@@ -108,10 +110,84 @@ static void test_power_and_recommendation(void **st)
 	lw_board_free(b);
 }
 
+static json_t *analyze_with(const char *run, const char *board)
+{
+	struct lw_analyze_opts o;
+	struct lw_summary sum;
+	struct lw_rundir rd;
+	json_t *doc;
+	int partial, q;
+
+	lw_analyze_opts_default(&o);
+	o.board = board;
+	assert_int_equal(lw_rundir_open(&rd, run), 0);
+	q = lw_set_quiet(1);
+	assert_true(lw_analyze_run(&rd, &o, &sum, &doc, &partial) >= 0);
+	lw_set_quiet(q);
+	lw_summary_free(&sum);
+	lw_rundir_close(&rd);
+	return doc;
+}
+
+static const json_t *budget(const json_t *doc, const char *metric)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "checks"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "metric")) ?: "", metric))
+			return r;
+	fail_msg("no check of '%s'", metric);
+	return NULL;
+}
+
+/* The same quantity, the same figure: analyzed with board rpi4 after the
+ * run's power was estimated with another board's model, the budget read
+ * that model's figure (1999 mW) beside rpi4's trade-off (4240 mW).  Now
+ * RUN/power is estimated again with rpi4's model, the budget says which
+ * model it is, and the trade-off says it is another quantity. */
+static void test_power_figures_agree(void **st)
+{
+	char *dir = lw_test_tmpdir(), run[512], cmd[1200];
+	json_t *a, *b;
+	const json_t *r;
+	double w;
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(cmd, sizeof(cmd), "cp -r tests/data/trace-run '%s'", run);
+	assert_int_equal(system(cmd), 0);
+	a = analyze_with(run, "imx8mp-evk");
+	b = analyze_with(run, "rpi4");
+	w = json_real_value(json_object_get(json_object_get(json_object_get(b, "power"), "total"),
+					    "average_w"));
+	r = budget(b, "power");
+	assert_true(fabs(json_number_value(json_object_get(r, "measured")) - w * 1e3) < 1e-6);
+	assert_non_null(strstr(json_string_value(json_object_get(r, "message")),
+			       "the run's power, estimated: board rpi4 energy model"));
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(json_object_get(b,
+			"power"), "total"), "basis")), "estimated: board rpi4 energy model"));
+	/* rpi4's model, not the one before */
+	assert_true(fabs(w - json_real_value(json_object_get(json_object_get(json_object_get(a,
+			"power"), "total"), "average_w"))) > 0.1);
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(b, "tradeoff"),
+			"power")), "board rpi4's energy model over this run's idle residency"));
+	json_decref(a);
+	json_decref(b);
+	/* a fresh rpi4 analysis gives the same power */
+	snprintf(cmd, sizeof(cmd), "rm -f '%s/power' '%s/idle.json'", run, run);
+	assert_int_equal(system(cmd), 0);
+	b = analyze_with(run, "rpi4");
+	assert_true(fabs(w - json_real_value(json_object_get(json_object_get(json_object_get(b,
+			"power"), "total"), "average_w"))) < 1e-9);
+	json_decref(b);
+	lw_test_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_power_and_recommendation),
+		cmocka_unit_test(test_power_figures_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

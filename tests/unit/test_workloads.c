@@ -218,7 +218,7 @@ static void write_audio(const char *dir, int n, int xruns)
 	for (int i = 0; i < n; i++) {
 		struct lw_audio_record rec = {
 			.boundary_ns = 5000000 + (uint64_t)i * 2666666, .period = (uint64_t)i,
-			.irq_ns = 1000, .wakeup_ns = (uint32_t)(i + 1) * 100, .proc_ns = 800000,
+			.irq_ns = 1000, .wakeup_ns = (uint64_t)(i + 1) * 100, .proc_ns = 800000,
 			.slack_ns = i < xruns ? -5000 * (i + 1) : 1800000,
 			.flags = i < xruns ? LW_REC_MISS : 0,
 		};
@@ -323,6 +323,127 @@ static void test_summaries(void **state)
 	lw_test_rmdir(dir);
 }
 
+/* A stall of seconds (past 2^32 ns) is whole in the records and their
+ * summaries: durations were held in 32 bits, saturated at 4.29 s, and the
+ * slack at -2.15 s, so a 7 s stall read as 2147 ms late. */
+static void test_long_stalls(void **state)
+{
+	char *dir = lw_test_tmpdir(), path[512];
+	const uint64_t stall = 7000000000ULL;
+	struct lw_records_hdr ha = {
+		.record_size = sizeof(struct lw_audio_record), .start_mono = 1000,
+		.kind = "audio", .instance = "audio", .interval_num = 1000000, .interval_den = 1,
+		.streams = 1,
+	}, hv = ha;
+	struct lw_audio_record a = {
+		.boundary_ns = 5000000, .irq_ns = stall - 1000, .wakeup_ns = 5000000000ULL,
+		.proc_ns = 4500000000ULL, .slack_ns = -(int64_t)stall, .flags = LW_REC_MISS,
+	};
+	struct lw_video_record v = {
+		.vsync_ns = 5000000, .capture_ns = 4400000000ULL, .dma_ns = 4300000000ULL,
+		.wakeup_ns = 4600000000ULL, .proc_ns = 4700000000ULL, .latency_ns = stall,
+		.slack_ns = -(int64_t)stall, .flags = LW_REC_MISS,
+	};
+	uint64_t written, dropped;
+	struct lw_records *w;
+	struct lw_rec_ring *r;
+	json_t *s, *o;
+
+	hv.record_size = sizeof(struct lw_video_record);
+	snprintf(hv.kind, sizeof(hv.kind), "video");
+	snprintf(hv.instance, sizeof(hv.instance), "video");
+	snprintf(path, sizeof(path), "%s/audio.records", dir);
+	assert_non_null(w = lw_records_create(path, &ha));
+	assert_non_null(r = lw_records_ring(w, 64));
+	assert_int_equal(lw_records_start(w), 0);
+	assert_int_equal(lw_rec_push(r, &a), 0);
+	assert_int_equal(lw_records_close(w, &written, &dropped), 0);
+	snprintf(path, sizeof(path), "%s/video.records", dir);
+	assert_non_null(w = lw_records_create(path, &hv));
+	assert_non_null(r = lw_records_ring(w, 64));
+	assert_int_equal(lw_records_start(w), 0);
+	assert_int_equal(lw_rec_push(r, &v), 0);
+	assert_int_equal(lw_records_close(w, &written, &dropped), 0);
+
+	s = lw_workload_summaries(dir);
+	assert_non_null(s);
+	o = json_object_get(s, "audio");
+	assert_int_equal(geti(o, "worst_slack_ns"), -(json_int_t)stall);
+	assert_int_equal(geti(json_array_get(json_object_get(o, "xrun_list"), 0), "lateness_ns"),
+			 stall);
+	assert_int_equal(geti(json_object_get(o, "irq_ns"), "max"), stall - 1000);
+	assert_int_equal(geti(json_object_get(o, "wakeup_ns"), "max"), 5000000000LL);
+	assert_int_equal(geti(json_object_get(o, "latency_ns"), "max"), 5000000000LL + stall - 1000);
+	assert_int_equal(geti(json_object_get(o, "proc_ns"), "max"), 4500000000LL);
+	o = json_object_get(s, "video");
+	assert_int_equal(geti(o, "worst_slack_ns"), -(json_int_t)stall);
+	assert_int_equal(geti(json_array_get(json_object_get(o, "dropped_list"), 0), "lateness_ns"),
+			 stall);
+	assert_int_equal(geti(json_object_get(o, "latency_ns"), "max"), stall);
+	assert_int_equal(geti(json_object_get(o, "capture_ns"), "max"), 4400000000LL);
+	assert_int_equal(geti(json_object_get(o, "wakeup_ns"), "max"), 4600000000LL);
+	assert_int_equal(geti(json_object_get(o, "proc_ns"), "max"), 4700000000LL);
+	json_decref(s);
+	lw_test_rmdir(dir);
+}
+
+/* Files of version 1 (40- and 48-byte records, 32-bit durations) still read. */
+static void test_records_v1(void **state)
+{
+	char *dir = lw_test_tmpdir(), path[512];
+	unsigned char b[LW_RECORDS_HDR + sizeof(struct lw_video_record_v1)] = "LWRECORD";
+	struct lw_audio_record_v1 a = {
+		.boundary_ns = 5000000, .irq_ns = 1000, .wakeup_ns = 2000, .proc_ns = 3000,
+		.slack_ns = -4000, .cpu = 1, .flags = LW_REC_MISS,
+	};
+	struct lw_video_record_v1 v = {
+		.vsync_ns = 5000000, .capture_ns = 100, .wakeup_ns = 200, .proc_ns = 300,
+		.latency_ns = 9000, .slack_ns = -500, .cpu = 1, .flags = LW_REC_MISS,
+	};
+	uint32_t ver = 1, size = sizeof(a), streams = 1;
+	uint64_t start = 1000, num = 1000000, den = 1;
+	json_t *s, *o;
+
+	memcpy(b + 8, &ver, 4);
+	memcpy(b + 16, &start, 8);
+	memcpy(b + 72, &num, 8);
+	memcpy(b + 80, &den, 8);
+	memcpy(b + 88, &streams, 4);
+	memcpy(b + 12, &size, 4);
+	memcpy(b + 24, "audio", 5);
+	memcpy(b + 40, "audio", 5);
+	memcpy(b + LW_RECORDS_HDR, &a, sizeof(a));
+	snprintf(path, sizeof(path), "%s/audio.records", dir);
+	lw_test_write(path, b, LW_RECORDS_HDR + sizeof(a));
+	size = sizeof(v);
+	memcpy(b + 12, &size, 4);
+	memcpy(b + 24, "video", 5);
+	memcpy(b + 40, "video", 5);
+	memcpy(b + LW_RECORDS_HDR, &v, sizeof(v));
+	snprintf(path, sizeof(path), "%s/video.records", dir);
+	lw_test_write(path, b, LW_RECORDS_HDR + sizeof(v));
+
+	s = lw_workload_summaries(dir);
+	assert_non_null(s);
+	o = json_object_get(s, "audio");
+	assert_int_equal(geti(o, "xruns"), 1);
+	assert_int_equal(geti(o, "worst_slack_ns"), -4000);
+	assert_int_equal(geti(json_object_get(o, "latency_ns"), "max"), 3000);
+	assert_int_equal(geti(json_object_get(o, "proc_ns"), "max"), 3000);
+	o = json_object_get(s, "video");
+	assert_int_equal(geti(o, "dropped"), 1);
+	assert_int_equal(geti(o, "worst_slack_ns"), -500);
+	assert_int_equal(geti(json_object_get(o, "latency_ns"), "max"), 9000);
+	json_decref(s);
+
+	/* a version 1 header with a version 2 record size is refused */
+	size = sizeof(struct lw_video_record);
+	memcpy(b + 12, &size, 4);
+	lw_test_write(path, b, LW_RECORDS_HDR);
+	assert_error(lw_workload_summaries(dir) == NULL, "a video record of version 1 is 48 bytes");
+	lw_test_rmdir(dir);
+}
+
 static void test_run_option(void **state)
 {
 	char *ok[] = { "run", "-o", "R", "-w", "audio", "--workload=video:fps=30,width=640,height=480",
@@ -357,6 +478,8 @@ int main(void)
 		cmocka_unit_test(test_format_round_trip),
 		cmocka_unit_test(test_records_round_trip),
 		cmocka_unit_test(test_summaries),
+		cmocka_unit_test(test_long_stalls),
+		cmocka_unit_test(test_records_v1),
 		cmocka_unit_test(test_run_option),
 	};
 
