@@ -183,7 +183,7 @@ static void test_unknowns(void **st)
 			       "is in its histogram's overflow (200 us or more)"));
 	m = find_metric(doc, "cyclic.missed");
 	assert_non_null(strstr(json_string_value(json_object_get(m, "note")),
-			       "does not record missed periods"));
+			       "did not count missed periods (imported)"));
 	m = find_metric(doc, "cyclic.over:300us");
 	assert_non_null(strstr(json_string_value(json_object_get(m, "note")), "cannot count"));
 	m = find_metric(doc, "cyclic.p90");
