@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -729,10 +730,181 @@ static struct lw_board *board_new(void)
 	return b;
 }
 
+/* [user@]host: a user and a host of letters, digits, '.', '_' and '-' (the
+ * host also ':' and '%' for IPv6), neither starting with '-': nothing that
+ * ssh would read as an option or that a ProxyCommand of the ssh
+ * configuration could expand into shell syntax. */
+int lw_ssh_dest_ok(const char *s)
+{
+	const char *at = strchr(s, '@'), *host = at ? at + 1 : s;
+	size_t ulen = at ? (size_t)(at - s) : 0;
+	static const char word[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+
+	if (at && (!ulen || strspn(s, word) != ulen || s[0] == '-'))
+		return 0;
+	if (!*host || host[0] == '-' || host[0] == '.')
+		return 0;
+	for (const char *p = host; *p; p++)
+		if (!strchr(word, *p) && *p != ':' && *p != '%')
+			return 0;
+	return 1;
+}
+
+/*
+ * The ssh -o options a board file may give.  None carries a command, a
+ * program or library to load, another configuration to read (Include,
+ * Match, Host), a jump host (ProxyJump starts another ssh through a shell,
+ * under the jump host's own configuration), a forwarding, an environment,
+ * or a file that ssh writes: a known-hosts file of the board's is only read
+ * (see lw_board->target.known_hosts).  The rest go in --ssh-option, given
+ * by whoever runs latwatt, or in their ssh configuration.
+ */
+enum sshv {
+	SV_WORD,	/* one word: letters, digits, and .,_+-^@: (yes, 22, aes128-ctr,+ssh-rsa) */
+	SV_WORDS,	/* words of that kind separated by spaces (IPQoS, RekeyLimit) */
+	SV_USER,	/* a user name as in lw_ssh_dest_ok() */
+	SV_HOST,	/* a host name as in lw_ssh_dest_ok() */
+	SV_PATH,	/* a file ssh only reads: printable, no quotes */
+	SV_KNOWN,	/* UserKnownHostsFile: a path, made read-only by latwatt target */
+};
+
+static const struct {
+	const char *name;
+	enum sshv v;
+} ssh_allowed[] = {
+	{ "AddressFamily", SV_WORD },		{ "BatchMode", SV_WORD },
+	{ "CertificateFile", SV_PATH },		{ "CheckHostIP", SV_WORD },
+	{ "Ciphers", SV_WORD },			{ "Compression", SV_WORD },
+	{ "ConnectionAttempts", SV_WORD },	{ "ConnectTimeout", SV_WORD },
+	{ "GlobalKnownHostsFile", SV_PATH },	{ "HashKnownHosts", SV_WORD },
+	{ "HostbasedAcceptedAlgorithms", SV_WORD }, { "HostKeyAlgorithms", SV_WORD },
+	{ "HostKeyAlias", SV_HOST },		{ "IdentitiesOnly", SV_WORD },
+	{ "IdentityFile", SV_PATH },		{ "IPQoS", SV_WORDS },
+	{ "KbdInteractiveAuthentication", SV_WORD }, { "KexAlgorithms", SV_WORD },
+	{ "MACs", SV_WORD },			{ "NumberOfPasswordPrompts", SV_WORD },
+	{ "PasswordAuthentication", SV_WORD },	{ "Port", SV_WORD },
+	{ "PreferredAuthentications", SV_WORD }, { "PubkeyAcceptedAlgorithms", SV_WORD },
+	{ "PubkeyAcceptedKeyTypes", SV_WORD },	{ "PubkeyAuthentication", SV_WORD },
+	{ "RekeyLimit", SV_WORDS },		{ "ServerAliveCountMax", SV_WORD },
+	{ "ServerAliveInterval", SV_WORD },	{ "StrictHostKeyChecking", SV_WORD },
+	{ "TCPKeepAlive", SV_WORD },		{ "UpdateHostKeys", SV_WORD },
+	{ "User", SV_USER },			{ "UserKnownHostsFile", SV_KNOWN },
+	{ "VerifyHostKeyDNS", SV_WORD },
+};
+
+/* Why an option that is not allowed is not, for the ones people reach for. */
+static const char *ssh_refusal(const char *key, size_t len)
+{
+	static const struct {
+		const char *name, *why;
+	} never[] = {
+		{ "PermitLocalCommand", "lets LocalCommand run a command" },
+		{ "Include", "reads another ssh configuration" },
+		{ "Match", "applies configuration by conditions, 'exec' runs a command" },
+		{ "Host", "starts a configuration block" },
+		{ "ProxyJump", "starts another ssh through a shell, under the jump host's own "
+			       "configuration" },
+		{ "ProxyUseFdpass", "belongs with ProxyCommand" },
+		{ "PKCS11Provider", "loads a library" },
+		{ "SecurityKeyProvider", "loads a library" },
+		{ "IdentityAgent", "talks to an agent socket the file names" },
+		{ "ForwardAgent", "hands this machine's keys to the board" },
+		{ "ControlPath", "creates a socket where the file says" },
+		{ "ControlMaster", "shares connections through a socket" },
+		{ "LogLevel", "would print ssh's debugging of this machine's files" },
+	};
+	static const char cmd[] = "command";
+
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (strlen(never[i].name) == len && !strncasecmp(never[i].name, key, len))
+			return never[i].why;
+	if (len > sizeof(cmd) - 1 && !strncasecmp(key + len - (sizeof(cmd) - 1), cmd, sizeof(cmd) - 1))
+		return "runs a command";
+	if (len > 7 && (!strncasecmp(key + len - 7, "Forward", 7) ||
+			!strncasecmp(key, "Forward", 7) || !strncasecmp(key, "Tunnel", 6)))
+		return "forwards connections";
+	if (len > 3 && !strncasecmp(key + len - 3, "Env", 3))
+		return "passes an environment";
+	return "is not among the options a board file may give";
+}
+
+static int ssh_value_ok(enum sshv v, const char *s)
+{
+	static const char word[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,_+-^@:";
+	char buf[256];
+
+	if (!*s)
+		return 0;
+	switch (v) {
+	case SV_WORD:
+		return strspn(s, word) == strlen(s);
+	case SV_WORDS:
+		for (const char *p = s; *p; p++)
+			if (!strchr(word, *p) && !(*p == ' ' && p > s && p[-1] != ' ' && p[1]))
+				return 0;
+		return 1;
+	case SV_USER:
+	case SV_HOST:
+		if ((size_t)snprintf(buf, sizeof(buf), v == SV_USER ? "%s@x" : "%s", s) >= sizeof(buf))
+			return 0;
+		return !strchr(s, '@') && lw_ssh_dest_ok(buf);
+	case SV_PATH:
+	case SV_KNOWN:
+		for (const char *p = s; *p; p++)
+			if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '"' || *p == '\\')
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One ssh -o option of a board file: "Key=value" or "Key value" (ssh reads
+ * both, the key in any case).  0 when allowed; -1 with @why set otherwise.
+ * @known is set when it is a UserKnownHostsFile other than none or /dev/null.
+ */
+int lw_ssh_option_check(const char *opt, const char **why, int *known)
+{
+	size_t k = 0, i;
+	const char *v;
+
+	while (isalnum((unsigned char)opt[k]))
+		k++;
+	if (!k || (opt[k] != '=' && opt[k] != ' ' && opt[k] != '\t')) {
+		*why = "not an ssh option Key=value or Key value";
+		return -1;
+	}
+	for (v = opt; *v; v++)
+		if (((unsigned char)*v < ' ' && *v != '\t') || *v == 0x7f) {
+			*why = "holds a control character";
+			return -1;
+		}
+	for (i = 0; i < sizeof(ssh_allowed) / sizeof(ssh_allowed[0]); i++)
+		if (strlen(ssh_allowed[i].name) == k && !strncasecmp(ssh_allowed[i].name, opt, k))
+			break;
+	if (i == sizeof(ssh_allowed) / sizeof(ssh_allowed[0])) {
+		*why = ssh_refusal(opt, k);
+		return -1;
+	}
+	/* as ssh splits it: blanks, at most one '=', blanks */
+	v = opt + k + strspn(opt + k, " \t");
+	if (*v == '=')
+		v += 1 + strspn(v + 1, " \t");
+	if (!ssh_value_ok(ssh_allowed[i].v, v)) {
+		*why = "has a value this option does not take in a board file";
+		return -1;
+	}
+	if (ssh_allowed[i].v == SV_KNOWN && strcasecmp(v, "none") && strcmp(v, "/dev/null"))
+		*known = 1;
+	return 0;
+}
+
 /*
  * target: { ssh: root@board, port: 22, identity: FILE, dir: /tmp, options: [..] }
- * Values travel to ssh as single arguments, never through a shell; the host
- * part cannot start with '-' (ssh would read it as an option).
+ * Values travel to ssh as single arguments, never through a shell; neither
+ * the destination nor an option can make ssh run a command (above).
  */
 static int parse_target(struct ctx *c, struct lw_board *b, const struct lw_ynode *m)
 {
@@ -749,8 +921,9 @@ static int parse_target(struct ctx *c, struct lw_board *b, const struct lw_ynode
 		return bad(c, m, "target.ssh", "missing ([user@]host of the board)");
 	if (get_str(c, v, "target.ssh", &b->target.ssh) < 0)
 		return -1;
-	if (!*b->target.ssh || b->target.ssh[0] == '-' || strpbrk(b->target.ssh, " \t\n"))
-		return bad(c, v, "target.ssh", "'%s' is not a [user@]host", b->target.ssh);
+	if (!lw_ssh_dest_ok(b->target.ssh))
+		return bad(c, v, "target.ssh", "not a [user@]host (letters, digits, '.', '_', '-', "
+			   "not starting with '-')");
 	if ((v = lw_ymap_get(m, "port"))) {
 		if (get_uint(c, v, "target.port", 65535, &port) < 0)
 			return -1;
@@ -769,10 +942,19 @@ static int parse_target(struct ctx *c, struct lw_board *b, const struct lw_ynode
 	if ((v = lw_ymap_get(m, "options")) &&
 	    get_strlist(c, v, "target.options", &b->target.options, &b->target.noptions) < 0)
 		return -1;
-	for (int i = 0; i < b->target.noptions; i++)
-		if (!strchr(b->target.options[i], '=') || b->target.options[i][0] == '-')
-			return bad(c, v, "target.options", "'%s' is not an ssh option Key=value",
-				   b->target.options[i]);
+	for (int i = 0; i < b->target.noptions; i++) {
+		const struct lw_ynode *o = v->type == LW_Y_SEQ ? v->kid[i] : v;
+		const char *why;
+		char key[64];
+		size_t k = strspn(b->target.options[i], "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+
+		snprintf(key, sizeof(key), "target.options[%d]", i);
+		if (lw_ssh_option_check(b->target.options[i], &why, &b->target.known_hosts) < 0)
+			return bad(c, o, key, "%s%.*s%s%s (see SECURITY in latwatt(1))",
+				   k && k < 40 ? "ssh option " : "", k && k < 40 ? (int)k : 0,
+				   b->target.options[i], k && k < 40 ? ": " : "", why);
+	}
 	return 0;
 }
 

@@ -60,7 +60,9 @@ static const char usage[] =
 "  -p, --port PORT         ssh port (default: target.port, else ssh's)\n"
 "  -i, --identity FILE     private key (default: target.identity)\n"
 "  -O, --ssh-option OPT    an ssh -o option, e.g. StrictHostKeyChecking=accept-new\n"
-"                          (repeatable; added to target.options)\n"
+"                          (repeatable; ahead of target.options, which a board\n"
+"                          file may fill only from an allow-list: man latwatt,\n"
+"                          SECURITY)\n"
 "  -b, --board NAME|FILE   the board file: its target: section, and copied along\n"
 "                          as the remote run's --board\n"
 "  -o, --output RUN        local run directory to create (must not exist)\n"
@@ -147,6 +149,16 @@ static int ssh_argv(struct argv *a, const struct target *t, int tty, const char 
 	rc |= argv_add(a, "ServerAliveCountMax=6");
 	rc |= argv_add(a, "-o");
 	rc |= argv_add(a, "LogLevel=ERROR");
+	if (t->board && t->board->target.known_hosts) {
+		/* the board file's known-hosts file is only read (ssh takes the
+		 * first value given: these come before every -o option) */
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, "StrictHostKeyChecking=yes");
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, "UpdateHostKeys=no");
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, "CheckHostIP=no");
+	}
 	if (t->port) {
 		rc |= argv_add(a, "-p");
 		rc |= argv_add(a, t->port_s);
@@ -848,8 +860,9 @@ int cmd_target(int argc, char **argv)
 		error("no board to reach: give --ssh [USER@]HOST, or a board file with a target: section");
 		goto out;
 	}
-	if (t.ssh[0] == '-' || strpbrk(t.ssh, " \t\n")) {
-		error("--ssh '%s' is not a [USER@]HOST", t.ssh);
+	if (!lw_ssh_dest_ok(t.ssh)) {
+		error("--ssh '%s' is not a [USER@]HOST (letters, digits, '.', '_', '-', not "
+		      "starting with '-')", t.ssh);
 		goto out;
 	}
 	if (t.dir[0] != '/' || strchr(t.dir, '\n')) {

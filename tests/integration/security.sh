@@ -194,4 +194,66 @@ sed 's/^name:.*/name: planted/' "$TOP/boards/qemu-x86_64.yaml" >"$TMP/cwd/boards
 	fail "no-boards-from-cwd" "$(cat "$TMP/out")"
 (cd "$TMP/cwd" && "$LATWATT" boards show ./boards/planted.yaml >/dev/null 2>&1) &&
 	pass "explicit-board-path-in-cwd" || fail "explicit-board-path-in-cwd"
+
+# ---- ssh options from board files ----------------------------------------------
+# A board file's target.options went to ssh -o unchecked: ProxyCommand (in
+# any case, as Key=value or Key value) ran a command as root before ssh even
+# connected.  Now an allow-list, refused with the file and line.
+if command -v ssh >/dev/null 2>&1; then
+	mkdir -p "$TMP/bd"
+	n=0
+	for o in "ProxyCommand=sh -c 'id > $TMP/pwned-ssh'" "proxycommand sh -c 'id>$TMP/pwned-ssh;x=1'" \
+		 "LocalCommand=id >$TMP/pwned-ssh" "KnownHostsCommand=/bin/sh -c 'id >$TMP/pwned-ssh'" \
+		 "Include=$TMP/bd/evil.conf" "Match=exec \"id >$TMP/pwned-ssh\""; do
+		n=$((n + 1))
+		printf 'ProxyCommand sh -c "id >%s"\n' "$TMP/pwned-ssh" >"$TMP/bd/evil.conf"
+		printf 'format: 1\nname: evil%d\ntarget:\n  ssh: root@127.0.0.1\n  options:\n    - Port=9\n    - %s\n' \
+			"$n" "'$(printf '%s' "$o" | sed "s/'/''/g")'" >"$TMP/bd/evil$n.yaml"
+		rm -f "$TMP/pwned-ssh"
+		"$LATWATT" target -b "$TMP/bd/evil$n.yaml" -o "$TMP/tgt$n" -t 2 -- -d 1s >"$TMP/out" 2>&1; rc=$?
+		if [ -e "$TMP/pwned-ssh" ]; then
+			fail "board-ssh-option-refused-$n" "ran as $(cat "$TMP/pwned-ssh")"
+		elif [ $rc -eq 2 ] && grep -q "evil$n.yaml:7:7: target.options\[1\]: ssh option" "$TMP/out"; then
+			pass "board-ssh-option-refused-$n"
+		else
+			fail "board-ssh-option-refused-$n" "rc=$rc $(cat "$TMP/out")"
+		fi
+	done
+	# the same board found by name through LATWATT_BOARDS (a folder of root's)
+	rm -f "$TMP/pwned-ssh"
+	LATWATT_BOARDS=$TMP/bd "$LATWATT" target -b evil1 -o "$TMP/tgt-env" -t 2 -- -d 1s >"$TMP/out" 2>&1; rc=$?
+	[ ! -e "$TMP/pwned-ssh" ] && [ $rc -eq 2 ] && grep -q "evil1.yaml:7:7" "$TMP/out" &&
+		pass "board-ssh-option-refused-by-name" ||
+		fail "board-ssh-option-refused-by-name" "rc=$rc $(cat "$TMP/out")"
+else
+	skip "board-ssh-option-refused" "needs ssh (openssh-client)"
+fi
+# what reaches ssh's argv, seen by a stand-in ssh: the destination after
+# "--", a board's own known-hosts file only read (StrictHostKeyChecking=yes
+# and no host key written, ahead of every option of the board's)
+mkdir -p "$TMP/fakebin" "$TMP/bd2"
+printf '#!/bin/sh\nfor a; do printf "%%s\\n" "$a"; done >>"%s"\nexit 255\n' "$TMP/ssh-argv" >"$TMP/fakebin/ssh"
+chmod 755 "$TMP/fakebin/ssh"
+printf 'format: 1\nname: lab\ntarget:\n  ssh: root@127.0.0.1\n  options: [StrictHostKeyChecking=accept-new, "UserKnownHostsFile=%s"]\n' \
+	"$TMP/bd2/known_hosts" >"$TMP/bd2/lab.yaml"
+rm -f "$TMP/ssh-argv"
+PATH=$TMP/fakebin:$PATH "$LATWATT" target -b "$TMP/bd2/lab.yaml" -o "$TMP/tgt-lab" -t 2 >"$TMP/out" 2>&1
+yes=$(grep -n -x 'StrictHostKeyChecking=yes' "$TMP/ssh-argv" 2>/dev/null | head -1 | cut -d: -f1)
+new=$(grep -n -x 'StrictHostKeyChecking=accept-new' "$TMP/ssh-argv" 2>/dev/null | head -1 | cut -d: -f1)
+if [ -n "$yes" ] && [ -n "$new" ] && [ "$yes" -lt "$new" ] &&
+	grep -q -x 'UpdateHostKeys=no' "$TMP/ssh-argv" && grep -q -x 'CheckHostIP=no' "$TMP/ssh-argv" &&
+	[ "$(grep -A1 -x -- '--' "$TMP/ssh-argv" | tail -1)" = root@127.0.0.1 ]; then
+	pass "board-known-hosts-read-only"
+else
+	fail "board-known-hosts-read-only" "$(tr '\n' ' ' <"$TMP/ssh-argv" 2>/dev/null) $(cat "$TMP/out")"
+fi
+for d in "root@-oProxyCommand=id" "a\$(id)@host" "root@host;id"; do
+	printf 'format: 1\nname: dest\ntarget:\n  ssh: "%s"\n' "$d" >"$TMP/bd2/dest.yaml"
+	rm -f "$TMP/ssh-argv"
+	PATH=$TMP/fakebin:$PATH "$LATWATT" target -b "$TMP/bd2/dest.yaml" -o "$TMP/tgt-d" -t 2 >"$TMP/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$TMP/ssh-argv" ] && grep -q "dest.yaml:4:8: target.ssh: not a" "$TMP/out" &&
+		pass "board-ssh-destination-checked $d" ||
+		fail "board-ssh-destination-checked $d" "rc=$rc $(cat "$TMP/out")"
+done
+
 finish
