@@ -284,9 +284,17 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 	}
 	t->tep = tracecmd_get_tep(t->h);
 	set_max_id(t);
-	t->cpus = tep_get_cpus(t->tep);
-	if (info.cpus > t->cpus)
-		t->cpus = info.cpus;
+	/* every per-CPU table is indexed up to the data ranges the check
+	 * read (info.cpus of them); libtracecmd's own count must agree */
+	t->cpus = info.cpus;
+	if (tep_get_cpus(t->tep) != info.cpus) {
+		error("%s: libtracecmd reads %d CPUs, the file's header %d", path,
+		      tep_get_cpus(t->tep), info.cpus);
+		lw_trace_close(t);
+		free(info.cpu_off);
+		free(info.cpu_size);
+		return NULL;
+	}
 	snprintf(t->clock, sizeof(t->clock), "%s", info.clock);
 	t->pending = calloc((size_t)t->cpus + 1, sizeof(*t->pending));
 	t->heap = calloc((size_t)t->cpus + 1, sizeof(*t->heap));

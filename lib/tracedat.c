@@ -1088,8 +1088,23 @@ static int check_v6(struct rd *r)
 			if (id == LW_TDOPT_BUFFER)
 				return error("%s: byte %llu: buffer instances in a version 6 file are "
 					     "not read", r->path, (unsigned long long)(r->off - 2));
-			if (rd_size(r, 4, &n, MAX_OPTION, "option size") < 0 ||
-			    check_option(r, id, n) < 0)
+			if (rd_size(r, 4, &n, MAX_OPTION, "option size") < 0)
+				return -1;
+			if (id == LW_TDOPT_CPUCOUNT && n == 4) {
+				/* libtracecmd sizes its CPU tables by this one,
+				 * the data ranges below come by the header's */
+				uint64_t oc;
+
+				if (rd_le(r, 4, &oc, "cpu count option") < 0)
+					return -1;
+				if (oc != cpus)
+					return error("%s: byte %llu: the cpu count option says %llu "
+						     "CPUs, the header %llu", r->path,
+						     (unsigned long long)(r->off - 4),
+						     (unsigned long long)oc, (unsigned long long)cpus);
+				continue;
+			}
+			if (check_option(r, id, n) < 0)
 				return -1;
 			if (id == LW_TDOPT_TRACECLOCK)
 				has_clock = 1;
