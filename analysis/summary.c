@@ -8,6 +8,7 @@
 #include "analysis/summary.h"
 #include "analysis/teststat.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/monitor.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
@@ -309,8 +310,9 @@ out:
 
 static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, const char *path)
 {
-	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_manifest_is_complete(rd->manifest) ?
-							     0 : LW_SAMPLES_PARTIAL_OK);
+	struct lw_samples_reader *r = lw_samples_open_max(path, lw_manifest_is_complete(rd->manifest) ?
+							  0 : LW_SAMPLES_PARTIAL_OK,
+							  lw_manifest_samples_written(rd->manifest));
 	struct lw_sample smp;
 	struct lw_rank_sel *sel = NULL;
 	size_t *ser = NULL, nsel = 0;
@@ -412,7 +414,7 @@ out:
  * "histogram":{…lw_hist_json…}}]}}} — written by `latwatt import`. */
 static int load_histograms(struct lw_summary *sum, const char *path)
 {
-	json_t *doc = lw_json_load(path), *probes, *p, *c;
+	json_t *doc = lw_json_load_flags(path, LW_IN_NOFOLLOW, LW_CAP_JSON), *probes, *p, *c;
 	const char *name;
 	size_t i;
 	int ret = -1;
@@ -643,22 +645,24 @@ out:
 /* RUN/monitor (lib/monitor.h): a header line, then one line per interval. */
 static int load_monitor(struct lw_summary *sum, const char *path)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = lw_in_fopen(path, LW_IN_NOFOLLOW, LW_CAP_TEXT);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
-	int ret = 0;
+	int ret = 0, rerr = 0;
 
 	if (!f)
-		return error_errno("cannot open %s", path);
-	while (ret == 0 && (n = getline(&line, &cap, f)) > 0) {
+		return -1;
+	/* a line is an interval's histograms: 16 MB is far past any */
+	while (ret == 0 && (n = lw_in_getline(&line, &cap, f, 16 << 20, path, (long)lineno + 1,
+					      &rerr)) > 0) {
 		json_error_t err;
 		json_t *j;
 
 		lineno++;
 		j = json_loadb(line, (size_t)n, 0, &err);
 		if (!j) {
-			ret = error("%s:%zu:%d: %s", path, lineno, err.column, err.text);
+			ret = error("%s:%zu:%d: %s", path, lineno, err.column, lw_json_problem(&err));
 			break;
 		}
 		if (lineno == 1) {
@@ -683,8 +687,8 @@ static int load_monitor(struct lw_summary *sum, const char *path)
 		}
 		json_decref(j);
 	}
-	if (ret == 0 && ferror(f))
-		ret = error_errno("cannot read %s", path);
+	if (ret == 0 && rerr < 0)
+		ret = -1;
 	if (ret == 0 && !lineno)
 		ret = error("%s: empty", path);
 	free(line);

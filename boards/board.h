@@ -112,6 +112,10 @@ struct lw_board {
 	struct lw_budget *budget;
 	int nbudget;
 
+	char *text;			/* the file's bytes as read and parsed (NULL:
+					 * none); RUN/board.yaml gets these */
+	size_t text_len;
+
 	struct {			/* target: how `latwatt target` reaches the board */
 		char *ssh;		/* [user@]host; NULL: no target section */
 		unsigned port;		/* 0: ssh's default */

@@ -34,8 +34,10 @@
 #include "boards/board.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "lib/safefile.h"
 #include "lib/shquote.h"
 
 #ifndef LW_TARGET_LIBDIR
@@ -186,7 +188,21 @@ static int ssh_argv(struct argv *a, const struct target *t, int tty, const char 
  */
 static pid_t spawn(const struct argv *a, int in, int out, int close_fd)
 {
-	pid_t pid = fork();
+	char prog[PATH_MAX];
+	pid_t pid;
+
+	/* ssh and tar from an absolute PATH entry that only root or this user
+	 * control (lib/input.h) */
+	switch (lw_in_which(a->v[0], prog, sizeof(prog))) {
+	case 0:
+		break;
+	case 1:
+		error("%s not found in PATH", a->v[0]);
+		return -1;
+	default:
+		return -1;
+	}
+	pid = fork();
 
 	if (pid < 0) {
 		error_errno("cannot start %s", a->v[0]);
@@ -203,7 +219,7 @@ static pid_t spawn(const struct argv *a, int in, int out, int close_fd)
 			_exit(127);
 		if (close_fd >= 0)
 			close(close_fd);
-		execvp(a->v[0], (char *const *)a->v);
+		execv(prog, (char *const *)a->v);
 		fprintf(stderr, "%s: cannot run %s: %s\n", lw_progname(), a->v[0], strerror(errno));
 		_exit(127);
 	}
@@ -487,11 +503,17 @@ static int copy_to_board(struct target *t)
 	if (rc != 0)
 		return rc < 0 ? -1 : error("%s: cannot unpack latwatt in %s (status %d)", t->ssh,
 					   t->rdir, rc);
-	if (!t->board_file)
+	if (!t->board_file || !t->board->text)
 		return 0;
-	fd = open(t->board_file, O_RDONLY | O_CLOEXEC);
+	/* the bytes that were checked, not the file read again */
+	fd = lw_tmpfile();
 	if (fd < 0)
-		return error_errno("cannot open %s", t->board_file);
+		return -1;
+	if (write(fd, t->board->text, t->board->text_len) != (ssize_t)t->board->text_len ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return error_errno("cannot copy %s", t->board_file);
+	}
 	lw_sb_add(&c, "mkdir ");
 	lw_sb_quote(&c, t->rdir);
 	lw_sb_add(&c, "/boards && cat >");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/rundir.h"
 #include "power/import.h"
 #include "power/power.h"
@@ -162,11 +163,9 @@ int lw_power_import_csv(const char *rundir, const char *csv, const struct lw_imp
 	}
 	if (o->time_unit && time_unit(o->time_unit, &tscale) < 0)
 		goto out;
-	f = fopen(csv, "r");
-	if (!f) {
-		error_errno("cannot open %s", csv);
+	f = lw_in_fopen(csv, 0, LW_CAP_TEXT);
+	if (!f)
 		goto out;
-	}
 	/* header: the first line that is not a comment */
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;

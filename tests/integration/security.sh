@@ -256,4 +256,130 @@ for d in "root@-oProxyCommand=id" "a\$(id)@host" "root@host;id"; do
 		fail "board-ssh-destination-checked $d" "rc=$rc $(cat "$TMP/out")"
 done
 
+# ---- search paths from the environment ---------------------------------------------
+# LATWATT_SCENARIO_PATH and LATWATT_BOARDS came before the shipped files with
+# no owner check: a nobody-owned av-stress.yaml there ran its load: as root.
+mkdir -p "$TMP/att"
+sed -e '/^duration:/s/.*/duration: 200ms/' -e '/^trace/d' -e '/^power/d' -e '/^load:/,$d' \
+	"$TOP/workloads/scenarios/av-stress.yaml" >"$TMP/att/av-stress.yaml"
+printf 'trace: off\nload:\n  - name=x sh -c "id >%s"\n' "$TMP/pwned-load" >>"$TMP/att/av-stress.yaml"
+sed 's/^name:.*/name: rpi4/' "$TOP/boards/qemu-x86_64.yaml" >"$TMP/att/rpi4.yaml"
+chown -R 65534:65534 "$TMP/att"
+LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" scenarios av-stress >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$TMP/att (from LATWATT_SCENARIO_PATH) belongs to uid 65534" "$TMP/out" &&
+	pass "env-scenario-dir-of-nobody-refused" ||
+	fail "env-scenario-dir-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+rm -f "$TMP/pwned-load"
+LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" run --scenario av-stress -q -o "$TMP/r-env" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$TMP/pwned-load" ] && [ ! -e "$TMP/r-env" ] && grep -q "LATWATT_SCENARIO_PATH" "$TMP/out" &&
+	pass "env-scenario-load-not-run" ||
+	fail "env-scenario-load-not-run" "rc=$rc pwned=$(cat "$TMP/pwned-load" 2>/dev/null) $(cat "$TMP/out")"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$TMP/att (from LATWATT_BOARDS) belongs to uid 65534" "$TMP/out" &&
+	pass "env-boards-dir-of-nobody-refused" || fail "env-boards-dir-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+# the folder ours, the file nobody's; then the folder writable by its group
+chown 0:0 "$TMP/att"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$TMP/att/rpi4.yaml (from LATWATT_BOARDS) belongs to uid 65534" "$TMP/out" &&
+	pass "env-board-file-of-nobody-refused" || fail "env-board-file-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" scenarios --check av-stress >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "av-stress.yaml (from LATWATT_SCENARIO_PATH) belongs to uid 65534" "$TMP/out" &&
+	pass "env-scenario-file-of-nobody-refused" ||
+	fail "env-scenario-file-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+chown -R 0:0 "$TMP/att"
+chmod 775 "$TMP/att"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "is writable by its group (mode 0775)" "$TMP/out" &&
+	pass "env-boards-group-writable-refused" || fail "env-boards-group-writable-refused" "rc=$rc $(cat "$TMP/out")"
+# ours and closed: used (the tests' own LATWATT_BOARDS=tree/boards works so)
+chmod 755 "$TMP/att"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1 && grep -q "$TMP/att/rpi4.yaml" "$TMP/out" &&
+	LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" scenarios --check av-stress >/dev/null 2>&1 &&
+	pass "env-search-path-of-ours-used" || fail "env-search-path-of-ours-used" "$(cat "$TMP/out")"
+# PATH: a load's program is never taken from a relative entry (the current
+# directory) nor from a folder others can write
+mkdir -p "$TMP/pbin"
+printf '#!/bin/sh\nid >%s\n' "$TMP/pwned-path" >"$TMP/pbin/stress-ng"
+chmod 755 "$TMP/pbin/stress-ng"
+rm -f "$TMP/pwned-path"
+(cd "$TMP/pbin" && PATH=:/usr/bin:/bin "$LATWATT" run -q -d 200ms --trace off --load "stress-ng --cpu 1" \
+	-o "$TMP/r-path" >"$TMP/out" 2>&1); rc=$?
+[ ! -e "$TMP/pwned-path" ] && pass "path-cwd-entry-skipped" ||
+	fail "path-cwd-entry-skipped" "ran from the current directory: rc=$rc $(cat "$TMP/out")"
+chown 65534 "$TMP/pbin"
+PATH=$TMP/pbin:/usr/bin:/bin "$LATWATT" run -q -d 200ms --trace off --load "stress-ng --cpu 1" \
+	-o "$TMP/r-path2" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$TMP/pwned-path" ] && grep -q "$TMP/pbin (from PATH) belongs to uid 65534" "$TMP/out" &&
+	pass "path-folder-of-nobody-refused" ||
+	fail "path-folder-of-nobody-refused" "rc=$rc pwned=$(cat "$TMP/pwned-path" 2>/dev/null) $(cat "$TMP/out")"
+
+# ---- what readers open: content never echoed, special files refused --------------
+# RUN/board.yaml pointing at a root-only file made analyze (a warning), report
+# and power show print its first line; a FIFO as RUN/samples, manifest.json or
+# trace.dat hung analyze; RUN/power -> /dev/zero grew memory at 400 MB/s.
+printf 'root:$y$j9T$SECRETHASH:19000:0:99999:7:::\nSECRETKEY: 1\n' >"$TMP/secret"
+chmod 600 "$TMP/secret"
+fresh_run "$TMP/rs"
+ln -s "$TMP/secret" "$TMP/rs/board.yaml"
+for c in "analyze $TMP/rs" "report $TMP/rs -o $TMP/rs.html" "power show $TMP/rs"; do
+	timeout 60 "$LATWATT" $c >"$TMP/out" 2>&1; rc=$?
+	if grep -q SECRET "$TMP/out" "$TMP/rs.html" 2>/dev/null; then
+		fail "no-content-in-errors ${c%% *}" "$(grep -h SECRET "$TMP/out" | head -1)"
+	elif grep -q "board.yaml is a symlink: refusing to follow it" "$TMP/out"; then
+		pass "no-content-in-errors ${c%% *}"
+	else
+		fail "no-content-in-errors ${c%% *}" "rc=$rc $(head -c 300 "$TMP/out")"
+	fi
+done
+# a board file of the run holding unknown keys: named by line, not quoted
+rm "$TMP/rs/board.yaml"
+printf 'format: 1\nname: local\nSECRETKEY: 1\n' >"$TMP/rs/board.yaml"
+"$LATWATT" power show "$TMP/rs" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "board.yaml:3:1: (top): unknown key" "$TMP/out" && ! grep -q SECRET "$TMP/out" &&
+	pass "board-error-names-line-not-key" || fail "board-error-names-line-not-key" "rc=$rc $(cat "$TMP/out")"
+# a JSON error names the place, not the text there (jansson quotes it)
+printf '{"schema": SECRETTOKEN}' >"$TMP/rs/analysis.json"
+rm "$TMP/rs/board.yaml"
+"$LATWATT" report "$TMP/rs" -o "$TMP/rs.html" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "analysis.json:1:.*: not valid JSON" "$TMP/out" && ! grep -q SECRET "$TMP/out" &&
+	pass "json-error-without-text" || fail "json-error-without-text" "rc=$rc $(cat "$TMP/out")"
+# special files in a run directory: refused at once, exit 2
+for f in samples manifest.json trace.dat; do
+	fresh_run "$TMP/rf"
+	rm "$TMP/rf/$f"
+	mkfifo "$TMP/rf/$f"
+	timeout 10 "$LATWATT" analyze "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q "$f is a FIFO, not a regular file" "$TMP/out" &&
+		pass "fifo-refused $f" || fail "fifo-refused $f" "rc=$rc (124: hung) $(head -c 300 "$TMP/out")"
+done
+fresh_run "$TMP/rf"
+ln -s /dev/zero "$TMP/rf/power"
+timeout 3 "$LATWATT" power show "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "power is a symlink" "$TMP/out" && pass "power-dev-zero-link-refused" ||
+	fail "power-dev-zero-link-refused" "rc=$rc (124: hung) $(head -c 300 "$TMP/out")"
+rm "$TMP/rf/power"
+if mknod "$TMP/rf/power" c 1 5 2>/dev/null; then
+	timeout 3 "$LATWATT" power show "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q "power is a character device, not a regular file" "$TMP/out" &&
+		pass "power-device-refused" || fail "power-device-refused" "rc=$rc $(head -c 300 "$TMP/out")"
+else
+	skip "power-device-refused" "mknod not permitted here"
+fi
+# the manifest says how many samples were written: a larger file is refused
+fresh_run "$TMP/rf"
+head -c 2400 /dev/zero >>"$TMP/rf/samples"
+"$LATWATT" analyze "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "samples is .* bytes, more than the" "$TMP/out" && pass "samples-capped-by-manifest" ||
+	fail "samples-capped-by-manifest" "rc=$rc $(head -c 300 "$TMP/out")"
+# a file the manifest names stays inside the run directory
+fresh_run "$TMP/rf"
+/usr/bin/python3 - "$TMP/rf/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); m["trace"]["file"] = "../../../etc/passwd"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+"$LATWATT" tracedump --count "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "names a file outside the run directory" "$TMP/out" && pass "manifest-file-inside-run" ||
+	fail "manifest-file-inside-run" "rc=$rc $(head -c 300 "$TMP/out")"
+
 finish
