@@ -92,8 +92,12 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		 * deadline misses get the cause of the spike behind each */
 		tp.board = b;
 		tp.workloads = json_object_size(wl) ? wl : NULL;
-		if (lw_tracepass(rd, *doc, &tp) < 0)
+		if (lw_tracepass(rd, *doc, &tp) < 0) {
+			/* the trace's sections come from the whole trace or not
+			 * at all; the document says why they are missing */
 			*partial = 1;
+			json_object_set_new(*doc, "trace_error", json_string(lw_last_error()));
+		}
 	}
 	if (json_object_size(wl))
 		json_object_set(*doc, "workloads", wl);

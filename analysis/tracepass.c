@@ -811,7 +811,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	struct spike_pass sp = { 0 };
 	size_t top = o->top ? o->top : 20;
 	struct ids id;
-	int ncpus, ret = -1, *cur_state = NULL, mr, fd;
+	int ncpus, ret = -1, *cur_state = NULL, mr, fd, more;
 	json_t *spikes;
 	struct twins tw = { 0 };
 	size_t twi = 0;	/* the window the events are in */
@@ -885,7 +885,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		goto out;
 	find_ids(t, &id);
 
-	while (lw_trace_next(t, &ev) == 1) {
+	while ((more = lw_trace_next(t, &ev)) == 1) {
 		struct lw_tev e = { .ts = ev.ts_ns, .cpu = ev.cpu, .kind = LW_TEV_MAX, .pid = -1,
 				    .has_cur = 1, .cur_pid = ev.pid };
 		struct nohz_cpu *n;
@@ -1030,6 +1030,11 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (e.kind != LW_TEV_MAX)
 			lw_attrib_event(a, &e);
 	}
+	/* a CPU's data that cannot be read to its end (a corrupt event): no
+	 * figure from the rest, which lacks it (the merged walk went on with
+	 * the other CPUs, an error said where) */
+	if (more < 0)
+		goto out;
 	while (mr == 1) {	/* after the last event: not known */
 		if (spike_of(&sp, &nx, nxi) < 0 || point_put(x, &nx, STATE_UNKNOWN) < 0)
 			goto out;

@@ -382,4 +382,31 @@ PY
 [ $rc -eq 2 ] && grep -q "names a file outside the run directory" "$TMP/out" && pass "manifest-file-inside-run" ||
 	fail "manifest-file-inside-run" "rc=$rc $(head -c 300 "$TMP/out")"
 
+# ---- a corrupt trace: analyze fails as tracedump does ---------------------------------
+# A trace.dat with a corrupt event in a data page: analyze printed "corrupt
+# event", exited 0 and wrote analysis.json with NO_HZ and spike figures from
+# what it had read of the other CPU.
+fresh_run "$TMP/rc"
+"$LATWATT" analyze --board "$TOP/boards/local.yaml" "$TMP/rc" >/dev/null 2>&1 ||
+	fail "corrupt-trace-setup" "analyze of the clean run failed"
+rm -f "$TMP/rc/analysis.json"
+/usr/bin/python3 - "$TMP/rc/trace.dat" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+o = 200704          # a data page of cpu 0 in tests/data/trace-run/trace.dat
+assert 0 < struct.unpack_from("<Q", b, o + 8)[0] <= 4080, "not a data page"
+struct.pack_into("<II", b, o + 16, 0, 0x0fffff00)   # an event longer than its page
+open(sys.argv[1], "wb").write(b)
+PY
+"$LATWATT" tracedump "$TMP/rc" >/dev/null 2>&1; rc_dump=$?
+"$LATWATT" analyze --board "$TOP/boards/local.yaml" "$TMP/rc" >"$TMP/out" 2>&1; rc=$?
+if [ $rc -eq 2 ] && [ $rc_dump -eq 2 ] && grep -q "corrupt event at byte" "$TMP/out" &&
+	[ "$(json "$TMP/rc/analysis.json" '.get("trace_error", "")' | grep -c 'corrupt event')" = 1 ] &&
+	[ "$(json "$TMP/rc/analysis.json" '.get("nohz", "none")')" = none ] &&
+	[ "$(json "$TMP/rc/analysis.json" '.get("spikes", "none")')" = none ]; then
+	pass "corrupt-trace-analyze-exit-2"
+else
+	fail "corrupt-trace-analyze-exit-2" "analyze rc=$rc tracedump rc=$rc_dump $(head -c 300 "$TMP/out")"
+fi
+
 finish
