@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/sample_merge.h"
 #include "analysis/summary.h"
 #include "analysis/teststat.h"
 #include "lib/error.h"
@@ -315,7 +316,8 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 							  lw_manifest_samples_written(rd->manifest));
 	struct lw_sample smp;
 	struct lw_rank_sel *sel = NULL;
-	size_t *ser = NULL, nsel = 0;
+	struct lw_merge_series *lanes = NULL;
+	size_t *ser = NULL, nsel = 0, nlanes = 0;
 	int *pk = NULL;
 	uint64_t rec = 0;
 	int ret;
@@ -330,7 +332,8 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 		lw_samples_close_reader(r);
 		return error("out of memory");
 	}
-	/* pass 1: the histograms, counts, extremes and sums */
+	/* pass 1: the histograms, counts, extremes and sums; each series in
+	 * the time order the writer gives it (analysis/sample_merge.h) */
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
 		long idx[2];
 
@@ -355,6 +358,22 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 			ret = -1;
 			break;
 		}
+		if ((size_t)idx[0] >= nlanes) {
+			size_t nn = (size_t)idx[0] + 8;
+			struct lw_merge_series *nl = realloc(lanes, nn * sizeof(*nl));
+
+			if (!nl) {
+				ret = error("out of memory");
+				break;
+			}
+			memset(nl + nlanes, 0, (nn - nlanes) * sizeof(*nl));
+			lanes = nl;
+			nlanes = nn;
+		}
+		if (lw_merge_order(&lanes[idx[0]], &smp, path, rec - 1) < 0) {
+			ret = -1;
+			break;
+		}
 		for (int k = 0; k < 2; k++) {
 			struct lw_series *s = &sum->s[idx[k]];
 
@@ -366,6 +385,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	}
 	lw_samples_close_reader(r);
 	free(lookup);
+	free(lanes);
 	if (ret < 0)
 		return -1;
 	/* further passes: the exact percentiles */

@@ -222,13 +222,20 @@ static int vector_of(const struct ids *d, int id, int *entry)
 /* hrtimer callbacks are few: a direct-mapped cache saves the symbol search */
 struct fn_cache { uint64_t addr; const char *name; };
 #define FN_CACHE 256
+/* Functions the trace has no symbol for (a trace without kallsyms): named
+ * unknown-fn-N by first appearance, never by their address, which would put
+ * kernel text addresses (KASLR's offset) in a 0644 analysis.json and report. */
+#define FN_UNKNOWN 1024
+struct fn_unknown { uint64_t addr[FN_UNKNOWN]; unsigned num[FN_UNKNOWN], n; };
 
 static const char *function_name(struct lw_trace *t, const struct lw_trace_event *ev,
-				 struct fn_cache *cache, char *buf, size_t len)
+				 struct fn_cache *cache, struct fn_unknown *unk, char *buf,
+				 size_t len)
 {
 	struct fn_cache *c;
 	uint64_t addr;
 	const char *fn;
+	unsigned i, h;
 
 	if (lw_trace_u64(t, ev, "function", &addr) < 0)
 		return "?";
@@ -242,7 +249,20 @@ static const char *function_name(struct lw_trace *t, const struct lw_trace_event
 	}
 	if (fn)
 		return fn;
-	snprintf(buf, len, "0x%" PRIx64, addr);
+	/* open addressing, by the address; a full table: unknown-fn */
+	h = (unsigned)((addr >> 4) * 2654435761u) % FN_UNKNOWN;
+	for (i = 0; i < FN_UNKNOWN; i++, h = (h + 1) % FN_UNKNOWN) {
+		if (unk->addr[h] == addr)
+			break;
+		if (!unk->addr[h]) {
+			unk->addr[h] = addr;
+			unk->num[h] = ++unk->n;
+			break;
+		}
+	}
+	if (i == FN_UNKNOWN || !addr)
+		return "unknown-fn";
+	snprintf(buf, len, "unknown-fn-%u", unk->num[h]);
 	return buf;
 }
 
@@ -796,6 +816,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 {
 	char path[PATH_MAX], fnbuf[64], comm[32];
 	struct fn_cache fns[FN_CACHE] = { { 0, NULL } };	/* names live as long as @t */
+	struct fn_unknown *unk = NULL;
 	struct lw_trace *t = NULL;
 	struct lw_sample_merge *mg = NULL;
 	struct lw_attrib *a = NULL;
@@ -825,10 +846,11 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		return -1;
 	ncpus = lw_trace_cpus(t);
 	it = calloc(1, sizeof(*it));
+	unk = calloc(1, sizeof(*unk));
 	nz = calloc((size_t)ncpus, sizeof(*nz));
 	cur_state = malloc((size_t)ncpus * sizeof(*cur_state));
 	x = calloc(1, sizeof(*x));
-	if (!it || !nz || !cur_state || !x) {
+	if (!it || !unk || !nz || !cur_state || !x) {
 		error("out of memory");
 		goto out;
 	}
@@ -963,7 +985,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 				wake_source(n, "softirq", e.name);
 		} else if (ev.id == id.hrt_in) {
 			e.kind = LW_TEV_TIMER_ENTRY;
-			e.name = function_name(t, &ev, fns, fnbuf, sizeof(fnbuf));
+			e.name = function_name(t, &ev, fns, unk, fnbuf, sizeof(fnbuf));
 			if (is_tick_fn(e.name)) {
 				if (n->idle)
 					n->ticks_idle++;
@@ -1098,6 +1120,7 @@ out:
 	free(it);
 	lw_attrib_free(a);
 	free(tw.w);
+	free(unk);
 	lw_sample_merge_close(mg);
 	lw_trace_close(t);
 	return ret;

@@ -27,8 +27,9 @@ static const char usage[] =
 "                   load programs, priorities); exit 2 on the first error\n"
 "  -h, --help       this text\n"
 "\n"
-"Scenarios are looked up in $LATWATT_SCENARIO_PATH, workloads/scenarios beside\n"
-"the binary, then the installed directory.\n";
+"Scenarios are looked up in $LATWATT_SCENARIO_PATH (colon separated; a folder\n"
+"and file used only when owned by root or you and not writable by others),\n"
+"workloads/scenarios beside the binary, then the installed directory.\n";
 
 struct entry {
 	char name[NAME_MAX + 1];

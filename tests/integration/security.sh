@@ -409,4 +409,66 @@ else
 	fail "corrupt-trace-analyze-exit-2" "analyze rc=$rc tracedump rc=$rc_dump $(head -c 300 "$TMP/out")"
 fi
 
+# ---- what reaches world-readable files and the terminal ---------------------------------
+# A trace without kallsyms (--no-kallsyms; the recorded test run is one):
+# timer functions were named by their kernel text address in the 0644
+# analysis.json and report.  Now unknown-fn-N, numbered within the analysis.
+fresh_run "$TMP/rk"
+"$LATWATT" analyze "$TMP/rk" >"$TMP/out" 2>&1
+"$LATWATT" report "$TMP/rk" -o "$TMP/rk.html" >/dev/null 2>&1
+if grep -qE '0x[0-9a-f]{12,16}' "$TMP/rk/analysis.json" "$TMP/rk.html" "$TMP/out"; then
+	fail "no-kernel-addresses" "$(grep -ohE '[a-z]+:0x[0-9a-f]{12,16}' "$TMP/rk/analysis.json" | head -2)"
+elif grep -q 'timer:unknown-fn-1' "$TMP/rk/analysis.json"; then
+	pass "no-kernel-addresses"
+else
+	fail "no-kernel-addresses" "no timer wake-up source in analysis.json: the test proves nothing"
+fi
+# escape sequences in a manifest (board, kernel release, status reason) and a
+# board file's description: '?' on the terminal, never ESC, BEL or C1 bytes
+fresh_run "$TMP/re"
+/usr/bin/python3 - "$TMP/re/manifest.json" <<'PY'
+import json, sys
+esc = "\x1b]0;PWNED\x07\x1b[2J\u009b31m"
+m = json.load(open(sys.argv[1]))
+m["board"] += esc
+m["status_reason"] = "why" + esc
+if isinstance(m["system"].get("kernel"), dict):
+    m["system"]["kernel"]["release"] += esc
+json.dump(m, open(sys.argv[1], "w"))
+PY
+printf 'format: 1\nname: esc\ndescription: "x\\e]0;PWNED\\a\\e[2J"\n' >"$TMP/esc.yaml"
+{ "$LATWATT" analyze -n "$TMP/re"; "$LATWATT" report --markdown - "$TMP/re"; "$LATWATT" boards show "$TMP/esc.yaml"
+  "$LATWATT" tracedump --count "$TMP/re"; } >"$TMP/out" 2>&1
+if LC_ALL=C grep -q "$(printf '[\033\007\233]')" "$TMP/out"; then
+	fail "no-escapes-to-terminal" "$(LC_ALL=C grep -a -m1 "$(printf '[\033\007]')" "$TMP/out" | cat -v | head -c 200)"
+elif grep -q 'PWNED' "$TMP/out"; then
+	pass "no-escapes-to-terminal"
+else
+	fail "no-escapes-to-terminal" "the manifest's text was not printed: the test proves nothing"
+fi
+# boards --help said ./boards was searched (it never is)
+"$LATWATT" boards --help >"$TMP/out" 2>&1
+! grep -q '\$LATWATT_BOARDS, ./boards' "$TMP/out" && grep -q 'Never ./boards' "$TMP/out" &&
+	pass "boards-help-true" || fail "boards-help-true" "$(grep -A2 'looked up' "$TMP/out")"
+# samples out of time order (a series shuffled): analyze, with or without the
+# trace, compare and report refuse them alike (analyze without the trace and
+# compare took them; analyze with it refused)
+fresh_run "$TMP/ru"
+fresh_run "$TMP/ru0"
+/usr/bin/python3 - "$TMP/ru/samples" <<'PY'
+import random, sys
+b = open(sys.argv[1], "rb").read()
+recs = [b[64 + i * 24:88 + i * 24] for i in range((len(b) - 64) // 24)]
+random.Random(1).shuffle(recs)
+open(sys.argv[1], "wb").write(b[:64] + b"".join(recs))
+PY
+ok=1
+for c in "analyze -n $TMP/ru" "analyze -n --no-trace $TMP/ru" "compare $TMP/ru0 $TMP/ru" "report $TMP/ru -o $TMP/ru.html"; do
+	"$LATWATT" $c >"$TMP/out" 2>&1; rc=$?
+	if [ $rc -ne 2 ] || ! grep -q "samples: record [0-9]* (cyclic, cpu [01]) is out of time order" "$TMP/out"; then
+		ok=0; fail "unsorted-samples-refused-alike" "$c: rc=$rc $(head -c 200 "$TMP/out")"
+	fi
+done
+[ $ok = 1 ] && pass "unsorted-samples-refused-alike"
+
 finish

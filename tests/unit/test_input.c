@@ -155,6 +155,20 @@ static void test_which(void **st)
 	free(old);
 }
 
+/* Text from data for a terminal: control characters and bytes that are not
+ * UTF-8 become '?', printable UTF-8 stays. */
+static void test_clean(void **st)
+{
+	char a[] = "run\x1b]0;x\x07\x1b[2J ok";
+	char b[] = "caf\xc3\xa9 \xe2\x86\x92 \xc2\x9b" "31m \xff\xfe \xe2\x86";
+	char buf[8];
+
+	assert_string_equal(lw_clean(a), "run?]0;x??[2J ok");
+	assert_string_equal(lw_clean(b), "caf\xc3\xa9 \xe2\x86\x92 ??31m ?? ??");
+	assert_string_equal(lw_clean_copy("a\tb\nc", buf, sizeof(buf)), "a?b?c");
+	assert_null(lw_clean_copy(NULL, buf, sizeof(buf)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +177,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nofollow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_which, setup, teardown),
+		cmocka_unit_test(test_clean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
