@@ -483,12 +483,9 @@ static int copy_to_board(struct target *t)
 	struct stat st;
 	int fd, rc;
 
-	fd = open(t->bundle, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return error_errno("cannot open %s", t->bundle);
-	}
+	fd = lw_in_open(t->bundle, 0, 0, &st);
+	if (fd < 0)
+		return -1;
 	note("copying %s (%.1f MB) to %s:%s", t->bundle, st.st_size / 1e6, t->ssh, t->rdir);
 	lw_sb_add(&c, "cd ");
 	lw_sb_quote(&c, t->rdir);
