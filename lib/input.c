@@ -34,46 +34,74 @@ static int owned(const struct stat *st, const char *path, const char *origin)
 	return 0;
 }
 
-static int open_at(int dfd, const char *name, const char *path, int flags, uint64_t cap,
-		   struct stat *out, const char *origin)
+/*
+ * The entry is looked at before it is opened: O_PATH (with O_NOFOLLOW where
+ * asked) gives a descriptor that opens nothing, a device or FIFO is refused
+ * on its fstat, and only a regular file is then opened for reading, through
+ * /proc/self/fd (the same inode, whatever happens to the name meanwhile).
+ * Without /proc the name is opened again with O_NONBLOCK and must be the
+ * same inode.
+ */
+static int open_regular(int dfd, const char *name, const char *path, int flags, struct stat *st)
 {
-	int oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	struct stat st;
-	int fd;
+	int nofollow = flags & (LW_IN_NOFOLLOW | LW_IN_OWNED) ? O_NOFOLLOW : 0;
+	int pfd = openat(dfd, name, O_PATH | O_CLOEXEC | nofollow), fd, e;
+	struct stat again;
+	char proc[64];
 
-	if (flags & (LW_IN_NOFOLLOW | LW_IN_OWNED))
-		oflags |= O_NOFOLLOW;
-	fd = openat(dfd, name, oflags);
+	if (pfd < 0) {
+		e = errno;
+		if (!(e == ENOENT && (flags & LW_IN_OPTIONAL)))
+			error_errno("cannot open %s", path);
+		errno = e;
+		return -1;
+	}
+	if (fstat(pfd, st) < 0) {
+		e = errno;
+		error_errno("cannot stat %s", path);
+		close(pfd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		if (S_ISLNK(st->st_mode))
+			error("%s is a symlink: refusing to follow it", path);
+		else
+			error("%s is %s, not a regular file", path, kind(st->st_mode));
+		close(pfd);
+		errno = S_ISLNK(st->st_mode) ? ELOOP : EINVAL;
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)	/* no /proc */
+		fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
+	e = errno;
+	close(pfd);
 	if (fd < 0) {
-		int e = errno;
-
-		if (e == ENOENT && (flags & LW_IN_OPTIONAL))
-			return -1;
-		if ((e == ELOOP || e == ENXIO || e == EMLINK) &&
-		    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
-			if (S_ISLNK(st.st_mode))
-				error("%s is a symlink: refusing to follow it", path);
-			else
-				error("%s is %s, not a regular file", path, kind(st.st_mode));
-			errno = e;
-			return -1;
-		}
 		errno = e;
 		error_errno("cannot open %s", path);
 		errno = e;
 		return -1;
 	}
-	if (fstat(fd, &st) < 0) {
-		error_errno("cannot stat %s", path);
+	if (fstat(fd, &again) < 0 || again.st_dev != st->st_dev || again.st_ino != st->st_ino) {
+		error("%s changed while it was opened", path);
 		close(fd);
+		errno = ESTALE;
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		error("%s is %s, not a regular file", path, kind(st.st_mode));
-		close(fd);
-		errno = EINVAL;
+	*st = again;
+	return fd;
+}
+
+static int open_at(int dfd, const char *name, const char *path, int flags, uint64_t cap,
+		   struct stat *out, const char *origin)
+{
+	struct stat st;
+	int fd = open_regular(dfd, name, path, flags, &st);
+
+	if (fd < 0)
 		return -1;
-	}
 	if (origin && owned(&st, path, origin) < 0) {
 		close(fd);
 		errno = EPERM;
