@@ -208,6 +208,7 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 			*partial = 1;
 			snprintf(msg, sizeof(msg), "the trace could not be read: %s", lw_last_error());
 			problem(*doc, msg);
+			json_object_set_new(*doc, "trace_error", json_string(lw_last_error()));
 		}
 	}
 	if (json_object_size(wl))

@@ -18,6 +18,7 @@
 #include "analysis/runstate.h"
 #include "analysis/summary.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
@@ -421,8 +422,7 @@ static uint64_t run_blocks(const json_t *m, uint64_t start)
 static int load_block_maxima(struct lw_crun *r, const char *path)
 {
 	/* a killed run may end in a partial record, as the summary allowed */
-	struct lw_samples_reader *rd = lw_samples_open_flags(path, lw_run_samples_flags(r->manifest) |
-							     LW_SAMPLES_QUIET);
+	struct lw_samples_reader *rd = lw_run_samples_open(path, r->manifest, LW_SAMPLES_QUIET);
 	struct lw_cprobe *by_id[LW_PROBE_MAX] = { 0 };
 	struct lw_bbuild bb[LW_PROBE_MAX];
 	struct lw_sample s;
@@ -559,7 +559,8 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 	    load_block_maxima(r, lw_rundir_file(&rd, "samples", file, sizeof(file))) < 0)
 		goto out;
 	lw_rundir_file(&rd, "analysis.json", file, sizeof(file));
-	if (access(file, F_OK) == 0 && !(r->analysis = lw_json_load(file)))
+	if (access(file, F_OK) == 0 &&
+	    !(r->analysis = lw_json_load_flags(file, LW_IN_NOFOLLOW, LW_CAP_JSON)))
 		goto out;
 	if (derive_extras(r, &rd) < 0)
 		goto out;

@@ -76,7 +76,7 @@ static int count_records(const char *path, const char *magic, size_t hdr_len, ui
 	uint64_t body;
 	uint32_t rs;
 	int q = lw_set_quiet(1);
-	FILE *f = lw_binfile_open(path, magic, "run", hdr, hdr_len, &body);
+	FILE *f = lw_binfile_open(path, magic, "run", hdr, hdr_len, 0, &body);
 
 	lw_set_quiet(q);
 	if (!f)
@@ -299,4 +299,13 @@ unsigned lw_run_samples_flags(const json_t *m)
 	if (!strcmp(s, "truncated"))	/* its status_reason says it */
 		return LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET;
 	return LW_SAMPLES_PARTIAL_OK;
+}
+
+struct lw_samples_reader *lw_run_samples_open(const char *path, const json_t *m, unsigned extra)
+{
+	const char *s = lw_manifest_status(m);
+	int final = !strcmp(s, "complete") || !strcmp(s, "incomplete") || !strcmp(s, "truncated");
+
+	return lw_samples_open_max(path, lw_run_samples_flags(m) | extra,
+				   final ? lw_manifest_samples_written(m) : UINT64_MAX);
 }

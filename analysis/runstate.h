@@ -31,6 +31,8 @@
 
 #include "lib/rundir.h"
 
+struct lw_samples_reader;
+
 struct lw_run_state {
 	const char *status;		/* one of the above */
 	char manifest_status[32];	/* what manifest.json says */
@@ -56,5 +58,10 @@ void lw_run_state_apply(const struct lw_run_state *st, json_t *m);
  * record, left out with a warning, or quietly where its status says so
  * already (truncated). */
 unsigned lw_run_samples_flags(const json_t *m);
+/* RUN/samples at @path opened with those flags (and @extra), read no further
+ * than the records the manifest says were written when its count is final
+ * (a run that ended, by its course or a signal); a killed or running run's
+ * count lags its file. */
+struct lw_samples_reader *lw_run_samples_open(const char *path, const json_t *m, unsigned extra);
 
 #endif

@@ -5,11 +5,7 @@
 #include "analysis/sample_merge.h"
 #include "lib/error.h"
 
-/* The lanes of one (probe, CPU) series: the last time each has taken. */
-struct series {
-	uint64_t last[LW_MERGE_MAX_LANES];
-	int nlanes;
-};
+#define series lw_merge_series
 
 /* The lane of a record at time @t: the first whose last time is not after
  * @t, else a new one; -1 when every lane is taken. */
@@ -24,6 +20,18 @@ static int lane_of(struct series *s, uint64_t t)
 		return -1;
 	s->last[s->nlanes] = t;
 	return s->nlanes++;
+}
+
+int lw_merge_order(struct lw_merge_series *s, const struct lw_sample *smp, const char *path,
+		   uint64_t index)
+{
+	int l = lane_of(s, smp->expected_ns);
+
+	if (l < 0)
+		return error("%s: record %llu (%s, cpu %u) is out of time order: its series needs "
+			     "more than %d ascending runs", path, (unsigned long long)index,
+			     lw_probe_name(smp->probe), smp->cpu, LW_MERGE_MAX_LANES);
+	return l;
 }
 
 struct lane {
@@ -112,12 +120,8 @@ struct lw_sample_merge *lw_sample_merge_open(const char *path, unsigned flags, i
 			ser_cpu[nser] = s.cpu;
 			*slot = (int32_t)++nser;
 		}
-		if (lane_of(&ser[*slot - 1], s.expected_ns) < 0) {
-			error("%s: record %llu (%s, cpu %u) is out of time order: its series needs "
-			      "more than %d ascending runs", path, (unsigned long long)i,
-			      lw_probe_name(s.probe), s.cpu, LW_MERGE_MAX_LANES);
+		if (lw_merge_order(&ser[*slot - 1], &s, path, i) < 0)
 			goto fail;
-		}
 	}
 	if (rr < 0)
 		goto fail;

@@ -25,6 +25,21 @@
 
 struct lw_sample_merge;
 
+/* The lanes of one (probe, CPU) series: the last time each has taken. */
+struct lw_merge_series {
+	uint64_t last[LW_MERGE_MAX_LANES];
+	int nlanes;
+};
+/*
+ * The order rule on its own, for a reader that takes the records in file
+ * order (the summary): @smp, record @index of @path, goes to a lane of its
+ * series @s; -1 after error() naming the record when the series needs more
+ * than LW_MERGE_MAX_LANES (not a file latwatt wrote).  Every command that
+ * reads samples holds them to it, with a trace or without.
+ */
+int lw_merge_order(struct lw_merge_series *s, const struct lw_sample *smp, const char *path,
+		   uint64_t index);
+
 /* Every record of the file is given to @visit (may be NULL) in file order
  * with its index, while the lanes are found; a negative return from @visit
  * stops and fails the open.  Records whose probe >= LW_PROBE_MAX or cpu >=

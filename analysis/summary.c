@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include "analysis/runstate.h"
+#include "analysis/sample_merge.h"
 #include "analysis/summary.h"
 #include "analysis/teststat.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/monitor.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
@@ -310,10 +312,11 @@ out:
 
 static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, const char *path)
 {
-	struct lw_samples_reader *r = lw_samples_open_flags(path, lw_run_samples_flags(rd->manifest));
+	struct lw_samples_reader *r = lw_run_samples_open(path, rd->manifest, 0);
 	struct lw_sample smp;
 	struct lw_rank_sel *sel = NULL;
-	size_t *ser = NULL, nsel = 0;
+	struct lw_merge_series *lanes = NULL;
+	size_t *ser = NULL, nsel = 0, nlanes = 0;
 	int *pk = NULL;
 	uint64_t rec = 0;
 	int ret;
@@ -339,7 +342,9 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 				 (uint64_t)json_integer_value(json_object_get(m, "duration_ns")),
 				 LW_TIMELINE_BUCKETS);
 	}
-	/* pass 1: the histograms, counts, extremes and sums; latency over time */
+	/* pass 1: the histograms, counts, extremes and sums, latency over time;
+	 * each series in the time order the writer gives it
+	 * (analysis/sample_merge.h) */
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
 		long idx[2];
 
@@ -364,6 +369,22 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 			ret = -1;
 			break;
 		}
+		if ((size_t)idx[0] >= nlanes) {
+			size_t nn = (size_t)idx[0] + 8;
+			struct lw_merge_series *nl = realloc(lanes, nn * sizeof(*nl));
+
+			if (!nl) {
+				ret = error("out of memory");
+				break;
+			}
+			memset(nl + nlanes, 0, (nn - nlanes) * sizeof(*nl));
+			lanes = nl;
+			nlanes = nn;
+		}
+		if (lw_merge_order(&lanes[idx[0]], &smp, path, rec - 1) < 0) {
+			ret = -1;
+			break;
+		}
 		for (int k = 0; k < 2; k++) {
 			struct lw_series *s = &sum->s[idx[k]];
 
@@ -380,6 +401,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	}
 	lw_samples_close_reader(r);
 	free(lookup);
+	free(lanes);
 	if (ret < 0)
 		return -1;
 	/* further passes: the exact percentiles */
@@ -431,7 +453,7 @@ static int load_histograms(struct lw_summary *sum, const char *path, const json_
 	/* cyclictest counts no missed periods: older imports wrote 0 */
 	int from_cyclictest = !strcmp(json_string_value(json_object_get(json_object_get(manifest,
 					"imported"), "from")) ?: "", "cyclictest");
-	json_t *doc = lw_json_load(path), *probes, *p, *c;
+	json_t *doc = lw_json_load_flags(path, LW_IN_NOFOLLOW, LW_CAP_JSON), *probes, *p, *c;
 	const char *name;
 	size_t i;
 	int ret = -1;
@@ -674,22 +696,24 @@ out:
 /* RUN/monitor (lib/monitor.h): a header line, then one line per interval. */
 static int load_monitor(struct lw_summary *sum, const char *path)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = lw_in_fopen(path, LW_IN_NOFOLLOW, LW_CAP_TEXT);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
-	int ret = 0;
+	int ret = 0, rerr = 0;
 
 	if (!f)
-		return error_errno("cannot open %s", path);
-	while (ret == 0 && (n = getline(&line, &cap, f)) > 0) {
+		return -1;
+	/* a line is an interval's histograms: 16 MB is far past any */
+	while (ret == 0 && (n = lw_in_getline(&line, &cap, f, 16 << 20, path, (long)lineno + 1,
+					      &rerr)) > 0) {
 		json_error_t err;
 		json_t *j;
 
 		lineno++;
 		j = json_loadb(line, (size_t)n, 0, &err);
 		if (!j) {
-			ret = error("%s:%zu:%d: %s", path, lineno, err.column, err.text);
+			ret = error("%s:%zu:%d: %s", path, lineno, err.column, lw_json_problem(&err));
 			break;
 		}
 		if (lineno == 1) {
@@ -714,8 +738,8 @@ static int load_monitor(struct lw_summary *sum, const char *path)
 		}
 		json_decref(j);
 	}
-	if (ret == 0 && ferror(f))
-		ret = error_errno("cannot read %s", path);
+	if (ret == 0 && rerr < 0)
+		ret = -1;
 	if (ret == 0 && !lineno)
 		ret = error("%s: empty", path);
 	free(line);

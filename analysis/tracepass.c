@@ -228,13 +228,20 @@ static int vector_of(const struct ids *d, int id, int *entry)
 /* hrtimer callbacks are few: a direct-mapped cache saves the symbol search */
 struct fn_cache { uint64_t addr; const char *name; };
 #define FN_CACHE 256
+/* Functions the trace has no symbol for (a trace without kallsyms): named
+ * unknown-fn-N by first appearance, never by their address, which would put
+ * kernel text addresses (KASLR's offset) in a 0644 analysis.json and report. */
+#define FN_UNKNOWN 1024
+struct fn_unknown { uint64_t addr[FN_UNKNOWN]; unsigned num[FN_UNKNOWN], n; };
 
 static const char *function_name(struct lw_trace *t, const struct lw_trace_event *ev,
-				 struct fn_cache *cache, char *buf, size_t len)
+				 struct fn_cache *cache, struct fn_unknown *unk, char *buf,
+				 size_t len)
 {
 	struct fn_cache *c;
 	uint64_t addr;
 	const char *fn;
+	unsigned i, h;
 
 	if (lw_trace_u64(t, ev, "function", &addr) < 0)
 		return "?";
@@ -248,7 +255,20 @@ static const char *function_name(struct lw_trace *t, const struct lw_trace_event
 	}
 	if (fn)
 		return fn;
-	snprintf(buf, len, "0x%" PRIx64, addr);
+	/* open addressing, by the address; a full table: unknown-fn */
+	h = (unsigned)((addr >> 4) * 2654435761u) % FN_UNKNOWN;
+	for (i = 0; i < FN_UNKNOWN; i++, h = (h + 1) % FN_UNKNOWN) {
+		if (unk->addr[h] == addr)
+			break;
+		if (!unk->addr[h]) {
+			unk->addr[h] = addr;
+			unk->num[h] = ++unk->n;
+			break;
+		}
+	}
+	if (i == FN_UNKNOWN || !addr)
+		return "unknown-fn";
+	snprintf(buf, len, "unknown-fn-%u", unk->num[h]);
 	return buf;
 }
 
@@ -821,6 +841,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 {
 	char path[PATH_MAX], fnbuf[64], comm[32];
 	struct fn_cache fns[FN_CACHE] = { { 0, NULL } };	/* names live as long as @t */
+	struct fn_unknown *unk = NULL;
 	struct lw_trace *t = NULL;
 	struct lw_sample_merge *mg = NULL;
 	struct lw_attrib *a = NULL;
@@ -836,7 +857,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 	struct spike_pass sp = { 0 };
 	size_t top = o->top ? o->top : 20;
 	struct ids id;
-	int ncpus, ret = -1, *cur_state = NULL, mr, fd;
+	int ncpus, ret = -1, *cur_state = NULL, mr, fd, more;
 	json_t *spikes;
 	struct twins tw = { 0 };
 	size_t twi = 0;	/* the window the events are in */
@@ -850,10 +871,11 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		return -1;
 	ncpus = lw_trace_cpus(t);
 	it = calloc(1, sizeof(*it));
+	unk = calloc(1, sizeof(*unk));
 	nz = calloc((size_t)ncpus, sizeof(*nz));
 	cur_state = malloc((size_t)ncpus * sizeof(*cur_state));
 	x = calloc(1, sizeof(*x));
-	if (!it || !nz || !cur_state || !x) {
+	if (!it || !unk || !nz || !cur_state || !x) {
 		error("out of memory");
 		goto out;
 	}
@@ -910,7 +932,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		goto out;
 	find_ids(t, &id);
 
-	while (lw_trace_next(t, &ev) == 1) {
+	while ((more = lw_trace_next(t, &ev)) == 1) {
 		struct lw_tev e = { .ts = ev.ts_ns, .cpu = ev.cpu, .kind = LW_TEV_MAX, .pid = -1,
 				    .has_cur = 1, .cur_pid = ev.pid };
 		struct nohz_cpu *n;
@@ -998,7 +1020,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 				wake_source(n, "softirq", e.name);
 		} else if (ev.id == id.hrt_in) {
 			e.kind = LW_TEV_TIMER_ENTRY;
-			e.name = function_name(t, &ev, fns, fnbuf, sizeof(fnbuf));
+			e.name = function_name(t, &ev, fns, unk, fnbuf, sizeof(fnbuf));
 			if (is_tick_fn(e.name)) {
 				if (n->idle)
 					n->ticks_idle++;
@@ -1065,6 +1087,11 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (e.kind != LW_TEV_MAX)
 			lw_attrib_event(a, &e);
 	}
+	/* a CPU's data that cannot be read to its end (a corrupt event): no
+	 * figure from the rest, which lacks it (the merged walk went on with
+	 * the other CPUs, an error said where) */
+	if (more < 0)
+		goto out;
 	while (mr == 1) {	/* after the last event: not known */
 		if (spike_of(&sp, &nx, nxi) < 0 || point_put(x, &nx, STATE_UNKNOWN) < 0)
 			goto out;
@@ -1130,6 +1157,7 @@ out:
 	free(it);
 	lw_attrib_free(a);
 	free(tw.w);
+	free(unk);
 	lw_sample_merge_close(mg);
 	lw_trace_close(t);
 	return ret;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "lib/metrics.h"
 #include "lib/yamltree.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/safefile.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
@@ -83,13 +85,8 @@ static int known_keys(struct ctx *c, const struct lw_ynode *map, const char *whe
 		for (p = known; *p && len < sizeof(list); p++)
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 						p == known ? "" : ", ", *p);
-		if (*where) {
-			char key[256];
-
-			snprintf(key, sizeof(key), "%s.%s", where, k->value);
-			return bad(c, k, key, "unknown key (known here: %s)", list);
-		}
-		return bad(c, k, k->value, "unknown key (known here: %s)", list);
+		/* the key itself is not repeated: an error never quotes the file */
+		return bad(c, k, *where ? where : "(top)", "unknown key (known here: %s)", list);
 	}
 	return 0;
 }
@@ -114,7 +111,7 @@ static int get_num(struct ctx *c, const struct lw_ynode *n, const char *key, dou
 	errno = 0;
 	v = strtod(n->value, &end);
 	if (!*n->value || *end || errno || !isfinite(v) || n->quoted)
-		return bad(c, n, key, "'%s' is not a number", n->value);
+		return bad(c, n, key, "not a number");
 	if (v < min || v > max)
 		return bad(c, n, key, "%g is out of range [%g, %g]", v, min, max);
 	*out = v;
@@ -132,7 +129,7 @@ static int get_uint(struct ctx *c, const struct lw_ynode *n, const char *key, ui
 	errno = 0;
 	v = strtoull(n->value, &end, 10);
 	if (!isdigit((unsigned char)n->value[0]) || *end || errno || n->quoted)
-		return bad(c, n, key, "'%s' is not a non-negative integer", n->value);
+		return bad(c, n, key, "not a non-negative integer");
 	if (v > max)
 		return bad(c, n, key, "%llu is out of range [0, %llu]", v, (unsigned long long)max);
 	*out = v;
@@ -156,7 +153,7 @@ static int get_bool(struct ctx *c, const struct lw_ynode *n, const char *key, in
 			*out = 0;
 			return 0;
 		}
-	return bad(c, n, key, "'%s' is not a boolean (true or false)", n->value);
+	return bad(c, n, key, "not a boolean (true or false)");
 }
 
 /* A CPU list: [0, 2, 3], "1-3,6" or 5. */
@@ -184,7 +181,7 @@ static int get_cpus(struct ctx *c, const struct lw_ynode *n, const char *key, cp
 
 	lw_set_quiet(q);
 	if (ret < 0)
-		return bad(c, n, key, "'%s' is not a CPU list (e.g. [1, 2] or \"1-3,6\")", n->value);
+		return bad(c, n, key, "not a CPU list (e.g. [1, 2] or \"1-3,6\")");
 	return 0;
 }
 
@@ -363,8 +360,8 @@ static int parse_idle(struct ctx *c, struct lw_board *b, const struct lw_ynode *
 			return -1;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(b->idle[j].name, st->name))
-				return bad(c, v, key, "idle state '%s' listed twice (also at line %d)",
-					   st->name, b->idle[j].line);
+				return bad(c, v, key, "an idle state listed twice (also at line %d)",
+					   b->idle[j].line);
 		if ((v = lw_ymap_get(m, "desc"))) {
 			snprintf(key, sizeof(key), "%s.desc", where);
 			if (get_str(c, v, key, &st->desc) < 0)
@@ -507,7 +504,7 @@ static int parse_sources(struct ctx *c, struct lw_board *b, const struct lw_ynod
 		if (get_str(c, v, key, &src->type) < 0)
 			return -1;
 		if (!source_type_known(src->type, types, sizeof(types)))
-			return bad(c, v, key, "'%s' is not a power source type (%s)", src->type, types);
+			return bad(c, v, key, "not a power source type (%s)", types);
 		if ((v = lw_ymap_get(m, "device"))) {
 			snprintf(key, sizeof(key), "%s.device", where);
 			if (get_str(c, v, key, &src->device) < 0)
@@ -591,7 +588,7 @@ static int parse_latency_map(struct ctx *c, struct lw_board *b, const struct lw_
 				if (latency_stat(lw_metrics[j].name))
 					len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 								len ? ", " : "", lw_metrics[j].name);
-			return bad(c, k, key, "'%s' is not a latency statistic (%s)%s", k->value,
+			return bad(c, k, where, "a key that is not a latency statistic (%s)%s",
 				   list, probe ? "" : " nor a probe name with its own statistics");
 		}
 	}
@@ -680,7 +677,7 @@ static int parse_budgets(struct ctx *c, struct lw_board *b, const struct lw_ynod
 			continue;
 		}
 		if (!(mt = budget_metric(k->value, &scale)))
-			return bad(c, k, key, "unknown key (known here: %s)",
+			return bad(c, k, "budgets", "unknown key (known here: %s)",
 				   budget_keys(list, sizeof(list)));
 		for (size_t j = 0; j < nseen; j++)
 			if (seen[j] == mt)
@@ -729,10 +726,181 @@ static struct lw_board *board_new(void)
 	return b;
 }
 
+/* [user@]host: a user and a host of letters, digits, '.', '_' and '-' (the
+ * host also ':' and '%' for IPv6), neither starting with '-': nothing that
+ * ssh would read as an option or that a ProxyCommand of the ssh
+ * configuration could expand into shell syntax. */
+int lw_ssh_dest_ok(const char *s)
+{
+	const char *at = strchr(s, '@'), *host = at ? at + 1 : s;
+	size_t ulen = at ? (size_t)(at - s) : 0;
+	static const char word[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+
+	if (at && (!ulen || strspn(s, word) != ulen || s[0] == '-'))
+		return 0;
+	if (!*host || host[0] == '-' || host[0] == '.')
+		return 0;
+	for (const char *p = host; *p; p++)
+		if (!strchr(word, *p) && *p != ':' && *p != '%')
+			return 0;
+	return 1;
+}
+
+/*
+ * The ssh -o options a board file may give.  None carries a command, a
+ * program or library to load, another configuration to read (Include,
+ * Match, Host), a jump host (ProxyJump starts another ssh through a shell,
+ * under the jump host's own configuration), a forwarding, an environment,
+ * or a file that ssh writes: a known-hosts file of the board's is only read
+ * (see lw_board->target.known_hosts).  The rest go in --ssh-option, given
+ * by whoever runs latwatt, or in their ssh configuration.
+ */
+enum sshv {
+	SV_WORD,	/* one word: letters, digits, and .,_+-^@: (yes, 22, aes128-ctr,+ssh-rsa) */
+	SV_WORDS,	/* words of that kind separated by spaces (IPQoS, RekeyLimit) */
+	SV_USER,	/* a user name as in lw_ssh_dest_ok() */
+	SV_HOST,	/* a host name as in lw_ssh_dest_ok() */
+	SV_PATH,	/* a file ssh only reads: printable, no quotes */
+	SV_KNOWN,	/* UserKnownHostsFile: a path, made read-only by latwatt target */
+};
+
+static const struct {
+	const char *name;
+	enum sshv v;
+} ssh_allowed[] = {
+	{ "AddressFamily", SV_WORD },		{ "BatchMode", SV_WORD },
+	{ "CertificateFile", SV_PATH },		{ "CheckHostIP", SV_WORD },
+	{ "Ciphers", SV_WORD },			{ "Compression", SV_WORD },
+	{ "ConnectionAttempts", SV_WORD },	{ "ConnectTimeout", SV_WORD },
+	{ "GlobalKnownHostsFile", SV_PATH },	{ "HashKnownHosts", SV_WORD },
+	{ "HostbasedAcceptedAlgorithms", SV_WORD }, { "HostKeyAlgorithms", SV_WORD },
+	{ "HostKeyAlias", SV_HOST },		{ "IdentitiesOnly", SV_WORD },
+	{ "IdentityFile", SV_PATH },		{ "IPQoS", SV_WORDS },
+	{ "KbdInteractiveAuthentication", SV_WORD }, { "KexAlgorithms", SV_WORD },
+	{ "MACs", SV_WORD },			{ "NumberOfPasswordPrompts", SV_WORD },
+	{ "PasswordAuthentication", SV_WORD },	{ "Port", SV_WORD },
+	{ "PreferredAuthentications", SV_WORD }, { "PubkeyAcceptedAlgorithms", SV_WORD },
+	{ "PubkeyAcceptedKeyTypes", SV_WORD },	{ "PubkeyAuthentication", SV_WORD },
+	{ "RekeyLimit", SV_WORDS },		{ "ServerAliveCountMax", SV_WORD },
+	{ "ServerAliveInterval", SV_WORD },	{ "StrictHostKeyChecking", SV_WORD },
+	{ "TCPKeepAlive", SV_WORD },		{ "UpdateHostKeys", SV_WORD },
+	{ "User", SV_USER },			{ "UserKnownHostsFile", SV_KNOWN },
+	{ "VerifyHostKeyDNS", SV_WORD },
+};
+
+/* Why an option that is not allowed is not, for the ones people reach for. */
+static const char *ssh_refusal(const char *key, size_t len)
+{
+	static const struct {
+		const char *name, *why;
+	} never[] = {
+		{ "PermitLocalCommand", "lets LocalCommand run a command" },
+		{ "Include", "reads another ssh configuration" },
+		{ "Match", "applies configuration by conditions, 'exec' runs a command" },
+		{ "Host", "starts a configuration block" },
+		{ "ProxyJump", "starts another ssh through a shell, under the jump host's own "
+			       "configuration" },
+		{ "ProxyUseFdpass", "belongs with ProxyCommand" },
+		{ "PKCS11Provider", "loads a library" },
+		{ "SecurityKeyProvider", "loads a library" },
+		{ "IdentityAgent", "talks to an agent socket the file names" },
+		{ "ForwardAgent", "hands this machine's keys to the board" },
+		{ "ControlPath", "creates a socket where the file says" },
+		{ "ControlMaster", "shares connections through a socket" },
+		{ "LogLevel", "would print ssh's debugging of this machine's files" },
+	};
+	static const char cmd[] = "command";
+
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (strlen(never[i].name) == len && !strncasecmp(never[i].name, key, len))
+			return never[i].why;
+	if (len > sizeof(cmd) - 1 && !strncasecmp(key + len - (sizeof(cmd) - 1), cmd, sizeof(cmd) - 1))
+		return "runs a command";
+	if (len > 7 && (!strncasecmp(key + len - 7, "Forward", 7) ||
+			!strncasecmp(key, "Forward", 7) || !strncasecmp(key, "Tunnel", 6)))
+		return "forwards connections";
+	if (len > 3 && !strncasecmp(key + len - 3, "Env", 3))
+		return "passes an environment";
+	return "is not among the options a board file may give";
+}
+
+static int ssh_value_ok(enum sshv v, const char *s)
+{
+	static const char word[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,_+-^@:";
+	char buf[256];
+
+	if (!*s)
+		return 0;
+	switch (v) {
+	case SV_WORD:
+		return strspn(s, word) == strlen(s);
+	case SV_WORDS:
+		for (const char *p = s; *p; p++)
+			if (!strchr(word, *p) && !(*p == ' ' && p > s && p[-1] != ' ' && p[1]))
+				return 0;
+		return 1;
+	case SV_USER:
+	case SV_HOST:
+		if ((size_t)snprintf(buf, sizeof(buf), v == SV_USER ? "%s@x" : "%s", s) >= sizeof(buf))
+			return 0;
+		return !strchr(s, '@') && lw_ssh_dest_ok(buf);
+	case SV_PATH:
+	case SV_KNOWN:
+		for (const char *p = s; *p; p++)
+			if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '"' || *p == '\\')
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One ssh -o option of a board file: "Key=value" or "Key value" (ssh reads
+ * both, the key in any case).  0 when allowed; -1 with @why set otherwise.
+ * @known is set when it is a UserKnownHostsFile other than none or /dev/null.
+ */
+int lw_ssh_option_check(const char *opt, const char **why, int *known)
+{
+	size_t k = 0, i;
+	const char *v;
+
+	while (isalnum((unsigned char)opt[k]))
+		k++;
+	if (!k || (opt[k] != '=' && opt[k] != ' ' && opt[k] != '\t')) {
+		*why = "not an ssh option Key=value or Key value";
+		return -1;
+	}
+	for (v = opt; *v; v++)
+		if (((unsigned char)*v < ' ' && *v != '\t') || *v == 0x7f) {
+			*why = "holds a control character";
+			return -1;
+		}
+	for (i = 0; i < sizeof(ssh_allowed) / sizeof(ssh_allowed[0]); i++)
+		if (strlen(ssh_allowed[i].name) == k && !strncasecmp(ssh_allowed[i].name, opt, k))
+			break;
+	if (i == sizeof(ssh_allowed) / sizeof(ssh_allowed[0])) {
+		*why = ssh_refusal(opt, k);
+		return -1;
+	}
+	/* as ssh splits it: blanks, at most one '=', blanks */
+	v = opt + k + strspn(opt + k, " \t");
+	if (*v == '=')
+		v += 1 + strspn(v + 1, " \t");
+	if (!ssh_value_ok(ssh_allowed[i].v, v)) {
+		*why = "has a value this option does not take in a board file";
+		return -1;
+	}
+	if (ssh_allowed[i].v == SV_KNOWN && strcasecmp(v, "none") && strcmp(v, "/dev/null"))
+		*known = 1;
+	return 0;
+}
+
 /*
  * target: { ssh: root@board, port: 22, identity: FILE, dir: /tmp, options: [..] }
- * Values travel to ssh as single arguments, never through a shell; the host
- * part cannot start with '-' (ssh would read it as an option).
+ * Values travel to ssh as single arguments, never through a shell; neither
+ * the destination nor an option can make ssh run a command (above).
  */
 static int parse_target(struct ctx *c, struct lw_board *b, const struct lw_ynode *m)
 {
@@ -749,8 +917,9 @@ static int parse_target(struct ctx *c, struct lw_board *b, const struct lw_ynode
 		return bad(c, m, "target.ssh", "missing ([user@]host of the board)");
 	if (get_str(c, v, "target.ssh", &b->target.ssh) < 0)
 		return -1;
-	if (!*b->target.ssh || b->target.ssh[0] == '-' || strpbrk(b->target.ssh, " \t\n"))
-		return bad(c, v, "target.ssh", "'%s' is not a [user@]host", b->target.ssh);
+	if (!lw_ssh_dest_ok(b->target.ssh))
+		return bad(c, v, "target.ssh", "not a [user@]host (letters, digits, '.', '_', '-', "
+			   "not starting with '-')");
 	if ((v = lw_ymap_get(m, "port"))) {
 		if (get_uint(c, v, "target.port", 65535, &port) < 0)
 			return -1;
@@ -764,15 +933,24 @@ static int parse_target(struct ctx *c, struct lw_board *b, const struct lw_ynode
 		if (get_str(c, v, "target.dir", &b->target.dir) < 0)
 			return -1;
 		if (b->target.dir[0] != '/')
-			return bad(c, v, "target.dir", "'%s' is not an absolute path", b->target.dir);
+			return bad(c, v, "target.dir", "not an absolute path");
 	}
 	if ((v = lw_ymap_get(m, "options")) &&
 	    get_strlist(c, v, "target.options", &b->target.options, &b->target.noptions) < 0)
 		return -1;
-	for (int i = 0; i < b->target.noptions; i++)
-		if (!strchr(b->target.options[i], '=') || b->target.options[i][0] == '-')
-			return bad(c, v, "target.options", "'%s' is not an ssh option Key=value",
-				   b->target.options[i]);
+	for (int i = 0; i < b->target.noptions; i++) {
+		const struct lw_ynode *o = v->type == LW_Y_SEQ ? v->kid[i] : v;
+		const char *why;
+		char key[64];
+		size_t k = strspn(b->target.options[i], "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+
+		snprintf(key, sizeof(key), "target.options[%d]", i);
+		if (lw_ssh_option_check(b->target.options[i], &why, &b->target.known_hosts) < 0)
+			return bad(c, o, key, "%s%.*s%s%s (see SECURITY in latwatt(1))",
+				   k && k < 40 ? "ssh option " : "", k && k < 40 ? (int)k : 0,
+				   b->target.options[i], k && k < 40 ? ": " : "", why);
+	}
 	return 0;
 }
 
@@ -805,8 +983,7 @@ static int from_tree(struct ctx *c, struct lw_board *b, const struct lw_ynode *r
 		return -1;
 	for (const char *p = b->name; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
-			return bad(c, v, "name", "'%s': use letters, digits, '-', '_' and '.'",
-				   b->name);
+			return bad(c, v, "name", "use letters, digits, '-', '_' and '.'");
 	if (!*b->name)
 		return bad(c, v, "name", "empty");
 	if ((v = lw_ymap_get(root, "description")) && get_str(c, v, "description", &b->description) < 0)
@@ -850,7 +1027,7 @@ static int from_tree(struct ctx *c, struct lw_board *b, const struct lw_ynode *r
 			return -1;
 		if (strcmp(b->power, "measured") && strcmp(b->power, "estimated") &&
 		    strcmp(b->power, "auto"))
-			return bad(c, v, "power", "'%s' is not measured, estimated or auto", b->power);
+			return bad(c, v, "power", "not measured, estimated or auto");
 	}
 	if ((v = lw_ymap_get(root, "power_sources")) && !lw_yaml_is_null(v) &&
 	    parse_sources(c, b, v) < 0)
@@ -894,18 +1071,39 @@ struct lw_board *lw_board_parse(const char *name, const char *text)
 	return b;
 }
 
-struct lw_board *lw_board_load(const char *path)
+/*
+ * Read and parse @path, opened once through lib/input.h (@flags; @origin:
+ * the environment variable of the search path it was found through, whose
+ * owner rule it is held to).  The bytes parsed are kept in b->text: they
+ * are what RUN/board.yaml and the copy for `latwatt target` get, never the
+ * file read again.
+ */
+static struct lw_board *load_board(const char *path, int flags, const char *origin)
 {
-	struct lw_ynode *root = lw_yaml_load(path);
+	struct lw_ynode *root;
 	struct lw_board *b;
 	const char *base, *dot;
+	size_t len;
+	char *text;
+	int fd;
 
-	if (!root)
+	fd = origin ? lw_in_open_trusted(path, origin, flags, LW_CAP_YAML, NULL) :
+		      lw_in_open(path, flags, LW_CAP_YAML, NULL);
+	if (fd < 0 || !(text = lw_in_read_fd(fd, path, LW_CAP_YAML, &len)))
 		return NULL;
+	root = lw_yaml_parse(path, text, len);
+	if (!root) {
+		free(text);
+		return NULL;
+	}
 	b = parse_tree(path, root);
 	lw_yaml_free(root);
-	if (!b)
+	if (!b) {
+		free(text);
 		return NULL;
+	}
+	b->text = text;
+	b->text_len = len;
 	b->path = strdup(path);
 	/* boards/NAME.yaml must say name: NAME, or lookups by name would lie */
 	base = strrchr(path, '/');
@@ -913,7 +1111,7 @@ struct lw_board *lw_board_load(const char *path)
 	dot = strstr(base, ".yaml");
 	if (dot && strcmp(base, "board.yaml") && (strlen(b->name) != (size_t)(dot - base) ||
 		    strncmp(base, b->name, (size_t)(dot - base)))) {
-		error("%s: name: '%s' does not match the file name (expected '%.*s')", path, b->name,
+		error("%s: name: does not match the file name (expected '%.*s')", path,
 		      (int)(dot - base), base);
 		lw_board_free(b);
 		return NULL;
@@ -921,10 +1119,16 @@ struct lw_board *lw_board_load(const char *path)
 	return b;
 }
 
+struct lw_board *lw_board_load(const char *path)
+{
+	return load_board(path, 0, NULL);
+}
+
 void lw_board_free(struct lw_board *b)
 {
 	if (!b)
 		return;
+	free(b->text);
 	free(b->name);
 	free(b->description);
 	free(b->arch);
@@ -1070,6 +1274,9 @@ void lw_board_discover(struct lw_board *b, const char *root)
 
 /* ---- finding boards ----------------------------------------------------- */
 
+/* How many of lw_board_dirs() come first from $LATWATT_BOARDS. */
+static int nenv_dirs;
+
 const char *const *lw_board_dirs(void)
 {
 	static char *dirs[16];
@@ -1091,6 +1298,7 @@ const char *const *lw_board_dirs(void)
 			dirs[n++] = store[s++];
 		}
 	}
+	nenv_dirs = n;
 	/* never ./boards: a root latwatt would read board files from wherever it
 	 * was started (a shared /tmp, a colleague's run directory) */
 	{
@@ -1121,20 +1329,37 @@ const char *const *lw_board_dirs(void)
 	return (const char *const *)dirs;
 }
 
-static int find_file(const char *name, char *out, size_t len)
+/* The file of board @name in the search path: 0 (*@env set when it was
+ * found through $LATWATT_BOARDS), 1 when there is none, -1 after error()
+ * when a folder of $LATWATT_BOARDS may not be searched (lib/input.h). */
+static int find_file(const char *name, char *out, size_t len, int *env)
 {
-	for (const char *const *d = lw_board_dirs(); *d; d++) {
-		snprintf(out, len, "%s/%s.yaml", *d, name);
-		if (access(out, R_OK) == 0)
+	const char *const *dirs = lw_board_dirs();
+
+	for (int i = 0; dirs[i]; i++) {
+		struct stat st;
+
+		*env = i < nenv_dirs;
+		if (*env) {
+			int r = lw_in_dir_trusted(dirs[i], "LATWATT_BOARDS");
+
+			if (r < 0)
+				return -1;
+			if (r > 0)
+				continue;
+		}
+		if ((size_t)snprintf(out, len, "%s/%s.yaml", dirs[i], name) < len &&
+		    lstat(out, &st) == 0)
 			return 0;
 	}
-	return -1;
+	return 1;
 }
 
 struct lw_board *lw_board_find(const char *name, const char *root)
 {
 	char path[PATH_MAX];
 	struct lw_board *b;
+	int found, env;
 
 	if (!name || !*name)
 		name = "local";
@@ -1144,7 +1369,10 @@ struct lw_board *lw_board_find(const char *name, const char *root)
 			lw_board_discover(b, root);
 		return b;
 	}
-	if (find_file(name, path, sizeof(path)) < 0) {
+	found = find_file(name, path, sizeof(path), &env);
+	if (found < 0)
+		return NULL;
+	if (found > 0) {
 		if (!strcmp(name, "local")) {
 			b = board_new();
 			if (!b) {
@@ -1164,7 +1392,7 @@ struct lw_board *lw_board_find(const char *name, const char *root)
 		error("board '%s' not found (looked in %s; 'latwatt boards' lists them)", name, dirs);
 		return NULL;
 	}
-	b = lw_board_load(path);
+	b = load_board(path, 0, env ? "LATWATT_BOARDS" : NULL);
 	if (b && (b->discovered || !strcmp(name, "local")))
 		lw_board_discover(b, root);
 	return b;
@@ -1183,9 +1411,13 @@ json_t *lw_board_list(void)
 	json_t *v;
 
 	for (const char *const *d = lw_board_dirs(); *d; d++) {
-		DIR *dir = opendir(*d);
+		int env = d - lw_board_dirs() < nenv_dirs;
+		DIR *dir;
 		struct dirent *e;
 
+		if (env && lw_in_dir_trusted(*d, "LATWATT_BOARDS") != 0)
+			continue;	/* refused (said so) or missing */
+		dir = opendir(*d);
 		if (!dir)
 			continue;
 		while ((e = readdir(dir))) {
@@ -1201,7 +1433,7 @@ json_t *lw_board_list(void)
 			snprintf(path, sizeof(path), "%s/%s", *d, e->d_name);
 			int q = lw_set_quiet(1);
 
-			b = lw_board_load(path);
+			b = load_board(path, 0, env ? "LATWATT_BOARDS" : NULL);
 			lw_set_quiet(q);
 			json_object_set_new(seen, name, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b}",
 				"name", name, "path", path,
@@ -1412,28 +1644,15 @@ json_t *lw_board_to_json(const struct lw_board *b)
 
 /* ---- boards and runs ---------------------------------------------------- */
 
-static int copy_file(const char *from, const char *to)
+static int write_text(const char *to, const char *text, size_t len)
 {
-	FILE *in = fopen(from, "r"), *out;
-	char buf[8192];
-	size_t n;
+	FILE *out = lw_fcreate(to, 0644);
 	int ret = 0;
 
-	if (!in)
-		return error_errno("cannot open %s", from);
-	out = lw_fcreate(to, 0644);
-	if (!out) {
-		fclose(in);
+	if (!out)
 		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n) {
-			ret = error_errno("cannot write %s", to);
-			break;
-		}
-	if (ferror(in))
-		ret = error_errno("cannot read %s", from);
-	fclose(in);
+	if (fwrite(text, 1, len, out) != len)
+		ret = error_errno("cannot write %s", to);
 	if (fclose(out) != 0 && !ret)
 		ret = error_errno("cannot write %s", to);
 	return ret;
@@ -1450,9 +1669,9 @@ int lw_board_record(const struct lw_board *b, const char *rundir)
 	json_decref(j);
 	if (ret < 0)
 		return -1;
-	if (b->path) {
+	if (b->text) {
 		snprintf(path, sizeof(path), "%s/board.yaml", rundir);
-		return copy_file(b->path, path);
+		return write_text(path, b->text, b->text_len);
 	}
 	return 0;
 }
@@ -1460,16 +1679,17 @@ int lw_board_record(const struct lw_board *b, const char *rundir)
 struct lw_board *lw_board_for_run(const char *rundir, const char *name)
 {
 	char path[PATH_MAX];
+	struct stat st;
 	json_t *m;
 	struct lw_board *b;
 
 	if (name && *name)
 		return lw_board_find(name, NULL);
 	snprintf(path, sizeof(path), "%s/board.yaml", rundir);
-	if (access(path, R_OK) == 0)
-		return lw_board_load(path);
+	if (lstat(path, &st) == 0 || errno != ENOENT)
+		return load_board(path, LW_IN_NOFOLLOW, NULL);
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
-	m = lw_json_load(path);
+	m = lw_json_load_flags(path, LW_IN_NOFOLLOW, LW_CAP_MANIFEST);
 	if (!m)
 		return NULL;
 	name = json_string_value(json_object_get(m, "board"));

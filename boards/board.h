@@ -112,15 +112,32 @@ struct lw_board {
 	struct lw_budget *budget;
 	int nbudget;
 
+	char *text;			/* the file's bytes as read and parsed (NULL:
+					 * none); RUN/board.yaml gets these */
+	size_t text_len;
+
 	struct {			/* target: how `latwatt target` reaches the board */
 		char *ssh;		/* [user@]host; NULL: no target section */
 		unsigned port;		/* 0: ssh's default */
 		char *identity;		/* private key file, or NULL */
 		char *dir;		/* where on the board (default /tmp) */
-		char **options;		/* ssh -o options ("Key=value") */
+		char **options;		/* ssh -o options ("Key=value"), checked by
+					 * lw_ssh_option_check() */
 		int noptions;
+		int known_hosts;	/* options name a known-hosts file of the
+					 * board's: latwatt target makes ssh only read it */
 	} target;
 };
+
+/* A [user@]host that ssh takes as a destination and nothing else (no
+ * leading '-', no shell syntax): 1, else 0. */
+int lw_ssh_dest_ok(const char *s);
+/* An ssh -o option a board file may give ("Key=value" or "Key value", the
+ * key in any case; an allow-list: no command, library, other configuration,
+ * jump host, forwarding or file that ssh writes).  0 when allowed, else -1
+ * with @why saying why (a fixed text, never the option); *@known set to 1
+ * when it names a UserKnownHostsFile other than none or /dev/null. */
+int lw_ssh_option_check(const char *opt, const char **why, int *known);
 
 /* Read and validate a board file.  NULL after error("file:line:col: ..."). */
 struct lw_board *lw_board_load(const char *path);

@@ -33,6 +33,7 @@
 #include "analysis/failon.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
@@ -315,12 +316,12 @@ static int load_versions(const char *arg, char ***out, size_t *n)
 	if (!v)
 		return error("out of memory");
 	if (arg[0] == '@') {
-		FILE *f = fopen(arg + 1, "r");
+		FILE *f = lw_in_fopen(arg + 1, 0, LW_CAP_MANIFEST);
 		size_t len = 0;
 
 		if (!f) {
 			free(v);
-			return error_errno("--versions: cannot open %s", arg + 1);
+			return error("--versions: cannot read %s (see above)", arg + 1);
 		}
 		if (getdelim(&buf, &len, '\0', f) < 0) {
 			buf = strdup("");

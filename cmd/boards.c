@@ -19,8 +19,11 @@ static const char usage[] =
 "it (with what 'local' discovers), 'check' validates files (exit 0 when\n"
 "all are valid, 2 otherwise).\n"
 "\n"
-"Boards are looked up in $LATWATT_BOARDS, ./boards, the boards/ folder next\n"
-"to the latwatt binary and PREFIX/share/latwatt/boards.\n";
+"Boards are looked up in $LATWATT_BOARDS (colon separated; a folder and file\n"
+"used only when owned by root or you and not writable by others), the boards/\n"
+"folder next to the latwatt binary (or ../boards from it), /etc/latwatt/boards\n"
+"and PREFIX/share/latwatt/boards.  Never ./boards: name a file there as\n"
+"./boards/NAME.yaml.\n";
 
 static void print_text(const struct lw_board *b)
 {

@@ -30,6 +30,8 @@ static int usage(FILE *out, int status)
 
 int main(int argc, char **argv)
 {
+	/* text from data never carries escape sequences to the terminal */
+	lw_clean_stdout();
 	if (argc < 2)
 		return usage(stderr, LW_EXIT_ERROR);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))

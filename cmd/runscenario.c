@@ -213,11 +213,13 @@ int lw_run_scenario_apply(struct lw_run_scenario *rs, struct lw_run_opts *o, int
 
 	memset(rs, 0, sizeof(*rs));
 	rs->rt_throttled = -1;
-	if (lw_scenario_find(o->scenario, path, sizeof(path)) < 0)
+	int fd = lw_scenario_open(o->scenario, path, sizeof(path));
+
+	if (fd < 0)
 		return -1;
 	lw_run_scenario_keys(&keys, NULL);
 	rs->loaded = 1;
-	if (lw_scenario_load(&rs->sc, path, &keys) < 0)
+	if (lw_scenario_load_fd(&rs->sc, fd, path, &keys) < 0)
 		return -1;
 	return lw_run_scenario_apply_loaded(rs, o, argc, argv, online);
 }

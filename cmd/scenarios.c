@@ -10,6 +10,7 @@
 #include "cmd/commands.h"
 #include "cmd/runscenario.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "workloads/scenario.h"
 
@@ -26,12 +27,14 @@ static const char usage[] =
 "                   load programs, priorities); exit 2 on the first error\n"
 "  -h, --help       this text\n"
 "\n"
-"Scenarios are looked up in $LATWATT_SCENARIO_PATH, workloads/scenarios beside\n"
-"the binary, then the installed directory.\n";
+"Scenarios are looked up in $LATWATT_SCENARIO_PATH (colon separated; a folder\n"
+"and file used only when owned by root or you and not writable by others),\n"
+"workloads/scenarios beside the binary, then the installed directory.\n";
 
 struct entry {
 	char name[NAME_MAX + 1];
 	char path[PATH_MAX];
+	int env;		/* found through $LATWATT_SCENARIO_PATH */
 };
 
 static int by_name(const void *a, const void *b)
@@ -44,12 +47,15 @@ static int list(int verbose)
 	const char *dirs[16];
 	struct entry *e = NULL;
 	size_t n = 0, cap = 0;
-	int nd = lw_scenario_dirs(dirs, 16);
+	int nenv, nd = lw_scenario_dirs(dirs, 16, &nenv);
 
 	for (int d = 0; d < nd; d++) {
-		DIR *dir = opendir(dirs[d]);
+		DIR *dir;
 		struct dirent *de;
 
+		if (d < nenv && lw_in_dir_trusted(dirs[d], "LATWATT_SCENARIO_PATH") != 0)
+			continue;	/* refused (said so) or missing */
+		dir = opendir(dirs[d]);
 		if (!dir)
 			continue;
 		while ((de = readdir(dir))) {
@@ -75,6 +81,7 @@ static int list(int verbose)
 			}
 			snprintf(e[n].name, sizeof(e[n].name), "%.*s", (int)(len - 5), de->d_name);
 			snprintf(e[n].path, sizeof(e[n].path), "%s/%s", dirs[d], de->d_name);
+			e[n].env = d < nenv;
 			n++;
 		}
 		closedir(dir);
@@ -82,7 +89,8 @@ static int list(int verbose)
 	if (n)
 		qsort(e, n, sizeof(*e), by_name);
 	for (size_t i = 0; i < n; i++) {
-		char *desc = lw_scenario_describe(e[i].path);
+		char *desc = lw_scenario_describe(e[i].path,
+						  e[i].env ? "LATWATT_SCENARIO_PATH" : NULL);
 
 		printf("%-16s %s\n", e[i].name, desc ? desc : "(no description)");
 		if (verbose) {

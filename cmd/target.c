@@ -34,8 +34,10 @@
 #include "boards/board.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "lib/safefile.h"
 #include "lib/shquote.h"
 
 #ifndef LW_TARGET_LIBDIR
@@ -60,7 +62,9 @@ static const char usage[] =
 "  -p, --port PORT         ssh port (default: target.port, else ssh's)\n"
 "  -i, --identity FILE     private key (default: target.identity)\n"
 "  -O, --ssh-option OPT    an ssh -o option, e.g. StrictHostKeyChecking=accept-new\n"
-"                          (repeatable; added to target.options)\n"
+"                          (repeatable; ahead of target.options, which a board\n"
+"                          file may fill only from an allow-list: man latwatt,\n"
+"                          SECURITY)\n"
 "  -b, --board NAME|FILE   the board file: its target: section, and copied along\n"
 "                          as the remote run's --board\n"
 "  -o, --output RUN        local run directory to create (must not exist)\n"
@@ -147,6 +151,16 @@ static int ssh_argv(struct argv *a, const struct target *t, int tty, const char 
 	rc |= argv_add(a, "ServerAliveCountMax=6");
 	rc |= argv_add(a, "-o");
 	rc |= argv_add(a, "LogLevel=ERROR");
+	if (t->board && t->board->target.known_hosts) {
+		/* the board file's known-hosts file is only read (ssh takes the
+		 * first value given: these come before every -o option) */
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, "StrictHostKeyChecking=yes");
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, "UpdateHostKeys=no");
+		rc |= argv_add(a, "-o");
+		rc |= argv_add(a, "CheckHostIP=no");
+	}
 	if (t->port) {
 		rc |= argv_add(a, "-p");
 		rc |= argv_add(a, t->port_s);
@@ -174,7 +188,21 @@ static int ssh_argv(struct argv *a, const struct target *t, int tty, const char 
  */
 static pid_t spawn(const struct argv *a, int in, int out, int close_fd)
 {
-	pid_t pid = fork();
+	char prog[PATH_MAX];
+	pid_t pid;
+
+	/* ssh and tar from an absolute PATH entry that only root or this user
+	 * control (lib/input.h) */
+	switch (lw_in_which(a->v[0], prog, sizeof(prog))) {
+	case 0:
+		break;
+	case 1:
+		error("%s not found in PATH", a->v[0]);
+		return -1;
+	default:
+		return -1;
+	}
+	pid = fork();
 
 	if (pid < 0) {
 		error_errno("cannot start %s", a->v[0]);
@@ -191,7 +219,7 @@ static pid_t spawn(const struct argv *a, int in, int out, int close_fd)
 			_exit(127);
 		if (close_fd >= 0)
 			close(close_fd);
-		execvp(a->v[0], (char *const *)a->v);
+		execv(prog, (char *const *)a->v);
 		fprintf(stderr, "%s: cannot run %s: %s\n", lw_progname(), a->v[0], strerror(errno));
 		_exit(127);
 	}
@@ -455,12 +483,9 @@ static int copy_to_board(struct target *t)
 	struct stat st;
 	int fd, rc;
 
-	fd = open(t->bundle, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return error_errno("cannot open %s", t->bundle);
-	}
+	fd = lw_in_open(t->bundle, 0, 0, &st);
+	if (fd < 0)
+		return -1;
 	note("copying %s (%.1f MB) to %s:%s", t->bundle, st.st_size / 1e6, t->ssh, t->rdir);
 	lw_sb_add(&c, "cd ");
 	lw_sb_quote(&c, t->rdir);
@@ -475,11 +500,17 @@ static int copy_to_board(struct target *t)
 	if (rc != 0)
 		return rc < 0 ? -1 : error("%s: cannot unpack latwatt in %s (status %d)", t->ssh,
 					   t->rdir, rc);
-	if (!t->board_file)
+	if (!t->board_file || !t->board->text)
 		return 0;
-	fd = open(t->board_file, O_RDONLY | O_CLOEXEC);
+	/* the bytes that were checked, not the file read again */
+	fd = lw_tmpfile();
 	if (fd < 0)
-		return error_errno("cannot open %s", t->board_file);
+		return -1;
+	if (write(fd, t->board->text, t->board->text_len) != (ssize_t)t->board->text_len ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return error_errno("cannot copy %s", t->board_file);
+	}
 	lw_sb_add(&c, "mkdir ");
 	lw_sb_quote(&c, t->rdir);
 	lw_sb_add(&c, "/boards && cat >");
@@ -848,8 +879,9 @@ int cmd_target(int argc, char **argv)
 		error("no board to reach: give --ssh [USER@]HOST, or a board file with a target: section");
 		goto out;
 	}
-	if (t.ssh[0] == '-' || strpbrk(t.ssh, " \t\n")) {
-		error("--ssh '%s' is not a [USER@]HOST", t.ssh);
+	if (!lw_ssh_dest_ok(t.ssh)) {
+		error("--ssh '%s' is not a [USER@]HOST (letters, digits, '.', '_', '-', not "
+		      "starting with '-')", t.ssh);
 		goto out;
 	}
 	if (t.dir[0] != '/' || strchr(t.dir, '\n')) {

@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/binfile.h"
 #include "lib/error.h"
+#include "lib/input.h"
 
 FILE *lw_binfile_open(const char *path, const char *magic, const char *what, void *hdr,
-		      size_t len, uint64_t *body)
+		      size_t len, uint64_t cap, uint64_t *body)
 {
-	FILE *f = fopen(path, "rbe");
 	struct stat st;
+	int fd = lw_in_open(path, LW_IN_NOFOLLOW, cap, &st);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
 
 	if (!f) {
-		error_errno("cannot open %s", path);
+		if (fd >= 0) {
+			error_errno("cannot open %s", path);
+			close(fd);
+		}
 		return NULL;
-	}
-	if (fstat(fileno(f), &st) < 0) {
-		error_errno("cannot stat %s", path);
-		goto fail;
 	}
 	if (fread(hdr, len, 1, f) != 1) {
 		error("%s: truncated header (%lld bytes, need %zu)", path, (long long)st.st_size, len);

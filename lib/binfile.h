@@ -9,12 +9,14 @@
 #include <stdio.h>
 
 /*
- * Open @path and read its @len-byte header into @hdr; its first 8 bytes must
- * be @magic.  *body gets the number of bytes after the header.  NULL after
- * error() naming the file: cannot open or stat it, a truncated header, or
- * "not a latwatt @what file (bad magic)".
+ * Open @path, a file of a run directory (lib/input.h: a regular file, not a
+ * symlink, at most @cap bytes; 0: no cap), and read its @len-byte header
+ * into @hdr; its first 8 bytes must be @magic.  *body gets the number of
+ * bytes after the header.  NULL after error() naming the file: cannot open
+ * it, not a regular file, too large, a truncated header, or "not a latwatt
+ * @what file (bad magic)".
  */
 FILE *lw_binfile_open(const char *path, const char *magic, const char *what, void *hdr,
-		      size_t len, uint64_t *body);
+		      size_t len, uint64_t cap, uint64_t *body);
 
 #endif

@@ -13,6 +13,8 @@
 #define LW_ERROR_H
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 
 enum lw_exit {
 	LW_EXIT_OK          = 0,	/* passed / no regression */
@@ -36,5 +38,18 @@ int lw_set_quiet(int quiet);
  */
 const char *lw_last_error(void);
 void lw_clear_error(void);
+
+/*
+ * Text from data (manifests, task names, board files, paths) for a
+ * terminal: every control character (C0, DEL, C1) and every byte that is
+ * not valid UTF-8 becomes '?', so that no escape sequence reaches the
+ * terminal.  error(), warning() and note() do this to their messages.
+ */
+char *lw_clean(char *s);					/* in place; returns @s */
+const char *lw_clean_copy(const char *s, char *buf, size_t len);	/* NULL for NULL */
+int lw_fputs_clean(const char *s, FILE *f);			/* fputs() of it */
+/* From here on, stdout passes what is printed through the same filter
+ * (newlines and tabs kept): every command's text output. */
+void lw_clean_stdout(void);
 
 #endif

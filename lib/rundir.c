@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
 #include "lib/timeutil.h"
@@ -91,18 +92,49 @@ int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
 	return 0;
 }
 
-json_t *lw_json_load(const char *path)
+const char *lw_json_problem(const json_error_t *err)
+{
+	/* jansson's own text quotes the input near the error: not printed */
+	switch (json_error_code(err)) {
+	case json_error_premature_end_of_input:	return "the JSON ends early";
+	case json_error_end_of_input_expected:	return "more after the JSON value";
+	case json_error_invalid_utf8:		return "not valid UTF-8";
+	case json_error_null_character:		return "a NUL byte in a string";
+	case json_error_null_byte_in_key:	return "a NUL byte in a key";
+	case json_error_duplicate_key:		return "a key given twice";
+	case json_error_numeric_overflow:	return "a number out of range";
+	case json_error_item_not_found:
+	case json_error_index_out_of_range:
+	case json_error_wrong_type:		return "an unexpected value";
+	case json_error_out_of_memory:		return "out of memory";
+	case json_error_stack_overflow:		return "nested too deep";
+	default:				return "not valid JSON";
+	}
+}
+
+json_t *lw_json_load_flags(const char *path, int flags, uint64_t cap)
 {
 	json_error_t err;
-	json_t *v = json_load_file(path, 0, &err);
+	size_t len;
+	char *text = lw_in_read(path, flags, cap, &len);
+	json_t *v;
 
+	if (!text)
+		return NULL;
+	v = json_loadb(text, len, 0, &err);
+	free(text);
 	if (!v) {
 		if (err.line > 0)
-			error("%s:%d:%d: %s", path, err.line, err.column, err.text);
+			error("%s:%d:%d: %s", path, err.line, err.column, lw_json_problem(&err));
 		else
-			error("%s: %s", path, err.text);
+			error("%s: %s", path, lw_json_problem(&err));
 	}
 	return v;
+}
+
+json_t *lw_json_load(const char *path)
+{
+	return lw_json_load_flags(path, 0, LW_CAP_JSON);
 }
 
 int lw_rundir_open(struct lw_rundir *rd, const char *path)
@@ -119,7 +151,7 @@ int lw_rundir_open(struct lw_rundir *rd, const char *path)
 		return error_errno("cannot open run directory %s", path);
 	if (access(file, F_OK) < 0)
 		return error("%s is not a run directory (no manifest.json)", path);
-	m = lw_json_load(file);
+	m = lw_json_load_flags(file, LW_IN_NOFOLLOW, LW_CAP_MANIFEST);
 	if (!m)
 		return -1;
 	if (!json_is_object(m)) {
@@ -145,6 +177,20 @@ int lw_rundir_open(struct lw_rundir *rd, const char *path)
 
 const char *lw_rundir_file(const struct lw_rundir *rd, const char *name, char *buf, size_t len)
 {
+	/* names come from manifests too: a file inside the run directory,
+	 * every component a name (no "", "." or "..") */
+	for (const char *p = name;; ) {
+		size_t n = strcspn(p, "/");
+
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			error("%s: the manifest names a file outside the run directory", rd->path);
+			buf[0] = 0;
+			return buf;
+		}
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
 	if ((size_t)snprintf(buf, len, "%s/%s", rd->path, name) >= len) {
 		error("%s/%s: path too long", rd->path, name);
 		buf[0] = 0;
@@ -189,6 +235,14 @@ int lw_manifest_set_status(json_t *m, const char *status, const char *reason)
 	else
 		json_object_del(m, "status_reason");
 	return 0;
+}
+
+uint64_t lw_manifest_samples_written(const json_t *m)
+{
+	json_t *w = json_object_get(json_object_get(m, "samples"), "written");
+
+	return json_is_integer(w) && json_integer_value(w) >= 0 ?
+	       (uint64_t)json_integer_value(w) : UINT64_MAX;
 }
 
 const char *lw_manifest_status(const json_t *m)

@@ -41,6 +41,9 @@ void lw_rundir_close(struct lw_rundir *rd);
 int lw_manifest_set_status(json_t *m, const char *status, const char *reason);
 const char *lw_manifest_status(const json_t *m);	/* "complete", "incomplete", "running" */
 int lw_manifest_is_complete(const json_t *m);
+/* How many samples the run wrote to RUN/samples, or UINT64_MAX when the
+ * manifest does not say (a run that did not end). */
+uint64_t lw_manifest_samples_written(const json_t *m);
 /* {"monotonic_ns":…, "realtime_ns":…, "utc":"2026-…Z"} for now. */
 json_t *lw_json_timestamp(uint64_t *mono_out);
 /* Get or create the object at @key in @parent. */
@@ -48,7 +51,14 @@ json_t *lw_json_object_at(json_t *parent, const char *key);
 
 /* Write any JSON value to @path atomically (pretty, sorted keys off). */
 int lw_json_save(const json_t *v, const char *path);
-/* Load a JSON file; errors name the file, line and column. */
+/* Load a JSON file given by the user (lib/input.h, LW_CAP_JSON); errors
+ * name the file, line and column and the problem, never the text there. */
 json_t *lw_json_load(const char *path);
+/* The same with lib/input.h's @flags (LW_IN_NOFOLLOW for a file of a run
+ * directory) and @cap. */
+json_t *lw_json_load_flags(const char *path, int flags, uint64_t cap);
+/* What is wrong at a jansson error, in words of ours (jansson's text
+ * quotes the input). */
+const char *lw_json_problem(const json_error_t *err);
 
 #endif

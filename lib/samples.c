@@ -127,14 +127,22 @@ struct lw_samples_reader *lw_samples_open(const char *path)
 
 struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags)
 {
+	return lw_samples_open_max(path, flags, UINT64_MAX);
+}
+
+struct lw_samples_reader *lw_samples_open_max(const char *path, unsigned flags, uint64_t max)
+{
 	struct lw_samples_reader *r = calloc(1, sizeof(*r));
 	unsigned char hdr[LW_SAMPLES_HDR];
+	uint64_t body, cap = 0;
 	uint32_t v, rs;
-	uint64_t body;
 
 	if (!r)
 		return NULL;
-	r->f = lw_binfile_open(path, LW_SAMPLES_MAGIC, "sample", hdr, sizeof(hdr), &body);
+	/* what the manifest says was written, and a partial record */
+	if (max < (UINT64_MAX - LW_SAMPLES_HDR) / sizeof(struct lw_sample) - 1)
+		cap = LW_SAMPLES_HDR + (max + 1) * sizeof(struct lw_sample) - 1;
+	r->f = lw_binfile_open(path, LW_SAMPLES_MAGIC, "sample", hdr, sizeof(hdr), cap, &body);
 	if (!r->f)
 		goto fail;
 	memcpy(&v, hdr + 8, 4);

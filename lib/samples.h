@@ -78,6 +78,9 @@ struct lw_samples_reader *lw_samples_open(const char *path);
  * many open on the same file). */
 #define LW_SAMPLES_SMALL_BUF 4
 struct lw_samples_reader *lw_samples_open_flags(const char *path, unsigned flags);
+/* The same, refusing a file larger than @max records (what the manifest
+ * says was written: lw_manifest_samples_written()) and the header. */
+struct lw_samples_reader *lw_samples_open_max(const char *path, unsigned flags, uint64_t max);
 uint64_t lw_samples_start(const struct lw_samples_reader *r);
 uint64_t lw_samples_count(const struct lw_samples_reader *r);	/* whole records */
 /* 1 with *s filled, 0 at end, -1 on read error. */

@@ -13,6 +13,7 @@
 
 #include "lib/trace_read.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/rundir.h"
 #include "lib/tracedat.h"
 
@@ -96,9 +97,6 @@ static int raw_init(struct lw_trace *t, const struct lw_tracedat_info *info)
 								   KBUFFER_ENDIAN_LITTLE;
 
 	t->page_size = info->page_size;
-	t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0)
-		return error_errno("cannot open %s", t->path);
 	posix_fadvise(t->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	t->cur = calloc((size_t)t->cpus, sizeof(*t->cur));
 	if (!t->cur)
@@ -244,13 +242,23 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 {
 	struct lw_tracedat_info info = { .want_ranges = 1 };
 	struct lw_trace *t;
+	char proc[64];
+	int fd;
 
-	if (lw_tracedat_check_info(path, &info) < 0)
+	/* opened once (lib/input.h): the check, libtracecmd and the pages all
+	 * read this file, whatever becomes of its name meanwhile */
+	fd = lw_in_open(path, flags & LW_TRACE_RUNDIR ? LW_IN_NOFOLLOW : 0, 0, NULL);
+	if (fd < 0)
 		return NULL;
+	if (lw_tracedat_check_fd(fd, path, &info) < 0) {
+		close(fd);
+		return NULL;
+	}
 	/* version 7 passed the structural check, but libtracecmd would read
 	 * its pages (and other parts) unchecked: fuzzing made it allocate
 	 * gigabytes on a 66 KB file.  trace-cmd itself converts. */
 	if (info.version != 6) {
+		close(fd);
 		free(info.cpu_off);
 		free(info.cpu_size);
 		error("%s: a version %d trace file; latwatt reads version 6 (what it writes): "
@@ -261,21 +269,23 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 	tracecmd_quiet_once();
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->path = strdup(path))) {
+		close(fd);
 		free(t);
 		free(info.cpu_off);
 		free(info.cpu_size);
 		error("out of memory");
 		return NULL;
 	}
-	t->fd = -1;
-	/* libtracecmd parses the (checked) header only; the pages are read
-	 * here, each checked before kbuffer sees it.  Never plugins: they would
-	 * be loaded from $HOME and the environment. */
-	(void)flags;
-	t->h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
-					 TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	t->fd = fd;
+	/* libtracecmd parses the (checked) header only, of the same file; the
+	 * pages are read here, each checked before kbuffer sees it.  Never
+	 * plugins: they would be loaded from $HOME and the environment. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	t->h = tracecmd_open_head(proc, TRACECMD_FL_LOAD_NO_PLUGINS |
+					TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->h) {
 		error("%s: libtracecmd cannot read this trace file", path);
+		close(fd);
 		free(info.cpu_off);
 		free(info.cpu_size);
 		free(t->path);
@@ -284,9 +294,17 @@ struct lw_trace *lw_trace_open(const char *path, int flags)
 	}
 	t->tep = tracecmd_get_tep(t->h);
 	set_max_id(t);
-	t->cpus = tep_get_cpus(t->tep);
-	if (info.cpus > t->cpus)
-		t->cpus = info.cpus;
+	/* every per-CPU table is indexed up to the data ranges the check
+	 * read (info.cpus of them); libtracecmd's own count must agree */
+	t->cpus = info.cpus;
+	if (tep_get_cpus(t->tep) != info.cpus) {
+		error("%s: libtracecmd reads %d CPUs, the file's header %d", path,
+		      tep_get_cpus(t->tep), info.cpus);
+		lw_trace_close(t);
+		free(info.cpu_off);
+		free(info.cpu_size);
+		return NULL;
+	}
 	snprintf(t->clock, sizeof(t->clock), "%s", info.clock);
 	t->pending = calloc((size_t)t->cpus + 1, sizeof(*t->pending));
 	t->heap = calloc((size_t)t->cpus + 1, sizeof(*t->heap));
@@ -335,7 +353,7 @@ struct lw_trace *lw_trace_open_run(const char *rundir, int flags)
 		lw_rundir_close(&rd);
 		return NULL;
 	}
-	t = lw_trace_open(path, flags);
+	t = lw_trace_open(path, flags | LW_TRACE_RUNDIR);
 	if (t && lw_trace_load_windows(t, tr) < 0) {
 		lw_trace_close(t);
 		t = NULL;

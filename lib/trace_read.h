@@ -61,6 +61,8 @@ enum lw_trace_open_flags {
 	/* Formerly "load libtraceevent plugins": plugins are never loaded, as
 	 * libtraceevent would take them from $HOME and the environment. */
 	LW_TRACE_PLUGINS = 1 << 0,
+	/* a file of a run directory: a symlink there is refused (lib/input.h) */
+	LW_TRACE_RUNDIR = 1 << 1,
 };
 
 /* Open a trace.dat.  A malformed file gets an error() naming it and the

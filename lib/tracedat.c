@@ -10,10 +10,21 @@
 #include <kbuffer.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/safefile.h"
 #include "lib/tracedat.h"
 
 #define MAX_WINDOWS 4096	/* per CPU; later losses widen the last window */
+
+/* A descriptor of its own for the file open at @fd, read from its start
+ * (/proc/self/fd: not the shared file offset of dup()). */
+static int open_dup(int fd)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return open(proc, O_RDONLY | O_CLOEXEC);
+}
 
 /* ---- blobs ---- */
 
@@ -1088,8 +1099,23 @@ static int check_v6(struct rd *r)
 			if (id == LW_TDOPT_BUFFER)
 				return error("%s: byte %llu: buffer instances in a version 6 file are "
 					     "not read", r->path, (unsigned long long)(r->off - 2));
-			if (rd_size(r, 4, &n, MAX_OPTION, "option size") < 0 ||
-			    check_option(r, id, n) < 0)
+			if (rd_size(r, 4, &n, MAX_OPTION, "option size") < 0)
+				return -1;
+			if (id == LW_TDOPT_CPUCOUNT && n == 4) {
+				/* libtracecmd sizes its CPU tables by this one,
+				 * the data ranges below come by the header's */
+				uint64_t oc;
+
+				if (rd_le(r, 4, &oc, "cpu count option") < 0)
+					return -1;
+				if (oc != cpus)
+					return error("%s: byte %llu: the cpu count option says %llu "
+						     "CPUs, the header %llu", r->path,
+						     (unsigned long long)(r->off - 4),
+						     (unsigned long long)oc, (unsigned long long)cpus);
+				continue;
+			}
+			if (check_option(r, id, n) < 0)
 				return -1;
 			if (id == LW_TDOPT_TRACECLOCK)
 				has_clock = 1;
@@ -1319,19 +1345,36 @@ static int check_v7(struct rd *r)
 
 int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info)
 {
+	int fd = lw_in_open(path, info->open_flags, 0, NULL), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = lw_tracedat_check_fd(fd, path, info);
+	close(fd);
+	return ret;
+}
+
+int lw_tracedat_check_fd(int fd, const char *path, struct lw_tracedat_info *info)
+{
 	struct rd r = { .path = path, .info = info, .long_size = 8 };
 	struct stat st;
 	char magic[10], ver[16];
 	unsigned char el[2];
-	int ret, want = info->want_ranges;
+	int ret, want = info->want_ranges, flags = info->open_flags, dfd;
 
 	memset(info, 0, sizeof(*info));
 	info->want_ranges = want;
+	info->open_flags = flags;
 	info->cpus = -1;
 
-	r.f = fopen(path, "rbe");
-	if (!r.f)
-		return error_errno("cannot open %s", path);
+	/* a reading of our own, from the start, whoever reads @fd after */
+	dfd = open_dup(fd);
+	r.f = dfd < 0 ? NULL : fdopen(dfd, "rb");
+	if (!r.f) {
+		if (dfd >= 0)
+			close(dfd);
+		return error_errno("cannot read %s", path);
+	}
 	if (fstat(fileno(r.f), &st) < 0) {
 		fclose(r.f);
 		return error_errno("cannot stat %s", path);
@@ -1519,18 +1562,27 @@ int lw_tracedat_read(const char *path, struct lw_tracedat *d, uint64_t **off, ui
 	struct rd r = { .path = path, .info = &info };
 	struct stat st;
 	char head[16];
-	int ret;
+	int ret, fd;
 
 	memset(d, 0, sizeof(*d));
 	*off = *size = NULL;
-	if (lw_tracedat_check_info(path, &info) < 0)
+	fd = lw_in_open(path, 0, 0, NULL);
+	if (fd < 0)
 		return -1;
-	if (info.version != 6)
+	if (lw_tracedat_check_fd(fd, path, &info) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (info.version != 6) {
+		close(fd);
 		return error("%s: only version 6 files can be read back (this is %d)", path,
 			     info.version);
-	r.f = fopen(path, "rb");
-	if (!r.f)
+	}
+	r.f = fdopen(fd, "rb");
+	if (!r.f) {
+		close(fd);
 		return error_errno("cannot open %s", path);
+	}
 	fstat(fileno(r.f), &st);
 	r.size = (uint64_t)st.st_size;
 	ret = rd_bytes(&r, head, 14, "initial format") < 0 ? -1 : read_v6(&r, d, off, size);

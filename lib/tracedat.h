@@ -98,6 +98,8 @@ struct lw_tracedat_info {
 	 * (malloc'ed, cpus entries; the caller frees them) */
 	int want_ranges;
 	uint64_t *cpu_off, *cpu_size;
+	int open_flags;		/* lib/input.h flags for lw_tracedat_check_info()'s
+				 * open (LW_IN_NOFOLLOW in a run directory) */
 };
 /*
  * Structural check of a trace.dat before a parser sees it: magic, version,
@@ -107,6 +109,9 @@ struct lw_tracedat_info {
  * the byte offset.
  */
 int lw_tracedat_check_info(const char *path, struct lw_tracedat_info *info);
+/* The same on the file open at @fd (read through a descriptor of its own:
+ * @fd's offset is left alone); @path names it in messages. */
+int lw_tracedat_check_fd(int fd, const char *path, struct lw_tracedat_info *info);
 
 /*
  * Read a version 6 file's header back into @d (as lw_tracedat_write()

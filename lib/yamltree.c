@@ -7,6 +7,7 @@
 
 #include "lib/yamltree.h"
 #include "lib/error.h"
+#include "lib/input.h"
 
 #define LW_STR_(x) #x
 #define LW_STR(x) LW_STR_(x)
@@ -109,8 +110,8 @@ static struct lw_ynode *parse_coll(struct yparse *y, yaml_event_t *start)
 		if (is_map && !(count & 1)) {
 			for (size_t i = 0; i < count; i += 2)
 				if (!strcmp(n->kid[i]->value, k->value)) {
-					error("%s:%d:%d: duplicate key '%s' (first at line %d)", y->name,
-					      k->line, k->col, k->value, n->kid[i]->line);
+					error("%s:%d:%d: a key given twice (first at line %d)", y->name,
+					      k->line, k->col, n->kid[i]->line);
 					lw_yaml_free(k);
 					goto fail;
 				}
@@ -278,43 +279,13 @@ fail:
 
 struct lw_ynode *lw_yaml_load(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len;
+	char *buf = lw_in_read(path, 0, LW_YAML_MAX_TEXT, &len);
 	struct lw_ynode *n;
 
-	if (!f) {
-		error_errno("cannot open %s", path);
+	if (!buf)
 		return NULL;
-	}
-	for (;;) {
-		size_t got;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				error("out of memory reading %s", path);
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 8192;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0 || len > LW_YAML_MAX_TEXT)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		error_errno("cannot read %s", path);
-		return NULL;
-	}
-	fclose(f);
-	n = lw_yaml_parse(path, buf ? buf : "", len);
+	n = lw_yaml_parse(path, buf, len);
 	free(buf);
 	return n;
 }

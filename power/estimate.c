@@ -9,6 +9,7 @@
 #include "lib/trace_read.h"
 #include "boards/board.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "power/estimate.h"
@@ -24,7 +25,7 @@ static json_t *idle_load(const char *rundir)
 	const char *fmt;
 
 	snprintf(path, sizeof(path), "%s/idle.json", rundir);
-	j = lw_json_load(path);
+	j = lw_json_load_flags(path, LW_IN_NOFOLLOW, LW_CAP_MANIFEST);
 	if (!j)
 		return NULL;
 	fmt = json_string_value(json_object_get(j, "format"));
@@ -42,7 +43,7 @@ long lw_pm_feed_trace(const char *trace_path, struct lw_pm_model *m)
 {
 	/* through the trace reader: the file is validated before any library
 	 * parses it, and no plugins are loaded */
-	struct lw_trace *t = lw_trace_open(trace_path, 0);
+	struct lw_trace *t = lw_trace_open(trace_path, LW_TRACE_RUNDIR);
 	struct lw_trace_event ev;
 	int idle, freq, ret;
 	long n = 0;

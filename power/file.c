@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/safefile.h"
 #include "power/power.h"
 
@@ -239,16 +240,16 @@ static int cmp_pt(const void *a, const void *b)
 static int scan(const char *path, struct lw_power_data *d,
 		int (*point)(void *ctx, const struct lw_power_rail *r, int rail, const struct lw_power_point *p), void *ctx)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = lw_in_fopen(path, LW_IN_NOFOLLOW, LW_CAP_POWER);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	long lineno = 0;
-	int ret = -1;
+	int ret = -1, rerr;
 
 	if (!f)
-		return error_errno("cannot open %s", path);
-	while ((len = getline(&line, &cap, f)) >= 0) {
+		return -1;
+	while ((len = lw_in_getline(&line, &cap, f, LW_CAP_LINE, path, lineno + 1, &rerr)) >= 0) {
 		char *fld[8];
 		int n;
 
@@ -264,8 +265,8 @@ static int scan(const char *path, struct lw_power_data *d,
 				goto out;
 			}
 			if (atoi(fld[1]) < 1 || atoi(fld[1]) > LW_POWER_VERSION) {
-				error("%s:1: power file version %s, this latwatt reads 1 to %d", path,
-				      fld[1], LW_POWER_VERSION);
+				error("%s:1: a power file version this latwatt does not read (1 to %d)",
+				      path, LW_POWER_VERSION);
 				goto out;
 			}
 			continue;
@@ -276,8 +277,7 @@ static int scan(const char *path, struct lw_power_data *d,
 			char *end;
 
 			if (!r) {
-				error("%s:%ld: sample for rail %s, which was not declared", path, lineno,
-				      fld[1]);
+				error("%s:%ld: sample for a rail that was not declared", path, lineno);
 				goto out;
 			}
 			p.ts = strtoull(fld[2], &end, 10);
@@ -313,7 +313,7 @@ static int scan(const char *path, struct lw_power_data *d,
 			struct lw_power_rail *r = rail_by_id(d, atoi(fld[1]));
 
 			if (!r) {
-				error("%s:%ld: gap for rail %s, which was not declared", path, lineno, fld[1]);
+				error("%s:%ld: gap for a rail that was not declared", path, lineno);
 				goto out;
 			}
 			r->gaps++;
@@ -344,8 +344,8 @@ static int scan(const char *path, struct lw_power_data *d,
 			if (!strcmp(fld[4], "estimated"))
 				nr->flags |= LW_RAIL_ESTIMATED;
 			else if (strcmp(fld[4], "measured")) {
-				error("%s:%ld: rail kind '%s' is neither measured nor estimated", path,
-				      lineno, fld[4]);
+				error("%s:%ld: a rail kind neither measured nor estimated", path,
+				      lineno);
 				goto out;
 			}
 			if (strstr(fld[5], "energy"))
@@ -357,10 +357,12 @@ static int scan(const char *path, struct lw_power_data *d,
 		} else if (!strcmp(fld[0], "end_ns") && n == 2) {
 			d->end_ns = strtoull(fld[1], NULL, 10);
 		} else {
-			error("%s:%ld: unknown or malformed record '%s'", path, lineno, fld[0]);
+			error("%s:%ld: unknown or malformed record", path, lineno);
 			goto out;
 		}
 	}
+	if (rerr < 0)
+		goto out;
 	if (lineno == 0) {
 		error("%s: empty power file", path);
 		goto out;

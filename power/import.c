@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
 #include "power/import.h"
@@ -326,11 +327,9 @@ int lw_power_import_csv(const char *rundir, const char *csv, const struct lw_imp
 	}
 	if (o->time_unit && time_unit(o->time_unit, &k.tscale) < 0)
 		goto out;
-	c.f = fopen(csv, "r");
-	if (!c.f) {
-		error_errno("cannot open %s", csv);
+	c.f = lw_in_fopen(csv, 0, LW_CAP_TEXT);
+	if (!c.f)
 		goto out;
-	}
 	if (csv_header(&c, &k, &header, o) < 0)
 		goto out;
 	/* first pass: every row checked, the marker found */

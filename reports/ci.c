@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "reports/page.h"
 
@@ -94,27 +95,15 @@ static void lava_name(const char *in, char *out, size_t len)
 	out[i] = 0;
 }
 
-static int helper_on_path(void)
+/* lava-test-case from an absolute PATH entry only root or this user
+ * controls (lib/input.h); its path in @buf. */
+static int helper_on_path(char *buf, size_t len)
 {
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-
-		if (n && n + sizeof("/lava-test-case") < sizeof(buf)) {
-			memcpy(buf, path, n);
-			strcpy(buf + n, "/lava-test-case");
-			if (access(buf, X_OK) == 0)
-				return 1;
-		}
-		path += n + (path[n] == ':');
-	}
-	return 0;
+	return lw_in_which("lava-test-case", buf, len) == 0;
 }
 
-static int run_helper(const char *name, const char *result, const char *measurement,
-		      const char *units)
+static int run_helper(const char *helper, const char *name, const char *result,
+		      const char *measurement, const char *units)
 {
 	const char *argv[9] = { "lava-test-case", name, "--result", result };
 	int st, i = 4;
@@ -132,7 +121,7 @@ static int run_helper(const char *name, const char *result, const char *measurem
 	if (pid < 0)
 		return error_errno("cannot run lava-test-case");
 	if (pid == 0) {
-		execvp(argv[0], (char *const *)argv);
+		execv(helper, (char *const *)argv);
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)
@@ -146,7 +135,8 @@ static int run_helper(const char *name, const char *result, const char *measurem
 
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper)
 {
-	int helper = use_helper && helper_on_path(), ret = 0;
+	char helper_path[4096];
+	int helper = use_helper && helper_on_path(helper_path, sizeof(helper_path)), ret = 0;
 
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct lw_check *c = &cs->c[i];
@@ -157,7 +147,7 @@ int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper)
 		snprintf(meas, sizeof(meas), "%g", c->measured);
 		lava_name(!strcmp(c->unit, "%") ? "percent" : c->unit, units, sizeof(units));
 		if (helper) {
-			if (run_helper(name, res, c->result == LW_SKIP ? NULL : meas, units) < 0)
+			if (run_helper(helper_path, name, res, c->result == LW_SKIP ? NULL : meas, units) < 0)
 				ret = -1;
 		} else if (c->result == LW_SKIP) {
 			fprintf(f, "lava-test-case %s --result skip\n", name);

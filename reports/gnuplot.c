@@ -14,29 +14,25 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
+#include "lib/shquote.h"
 #include "reports/report.h"
+
+/* gnuplot's path (lib/input.h: from an absolute PATH entry that only root
+ * or this user control), or NULL. */
+static const char *gnuplot_path(void)
+{
+	static char path[4096];
+	int r = lw_in_which("gnuplot", path, sizeof(path));
+
+	if (r < 0)
+		note("no plots: gnuplot is not run from a folder of PATH that others control");
+	return r == 0 ? path : NULL;
+}
 
 int lw_gnuplot_available(void)
 {
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	if (!path)
-		return 0;
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		if (n && n + sizeof("/gnuplot") < sizeof(buf)) {
-			memcpy(buf, path, n);
-			strcpy(buf + n, "/gnuplot");
-			if (access(buf, X_OK) == 0)
-				return 1;
-		}
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return 0;
+	return gnuplot_path() != NULL;
 }
 
 void lw_xml_escape(FILE *f, const char *s)
@@ -172,12 +168,18 @@ static char *slurp(const char *path, size_t max)
 
 char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 {
-	char dir[] = "/tmp/latwatt-plot.XXXXXX", out[64], err[64], cmd[160];
+	char dir[] = "/tmp/latwatt-plot.XXXXXX", out[64], err[64];
 	char *svg = NULL, *res = NULL;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	FILE *gp;
+	struct lw_sb cmd = { 0 };
+	const char *gnuplot = gnuplot_path();
+	FILE *gp = NULL;
 	int st, werr = 0;
 
+	if (!gnuplot) {
+		error("gnuplot failed on plot %s: not found", id);
+		return NULL;
+	}
 	if (!mkdtemp(dir)) {
 		error_errno("cannot create a temporary directory for gnuplot");
 		return NULL;
@@ -185,9 +187,13 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 	snprintf(out, sizeof(out), "%s/plot.svg", dir);
 	snprintf(err, sizeof(err), "%s/stderr", dir);
 	/* -d: no ~/.gnuplot or system gnuplotrc, whoever's HOME this is */
-	snprintf(cmd, sizeof(cmd), "exec gnuplot -d 2>%s", err);
+	lw_sb_add(&cmd, "exec ");
+	lw_sb_quote(&cmd, gnuplot);
+	lw_sb_add(&cmd, " -d 2>");
+	lw_sb_add(&cmd, err);
 	sigaction(SIGPIPE, &ign, &old);		/* gnuplot may die mid-script */
-	gp = popen(cmd, "w");
+	if (lw_sb_str(&cmd))
+		gp = popen(cmd.s, "w");
 	if (!gp) {
 		error_errno("cannot run gnuplot");
 		goto out;
@@ -221,6 +227,7 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 	res = lw_svg_embed(svg, id);
 out:
 	sigaction(SIGPIPE, &old, NULL);
+	lw_sb_free(&cmd);
 	free(svg);
 	unlink(out);
 	unlink(err);

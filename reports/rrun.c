@@ -11,6 +11,7 @@
 #include "analysis/summary.h"
 #include "boards/board.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/samples.h"
 #include "reports/report.h"
 #include "workloads/rkind.h"
@@ -71,7 +72,7 @@ int lw_rrun_load(struct lw_rrun *r, const char *path)
 		return -1;
 	lw_rundir_file(&rd, "analysis.json", file, sizeof(file));
 	if (access(file, F_OK) == 0) {
-		r->analysis = lw_json_load(file);
+		r->analysis = lw_json_load_flags(file, LW_IN_NOFOLLOW, LW_CAP_JSON);
 		if (!r->analysis)
 			goto fail;
 		schema = json_string_value(json_object_get(r->analysis, "schema"));

@@ -216,7 +216,7 @@ struct lw_records_reader *lw_records_open(const char *path, struct lw_records_hd
 		error("out of memory");
 		return NULL;
 	}
-	r->f = lw_binfile_open(path, LW_RECORDS_MAGIC, "record", b, sizeof(b), &body);
+	r->f = lw_binfile_open(path, LW_RECORDS_MAGIC, "record", b, sizeof(b), 0, &body);
 	if (!r->f)
 		goto fail;
 	memset(h, 0, sizeof(*h));

@@ -13,6 +13,7 @@
 
 #include "lib/yamltree.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "workloads/scenario.h"
@@ -169,8 +170,8 @@ static char *expand(const struct conv *c, const yaml_node_t *n, const char *s)
 		}
 		end = strchr(s, '}');
 		if (!end || (size_t)(end - s - 2) >= sizeof(name)) {
-			at(c, n, "unterminated ${ in '%s' (variables: ${online}, ${nohz_full}, "
-			   "${isolated}, ${housekeeping})", s);
+			at(c, n, "an unterminated ${ (variables: ${online}, ${nohz_full}, "
+			   "${isolated}, ${housekeeping})");
 			free(out);
 			return NULL;
 		}
@@ -301,7 +302,7 @@ static int no_duplicates(struct conv *c, const yaml_node_t *n)
 			yaml_node_t *k2 = yaml_document_get_node(c->doc, q->key);
 
 			if (!strcmp(scalar(k), scalar(k2)))
-				return at(c, k, "duplicate key '%s' (first at line %zu)", scalar(k),
+				return at(c, k, "a key given twice (first at line %zu)",
 					  k2->start_mark.line + 1);
 		}
 	}
@@ -415,7 +416,7 @@ static int convert_group(struct conv *c, const char *name, const char *key, cons
 		char sub[128], subkey[160];
 
 		if ((size_t)snprintf(sub, sizeof(sub), "%s-%s", name, ks) >= sizeof(sub))
-			return at(c, k, "key '%s' is too long", ks);
+			return at(c, k, "a key too long");
 		snprintf(subkey, sizeof(subkey), "%s: %s", key, ks);
 		if (convert(c, sub, subkey, k, yaml_document_get_node(c->doc, p->value)) < 0)
 			return -1;
@@ -435,11 +436,12 @@ static int convert(struct conv *c, const char *name, const char *key, const yaml
 	if (v->type == YAML_MAPPING_NODE && !repeat)
 		return convert_group(c, name, key, v);
 	if (!o) {
+		/* the key is not repeated: an error never quotes the file */
 		if (strchr(key, ':'))
-			return at(c, keynode, "unknown key '%s' (no option --%s of 'latwatt run')",
-				  key, name);
-		return at(c, keynode, "unknown key '%s' (not an option of 'latwatt run'; see "
-			  "'latwatt run --help')", key);
+			return at(c, keynode, "unknown key in a group (no such option of 'latwatt "
+				  "run')");
+		return at(c, keynode, "unknown key (not an option of 'latwatt run'; see "
+			  "'latwatt run --help')");
 	}
 	if (in_list(c->k->refused, name))
 		return at(c, keynode, "key '%s' cannot be set in a scenario", key);
@@ -594,33 +596,28 @@ int lw_scenario_parse(struct lw_scenario *sc, const char *path, const char *text
 	return ret;
 }
 
-int lw_scenario_load(struct lw_scenario *sc, const char *path, const struct lw_scenario_keys *k)
+int lw_scenario_load_fd(struct lw_scenario *sc, int fd, const char *path,
+			const struct lw_scenario_keys *k)
 {
-	FILE *f;
 	char *buf;
 	size_t n;
 	int ret;
 
 	memset(sc, 0, sizeof(*sc));
-	f = fopen(path, "re");
-	if (!f)
-		return error_errno("cannot open scenario %s", path);
-	buf = malloc(MAX_TEXT + 1);
-	if (!buf) {
-		fclose(f);
-		return error("out of memory");
-	}
-	n = fread(buf, 1, MAX_TEXT + 1, f);
-	if (ferror(f)) {
-		ret = error_errno("cannot read %s", path);
-	} else if (n > MAX_TEXT) {
-		ret = error("%s: larger than %d bytes, not a scenario", path, MAX_TEXT);
-	} else {
-		ret = lw_scenario_parse(sc, path, buf, n, k);
-	}
+	if (fd < 0)
+		return -1;
+	buf = lw_in_read_fd(fd, path, MAX_TEXT, &n);
+	if (!buf)
+		return -1;
+	ret = lw_scenario_parse(sc, path, buf, n, k);
 	free(buf);
-	fclose(f);
 	return ret;
+}
+
+int lw_scenario_load(struct lw_scenario *sc, const char *path, const struct lw_scenario_keys *k)
+{
+	memset(sc, 0, sizeof(*sc));
+	return lw_scenario_load_fd(sc, lw_in_open(path, 0, MAX_TEXT, NULL), path, k);
 }
 
 void lw_scenario_free(struct lw_scenario *sc)
@@ -641,7 +638,7 @@ void lw_scenario_free(struct lw_scenario *sc)
 
 /* ---- finding scenarios ------------------------------------------------- */
 
-int lw_scenario_dirs(const char **dirs, int max)
+int lw_scenario_dirs(const char **dirs, int max, int *nenv)
 {
 	static char env[4096], exe1[PATH_MAX + 32], exe2[PATH_MAX + 32];
 	const char *e = getenv("LATWATT_SCENARIO_PATH");
@@ -655,6 +652,8 @@ int lw_scenario_dirs(const char **dirs, int max)
 			if (*tok)
 				dirs[n++] = tok;
 	}
+	if (nenv)
+		*nenv = n;
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
 		char *slash;
@@ -683,29 +682,37 @@ static int ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
-int lw_scenario_find(const char *arg, char *buf, size_t len)
+int lw_scenario_open(const char *arg, char *buf, size_t len)
 {
 	const char *dirs[16];
 	char looked[2048];
 	size_t lo = 0;
 	struct stat st;
-	int n;
+	int n, nenv;
 
 	if (!*arg)
 		return error("--scenario: empty name");
 	if (strchr(arg, '/') || ends_with(arg, ".yaml") || ends_with(arg, ".yml")) {
-		if (stat(arg, &st) < 0)
-			return error_errno("cannot open scenario %s", arg);
 		if ((size_t)snprintf(buf, len, "%s", arg) >= len)
 			return error("%s: path too long", arg);
-		return 0;
+		if (stat(arg, &st) < 0)
+			return error_errno("cannot open scenario %s", arg);
+		return lw_in_open(arg, 0, MAX_TEXT, NULL);
 	}
-	n = lw_scenario_dirs(dirs, 16);
+	n = lw_scenario_dirs(dirs, 16, &nenv);
 	looked[0] = 0;
 	for (int i = 0; i < n; i++) {
+		if (i < nenv) {
+			int r = lw_in_dir_trusted(dirs[i], "LATWATT_SCENARIO_PATH");
+
+			if (r < 0)
+				return -1;
+		}
 		if ((size_t)snprintf(buf, len, "%s/%s.yaml", dirs[i], arg) < len &&
-		    stat(buf, &st) == 0 && S_ISREG(st.st_mode))
-			return 0;
+		    lstat(buf, &st) == 0)
+			return i < nenv ? lw_in_open_trusted(buf, "LATWATT_SCENARIO_PATH", 0,
+							     MAX_TEXT, NULL) :
+					  lw_in_open(buf, 0, MAX_TEXT, NULL);
 		if (lo < sizeof(looked))
 			lo += (size_t)snprintf(looked + lo, sizeof(looked) - lo, "%s%s",
 					       i ? ", " : "", dirs[i]);
@@ -714,24 +721,31 @@ int lw_scenario_find(const char *arg, char *buf, size_t len)
 		     arg, looked);
 }
 
-char *lw_scenario_describe(const char *path)
+int lw_scenario_find(const char *arg, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
+	int fd = lw_scenario_open(arg, buf, len);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+char *lw_scenario_describe(const char *path, const char *origin)
+{
+	int fd = origin ? lw_in_open_trusted(path, origin, 0, MAX_TEXT, NULL) :
+			  lw_in_open(path, 0, MAX_TEXT, NULL);
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	char *desc = NULL, *buf;
 	size_t n;
 	int q;
 
-	if (!f)
-		return NULL;
-	buf = malloc(MAX_TEXT + 1);
-	n = buf ? fread(buf, 1, MAX_TEXT + 1, f) : 0;
-	fclose(f);
 	/* a listing: a file over the limits just has no description */
+	if (fd < 0 || !(buf = lw_in_read_fd(fd, path, MAX_TEXT, &n)))
+		return NULL;
 	q = lw_set_quiet(1);
-	if (!buf || n > MAX_TEXT || lw_yaml_check(path, buf, n) < 0 ||
-	    !yaml_parser_initialize(&parser)) {
+	if (lw_yaml_check(path, buf, n) < 0 || !yaml_parser_initialize(&parser)) {
 		lw_set_quiet(q);
 		free(buf);
 		return NULL;

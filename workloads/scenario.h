@@ -73,6 +73,9 @@ struct lw_scenario_keys {
 
 /* Read and convert @path.  0, or -1 after error(); free in both cases. */
 int lw_scenario_load(struct lw_scenario *sc, const char *path, const struct lw_scenario_keys *k);
+/* The same from @fd (lw_scenario_open(); closed; -1: fails at once). */
+int lw_scenario_load_fd(struct lw_scenario *sc, int fd, const char *path,
+			const struct lw_scenario_keys *k);
 /* Same from memory; @path names it in messages. */
 int lw_scenario_parse(struct lw_scenario *sc, const char *path, const char *text, size_t len,
 		      const struct lw_scenario_keys *k);
@@ -80,18 +83,25 @@ void lw_scenario_free(struct lw_scenario *sc);
 
 /*
  * Where scenarios are looked up, in order: $LATWATT_SCENARIO_PATH (colon
- * separated), workloads/scenarios beside the latwatt binary or its parent
- * (a source tree, an O= build), then the installed LW_SCENARIO_DIR.
- * Returns the count; strings are static until the next call.
+ * separated; their count in *@nenv when not NULL), workloads/scenarios
+ * beside the latwatt binary or its parent (a source tree, an O= build),
+ * then the installed LW_SCENARIO_DIR.  Returns the count; strings are
+ * static until the next call.
  */
-int lw_scenario_dirs(const char **dirs, int max);
+int lw_scenario_dirs(const char **dirs, int max, int *nenv);
 /*
  * @arg is a file if it has a '/' or ends in .yaml/.yml, else a NAME looked up
- * in the directories above.  Path into @buf; -1 after error().
+ * in the directories above; a folder of $LATWATT_SCENARIO_PATH and a file
+ * found there are held to the owner rule of lib/input.h (LW_IN_OWNED), and
+ * refused otherwise.  Path into @buf; the file opened (lib/input.h), or -1
+ * after error().
  */
+int lw_scenario_open(const char *arg, char *buf, size_t len);
+/* The same, closing the file: 0 or -1. */
 int lw_scenario_find(const char *arg, char *buf, size_t len);
 
-/* The description line of a scenario file, or NULL (malloc'ed). */
-char *lw_scenario_describe(const char *path);
+/* The description line of a scenario file, or NULL (malloc'ed); @origin:
+ * the search path of the environment it was found through, or NULL. */
+char *lw_scenario_describe(const char *path, const char *origin);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/rundir.h"
 #include "workloads/records.h"
 #include "workloads/rkind.h"
@@ -180,7 +181,8 @@ json_t *lw_workload_summaries(const char *rundir)
 	int n;
 
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
-	if (access(path, F_OK) == 0 && !(manifest = lw_json_load(path)))
+	if (access(path, F_OK) == 0 &&
+	    !(manifest = lw_json_load_flags(path, LW_IN_NOFOLLOW, LW_CAP_MANIFEST)))
 		goto fail;
 	n = scandir(rundir, &names, NULL, by_name);
 	if (n < 0) {

@@ -16,7 +16,7 @@ done
 	pass "shipped boards are valid" || fail "shipped boards are valid"
 "$LATWATT" boards check "$TOP/tests/data/boards/bad/bad-number.yaml" >"$TMP/err" 2>&1
 rc=$?
-[ $rc -eq 2 ] && grep -q "bad-number.yaml:8:15: idle_states\[1\].power_mw: 'lots' is not a number" "$TMP/err" &&
+[ $rc -eq 2 ] && grep -q "bad-number.yaml:8:15: idle_states\[1\].power_mw: not a number" "$TMP/err" &&
 	pass "bad board: exit 2, file:line:col and key" || fail "bad board: exit 2, file:line:col and key" "rc=$rc $(cat "$TMP/err")"
 "$LATWATT" boards show no-such-board >"$TMP/err" 2>&1
 [ $? -eq 2 ] && grep -q "board 'no-such-board' not found" "$TMP/err" &&

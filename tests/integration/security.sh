@@ -196,4 +196,281 @@ sed 's/^name:.*/name: planted/' "$TOP/boards/qemu-x86_64.yaml" >"$TMP/cwd/boards
 	fail "no-boards-from-cwd" "$(cat "$TMP/out")"
 (cd "$TMP/cwd" && "$LATWATT" boards show ./boards/planted.yaml >/dev/null 2>&1) &&
 	pass "explicit-board-path-in-cwd" || fail "explicit-board-path-in-cwd"
+
+# ---- ssh options from board files ----------------------------------------------
+# A board file's target.options went to ssh -o unchecked: ProxyCommand (in
+# any case, as Key=value or Key value) ran a command as root before ssh even
+# connected.  Now an allow-list, refused with the file and line.
+if command -v ssh >/dev/null 2>&1; then
+	mkdir -p "$TMP/bd"
+	n=0
+	for o in "ProxyCommand=sh -c 'id > $TMP/pwned-ssh'" "proxycommand sh -c 'id>$TMP/pwned-ssh;x=1'" \
+		 "LocalCommand=id >$TMP/pwned-ssh" "KnownHostsCommand=/bin/sh -c 'id >$TMP/pwned-ssh'" \
+		 "Include=$TMP/bd/evil.conf" "Match=exec \"id >$TMP/pwned-ssh\""; do
+		n=$((n + 1))
+		printf 'ProxyCommand sh -c "id >%s"\n' "$TMP/pwned-ssh" >"$TMP/bd/evil.conf"
+		printf 'format: 1\nname: evil%d\ntarget:\n  ssh: root@127.0.0.1\n  options:\n    - Port=9\n    - %s\n' \
+			"$n" "'$(printf '%s' "$o" | sed "s/'/''/g")'" >"$TMP/bd/evil$n.yaml"
+		rm -f "$TMP/pwned-ssh"
+		"$LATWATT" target -b "$TMP/bd/evil$n.yaml" -o "$TMP/tgt$n" -t 2 -- -d 1s >"$TMP/out" 2>&1; rc=$?
+		if [ -e "$TMP/pwned-ssh" ]; then
+			fail "board-ssh-option-refused-$n" "ran as $(cat "$TMP/pwned-ssh")"
+		elif [ $rc -eq 2 ] && grep -q "evil$n.yaml:7:7: target.options\[1\]: ssh option" "$TMP/out"; then
+			pass "board-ssh-option-refused-$n"
+		else
+			fail "board-ssh-option-refused-$n" "rc=$rc $(cat "$TMP/out")"
+		fi
+	done
+	# the same board found by name through LATWATT_BOARDS (a folder of root's)
+	rm -f "$TMP/pwned-ssh"
+	LATWATT_BOARDS=$TMP/bd "$LATWATT" target -b evil1 -o "$TMP/tgt-env" -t 2 -- -d 1s >"$TMP/out" 2>&1; rc=$?
+	[ ! -e "$TMP/pwned-ssh" ] && [ $rc -eq 2 ] && grep -q "evil1.yaml:7:7" "$TMP/out" &&
+		pass "board-ssh-option-refused-by-name" ||
+		fail "board-ssh-option-refused-by-name" "rc=$rc $(cat "$TMP/out")"
+else
+	skip "board-ssh-option-refused" "needs ssh (openssh-client)"
+fi
+# what reaches ssh's argv, seen by a stand-in ssh: the destination after
+# "--", a board's own known-hosts file only read (StrictHostKeyChecking=yes
+# and no host key written, ahead of every option of the board's)
+mkdir -p "$TMP/fakebin" "$TMP/bd2"
+printf '#!/bin/sh\nfor a; do printf "%%s\\n" "$a"; done >>"%s"\nexit 255\n' "$TMP/ssh-argv" >"$TMP/fakebin/ssh"
+chmod 755 "$TMP/fakebin/ssh"
+printf 'format: 1\nname: lab\ntarget:\n  ssh: root@127.0.0.1\n  options: [StrictHostKeyChecking=accept-new, "UserKnownHostsFile=%s"]\n' \
+	"$TMP/bd2/known_hosts" >"$TMP/bd2/lab.yaml"
+rm -f "$TMP/ssh-argv"
+PATH=$TMP/fakebin:$PATH "$LATWATT" target -b "$TMP/bd2/lab.yaml" -o "$TMP/tgt-lab" -t 2 >"$TMP/out" 2>&1
+yes=$(grep -n -x 'StrictHostKeyChecking=yes' "$TMP/ssh-argv" 2>/dev/null | head -1 | cut -d: -f1)
+new=$(grep -n -x 'StrictHostKeyChecking=accept-new' "$TMP/ssh-argv" 2>/dev/null | head -1 | cut -d: -f1)
+if [ -n "$yes" ] && [ -n "$new" ] && [ "$yes" -lt "$new" ] &&
+	grep -q -x 'UpdateHostKeys=no' "$TMP/ssh-argv" && grep -q -x 'CheckHostIP=no' "$TMP/ssh-argv" &&
+	[ "$(grep -A1 -x -- '--' "$TMP/ssh-argv" | tail -1)" = root@127.0.0.1 ]; then
+	pass "board-known-hosts-read-only"
+else
+	fail "board-known-hosts-read-only" "$(tr '\n' ' ' <"$TMP/ssh-argv" 2>/dev/null) $(cat "$TMP/out")"
+fi
+for d in "root@-oProxyCommand=id" "a\$(id)@host" "root@host;id"; do
+	printf 'format: 1\nname: dest\ntarget:\n  ssh: "%s"\n' "$d" >"$TMP/bd2/dest.yaml"
+	rm -f "$TMP/ssh-argv"
+	PATH=$TMP/fakebin:$PATH "$LATWATT" target -b "$TMP/bd2/dest.yaml" -o "$TMP/tgt-d" -t 2 >"$TMP/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$TMP/ssh-argv" ] && grep -q "dest.yaml:4:8: target.ssh: not a" "$TMP/out" &&
+		pass "board-ssh-destination-checked $d" ||
+		fail "board-ssh-destination-checked $d" "rc=$rc $(cat "$TMP/out")"
+done
+
+# ---- search paths from the environment ---------------------------------------------
+# LATWATT_SCENARIO_PATH and LATWATT_BOARDS came before the shipped files with
+# no owner check: a nobody-owned av-stress.yaml there ran its load: as root.
+mkdir -p "$TMP/att"
+sed -e '/^duration:/s/.*/duration: 200ms/' -e '/^trace/d' -e '/^power/d' -e '/^load:/,$d' \
+	"$TOP/workloads/scenarios/av-stress.yaml" >"$TMP/att/av-stress.yaml"
+printf 'trace: off\nload:\n  - name=x sh -c "id >%s"\n' "$TMP/pwned-load" >>"$TMP/att/av-stress.yaml"
+sed 's/^name:.*/name: rpi4/' "$TOP/boards/qemu-x86_64.yaml" >"$TMP/att/rpi4.yaml"
+chown -R 65534:65534 "$TMP/att"
+LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" scenarios av-stress >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$TMP/att (from LATWATT_SCENARIO_PATH) belongs to uid 65534" "$TMP/out" &&
+	pass "env-scenario-dir-of-nobody-refused" ||
+	fail "env-scenario-dir-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+rm -f "$TMP/pwned-load"
+LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" run --scenario av-stress -q -o "$TMP/r-env" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$TMP/pwned-load" ] && [ ! -e "$TMP/r-env" ] && grep -q "LATWATT_SCENARIO_PATH" "$TMP/out" &&
+	pass "env-scenario-load-not-run" ||
+	fail "env-scenario-load-not-run" "rc=$rc pwned=$(cat "$TMP/pwned-load" 2>/dev/null) $(cat "$TMP/out")"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$TMP/att (from LATWATT_BOARDS) belongs to uid 65534" "$TMP/out" &&
+	pass "env-boards-dir-of-nobody-refused" || fail "env-boards-dir-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+# the folder ours, the file nobody's; then the folder writable by its group
+chown 0:0 "$TMP/att"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$TMP/att/rpi4.yaml (from LATWATT_BOARDS) belongs to uid 65534" "$TMP/out" &&
+	pass "env-board-file-of-nobody-refused" || fail "env-board-file-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" scenarios --check av-stress >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "av-stress.yaml (from LATWATT_SCENARIO_PATH) belongs to uid 65534" "$TMP/out" &&
+	pass "env-scenario-file-of-nobody-refused" ||
+	fail "env-scenario-file-of-nobody-refused" "rc=$rc $(cat "$TMP/out")"
+chown -R 0:0 "$TMP/att"
+chmod 775 "$TMP/att"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "is writable by its group (mode 0775)" "$TMP/out" &&
+	pass "env-boards-group-writable-refused" || fail "env-boards-group-writable-refused" "rc=$rc $(cat "$TMP/out")"
+# ours and closed: used (the tests' own LATWATT_BOARDS=tree/boards works so)
+chmod 755 "$TMP/att"
+LATWATT_BOARDS=$TMP/att "$LATWATT" boards show rpi4 >"$TMP/out" 2>&1 && grep -q "$TMP/att/rpi4.yaml" "$TMP/out" &&
+	LATWATT_SCENARIO_PATH=$TMP/att "$LATWATT" scenarios --check av-stress >/dev/null 2>&1 &&
+	pass "env-search-path-of-ours-used" || fail "env-search-path-of-ours-used" "$(cat "$TMP/out")"
+# PATH: a load's program is never taken from a relative entry (the current
+# directory) nor from a folder others can write
+mkdir -p "$TMP/pbin"
+printf '#!/bin/sh\nid >%s\n' "$TMP/pwned-path" >"$TMP/pbin/stress-ng"
+chmod 755 "$TMP/pbin/stress-ng"
+rm -f "$TMP/pwned-path"
+(cd "$TMP/pbin" && PATH=:/usr/bin:/bin "$LATWATT" run -q -d 200ms --trace off --load "stress-ng --cpu 1" \
+	-o "$TMP/r-path" >"$TMP/out" 2>&1); rc=$?
+[ ! -e "$TMP/pwned-path" ] && pass "path-cwd-entry-skipped" ||
+	fail "path-cwd-entry-skipped" "ran from the current directory: rc=$rc $(cat "$TMP/out")"
+chown 65534 "$TMP/pbin"
+PATH=$TMP/pbin:/usr/bin:/bin "$LATWATT" run -q -d 200ms --trace off --load "stress-ng --cpu 1" \
+	-o "$TMP/r-path2" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$TMP/pwned-path" ] && grep -q "$TMP/pbin (from PATH) belongs to uid 65534" "$TMP/out" &&
+	pass "path-folder-of-nobody-refused" ||
+	fail "path-folder-of-nobody-refused" "rc=$rc pwned=$(cat "$TMP/pwned-path" 2>/dev/null) $(cat "$TMP/out")"
+
+# ---- what readers open: content never echoed, special files refused --------------
+# RUN/board.yaml pointing at a root-only file made analyze (a warning), report
+# and power show print its first line; a FIFO as RUN/samples, manifest.json or
+# trace.dat hung analyze; RUN/power -> /dev/zero grew memory at 400 MB/s.
+printf 'root:$y$j9T$SECRETHASH:19000:0:99999:7:::\nSECRETKEY: 1\n' >"$TMP/secret"
+chmod 600 "$TMP/secret"
+fresh_run "$TMP/rs"
+ln -s "$TMP/secret" "$TMP/rs/board.yaml"
+for c in "analyze $TMP/rs" "report $TMP/rs -o $TMP/rs.html" "power show $TMP/rs"; do
+	timeout 60 "$LATWATT" $c >"$TMP/out" 2>&1; rc=$?
+	if grep -q SECRET "$TMP/out" "$TMP/rs.html" 2>/dev/null; then
+		fail "no-content-in-errors ${c%% *}" "$(grep -h SECRET "$TMP/out" | head -1)"
+	elif grep -q "board.yaml is a symlink: refusing to follow it" "$TMP/out"; then
+		pass "no-content-in-errors ${c%% *}"
+	else
+		fail "no-content-in-errors ${c%% *}" "rc=$rc $(head -c 300 "$TMP/out")"
+	fi
+done
+# a board file of the run holding unknown keys: named by line, not quoted
+rm "$TMP/rs/board.yaml"
+printf 'format: 1\nname: local\nSECRETKEY: 1\n' >"$TMP/rs/board.yaml"
+"$LATWATT" power show "$TMP/rs" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "board.yaml:3:1: (top): unknown key" "$TMP/out" && ! grep -q SECRET "$TMP/out" &&
+	pass "board-error-names-line-not-key" || fail "board-error-names-line-not-key" "rc=$rc $(cat "$TMP/out")"
+# a JSON error names the place, not the text there (jansson quotes it)
+printf '{"schema": SECRETTOKEN}' >"$TMP/rs/analysis.json"
+rm "$TMP/rs/board.yaml"
+"$LATWATT" report "$TMP/rs" -o "$TMP/rs.html" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "analysis.json:1:.*: not valid JSON" "$TMP/out" && ! grep -q SECRET "$TMP/out" &&
+	pass "json-error-without-text" || fail "json-error-without-text" "rc=$rc $(cat "$TMP/out")"
+# special files in a run directory: refused at once, exit 2
+for f in samples manifest.json trace.dat; do
+	fresh_run "$TMP/rf"
+	rm "$TMP/rf/$f"
+	mkfifo "$TMP/rf/$f"
+	timeout 10 "$LATWATT" analyze "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q "$f is a FIFO, not a regular file" "$TMP/out" &&
+		pass "fifo-refused $f" || fail "fifo-refused $f" "rc=$rc (124: hung) $(head -c 300 "$TMP/out")"
+done
+fresh_run "$TMP/rf"
+ln -s /dev/zero "$TMP/rf/power"
+timeout 3 "$LATWATT" power show "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "power is a symlink" "$TMP/out" && pass "power-dev-zero-link-refused" ||
+	fail "power-dev-zero-link-refused" "rc=$rc (124: hung) $(head -c 300 "$TMP/out")"
+rm "$TMP/rf/power"
+if mknod "$TMP/rf/power" c 1 5 2>/dev/null; then
+	timeout 3 "$LATWATT" power show "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q "power is a character device, not a regular file" "$TMP/out" &&
+		pass "power-device-refused" || fail "power-device-refused" "rc=$rc $(head -c 300 "$TMP/out")"
+else
+	skip "power-device-refused" "mknod not permitted here"
+fi
+# the manifest says how many samples were written: a larger file is refused
+fresh_run "$TMP/rf"
+head -c 2400 /dev/zero >>"$TMP/rf/samples"
+"$LATWATT" analyze "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "samples is .* bytes, more than the" "$TMP/out" && pass "samples-capped-by-manifest" ||
+	fail "samples-capped-by-manifest" "rc=$rc $(head -c 300 "$TMP/out")"
+# a file the manifest names stays inside the run directory
+fresh_run "$TMP/rf"
+/usr/bin/python3 - "$TMP/rf/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); m["trace"]["file"] = "../../../etc/passwd"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+"$LATWATT" tracedump --count "$TMP/rf" >"$TMP/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "names a file outside the run directory" "$TMP/out" && pass "manifest-file-inside-run" ||
+	fail "manifest-file-inside-run" "rc=$rc $(head -c 300 "$TMP/out")"
+
+# ---- a corrupt trace: analyze fails as tracedump does ---------------------------------
+# A trace.dat with a corrupt event in a data page: analyze printed "corrupt
+# event", exited 0 and wrote analysis.json with NO_HZ and spike figures from
+# what it had read of the other CPU.
+fresh_run "$TMP/rc"
+"$LATWATT" analyze --board "$TOP/boards/local.yaml" "$TMP/rc" >/dev/null 2>&1 ||
+	fail "corrupt-trace-setup" "analyze of the clean run failed"
+rm -f "$TMP/rc/analysis.json"
+/usr/bin/python3 - "$TMP/rc/trace.dat" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+o = 200704          # a data page of cpu 0 in tests/data/trace-run/trace.dat
+assert 0 < struct.unpack_from("<Q", b, o + 8)[0] <= 4080, "not a data page"
+struct.pack_into("<II", b, o + 16, 0, 0x0fffff00)   # an event longer than its page
+open(sys.argv[1], "wb").write(b)
+PY
+"$LATWATT" tracedump "$TMP/rc" >/dev/null 2>&1; rc_dump=$?
+"$LATWATT" analyze --board "$TOP/boards/local.yaml" "$TMP/rc" >"$TMP/out" 2>&1; rc=$?
+if [ $rc -eq 2 ] && [ $rc_dump -eq 2 ] && grep -q "corrupt event at byte" "$TMP/out" &&
+	[ "$(json "$TMP/rc/analysis.json" '.get("trace_error", "")' | grep -c 'corrupt event')" = 1 ] &&
+	[ "$(json "$TMP/rc/analysis.json" '.get("nohz", "none")')" = none ] &&
+	[ "$(json "$TMP/rc/analysis.json" '.get("spikes", "none")')" = none ]; then
+	pass "corrupt-trace-analyze-exit-2"
+else
+	fail "corrupt-trace-analyze-exit-2" "analyze rc=$rc tracedump rc=$rc_dump $(head -c 300 "$TMP/out")"
+fi
+
+# ---- what reaches world-readable files and the terminal ---------------------------------
+# A trace without kallsyms (--no-kallsyms; the recorded test run is one):
+# timer functions were named by their kernel text address in the 0644
+# analysis.json and report.  Now unknown-fn-N, numbered within the analysis.
+fresh_run "$TMP/rk"
+"$LATWATT" analyze "$TMP/rk" >"$TMP/out" 2>&1
+"$LATWATT" report "$TMP/rk" -o "$TMP/rk.html" >/dev/null 2>&1
+if grep -qE '0x[0-9a-f]{12,16}' "$TMP/rk/analysis.json" "$TMP/rk.html" "$TMP/out"; then
+	fail "no-kernel-addresses" "$(grep -ohE '[a-z]+:0x[0-9a-f]{12,16}' "$TMP/rk/analysis.json" | head -2)"
+elif grep -q 'timer:unknown-fn-1' "$TMP/rk/analysis.json"; then
+	pass "no-kernel-addresses"
+else
+	fail "no-kernel-addresses" "no timer wake-up source in analysis.json: the test proves nothing"
+fi
+# escape sequences in a manifest (board, kernel release, status reason) and a
+# board file's description: '?' on the terminal, never ESC, BEL or C1 bytes
+fresh_run "$TMP/re"
+/usr/bin/python3 - "$TMP/re/manifest.json" <<'PY'
+import json, sys
+esc = "\x1b]0;PWNED\x07\x1b[2J\u009b31m"
+m = json.load(open(sys.argv[1]))
+m["board"] += esc
+m["status_reason"] = "why" + esc
+if isinstance(m["system"].get("kernel"), dict):
+    m["system"]["kernel"]["release"] += esc
+json.dump(m, open(sys.argv[1], "w"))
+PY
+printf 'format: 1\nname: esc\ndescription: "x\\e]0;PWNED\\a\\e[2J"\n' >"$TMP/esc.yaml"
+{ "$LATWATT" analyze -n "$TMP/re"; "$LATWATT" report --markdown - "$TMP/re"; "$LATWATT" boards show "$TMP/esc.yaml"
+  "$LATWATT" tracedump --count "$TMP/re"; } >"$TMP/out" 2>&1
+if LC_ALL=C grep -q "$(printf '[\033\007\233]')" "$TMP/out"; then
+	fail "no-escapes-to-terminal" "$(LC_ALL=C grep -a -m1 "$(printf '[\033\007]')" "$TMP/out" | cat -v | head -c 200)"
+elif grep -q 'PWNED' "$TMP/out"; then
+	pass "no-escapes-to-terminal"
+else
+	fail "no-escapes-to-terminal" "the manifest's text was not printed: the test proves nothing"
+fi
+# boards --help said ./boards was searched (it never is)
+"$LATWATT" boards --help >"$TMP/out" 2>&1
+! grep -q '\$LATWATT_BOARDS, ./boards' "$TMP/out" && grep -q 'Never ./boards' "$TMP/out" &&
+	pass "boards-help-true" || fail "boards-help-true" "$(grep -A2 'looked up' "$TMP/out")"
+# samples out of time order (a series shuffled): analyze, with or without the
+# trace, compare and report refuse them alike (analyze without the trace and
+# compare took them; analyze with it refused)
+fresh_run "$TMP/ru"
+fresh_run "$TMP/ru0"
+/usr/bin/python3 - "$TMP/ru/samples" <<'PY'
+import random, sys
+b = open(sys.argv[1], "rb").read()
+recs = [b[64 + i * 24:88 + i * 24] for i in range((len(b) - 64) // 24)]
+random.Random(1).shuffle(recs)
+open(sys.argv[1], "wb").write(b[:64] + b"".join(recs))
+PY
+ok=1
+for c in "analyze -n $TMP/ru" "analyze -n --no-trace $TMP/ru" "compare $TMP/ru0 $TMP/ru" "report $TMP/ru -o $TMP/ru.html"; do
+	"$LATWATT" $c >"$TMP/out" 2>&1; rc=$?
+	if [ $rc -ne 2 ] || ! grep -q "samples: record [0-9]* (cyclic, cpu [01]) is out of time order" "$TMP/out"; then
+		ok=0; fail "unsorted-samples-refused-alike" "$c: rc=$rc $(head -c 200 "$TMP/out")"
+	fi
+done
+[ $ok = 1 ] && pass "unsorted-samples-refused-alike"
+
 finish

@@ -242,6 +242,82 @@ static void test_check(void **st)
 	lw_board_free(b);
 }
 
+/* target.options: an allow-list, the key in any case, "Key=value" and
+ * "Key value"; nothing that runs a command, loads a library or another
+ * configuration, jumps, forwards or writes a file of ssh's choosing. */
+static void test_ssh_options(void **st)
+{
+	static const char *const ok[] = {
+		"Port=22", "port 22", "PORT = 2222", "StrictHostKeyChecking=accept-new",
+		"UserKnownHostsFile=/dev/null", "userknownhostsfile none", "User=root",
+		"IdentityFile=~/.ssh/id_ed25519", "ConnectTimeout=5", "IPQoS=lowdelay throughput",
+		"HostKeyAlgorithms=+ssh-rsa", "Ciphers=aes128-ctr,aes256-ctr", "BatchMode=yes",
+		"ServerAliveInterval\t10", "HostKeyAlias=rpi4.lab",
+	};
+	static const char *const refused[] = {
+		"ProxyCommand=sh -c 'id > /tmp/x'", "proxycommand sh -c 'id'", "PROXYCOMMAND=x",
+		"LocalCommand=id", "PermitLocalCommand=yes", "KnownHostsCommand=/bin/id",
+		"RemoteCommand=id", "Include=/tmp/evil.conf", "include /tmp/evil.conf",
+		"Match=exec \"id\"", "Match exec id", "Host=*", "ProxyJump=evil@host",
+		"proxyjump evil", "PKCS11Provider=/tmp/x.so", "SecurityKeyProvider=/tmp/x.so",
+		"LocalForward=8080 localhost:80", "RemoteForward 2222 localhost:22",
+		"DynamicForward=1080", "ForwardAgent=yes", "ForwardX11=yes", "Tunnel=yes",
+		"SetEnv=LD_PRELOAD=/x", "SendEnv=LANG", "ControlPath=/etc/x", "ControlMaster=yes",
+		"IdentityAgent=/tmp/sock", "LogLevel=DEBUG3", " ProxyCommand=x",
+		"\"ProxyCommand\"=x", "-oProxyCommand=x", "=x", "Port", "Port=",
+		"Port=22\nProxyCommand x", "HostKeyAlias=x;id", "User=-oProxyCommand=x",
+		"User=a b", "IdentityFile=\"/a b\"", "Ciphers=aes128-ctr;id",
+	};
+	const char *why;
+	int known;
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		known = 0;
+		if (lw_ssh_option_check(ok[i], &why, &known) < 0)
+			fail_msg("'%s' refused: %s", ok[i], why);
+		assert_int_equal(known, 0);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		known = 0;
+		if (lw_ssh_option_check(refused[i], &why, &known) == 0)
+			fail_msg("'%s' allowed", refused[i]);
+	}
+	known = 0;
+	assert_int_equal(lw_ssh_option_check("UserKnownHostsFile=/lab/known_hosts", &why, &known), 0);
+	assert_int_equal(known, 1);
+	assert_int_equal(lw_ssh_option_check("LocalCommand=id", &why, &known), -1);
+	assert_string_equal(why, "runs a command");
+
+	assert_true(lw_ssh_dest_ok("root@192.168.1.20"));
+	assert_true(lw_ssh_dest_ok("rpi4.local"));
+	assert_true(lw_ssh_dest_ok("root@fe80::1%eth0"));
+	assert_false(lw_ssh_dest_ok("-oProxyCommand=id"));
+	assert_false(lw_ssh_dest_ok("root@-oProxyCommand=id"));
+	assert_false(lw_ssh_dest_ok("-l@host"));
+	assert_false(lw_ssh_dest_ok("a$(id)@host"));
+	assert_false(lw_ssh_dest_ok("root@host;id"));
+	assert_false(lw_ssh_dest_ok("a@b@c"));
+	assert_false(lw_ssh_dest_ok("root@"));
+	assert_false(lw_ssh_dest_ok(""));
+	assert_false(lw_ssh_dest_ok("ssh://root@host"));
+
+	/* in a board file: the file, the line and column of the item */
+	int q = lw_set_quiet(1);
+	struct lw_board *b = lw_board_parse("evil.yaml", "format: 1\nname: evil\n"
+		"target:\n  ssh: root@127.0.0.1\n  options:\n    - Port=22\n"
+		"    - \"ProxyCommand=sh -c 'id > /tmp/x'\"\n");
+	lw_set_quiet(q);
+	assert_null(b);
+	assert_non_null(strstr(lw_last_error(), "evil.yaml:7:7: target.options[1]: ssh option "
+				 "ProxyCommand: runs a command"));
+	b = lw_board_parse("lab.yaml", "format: 1\nname: lab\ntarget:\n  ssh: root@lab\n"
+			   "  options: [UserKnownHostsFile=/lab/known_hosts]\n");
+	assert_non_null(b);
+	assert_int_equal(b->target.known_hosts, 1);
+	lw_board_free(b);
+}
+
 static void test_idle_differences(void **st)
 {
 	struct lw_board *b = lw_board_find("imx8mp-evk", NULL);
@@ -277,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_discover_fixture),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_idle_differences),
+		cmocka_unit_test(test_ssh_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -184,8 +184,14 @@ static void test_packages_and_which(void **st)
 	assert_string_equal(lw_load_package("/usr/bin/rt-app"), "rt-app");
 	assert_null(lw_load_package("sh"));
 
+	/* the program where PATH's symlinks lead: what runs */
 	assert_int_equal(lw_load_which("sh", path, sizeof(path), "--load"), 0);
-	assert_true(path[0] == '/' && strstr(path, "/sh"));
+	{
+		char real[4096];
+
+		assert_non_null(realpath("/bin/sh", real));
+		assert_string_equal(path, real);
+	}
 	assert_int_equal(lw_load_which("/bin/sh", path, sizeof(path), "--load"), 0);
 	assert_error(lw_load_which("/nonexistent/hackbench", path, sizeof(path), "--load") < 0,
 		     "--load: /nonexistent/hackbench: No such file or directory (install the "

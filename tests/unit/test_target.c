@@ -109,7 +109,7 @@ static void test_board_target_bad(void **st)
 		{ "target:\n  ssh: h\n  port: 70000\n", "target.port" },
 		{ "target:\n  ssh: h\n  dir: tmp\n", "target.dir" },
 		{ "target:\n  ssh: h\n  options: [-F/etc/x]\n", "target.options" },
-		{ "target:\n  ssh: h\n  user: root\n", "target.user" },
+		{ "target:\n  ssh: h\n  user: root\n", "t.yaml:10:3: target: unknown key" },
 		{ "target: [a]\n", "target" },
 	};
 	int q = lw_set_quiet(1);
