@@ -1412,7 +1412,7 @@ json_t *lw_board_to_json(const struct lw_board *b)
 
 /* ---- boards and runs ---------------------------------------------------- */
 
-static int copy_file(const char *from, const char *to)
+static int copy_file(const char *from, int dfd, const char *to)
 {
 	FILE *in = fopen(from, "r"), *out;
 	char buf[8192];
@@ -1421,7 +1421,7 @@ static int copy_file(const char *from, const char *to)
 
 	if (!in)
 		return error_errno("cannot open %s", from);
-	out = lw_fcreate(to, 0644);
+	out = lw_fcreate_at(dfd, to, 0644);
 	if (!out) {
 		fclose(in);
 		return -1;
@@ -1439,20 +1439,20 @@ static int copy_file(const char *from, const char *to)
 	return ret;
 }
 
-int lw_board_record(const struct lw_board *b, const char *rundir)
+int lw_board_record(const struct lw_board *b, int dfd, const char *rundir)
 {
 	char path[PATH_MAX];
 	json_t *j = lw_board_to_json(b);
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/board.json", rundir);
-	ret = lw_json_save(j, path);
+	ret = lw_json_save_at(dfd, j, path);
 	json_decref(j);
 	if (ret < 0)
 		return -1;
 	if (b->path) {
 		snprintf(path, sizeof(path), "%s/board.yaml", rundir);
-		return copy_file(b->path, path);
+		return copy_file(b->path, dfd, path);
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include "lib/parse.h"
 #include "lib/pmqos.h"
 #include "lib/run.h"
+#include "lib/safefile.h"
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
 #include "lib/trace_rec.h"
@@ -176,8 +177,9 @@ static int add(struct lw_run *run, struct lw_part *p)
  * lock), for every run's manifest. */
 static char ust_why[PATH_MAX + 160];
 
-/* One run into @output (@repeat: its place among repeats, or NULL). */
-static int one_run(const struct lw_run_opts *o, const char *output, json_t *repeat,
+/* One run into @output (@repeat: its place among repeats, or NULL; @pdfd:
+ * the repeats' directory @output is made in, else LW_AT_PATH). */
+static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, json_t *repeat,
 		   struct lw_run_scenario *rs, const struct lw_probe_env *env,
 		   const struct lw_probe_plan *plan, struct lw_board *board, const cpu_set_t *online,
 		   int argc, char **argv)
@@ -188,7 +190,7 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 	char cpus[256];
 	int ret = LW_EXIT_ERROR;
 
-	if (lw_rundir_create(&rd, output, o->force) < 0)
+	if (lw_rundir_create_at(&rd, pdfd, output, o->force) < 0)
 		return LW_EXIT_ERROR;
 
 	lw_run_init(&run, &rd);
@@ -237,7 +239,7 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		.rate_default = o->power_rate_default,
 		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
 	};
-	if (lw_board_record(board, run.dir.path) < 0)
+	if (lw_board_record(board, run.dir.dfd, run.dir.path) < 0)
 		goto fail;
 	/* first: started first, stopped last (lib/trace_rec.h) */
 	tracer = lw_trace_new(&to);
@@ -277,13 +279,13 @@ fail:
 	return ret;
 }
 
-static int save_repeat(const char *parent, json_t *rj)
+static int save_repeat(int pdfd, const char *parent, json_t *rj)
 {
 	char path[PATH_MAX];
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/" LW_REPEAT_FILE, parent) >= sizeof(path))
 		return error("%s: path too long", parent);
-	return lw_json_save(rj, path);
+	return lw_json_save_at(pdfd, rj, path);
 }
 
 /*
@@ -297,25 +299,26 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		       const struct lw_probe_env *env, const struct lw_probe_plan *plan,
 		       struct lw_board *board, const cpu_set_t *online, int argc, char **argv)
 {
-	json_t *rj, *names = json_array();
-	int ret = LW_EXIT_OK, fd, width = o->repeat > 99 ? 3 : 2;
-	struct stat st;
+	json_t *rj, *names;
+	int ret = LW_EXIT_OK, pdfd, width = o->repeat > 99 ? 3 : 2;
 
-	if (mkdir(o->output, 0755) < 0 && errno != EEXIST)
-		return error_errno("cannot create %s", o->output);
-	fd = open(o->output, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return error_errno("%s: not a directory of our own", o->output);
+	/* made or taken like a run directory, and kept open: each run's
+	 * directory is made in it */
+	pdfd = lw_dir_make(o->output);
+	if (pdfd < 0)
+		return LW_EXIT_ERROR;
+	if (lw_dir_lock(pdfd, o->output) < 0) {
+		close(pdfd);
+		return LW_EXIT_ERROR;
 	}
-	close(fd);
+	names = json_array();
 	rj = json_pack("{s:s, s:i, s:I, s:I, s:I, s:o, s:s}", "schema", "latwatt-repeat",
 		       "version", 1, "requested", (json_int_t)o->repeat,
 		       "settle_ns", (json_int_t)o->settle_ns, "duration_ns", (json_int_t)o->duration_ns,
 		       "runs", names, "status", "running");
-	if (save_repeat(o->output, rj) < 0) {
+	if (save_repeat(pdfd, o->output, rj) < 0) {
 		json_decref(rj);
+		close(pdfd);
 		return LW_EXIT_ERROR;
 	}
 	for (unsigned i = 1; i <= o->repeat; i++) {
@@ -338,7 +341,7 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		}
 		where = json_pack("{s:I, s:I, s:s}", "index", (json_int_t)i, "of", (json_int_t)o->repeat,
 				  "parent", o->output);
-		ret = one_run(o, path, where, rs, env, plan, board, online, argc, argv);
+		ret = one_run(o, pdfd, path, where, rs, env, plan, board, online, argc, argv);
 		json_decref(where);
 		if (ret == LW_EXIT_OK || ret >= 128)
 			json_array_append_new(names, json_string(name));
@@ -348,8 +351,9 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 	json_object_set_new(rj, "status", json_string(ret == LW_EXIT_OK ? "complete" : "incomplete"));
 	json_object_set_new(rj, "complete", json_integer((json_int_t)json_array_size(names) -
 					    (ret >= 128 ? 1 : 0)));
-	if (save_repeat(o->output, rj) < 0 && ret == LW_EXIT_OK)
+	if (save_repeat(pdfd, o->output, rj) < 0 && ret == LW_EXIT_OK)
 		ret = LW_EXIT_ERROR;
+	close(pdfd);
 	note("%s: %zu of %u repeats (%s)", o->output, json_array_size(names), o->repeat,
 	     ret == LW_EXIT_OK ? "complete" : "incomplete");
 	json_decref(rj);
@@ -399,7 +403,8 @@ int cmd_run(int argc, char **argv)
 	if (!o.no_rt && lock_memory() < 0)
 		goto out;
 	ret = o.repeat > 1 ? repeat_runs(&o, &rs, &env, &plan, board, &online, argc, argv) :
-			     one_run(&o, o.output, NULL, &rs, &env, &plan, board, &online, argc, argv);
+			     one_run(&o, LW_AT_PATH, o.output, NULL, &rs, &env, &plan, board, &online,
+				     argc, argv);
 out:
 	lw_board_free(board);
 	lw_run_scenario_free(&rs);

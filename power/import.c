@@ -13,6 +13,7 @@
 
 #include "lib/error.h"
 #include "lib/rundir.h"
+#include "lib/safefile.h"
 #include "power/import.h"
 #include "power/power.h"
 
@@ -306,7 +307,7 @@ int lw_power_import_csv(const char *rundir, const char *csv, const struct lw_imp
 	if (first_id < -1)
 		goto out;
 	first_id++;
-	w = lw_power_create(ppath, start_ns, 1);
+	w = lw_power_create(LW_AT_PATH, ppath, start_ns, 1);
 	if (!w)
 		goto out;
 	for (int c = 0; c < npcol; c++) {

@@ -39,7 +39,7 @@ enum lw_rail_flags {
 /* ---- writing ---- */
 struct lw_power_writer;
 /* Create @path (or append to it when @append and it exists). */
-struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int append);
+struct lw_power_writer *lw_power_create(int dfd, const char *path, uint64_t start_ns, int append);
 int lw_power_rail(struct lw_power_writer *w, int id, const char *name, const char *source,
 		  unsigned flags, const char *detail);
 /* NAN for a value that is not known. */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "lw_test.h"
+#include "lib/safefile.h"
 #include "lib/samples.h"
 #include "reports/report.h"
 
@@ -227,7 +228,7 @@ static void test_timeline(void **st)
 	uint64_t ref[2][10] = { { 0 } }, seed = 3;
 
 	snprintf(path, sizeof(path), "%s/samples", dir);
-	w = lw_samples_create(path, t0);
+	w = lw_samples_create(LW_AT_PATH, path, t0);
 	assert_non_null(w);
 	for (size_t i = 0; i < n; i++)
 		for (int cpu = 0; cpu < 2; cpu++) {

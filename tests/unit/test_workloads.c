@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 #include "cmd/runopts.h"
 #include "lib/parse.h"
 #include "workloads/records.h"
@@ -210,7 +211,7 @@ static void write_audio(const char *dir, int n, int xruns)
 	uint64_t written, dropped;
 
 	snprintf(path, sizeof(path), "%s/audio.records", dir);
-	w = lw_records_create(path, &h);
+	w = lw_records_create(LW_AT_PATH, path, &h);
 	assert_non_null(w);
 	r = lw_records_ring(w, 4096);
 	assert_non_null(r);
