@@ -393,6 +393,10 @@ int cmd_run(int argc, char **argv)
 		      "--trace off");
 		goto out;
 	}
+	/* one run at a time on this machine: another would restore the kernel
+	 * settings this one changed while it runs (and the reverse) */
+	if (lw_run_lock(o.output) < 0)
+		goto out;
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
 		goto out;
@@ -406,6 +410,7 @@ int cmd_run(int argc, char **argv)
 			     one_run(&o, LW_AT_PATH, o.output, NULL, &rs, &env, &plan, board, &online,
 				     argc, argv);
 out:
+	lw_run_unlock();
 	lw_board_free(board);
 	lw_run_scenario_free(&rs);
 	return ret;

@@ -57,6 +57,22 @@ unsigned long long lw_proc_starttime(long pid);
 /* Is @rundir the run directory of a live run with a journal? */
 int lw_journal_rundir_live(const char *rundir);
 
+/*
+ * One run at a time: a run changes kernel settings (RT throttling, timerlat
+ * and osnoise knobs, PM QoS) and restores what it found at its end, so a
+ * second run started beside it would find the first one's values and put
+ * them back under it, or restore the originals while the first still
+ * measures.  lw_run_lock() takes LW_STATE_DIR/run.lock (an fcntl lock: the
+ * kernel drops it when the process dies, SIGKILL included; its children
+ * never hold it) and writes who holds it there; a second run is refused
+ * with the pid and run directory of the live one.  0, or -1 after error().
+ * Runs that cannot make the state directory (not root) change no kernel
+ * settings: they take no lock (their run directories still lock each
+ * other out, lib/rundir.h).
+ */
+int lw_run_lock(const char *output);
+void lw_run_unlock(void);
+
 /* Remove the .trace-cpuN files (and temporary files of writes cut short)
  * of a run that is gone from @rundir; the count, or -1. */
 int lw_rundir_remove_cpu_files(const char *rundir, FILE *out, int dry_run);
