@@ -231,10 +231,12 @@ static const char *chain_path(const struct chain *ch, int n, char *buf, size_t l
 
 /*
  * Open the directory @path from "/", following no symlink, each folder
- * checked on its descriptor before anything below it is opened: the first
- * @create_from components must exist, the others are made (@mode) when
- * missing; from @strict_from on (and the last one if @last_strict) strictly.
- * Returns the descriptor of the last one (O_RDONLY), or -1.
+ * checked on its descriptor before anything below it is opened.  The
+ * folders within @path's first @keep bytes (and the working directory's)
+ * must exist and pass the rule for the way; those after them are made
+ * (@mode) when missing if @create, and checked strictly if @strict_keep;
+ * the last one strictly if @last_strict.  Returns the descriptor of the
+ * last one (O_RDONLY), or -1.
  */
 static int chain_open(const char *path, size_t keep, int create, int strict_keep, int last_strict,
 		      mode_t mode)
@@ -273,6 +275,8 @@ static int chain_open(const char *path, size_t keep, int create, int strict_keep
 					     "without symlinks)", shown);
 			if (errno == ENOTDIR)
 				return error("%s is not a directory", shown);
+			if (errno == ENOENT)	/* the directory asked for, not what is missing of it */
+				chain_path(&ch, ch.n, shown, sizeof(shown));
 			return error_errno("cannot open directory %s", shown);
 		}
 		if (lw_dir_check(fd, shown, (i >= ch.keep && strict_keep) ||
