@@ -11,7 +11,10 @@
 #   - two runs at once (RT throttling restored under a live noise run, two
 #     runs into one directory), a planted RUN/monitor symlink, and the run
 #     lock after SIGKILL.
-# Nothing may land in the root-owned folder the attacks point at.
+# Nothing may land in the root-owned folder the attacks point at.  Six checks
+# held before (keep them so): run-dir-symlink-at-start, run-under-sticky-
+# root-folder, analyze-no-write-still-reads, throttling-restored-after-the-
+# live-run and the two after SIGKILL; every other one failed.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd setpriv
@@ -207,10 +210,16 @@ if [ "$ncpu" -ge 2 ]; then
 	"$LATWATT" run -q -d 6s --trace off --probes noise --noise-cpus 1 -o "$TMP/n2" >"$TMP/n2.out" 2>&1; rc=$?
 	[ $rc -eq 2 ] && [ ! -e "$TMP/n2" ] && grep -q "pid $pid" "$TMP/n2.out" && grep -q "$TMP/n1" "$TMP/n2.out"
 	verdict "second-run-refused-naming-the-live-one" $? "rc=$rc $(tail -2 "$TMP/n2.out")"
+	# what it would have recorded: throttling off (the first run's value) as
+	# the system's own, while the first run put it back under it
+	[ ! -e "$TMP/n2/manifest.json" ] ||
+		[ "$(json "$TMP/n2/manifest.json" '["probes"]["noise"]["rt_throttling"]["sched_rt_runtime_us"]')" != -1 ]
+	verdict "no-run-records-another-runs-throttling" $? \
+		"$TMP/n2/manifest.json says sched_rt_runtime_us -1 (was $rt_before)"
 	wait $pid; rc=$?
 	[ $rc -eq 0 ] && [ "$(cat "$RT")" = "$rt_before" ] &&
 		[ "$(json "$TMP/n1/manifest.json" '["status"]')" = complete ]
-	verdict "throttling-restored-after-overlapping-runs" $? "rc=$rc, $RT $(cat "$RT") (was $rt_before)"
+	verdict "throttling-restored-after-the-live-run" $? "rc=$rc, $RT $(cat "$RT") (was $rt_before)"
 	[ "$(cat "$RT")" = "$rt_before" ] || echo "$rt_before" >"$RT"
 else
 	skip "second-run-refused-naming-the-live-one" "needs 2 CPUs for the noise probe"
