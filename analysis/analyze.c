@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/analyze.h"
 #include "analysis/budgets.h"
+#include "analysis/failon.h"
+#include "analysis/timeline.h"
 #include "analysis/tradeoff.h"
 #include "boards/board.h"
 #include "lib/error.h"
@@ -20,29 +23,119 @@ void lw_analyze_opts_default(struct lw_analyze_opts *o)
 }
 
 /*
- * "power", "idle", the trade-off and "budgets" of @doc for board @b; without
- * a board (the run's is not on this machine), the measured power and the
- * idle residency, and no budgets.
+ * "power", "idle" and the trade-off of @doc for board @b; without a board
+ * (the run's is not on this machine), the measured power and the idle
+ * residency.
  */
-static int power_budgets(const char *rundir, const struct lw_board *b, json_t *doc)
+static int power_tradeoff(const char *rundir, const struct lw_board *b, json_t *doc)
 {
 	struct lw_run_power rp;
-	json_t *results;
-	int broken;
 
 	if (lw_power_analysis(rundir, b, 0, &rp) < 0)
 		return -1;
+	if (rp.power) {
+		char path[PATH_MAX];
+		json_t *tl;
+
+		snprintf(path, sizeof(path), "%s/power", rundir);
+		tl = lw_power_timeline(path, (uint64_t)json_integer_value(json_object_get(
+			json_object_get(json_object_get(doc, "run"), "start"), "monotonic_ns")), 500);
+		if (!tl) {
+			json_decref(rp.power);
+			json_decref(rp.idle);
+			return -1;
+		}
+		json_object_set_new(rp.power, "timeline", tl);
+	}
 	json_object_set_new(doc, "power", rp.power ? rp.power : json_null());
 	json_object_set_new(doc, "idle", rp.idle ? rp.idle : json_null());
-	if (!b) {
-		json_object_set_new(doc, "budgets", json_null());
-		return 0;
+	if (b)
+		lw_tradeoff_power(b, doc);
+	return 0;
+}
+
+/*
+ * What the views' headers show of the run, from its manifest, into the
+ * document's "run": the views read nothing else of the run directory.
+ */
+static void run_header(json_t *run, const json_t *m)
+{
+	const json_t *sys = json_object_get(m, "system"), *cmd = json_object_get(m, "command"), *w;
+	const json_t *sc = json_object_get(m, "scenario");
+	char line[4096];
+	size_t i, n = 0;
+
+	line[0] = 0;
+	json_array_foreach(cmd, i, w)
+		if (json_is_string(w) && n < sizeof(line))
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", i ? " " : "",
+					      json_string_value(w));
+	json_object_set_new(run, "scenario", json_is_string(sc) ? json_incref((json_t *)sc) :
+			    json_is_string(json_object_get(sc, "name")) ?
+			    json_incref(json_object_get(sc, "name")) : json_null());
+	json_object_set_new(run, "command", line[0] ? json_string(line) : json_null());
+	json_object_set_new(run, "end", json_deep_copy(json_object_get(m, "end")));
+	json_object_set_new(run, "cpus", json_deep_copy(json_object_get(m, "cpus")));
+	json_object_set_new(run, "pm_qos", json_deep_copy(json_object_get(m, "pm_qos")));
+	json_object_set_new(run, "system", json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+		"cmdline", json_object_get(sys, "cmdline"),
+		"nohz", json_object_get(sys, "nohz"),
+		"nohz_full", json_object_get(sys, "nohz_full"),
+		"cpu_model", json_object_get(json_object_get(sys, "cpu"), "model"),
+		"clocksource", json_object_get(json_object_get(sys, "clocksource"), "current"),
+		"machine", json_object_get(json_object_get(sys, "kernel"), "machine")));
+}
+
+/* What could not be read, in the document's "problems". */
+static void problem(json_t *doc, const char *what)
+{
+	json_t *p = json_object_get(doc, "problems");
+
+	if (!p) {
+		p = json_array();
+		json_object_set_new(doc, "problems", p);
 	}
-	lw_tradeoff_power(b, doc);
-	broken = lw_budgets_check(b, doc, &results);
-	json_object_set_new(doc, "budgets", json_pack("{s:s, s:i, s:o}", "board", b->name,
-						      "broken", broken, "results", results));
-	return broken;
+	json_array_append_new(p, json_string(what));
+}
+
+int lw_analysis_checks(const json_t *doc, const json_t *m, const struct lw_board *b,
+		       const char *const *budgets, size_t nbudgets, const char *origin,
+		       struct lw_checks *out)
+{
+	const json_t *thr = json_object_get(doc, "threshold_ns"), *e;
+	const char *src = json_string_value(json_object_get(doc, "threshold_source"));
+	size_t i;
+
+	if (b && lw_checks_board(b, doc, NULL, out) < 0)
+		return -1;
+	json_array_foreach(json_object_get(m, "budgets"), i, e) {
+		const char *rule = json_string_value(json_object_get(e, "rule"));
+		const char *from = json_string_value(json_object_get(e, "origin"));
+
+		if (!rule)
+			return error("manifest.json: budgets[%zu] has no rule", i);
+		if (lw_checks_rule_text(rule, from ? from : "run --budget", doc, out) < 0)
+			return -1;
+	}
+	for (i = 0; i < nbudgets; i++)
+		if (lw_checks_rule_text(budgets[i], origin, doc, out) < 0)
+			return -1;
+	if (json_is_integer(thr) && json_integer_value(thr) > 0 &&
+	    lw_checks_threshold((uint64_t)json_integer_value(thr), src ? src : "--threshold", doc,
+				out) < 0)
+		return -1;
+	return 0;
+}
+
+void lw_analysis_judge(json_t *doc, const struct lw_checks *cs, struct lw_run_verdict *v)
+{
+	struct lw_run_verdict mine;
+
+	if (!v)
+		v = &mine;
+	json_object_set_new(doc, "checks", lw_checks_json(cs, "budgets"));
+	lw_verdict_build(doc, cs, json_object_get(doc, "problems"), v);
+	json_object_set_new(doc, "verdict", lw_verdict_json(v));
 }
 
 int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
@@ -50,9 +143,11 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 {
 	uint64_t threshold = o->threshold_ns;
 	struct lw_tracepass_opts tp = o->tp;
+	struct lw_checks cs = { 0 };
+	struct lw_run_verdict v;
 	struct lw_board *b;
 	json_t *wl;
-	int broken;
+	char msg[512];
 
 	*doc = NULL;
 	*partial = 0;
@@ -84,28 +179,47 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		lw_board_free(b);
 		return error("out of memory");
 	}
+	run_header(json_object_get(*doc, "run"), rd->manifest);
+	if (threshold)
+		json_object_set_new(*doc, "threshold_source", json_string(o->have_threshold ?
+				    "analyze --threshold" : "run --threshold"));
 	wl = lw_workload_summaries(rd->path);	/* audio/video records, stress throughput */
-	if (!wl)
+	if (!wl) {
 		*partial = 1;
+		snprintf(msg, sizeof(msg), "the workload records could not be read: %s",
+			 lw_last_error());
+		problem(*doc, msg);
+	}
 	if (o->trace) {
 		/* the board's latency budget is a default spike threshold; the
 		 * deadline misses get the cause of the spike behind each */
 		tp.board = b;
 		tp.workloads = json_object_size(wl) ? wl : NULL;
-		if (lw_tracepass(rd, *doc, &tp) < 0)
+		lw_clear_error();
+		if (lw_tracepass(rd, *doc, &tp) < 0) {
 			*partial = 1;
+			snprintf(msg, sizeof(msg), "the trace could not be read: %s", lw_last_error());
+			problem(*doc, msg);
+		}
 	}
 	if (json_object_size(wl))
 		json_object_set(*doc, "workloads", wl);
 	json_decref(wl);
-	broken = power_budgets(rd->path, b, *doc);
-	lw_board_free(b);
-	if (broken < 0) {
+	if (power_tradeoff(rd->path, b, *doc) < 0 ||
+	    lw_analysis_checks(*doc, rd->manifest, b, o->budgets, o->nbudgets, "--budget",
+			       &cs) < 0) {
+		lw_checks_free(&cs);
+		lw_board_free(b);
 		json_decref(*doc);
 		*doc = NULL;
 		lw_summary_free(sum);
+		return -1;
 	}
-	return broken;
+	json_object_set_new(*doc, "board_checked", b ? json_string(b->name) : json_null());
+	lw_analysis_judge(*doc, &cs, &v);
+	lw_checks_free(&cs);
+	lw_board_free(b);
+	return lw_verdict_exit(&v);
 }
 
 void lw_analysis_print_power(FILE *out, const json_t *doc)

@@ -14,9 +14,13 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "analysis/checks.h"
 #include "analysis/summary.h"
 #include "analysis/tracepass.h"
+#include "analysis/verdict.h"
 #include "lib/rundir.h"
+
+struct lw_board;
 
 struct lw_analyze_opts {
 	const char *board;		/* NULL: the run's own */
@@ -24,6 +28,8 @@ struct lw_analyze_opts {
 	int have_threshold;		/* 0: the run's cyclic --threshold */
 	int trace;			/* run the trace pass (when RUN has a trace) */
 	struct lw_tracepass_opts tp;	/* its options (tp.board is set here) */
+	const char *const *budgets;	/* budget rules asked of this analysis (--budget) */
+	size_t nbudgets;
 };
 
 void lw_analyze_opts_default(struct lw_analyze_opts *o);
@@ -31,13 +37,30 @@ void lw_analyze_opts_default(struct lw_analyze_opts *o);
 /*
  * Analyze the run @rd into *@doc (the caller owns it), with the latency
  * summary left in @sum (the caller frees it with lw_summary_free(); on
- * error it is freed here).  Returns the number of broken budgets (0 or
- * more), or -1 after error() with *@doc NULL.  A failing part that leaves
- * the rest meaningful (the trace pass, the workload records) is reported
- * with error() and flagged by *@partial = 1, the document still made.
+ * error it is freed here), and judge it: the document's "checks" and
+ * "verdict" (lw_analysis_judge()).  Returns the verdict's exit status (0,
+ * 1 or 2, lw_verdict_exit()), or -1 after error() with *@doc NULL.  A
+ * failing part that leaves the rest meaningful (the trace pass, the workload
+ * records) is reported with error(), named in the document's "problems" and
+ * flagged by *@partial = 1: the verdict is then never PASS.
  */
 int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		   struct lw_summary *sum, json_t **doc, int *partial);
+
+/*
+ * The checks of the analysis document @doc of a run with manifest @m:
+ * board @b's budgets (may be NULL), the run's own (the manifest's
+ * "budgets": `run --budget`, its scenario's), @budgets asked of this
+ * analysis or view (@origin says by whom: "--budget"), and the threshold
+ * the summary counted samples over (the document's "threshold_ns").
+ * Appended to @out; -1 after error() (a malformed rule).
+ */
+int lw_analysis_checks(const json_t *doc, const json_t *m, const struct lw_board *b,
+		       const char *const *budgets, size_t nbudgets, const char *origin,
+		       struct lw_checks *out);
+/* Store @cs (suite "budgets") as the document's "checks", and the verdict
+ * built from them as its "verdict" (also in *@v when not NULL). */
+void lw_analysis_judge(json_t *doc, const struct lw_checks *cs, struct lw_run_verdict *v);
 
 /* The power, idle, trade-off and budgets text of an analysis document. */
 void lw_analysis_print_power(FILE *out, const json_t *doc);

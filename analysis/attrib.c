@@ -391,8 +391,8 @@ static void segment(struct lw_spike *s, enum lw_comp_kind k, const char *name, u
 	s->seg[s->nseg++] = (struct lw_segment){ from, to, k, name };
 }
 
-static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k, const char *name,
-		   uint64_t ns)
+static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
+			const char *name, int pid, uint64_t ns)
 {
 	int i;
 
@@ -407,11 +407,17 @@ static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
 			/* fold the rest into the last slot's kind: keep totals exact */
 			i = s->ncomp - 1;
 		} else {
-			s->comp[i] = (struct lw_component){ k, name, 0 };
+			s->comp[i] = (struct lw_component){ k, name, 0, pid };
 			s->ncomp++;
 		}
 	}
 	s->comp[i].ns += ns;
+}
+
+static void charge(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k, const char *name,
+		   uint64_t ns)
+{
+	charge_task(a, s, k, name, -1, ns);
 }
 
 static const char *state_name(struct lw_attrib *a, int cpu, int state)
@@ -522,9 +528,9 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 			if (is_probe(s, x))
 				charge(a, s, LW_C_UNEXPLAINED, intern(a, ""), ns);
 			else if (s->kprio >= 0 && x->prio < s->kprio)
-				charge(a, s, LW_C_PREEMPT, x->name, ns);
+				charge_task(a, s, LW_C_PREEMPT, x->name, x->pid, ns);
 			else
-				charge(a, s, LW_C_TASK, x->name, ns);
+				charge_task(a, s, LW_C_TASK, x->name, x->pid, ns);
 		} else if (is_probe(s, x) && c->tentative) {
 			/* woken onto an idle CPU, not seen running yet: the idle
 			 * loop's way out (restarting the tick, leaving NO_HZ) */
@@ -533,14 +539,14 @@ static void account(struct lw_attrib *a, struct cpu *c, struct lw_spike *s, uint
 		} else if (is_probe(s, x))
 			charge_probe(a, s, x->name, ns);
 		else if (s->tid >= 0 && !s->woken_ns)
-			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
+			charge_task(a, s, LW_C_TIMER_LATE, x->name, x->pid, ns);
 		else if (s->kprio >= 0 && x->prio < s->kprio)
-			charge(a, s, LW_C_PREEMPT, x->name, ns);
+			charge_task(a, s, LW_C_PREEMPT, x->name, x->pid, ns);
 		else if (s->wake_pending)
 			/* woken from another CPU: this one does not know it yet */
-			charge(a, s, LW_C_TIMER_LATE, x->name, ns);
+			charge_task(a, s, LW_C_TIMER_LATE, x->name, x->pid, ns);
 		else
-			charge(a, s, LW_C_NONPREEMPT, x->name, ns);
+			charge_task(a, s, LW_C_NONPREEMPT, x->name, x->pid, ns);
 		break;
 	default:
 		s->last = to;
@@ -1136,12 +1142,17 @@ static json_t *spike_json(const struct lw_spike *s)
 
 	memcpy(sorted, s->comp, (size_t)s->ncomp * sizeof(*sorted));
 	qsort(sorted, (size_t)s->ncomp, sizeof(*sorted), cmp_comp);	/* largest first */
-	for (int i = 0; i < s->ncomp; i++)
-		json_array_append_new(comp, json_pack("{s:s, s:s, s:s, s:I, s:f}",
+	for (int i = 0; i < s->ncomp; i++) {
+		json_t *c = json_pack("{s:s, s:s, s:s, s:I, s:f}",
 			"cause", lw_component_label(&sorted[i], label, sizeof(label)),
 			"kind", lw_comp_kind_name(sorted[i].kind), "name", sorted[i].name,
 			"ns", (json_int_t)sorted[i].ns,
-			"share", s->latency_ns ? (double)sorted[i].ns / (double)s->latency_ns : 0.0));
+			"share", s->latency_ns ? (double)sorted[i].ns / (double)s->latency_ns : 0.0);
+
+		if (sorted[i].pid > 0)
+			json_object_set_new(c, "pid", json_integer(sorted[i].pid));
+		json_array_append_new(comp, c);
+	}
 	json_t *tl = json_array();
 
 	for (int i = 0; i < s->nseg; i++)
@@ -1159,6 +1170,9 @@ static json_t *spike_json(const struct lw_spike *s)
 									      label, sizeof(label))));
 		json_object_set_new(o, "cause_share",
 				    json_real((double)s->comp[s->dominant].ns / (double)s->latency_ns));
+		if (s->comp[s->dominant].pid > 0)
+			json_object_set_new(o, "cause_task", json_pack("{s:i, s:s}",
+				"pid", s->comp[s->dominant].pid, "name", s->comp[s->dominant].name));
 	}
 	json_object_set_new(o, "idle_state", s->idle_state >= 0 ? json_integer(s->idle_state) : json_null());
 	if (s->idle_state >= 0)
@@ -1223,7 +1237,7 @@ json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
 	memcpy(causes, a->causes, a->ncauses * sizeof(*causes));
 	qsort(causes, a->ncauses, sizeof(*causes), cmp_cause);
 	for (size_t j = 0; j < a->ncauses; j++) {
-		struct lw_component c = { causes[j].kind, causes[j].name, causes[j].ns };
+		struct lw_component c = { causes[j].kind, causes[j].name, causes[j].ns, -1 };
 
 		json_array_append_new(cj, json_pack("{s:s, s:s, s:s, s:I, s:I, s:f}",
 			"cause", lw_component_label(&c, label, sizeof(label)),

@@ -127,6 +127,8 @@ struct lw_component {
 	enum lw_comp_kind kind;
 	const char *name;	/* interned; "" where the kind says it all */
 	uint64_t ns;
+	int pid;		/* a task's (preempt, non-preemptible, timer-late,
+				 * task): the first charged; -1 otherwise */
 };
 
 struct lw_spike {

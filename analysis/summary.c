@@ -328,7 +328,18 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 		lw_samples_close_reader(r);
 		return error("out of memory");
 	}
-	/* pass 1: the histograms, counts, extremes and sums */
+	{
+		const json_t *m = rd->manifest;
+		uint64_t t0 = (uint64_t)json_integer_value(json_object_get(json_object_get(m, "start"),
+									   "monotonic_ns"));
+		uint64_t t1 = (uint64_t)json_integer_value(json_object_get(json_object_get(m, "end"),
+									   "monotonic_ns"));
+
+		lw_timeline_init(&sum->timeline, t0, t1 > t0 ? t1 - t0 :
+				 (uint64_t)json_integer_value(json_object_get(m, "duration_ns")),
+				 LW_TIMELINE_BUCKETS);
+	}
+	/* pass 1: the histograms, counts, extremes and sums; latency over time */
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
 		long idx[2];
 
@@ -360,6 +371,11 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 			s->missed += smp.missed;
 			if (sum->threshold_ns && smp.latency_ns > sum->threshold_ns)
 				s->over++;
+		}
+		if (lw_timeline_add(&sum->timeline, smp.probe, smp.cpu, smp.expected_ns,
+				    smp.latency_ns) < 0) {
+			ret = -1;
+			break;
 		}
 	}
 	lw_samples_close_reader(r);
@@ -745,6 +761,7 @@ void lw_summary_free(struct lw_summary *sum)
 	free(sum->s);
 	free(sum->samples);
 	json_decref(sum->over_time);
+	lw_timeline_free(&sum->timeline);
 	memset(sum, 0, sizeof(*sum));
 }
 
@@ -799,6 +816,8 @@ json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd
 					      series_json(s, sum));
 	}
 	json_object_set_new(doc, "probes", probes);
+	if (!sum->from_monitor && !sum->from_histogram && sum->timeline.n)
+		json_object_set_new(doc, "timeline", lw_timeline_json(&sum->timeline));
 	return doc;
 }
 
@@ -815,7 +834,7 @@ static void us(FILE *out, uint64_t ns, int count)
 
 /* The monitored run's maxima over time, OSADL-style, one row per interval
  * (or group of intervals): the maximum and the sample count per probe. */
-static void print_over_time(const json_t *ot, FILE *out)
+void lw_summary_print_over_time(const json_t *ot, FILE *out)
 {
 	const json_t *iv = json_object_get(ot, "intervals");
 	size_t n = json_array_size(iv), group = (n + OVER_TIME_ROWS - 1) / OVER_TIME_ROWS;
@@ -919,7 +938,7 @@ void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, 
 	if (sum->threshold_ns)
 		fprintf(out, "\nover: samples above %.1fus\n", (double)sum->threshold_ns / 1e3);
 	if (sum->over_time)
-		print_over_time(sum->over_time, out);
+		lw_summary_print_over_time(sum->over_time, out);
 }
 
 int lw_summary_print_histogram(const struct lw_summary *sum, unsigned probe, FILE *out)

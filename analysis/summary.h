@@ -11,11 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/timeline.h"
 #include "lib/rundir.h"
 #include "lib/stats.h"
 
 #define LW_ANALYSIS_SCHEMA  "latwatt-analysis"
-#define LW_ANALYSIS_VERSION 1
+#define LW_ANALYSIS_VERSION 2
 #define LW_HIST_BUCKET_NS   1000ULL	/* 1 us, as cyclictest */
 #define LW_HIST_BUCKETS     10000	/* up to 10 ms; beyond is overflow */
 
@@ -36,6 +37,7 @@ struct lw_summary {
 	size_t ot_group, ot_fill;	/* intervals a histogram column holds, and its last */
 	uint64_t threshold_ns;		/* 0: none */
 	char *samples;			/* the samples file, read again for exact ranks */
+	struct lw_timeline timeline;	/* latency over time, from the samples */
 	unsigned samples_flags;		/* how it was opened (a killed run's partial end) */
 };
 
@@ -59,6 +61,9 @@ int lw_summary_dist(const struct lw_summary *sum, size_t i, struct lw_dist *d);
 /* The analysis.json document. */
 json_t *lw_summary_json(const struct lw_summary *sum, const struct lw_rundir *rd);
 void lw_summary_print(const struct lw_summary *sum, const struct lw_rundir *rd, FILE *out);
+/* A monitored run's maxima over time ("over_time" of the analysis), a row
+ * per interval or group of intervals. */
+void lw_summary_print_over_time(const json_t *ot, FILE *out);
 /* cyclictest-compatible histogram of one probe ("# Histogram" ...). */
 int lw_summary_print_histogram(const struct lw_summary *sum, unsigned probe, FILE *out);
 

@@ -8,6 +8,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/sample_merge.h"
+#include "analysis/tasks.h"
 #include "lib/trace_read.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
@@ -1069,6 +1070,7 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
 		if (json_is_object(json_object_get(rd->manifest, "steal")))
 			json_object_set_new(spikes, "steal",
 					    json_deep_copy(json_object_get(rd->manifest, "steal")));
+		lw_tasks_annotate(spikes, rd->manifest);
 		json_object_set_new(analysis, "spikes", spikes);
 	}
 	json_object_set_new(analysis, "idle_latency", idle_latency_json(x, it));
@@ -1359,7 +1361,7 @@ void lw_misses_finish(struct lw_misses *ms)
 		return;
 	for (size_t i = 0; i < ms->n; i++) {
 		struct miss *x = &ms->v[i];
-		const char *cause = x->best_lat >= 0 ? x->cause : "no spike on its CPU in that period";
+		const char *cause = x->best_lat >= 0 ? x->cause : LW_MISS_UNEXPLAINED;
 		json_t *counts = json_object_get(x->w, "miss_causes");
 
 		if (!counts) {
@@ -1393,9 +1395,18 @@ void lw_misses_print(FILE *out, const json_t *analysis)
 	json_object_foreach((json_t *)json_object_get(analysis, "workloads"), key, w) {
 		const json_t *mc = json_object_get(w, "miss_causes");
 
+		const struct lw_rkind *rk = lw_rkind_find(json_string_value(json_object_get(w, "kind")));
+		json_int_t listed = 0, all = rk ? json_integer_value(json_object_get(w, rk->miss_key)) : 0;
+
 		if (!json_object_size(mc))
 			continue;
-		fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
+		json_object_foreach((json_t *)mc, cause, v)
+			listed += json_integer_value(v);
+		if (listed < all)
+			fprintf(out, "  %s: the first %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+				" deadline misses by the cause of the spike behind them:", key, listed, all);
+		else
+			fprintf(out, "  %s: deadline misses by the cause of the spike behind them:", key);
 		json_object_foreach((json_t *)mc, cause, v)
 			fprintf(out, " %s %lld;", cause, (long long)json_integer_value(v));
 		fputc('\n', out);

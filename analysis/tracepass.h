@@ -53,6 +53,8 @@ int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_t
  * (NULL: out of memory), lw_misses_spike() is called for each spike (in any
  * order), lw_misses_finish() writes the causes and frees it. */
 struct lw_misses;
+/* The cause of a miss no spike explains. */
+#define LW_MISS_UNEXPLAINED "no spike on its CPU in that period"
 struct lw_misses *lw_misses_new(json_t *workloads);
 void lw_misses_spike(struct lw_misses *ms, int cpu, uint64_t expected_ns, uint64_t latency_ns,
 		     const char *cause);

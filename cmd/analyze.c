@@ -8,11 +8,13 @@
 #include "analysis/summary.h"
 #include "analysis/tracepass.h"
 #include "analysis/analyze.h"
+#include "analysis/failon.h"
 #include "boards/board.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
+#include "reports/report.h"
 #include "workloads/workload.h"
 
 static const char usage[] =
@@ -28,6 +30,9 @@ static const char usage[] =
 "      --json              print analysis.json to stdout instead of the table\n"
 "  -n, --no-write          do not write RUN/analysis.json\n"
 "      --board NAME        check the budgets of board NAME (default: the run's)\n"
+"      --budget RULE       a budget to check, repeatable: [PROBE.]STAT<VALUE or <=\n"
+"                          (see 'latwatt report --help' and RULES AND METRICS in\n"
+"                          latwatt(1)), e.g. --budget 'p99<100us' --budget 'xruns<1'\n"
 "      --spike-threshold US  explain every sample above US (default: the run's\n"
 "                          --threshold, else the board's latency budget, else\n"
 "                          each probe's p99.9; noise: every gap)\n"
@@ -41,8 +46,14 @@ static const char usage[] =
 "Power (RUN/power, or estimated from RUN/trace.dat with the board's energy\n"
 "model), idle-state residency and the board's budgets are added.\n"
 "\n"
-"Exit status: 0 analyzed and every budget met, 1 a budget broken, 2 error\n"
-"(unreadable or malformed run, unknown board).\n";
+"The first lines are the verdict: FAIL when a check broke (a budget of the\n"
+"board, of the run or its scenario, one given here, or the threshold: no\n"
+"sample of a wake-up probe above it), INCOMPLETE when none broke but the run\n"
+"cannot pass (interrupted, killed, truncated, or its trace unreadable), PASS\n"
+"when every check held, NO VERDICT when none applies.\n"
+"\n"
+"Exit status: 0 PASS or NO VERDICT, 1 FAIL, 2 INCOMPLETE or error (an\n"
+"unreadable, truncated or malformed run, an unknown board).\n";
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -57,15 +68,18 @@ int cmd_analyze(int argc, char **argv)
 		{ "spike-threshold", required_argument, NULL, 'S' },
 		{ "top",       required_argument, NULL, 'T' },
 		{ "no-trace",  no_argument,       NULL, 'X' },
+		{ "budget",    required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *budgets[64];
+	size_t nbudgets = 0;
 	struct lw_analyze_opts ao;
 	uint64_t v;
-	int broken, partial;
+	int status, partial;
 	int histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
 	struct lw_rundir rd;
 	struct lw_summary sum;
-	json_t *doc, *wl;
+	json_t *doc;
 	char path[PATH_MAX];
 	int ret = LW_EXIT_OK;
 
@@ -96,6 +110,13 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'X':
 			ao.trace = 0;
+			break;
+		case 'U':
+			if (nbudgets == sizeof(budgets) / sizeof(budgets[0]))
+				return error("--budget: at most %zu budgets", nbudgets), LW_EXIT_ERROR;
+			if (lw_rule_parse_lang(&lw_lang_budget, optarg, &(struct lw_rule){ 0 }) < 0)
+				return LW_EXIT_ERROR;
+			budgets[nbudgets++] = optarg;
 			break;
 		case 'P':
 			probe = lw_probe_by_name(optarg);
@@ -128,29 +149,28 @@ int cmd_analyze(int argc, char **argv)
 		return LW_EXIT_ERROR;
 	if (histogram)
 		ao.trace = 0;	/* the histogram alone */
-	broken = lw_analyze_run(&rd, &ao, &sum, &doc, &partial);
-	if (broken < 0) {
+	ao.budgets = budgets;
+	ao.nbudgets = nbudgets;
+	status = lw_analyze_run(&rd, &ao, &sum, &doc, &partial);
+	if (status < 0) {
 		lw_rundir_close(&rd);
 		return LW_EXIT_ERROR;
 	}
-	if (partial)
-		ret = LW_EXIT_ERROR;
-	wl = json_object_get(doc, "workloads");
+	ret = status;
 	if (histogram) {
 		if (lw_summary_print_histogram(&sum, (unsigned)probe, stdout) < 0)
 			ret = LW_EXIT_ERROR;
 	} else if (!as_json) {
-		lw_summary_print(&sum, &rd, stdout);
-		lw_tracepass_print(doc, stdout, ao.tp.top);
-		if (wl && json_object_size(wl)) {
-			printf("\nworkloads\n");
-			lw_workload_summaries_print(stdout, wl);
-			lw_misses_print(stdout, doc);
-		}
-		lw_analysis_print_power(stdout, doc);
+		struct lw_checks cs = { 0 };
+		struct lw_run_verdict rv;
+
+		if (lw_checks_from_json(json_object_get(doc, "checks"), "analysis", &cs) < 0 ||
+		    lw_verdict_from_json(json_object_get(doc, "verdict"), "analysis", &rv) < 0)
+			ret = LW_EXIT_ERROR;
+		else
+			lw_report_text_run(stdout, doc, &rv, &cs, ao.tp.top);
+		lw_checks_free(&cs);
 	}
-	if (broken > 0 && ret == LW_EXIT_OK)
-		ret = LW_EXIT_FAIL;
 	if (as_json && !histogram) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

@@ -43,8 +43,12 @@ static const char usage_tail[] =
 "      --no-plots          tables only, even when gnuplot is installed\n"
 "  -h, --help              this text\n"
 "\n"
-"Exit status: 0 written and every budget and rule met, 1 a budget or rule\n"
-"broken, 2 error.\n";
+"A run's report opens with its verdict, the same as 'latwatt analyze' gives\n"
+"(with the budgets given here added).\n"
+"\n"
+"Exit status: 0 written, and the run's verdict PASS or NO VERDICT (for a\n"
+"comparison: every budget and rule met); 1 a budget or rule broken (FAIL);\n"
+"2 error, or the run INCOMPLETE.\n";
 
 #define MAX_BUDGETS 64
 
@@ -238,6 +242,7 @@ int cmd_report(int argc, char **argv)
 	const char *board = NULL, *dash = NULL;
 	int compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR, ok = 1, nformats = 0;
 	static struct lw_rbudget budgets[MAX_BUDGETS];
+	const char *budget_text[MAX_BUDGETS];
 	size_t nbudgets = 0, ns = 0;
 	double tolerance = 10;
 	uint64_t points = 1000;
@@ -284,6 +289,7 @@ int cmd_report(int argc, char **argv)
 		case OPT_BUDGET:
 			if (nbudgets == MAX_BUDGETS)
 				return error("--budget: at most %d budgets", MAX_BUDGETS), LW_EXIT_ERROR;
+			budget_text[nbudgets] = optarg;
 			if (lw_rbudget_parse(&budgets[nbudgets++], optarg) < 0)
 				return LW_EXIT_ERROR;
 			break;
@@ -357,10 +363,11 @@ int cmd_report(int argc, char **argv)
 		if (lw_rrun_load(&run, argv[optind]) < 0)
 			goto out;
 		have_run = 1;
-		if (lw_board_checks(&run, board, NULL, &checks) < 0)
+		if (lw_rrun_judge(&run, board, budget_text, nbudgets) < 0 ||
+		    lw_verdict_check(&run.verdict, &checks) < 0)
 			goto out;
-		for (size_t i = 0; i < nbudgets; i++)
-			if (lw_rbudget_eval(&budgets[i], &run, &checks) < 0)
+		for (size_t i = 0; i < run.checks.n; i++)
+			if (lw_checks_add(&checks, &run.checks.c[i]) < 0)
 				goto out;
 	} else {
 		if (argc - optind == 1 ? lw_comparison_from_json(&cmp, argv[optind], tolerance / 100)
@@ -411,7 +418,10 @@ int cmd_report(int argc, char **argv)
 		if (out_close(&out, ok) < 0 || !ok)
 			goto out;
 	}
-	ret = lw_checks_count(&checks, LW_FAIL) ? LW_EXIT_FAIL : LW_EXIT_OK;
+	if (have_run)
+		ret = lw_verdict_exit(&run.verdict);
+	else
+		ret = lw_checks_count(&checks, LW_FAIL) ? LW_EXIT_FAIL : LW_EXIT_OK;
 out:
 	if (have_run)
 		lw_rrun_free(&run);

@@ -177,6 +177,30 @@ static int add(struct lw_run *run, struct lw_part *p)
  * lock), for every run's manifest. */
 static char ust_why[PATH_MAX + 160];
 
+/* The budgets the run must meet (--budget, its scenario's "budget:"), for
+ * analyze: the manifest's "budgets" [{rule, origin}]. */
+static void record_budgets(const struct lw_run_opts *o, const struct lw_run_scenario *rs,
+			   json_t *manifest)
+{
+	json_t *a = json_array();
+	char origin[160];
+
+	for (int i = 0; i < o->nbudgets; i++) {
+		const char *b = o->budget[i];
+		int from_file = 0;
+
+		for (int k = 1; o->scenario && k <= rs->nfile && k < rs->argc; k++)
+			if (b >= rs->argv[k] && b < rs->argv[k] + strlen(rs->argv[k]))
+				from_file = 1;
+		if (from_file)
+			snprintf(origin, sizeof(origin), "scenario %s", rs->sc.name);
+		else
+			snprintf(origin, sizeof(origin), "run --budget");
+		json_array_append_new(a, json_pack("{s:s, s:s}", "rule", b, "origin", origin));
+	}
+	json_object_set_new(manifest, "budgets", a);
+}
+
 /* One run into @output (@repeat: its place among repeats, or NULL; @pdfd:
  * the repeats' directory @output is made in, else LW_AT_PATH). */
 static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, json_t *repeat,
@@ -211,6 +235,7 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 			    "detail", json_string(ust_why));
 	if (o->scenario && lw_run_scenario_record(rs, &run) < 0)
 		goto fail;
+	record_budgets(o, rs, run.dir.manifest);
 
 	struct lw_probe_common pc = {
 		.interval_ns = o->interval_ns, .distance_ns = o->distance_ns,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/failon.h"
 #include "cmd/runopts.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -29,7 +30,13 @@ static const char usage_head[] =
 "      --no-rt             run the probes SCHED_OTHER (no root needed; recorded)\n"
 "      --pm-qos US         hold /dev/cpu_dma_latency at US for the run\n"
 "                          (default: leave PM QoS as the system has it)\n"
-"      --threshold US      write a trace marker for every sample above US\n"
+"      --threshold US      write a trace marker for every sample above US;\n"
+"                          analyze then fails the run when a sample of a\n"
+"                          wake-up probe is above it\n"
+"      --budget RULE       a budget the run must meet, recorded in the run and\n"
+"                          checked by analyze (repeatable): [PROBE.]STAT<VALUE\n"
+"                          or <=, e.g. 'p99<100us', 'xruns<1' (latwatt(1),\n"
+"                          RULES AND METRICS)\n"
 "  -b, --break-on US       stop the run at the first sample above US\n"
 "      --board NAME        board the run is for (default local)\n"
 "  -f, --force             replace the run in an existing non-empty RUN\n"
@@ -105,7 +112,7 @@ enum {
 	OPT_MONITOR, OPT_MONITOR_WINDOW, OPT_MONITOR_DISK,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
-	OPT_REPEAT, OPT_SETTLE,
+	OPT_REPEAT, OPT_SETTLE, OPT_BUDGET,
 	OPT_SCENARIO = 400,
 };
 
@@ -119,6 +126,7 @@ static const struct option long_opts[] = {
 	{ "no-rt",     no_argument,       NULL, OPT_NO_RT },
 	{ "pm-qos",    required_argument, NULL, OPT_PM_QOS },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "budget",    required_argument, NULL, OPT_BUDGET },
 	{ "break-on",  required_argument, NULL, 'b' },
 	{ "board",     required_argument, NULL, OPT_BOARD },
 	{ "force",     no_argument,       NULL, 'f' },
@@ -345,6 +353,16 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case OPT_SCENARIO:
 			o->scenario = optarg;
 			break;
+		case OPT_BUDGET: {
+			struct lw_rule r;
+
+			if (lw_rule_parse_lang(&lw_lang_budget, optarg, &r) < 0)
+				return -1;
+			if (o->nbudgets == LW_RUN_MAX_BUDGETS)
+				return error("--budget: at most %d budgets", LW_RUN_MAX_BUDGETS);
+			o->budget[o->nbudgets++] = optarg;
+			break;
+		}
 		case 'l': {
 			struct lw_load_spec ls;
 			int bad = lw_load_spec_parse(&ls, optarg, "--load", online);
@@ -378,5 +396,6 @@ const struct option *lw_run_long_options(void)
 const char *const lw_run_repeatable[] = {
 	"workload",
 	"load",
+	"budget",
 	NULL,
 };

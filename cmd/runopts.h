@@ -15,6 +15,7 @@
 #include "probes/plan.h"
 #define LW_RUN_MAX_LOADS 16
 #define LW_RUN_MAX_REPEAT 999
+#define LW_RUN_MAX_BUDGETS 32
 
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
@@ -52,6 +53,8 @@ struct lw_run_opts {
 	const char *scenario;		/* --scenario FILE|NAME (cmd/runscenario.c) */
 	const char *load[LW_RUN_MAX_LOADS];	/* -l, --load SPEC, repeatable (workloads/loads.h) */
 	int nloads;
+	const char *budget[LW_RUN_MAX_BUDGETS];	/* --budget RULE, repeatable (checked) */
+	int nbudgets;
 };
 
 void lw_run_usage(FILE *f);

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * RUN/samples: a run directory (a real run's manifest) whose samples file is
- * the input, read as analyze (lw_summary_load), compare (lw_crun_load_dir:
- * summary and block maxima) and report (lw_timeline_load) read it.
+ * the input, read as analyze (lw_summary_load, with the latency over time the
+ * reports draw, serialized) and compare (lw_crun_load_dir: summary and block
+ * maxima) read it.
  */
 #include <sys/stat.h>
 
 #include "analysis/compare.h"
 #include "analysis/summary.h"
 #include "fuzz/fuzz.h"
-#include "reports/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,7 +18,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lw_rundir rd;
 	struct lw_summary sum;
 	struct lw_crun cr;
-	struct lw_timeline tl;
 
 	if (!run[0]) {
 		snprintf(run, sizeof(run), "%s/run", fz_dir());
@@ -35,7 +34,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (lw_crun_load_dir(&cr, run) == 0)
 		lw_crun_free(&cr);
-	if (lw_timeline_load(&tl, path, 1, 200) == 0)
-		lw_timeline_free(&tl);
 	return 0;
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +322,55 @@ static const char *reason_text(struct lw_run *run, char *buf, size_t len)
 	}
 }
 
+/* Up to this many tasks of each kind are recorded. */
+#define MAX_TASKS 4096
+
+/* The ids in @dir (/proc/self/task) or in the file @list (cgroup.threads),
+ * appended to @a. */
+static void tids_of(const char *dir, const char *list, json_t *a)
+{
+	if (dir) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)) && json_array_size(a) < MAX_TASKS)
+			if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+				json_array_append_new(a, json_integer(atoll(e->d_name)));
+		if (d)
+			closedir(d);
+	} else {
+		FILE *f = fopen(list, "re");
+		long long t;
+
+		while (f && json_array_size(a) < MAX_TASKS && fscanf(f, "%lld", &t) == 1)
+			json_array_append_new(a, json_integer(t));
+		if (f)
+			fclose(f);
+	}
+}
+
+/*
+ * The run's own tasks as the run ends, so that the analysis can tell a
+ * cause that belongs to the run from one that does not: latwatt's threads
+ * (probes, workloads, the trace readers, the power sampler) and what runs
+ * in the loads' cgroup.  The manifest's "tasks": {"latwatt": [tid…],
+ * "loads": [tid…]}.
+ */
+static void record_tasks(json_t *m)
+{
+	const char *cg = json_string_value(json_object_get(json_object_get(m, "loads_control"),
+							    "cgroup"));
+	json_t *own = json_array(), *loads = json_array();
+	char file[4200];
+
+	tids_of("/proc/self/task", NULL, own);
+	if (cg && strlen(cg) < 4096) {
+		snprintf(file, sizeof(file), "%s/cgroup.threads", cg);
+		tids_of(NULL, file, loads);
+	}
+	json_object_set_new(m, "tasks", json_pack("{s:o, s:o}", "latwatt", own, "loads", loads));
+}
+
 int lw_run_execute(struct lw_run *run)
 {
 	json_t *m = run->dir.manifest;
@@ -379,6 +429,7 @@ int lw_run_execute(struct lw_run *run)
 		}
 	}
 	progress_line(run, lw_mono_ns(), 1);
+	record_tasks(m);
 
 	for (i = started - 1; i >= 0; i--)
 		run->part[i]->stop(run, run->part[i]);

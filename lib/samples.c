@@ -19,13 +19,14 @@
 static const struct {
 	const char *name;
 	int gaps;	/* gaps of a busy loop (start, length), not wake-up latencies */
+	int pipeline;	/* a pipeline's end-to-end latency, not a wake-up */
 } kinds[LW_PROBE_MAX] = {
 	[LW_PROBE_CYCLIC]          = { .name = "cyclic" },
 	[LW_PROBE_TIMERLAT_IRQ]    = { .name = "timerlat-irq" },
 	[LW_PROBE_TIMERLAT_THREAD] = { .name = "timerlat-thread" },
 	[LW_PROBE_NOISE]           = { .name = "noise", .gaps = 1 },
 	[LW_PROBE_AUDIO]           = { .name = "audio" },
-	[LW_PROBE_VIDEO]           = { .name = "video" },
+	[LW_PROBE_VIDEO]           = { .name = "video", .pipeline = 1 },
 };
 
 const char *lw_probe_name(unsigned id)
@@ -44,6 +45,12 @@ int lw_probe_by_name(const char *name)
 int lw_probe_gaps(unsigned id)
 {
 	return id < LW_PROBE_MAX && kinds[id].gaps;
+}
+
+int lw_probe_wakeup(unsigned id)
+{
+	return id > 0 && id < LW_PROBE_MAX && kinds[id].name && !kinds[id].gaps &&
+	       !kinds[id].pipeline;
 }
 
 struct lw_samples_writer {

@@ -40,6 +40,9 @@ int lw_probe_by_name(const char *name);	/* -1 when unknown */
 /* 1 when the samples of @id are the gaps of a busy loop (expected_ns its
  * start, latency_ns its length, thread "lw-NAME/CPU"), not wake-up latencies. */
 int lw_probe_gaps(unsigned id);
+/* 1 when the samples of @id are wake-up latencies: not a busy loop's gaps,
+ * not a pipeline's end-to-end latency (video: capture to display). */
+int lw_probe_wakeup(unsigned id);
 
 enum lw_sample_flags {
 	LW_SAMPLE_OVER_THRESHOLD = 1 << 0,	/* a trace marker was written for it */

@@ -49,47 +49,6 @@ int lw_rbudget_parse(struct lw_rbudget *b, const char *spec)
 	return 0;
 }
 
-int lw_checks_add(struct lw_checks *cs, const struct lw_check *c)
-{
-	struct lw_check u = *c;
-	int dup = 1;
-
-	/* test case names stay unique: a second budget.cyclic.p99 (board and
-	 * --budget) becomes budget.cyclic.p99-2 */
-	for (size_t i = 0; i < cs->n; i++)
-		if (!strcmp(cs->c[i].suite, c->suite) && !strcmp(cs->c[i].name, u.name)) {
-			snprintf(u.name, sizeof(u.name), "%.80s-%d", c->name, ++dup);
-			i = (size_t)-1;		/* and that one too */
-		}
-	c = &u;
-	if (cs->n == cs->cap) {
-		size_t cap = cs->cap ? cs->cap * 2 : 16;
-		struct lw_check *nc = realloc(cs->c, cap * sizeof(*nc));
-
-		if (!nc)
-			return error("out of memory");
-		cs->c = nc;
-		cs->cap = cap;
-	}
-	cs->c[cs->n++] = *c;
-	return 0;
-}
-
-void lw_checks_free(struct lw_checks *cs)
-{
-	free(cs->c);
-	memset(cs, 0, sizeof(*cs));
-}
-
-size_t lw_checks_count(const struct lw_checks *cs, enum lw_verdict v)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < cs->n; i++)
-		n += cs->c[i].result == v;
-	return n;
-}
-
 static const char *op_str(const struct lw_rbudget *b)
 {
 	return b->strict ? "<" : "<=";

@@ -11,7 +11,7 @@
 #include "lib/parse.h"
 #include "reports/page.h"
 
-static const char *const suites[] = { "budgets", "compare" };
+static const char *const suites[] = { "verdict", "budgets", "compare" };
 
 int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name)
 {
@@ -62,7 +62,8 @@ int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name)
 			lw_xml_escape(f, c->message);
 			if (c->result == LW_FAIL) {
 				fprintf(f, "\" type=\"%s\">measured=%.10g %s\nlimit=%.10g %s\n</failure>\n",
-					!strcmp(suites[s], "budgets") ? "budget" : "regression",
+					!strcmp(suites[s], "budgets") ? "budget" :
+					!strcmp(suites[s], "verdict") ? "verdict" : "regression",
 					c->measured, c->unit, c->limit, c->unit);
 			} else {
 				fprintf(f, "\"/>\n");
@@ -212,26 +213,50 @@ static void md_checks(FILE *f, const struct lw_checks *cs, const char *suite)
 int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs)
 {
 	const json_t *probes = lw_rrun_probes(r), *p;
-	size_t fail = lw_checks_count(cs, LW_FAIL);
+	struct lw_vline l[LW_VERDICT_LINES];
+	size_t n = lw_verdict_lines(&r->verdict, l);
 	const char *name;
-	char a[32], b[32], c[32], d[32], nohz[256];
+	char nohz[256];
 
-	fprintf(f, "### latwatt: %s on %s — %s\n\n", lw_rrun_str(r, "kernel_release"),
-		lw_rrun_str(r, "board"), !cs->n ? "no budgets" : fail ? "**FAIL**" : "pass");
-	fprintf(f, "%s, %s, run %s (%s)\n", lw_rrun_str(r, "preempt"),
+	fprintf(f, "### latwatt: %s on %s — %s%s%s\n\n", lw_rrun_str(r, "kernel_release"),
+		lw_rrun_str(r, "board"), strcmp(l[0].result, "PASS") ? "**" : "", l[0].result,
+		strcmp(l[0].result, "PASS") ? "**" : "");
+	md(f, l[0].text);
+	fprintf(f, "\n\n");
+	for (size_t i = 1; i < n; i++) {
+		fprintf(f, "- **");
+		md(f, l[i].label);
+		fprintf(f, "**%s%s%s ", l[i].result[0] ? " " : "", l[i].result,
+			l[i].result[0] ? ":" : ":");
+		md(f, l[i].text);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "%s%s, %s, run %s (%s)\n", n > 1 ? "\n" : "", lw_rrun_str(r, "preempt"),
 		lw_rrun_nohz(r, nohz, sizeof(nohz)), r->label, lw_rrun_str(r, "status"));
 	if (probes) {
 		fprintf(f, "\n| probe | samples | p50 | p99 | p99.9 | max | missed | dropped |\n"
 			"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 		json_object_foreach((json_t *)probes, name, p) {
 			const json_t *all = json_object_get(p, "all");
+			static const char *const lat[] = { "p50_ns", "p99_ns", "p99.9_ns", "max_ns" };
+			static const char *const cnt[] = { "missed_periods", "dropped" };
 
-			fprintf(f, "| %s | %.0f | %s us | %s us | %s us | %s us | %.0f | %.0f |\n", name,
-				jnum(all, "count", 0), lw_fmt_us(jnum(all, "p50_ns", 0), a, sizeof(a)),
-				lw_fmt_us(jnum(all, "p99_ns", 0), b, sizeof(b)),
-				lw_fmt_us(jnum(all, "p99.9_ns", 0), c, sizeof(c)),
-				lw_fmt_us(jnum(all, "max_ns", 0), d, sizeof(d)),
-				jnum(all, "missed_periods", 0), jnum(all, "dropped", 0));
+			fprintf(f, "| %s | %.0f |", name, jnum(all, "count", 0));
+			for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++) {
+				char a[32];
+
+				if (json_is_number(json_object_get(all, lat[k])))
+					fprintf(f, " %s us |", lw_fmt_us(jnum(all, lat[k], 0), a,
+									  sizeof(a)));
+				else
+					fprintf(f, " unknown |");
+			}
+			for (size_t k = 0; k < sizeof(cnt) / sizeof(cnt[0]); k++)
+				if (json_is_number(json_object_get(all, cnt[k])))
+					fprintf(f, " %.0f |", jnum(all, cnt[k], 0));
+				else
+					fprintf(f, " unknown |");
+			fprintf(f, "\n");
 		}
 	} else {
 		fprintf(f, "\nNo latency samples recorded.\n");

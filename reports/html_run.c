@@ -12,6 +12,7 @@
 #include "lib/samples.h"
 #include "lib/stats.h"
 #include "power/power.h"
+#include "analysis/timeline.h"
 #include "reports/page.h"
 #include "workloads/rkind.h"
 
@@ -25,37 +26,13 @@ static const char *verdict_word(enum lw_verdict v)
 	return v == LW_PASS ? "pass" : v == LW_FAIL ? "FAIL" : "skipped";
 }
 
-/* "PASS: 3 budgets met" etc.  @suite NULL: every check. */
-static enum lw_verdict overall(const struct lw_checks *cs, const char *suite, char *buf,
-			       size_t len)
-{
-	size_t n = 0, fail = 0, skip = 0;
-
-	for (size_t i = 0; i < cs->n; i++) {
-		if (suite && strcmp(cs->c[i].suite, suite))
-			continue;
-		n++;
-		fail += cs->c[i].result == LW_FAIL;
-		skip += cs->c[i].result == LW_SKIP;
-	}
-	if (!n) {
-		snprintf(buf, len, "no %s given", suite ? suite : "checks");
-		return LW_SKIP;
-	}
-	if (fail) {
-		snprintf(buf, len, "FAIL: %zu of %zu %s broken", fail, n, suite ? suite : "checks");
-		return LW_FAIL;
-	}
-	snprintf(buf, len, "PASS: %zu of %zu %s met%s", n - skip, n, suite ? suite : "checks",
-		 skip ? " (the rest not recorded)" : "");
-	return skip == n ? LW_SKIP : LW_PASS;
-}
-
 void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const char *suite)
 {
+	int budgets = !strcmp(suite, "budgets");
+
 	pg_raw(pg, "<table class=\"checks\" data-suite=\"%s\">\n<tr><th class=\"l\">check</th>"
-	       "<th>result</th><th>measured</th><th>limit</th><th class=\"l\">details</th></tr>\n",
-	       suite);
+	       "%s<th>result</th><th>measured</th><th>limit</th><th class=\"l\">details</th></tr>\n",
+	       suite, budgets ? "<th class=\"l\">rule</th><th class=\"l\">from</th>" : "");
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct lw_check *c = &cs->c[i];
 
@@ -65,7 +42,15 @@ void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const c
 		pg_text(pg, c->name);
 		pg_raw(pg, "\" data-result=\"%s\"><td class=\"l\"><code>", verdict_class(c->result));
 		pg_text(pg, c->name);
-		pg_raw(pg, "</code></td><td class=\"%s\">%s</td>", verdict_class(c->result),
+		pg_raw(pg, "</code></td>");
+		if (budgets) {
+			pg_raw(pg, "<td class=\"l\"><code>");
+			pg_text(pg, c->rule);
+			pg_raw(pg, "</code></td><td class=\"l\">");
+			pg_text(pg, c->origin);
+			pg_raw(pg, "</td>");
+		}
+		pg_raw(pg, "<td class=\"%s\">%s</td>", verdict_class(c->result),
 		       verdict_word(c->result));
 		if (c->result == LW_SKIP)
 			pg_raw(pg, "<td>-</td><td>-</td>");
@@ -79,18 +64,49 @@ void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const c
 	pg_raw(pg, "</table>\n");
 }
 
-static void header(struct page *pg, const struct lw_rrun *r, const struct lw_checks *cs)
+/* The class of a verdict's result word. */
+static const char *outcome_class(const char *word)
 {
-	const json_t *m = r->manifest, *cmd = json_object_get(m, "command"), *w;
-	char buf[512], nohz[256];
-	enum lw_verdict v;
-	size_t i;
+	return !strcmp(word, "PASS") ? "pass" : !strcmp(word, "FAIL") ? "fail" :
+	       !strcmp(word, "INCOMPLETE") ? "incomplete" : "skip";
+}
 
-	v = overall(cs, "budgets", buf, sizeof(buf));
-	pg_raw(pg, "<p><span class=\"verdict %s\" id=\"verdict\" data-verdict=\"%s\">",
-	       verdict_class(v), verdict_class(v));
-	pg_text(pg, buf);
-	pg_raw(pg, "</span></p>\n");
+/* The verdict block first: the same lines as `latwatt analyze` opens with. */
+static void verdict_block(struct page *pg, const struct lw_rrun *r)
+{
+	struct lw_vline l[LW_VERDICT_LINES];
+	size_t n = lw_verdict_lines(&r->verdict, l);
+
+	pg_raw(pg, "<div id=\"verdict\" data-verdict=\"%s\">\n<p><span class=\"verdict %s\">"
+	       "<strong>%s</strong></span> ", outcome_class(l[0].result), outcome_class(l[0].result),
+	       l[0].result);
+	pg_text(pg, l[0].text);
+	pg_raw(pg, "</p>\n");
+	if (n > 1) {
+		pg_raw(pg, "<table class=\"vlines\">\n");
+		for (size_t i = 1; i < n; i++) {
+			pg_raw(pg, "<tr data-line=\"");
+			pg_text(pg, l[i].label);
+			pg_raw(pg, "\"><th>");
+			pg_text(pg, l[i].label);
+			pg_raw(pg, "</th><td class=\"%s\">", l[i].result[0] ?
+			       outcome_class(l[i].result) : "");
+			pg_text(pg, l[i].result);
+			pg_raw(pg, "</td><td>");
+			pg_text(pg, l[i].text);
+			pg_raw(pg, "</td></tr>\n");
+		}
+		pg_raw(pg, "</table>\n");
+	}
+	pg_raw(pg, "</div>\n");
+}
+
+static void header(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *run = json_object_get(r->analysis, "run");
+	char buf[512], nohz[256];
+
+	verdict_block(pg, r);
 	pg_section(pg, "run", "Run", 1);
 	pg_raw(pg, "<table class=\"kv\">\n");
 	pg_kv(pg, "board", lw_rrun_str(r, "board"));
@@ -100,32 +116,30 @@ static void header(struct page *pg, const struct lw_rrun *r, const struct lw_che
 	pg_kv(pg, "NO_HZ mode", lw_rrun_nohz(r, nohz, sizeof(nohz)));
 	pg_kv(pg, "kernel command line", lw_rrun_str(r, "cmdline"));
 	pg_kv(pg, "scenario", lw_rrun_str(r, "scenario"));
-	lw_format_duration((uint64_t)jnum(m, "duration_ns", 0), buf, sizeof(buf));
-	if (json_is_object(json_object_get(m, "end")) && r->start_ns) {
+	lw_format_duration((uint64_t)jnum(run, "duration_ns", 0), buf, sizeof(buf));
+	if (json_is_object(json_object_get(run, "end")) && r->start_ns) {
 		char actual[64];
 
-		lw_format_duration((uint64_t)jnum(json_object_get(m, "end"), "monotonic_ns", 0) -
+		lw_format_duration((uint64_t)jnum(json_object_get(run, "end"), "monotonic_ns", 0) -
 				   r->start_ns, actual, sizeof(actual));
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " asked, %s measured",
 			 actual);
 	}
-	pg_kv(pg, "duration", jnum(m, "duration_ns", 0) > 0 ? buf : "not recorded");
+	pg_kv(pg, "duration", jnum(run, "duration_ns", 0) > 0 ? buf : "not recorded");
 	snprintf(buf, sizeof(buf), "%s%s%s", lw_rrun_str(r, "status"),
-		 json_object_get(m, "status_reason") ? ": " : "",
-		 json_object_get(m, "status_reason") ? lw_rrun_str(r, "status_reason") : "");
+		 json_is_string(json_object_get(run, "status_reason")) ? ": " : "",
+		 json_is_string(json_object_get(run, "status_reason")) ?
+		 lw_rrun_str(r, "status_reason") : "");
 	pg_kv(pg, "status", buf);
 	pg_kv(pg, "started (UTC)", lw_rrun_str(r, "start"));
 	pg_kv(pg, "CPUs measured", lw_rrun_str(r, "cpus"));
 	pg_kv(pg, "CPU", lw_rrun_str(r, "cpu_model"));
 	pg_kv(pg, "clocksource", lw_rrun_str(r, "clocksource"));
-	buf[0] = 0;
-	json_array_foreach((json_t *)cmd, i, w)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? " " : "",
-			 json_string_value(w) ?: "");
-	pg_kv(pg, "latwatt command", buf[0] ? buf : "not recorded");
+	pg_kv(pg, "latwatt command", lw_rrun_str(r, "command"));
 	pg_kv(pg, "PM QoS (cpu_dma_latency)", lw_rrun_pmqos(r, buf, sizeof(buf)));
 	pg_kv(pg, "analysis", r->analysis_computed ?
-	      "computed for this report (the run has no analysis.json)" : "analysis.json");
+	      "computed for this report (the run has no analysis.json of this version)" :
+	      "analysis.json");
 	pg_raw(pg, "</table>\n");
 	pg_section_end(pg);
 }
@@ -250,9 +264,146 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 	pg_figure(pg, id, script_close(&sc), 960, 420, cap);
 }
 
+/* A spike marker of the latency-over-time plot. */
+struct marker {
+	double t, us;
+	int label;		/* its number in the spike table, 0: drawn without */
+};
+
+static int cmp_marker_us(const void *a, const void *b)
+{
+	const struct marker *x = a, *y = b;
+
+	return (x->us < y->us) - (x->us > y->us);
+}
+
+/*
+ * Number the markers, largest first, leaving unnumbered those that would
+ * print over a number already placed (closer than @dx in time and a factor
+ * @dy in latency: the plot's y axis is logarithmic).  The table under the
+ * plot lists every spike with its number.
+ */
+static void place_labels(struct marker *m, size_t n, double dx, double dy)
+{
+	qsort(m, n, sizeof(*m), cmp_marker_us);
+	for (size_t i = 0; i < n; i++) {
+		int clash = 0;
+
+		for (size_t k = 0; k < i && !clash; k++)
+			clash = m[k].label && fabs(m[k].t - m[i].t) < dx &&
+				m[i].us > 0 && m[k].us / m[i].us < dy;
+		if (clash)
+			m[i].label = 0;
+	}
+}
+
+/*
+ * Latency over time of probe @name: each CPU's series of bucket maxima from
+ * the analysis' "timeline" (@tp: its entry for the probe), merged down to
+ * the report's --points, the top spikes circled with their numbers in the
+ * spike table (else the largest samples).
+ */
+static void time_figure(struct page *pg, const struct lw_rrun *r, const char *name,
+			const json_t *tp, double thr)
+{
+	const json_t *tl = json_object_get(r->analysis, "timeline"), *c, *pt, *e;
+	const json_t *spk = json_object_get(json_object_get(r->analysis, "spikes"), "top");
+	double bucket = jnum(tl, "bucket_ns", 1), t0 = jnum(tl, "t0_ns", 0);
+	double span = fmax(jnum(tl, "last_ns", 0), jnum(json_object_get(r->analysis, "run"),
+						     "duration_ns", 0));
+	size_t i, j, ncpu = 0, nm = 0, nb = span > 0 ? (size_t)(span / bucket) + 1 : 1, k;
+	size_t cap_m = json_array_size(spk) + LW_TIMELINE_TOP;
+	struct marker *m = calloc(cap_m, sizeof(*m));
+	char id[64], cap[320];
+	struct script sc;
+	FILE *f;
+
+	if (!m)
+		return;
+
+	k = nb > pg->o->points ? (nb + pg->o->points - 1) / pg->o->points : 1;
+	snprintf(id, sizeof(id), "time-%s", name);
+	f = script_open(&sc);
+	if (!f) {
+		free(m);
+		return;
+	}
+	json_array_foreach(json_object_get(tp, "cpus"), i, c) {
+		double gmax = -1, gt = 0;
+		long long g = -1;
+
+		fprintf(f, "$t%zu << EOD\n", i);
+		json_array_foreach(json_object_get(c, "points"), j, pt) {
+			double t = json_number_value(json_array_get(pt, 0));
+			double v = json_number_value(json_array_get(pt, 1));
+			long long gi = (long long)(t / (bucket * (double)k));
+
+			if (gi != g && gmax >= 0)
+				fprintf(f, "%.6f %.3f\n", gt / 1e9, gmax / 1e3);
+			if (gi != g) {
+				g = gi;
+				gmax = -1;
+			}
+			if (v > gmax) {
+				gmax = v;
+				gt = t;
+			}
+		}
+		if (gmax >= 0)
+			fprintf(f, "%.6f %.3f\n", gt / 1e9, gmax / 1e3);
+		fprintf(f, "EOD\n");
+		ncpu++;
+	}
+	/* the markers: the spikes the analysis explained, else the largest samples */
+	if (json_array_size(spk)) {
+		json_array_foreach((json_t *)spk, j, e)
+			if (!strcmp(spike_probe(e), name) && nm < cap_m)
+				m[nm++] = (struct marker){ (jnum(e, "expected_ns", 0) - t0) / 1e9,
+							  jnum(e, "latency_ns", 0) / 1e3, (int)j + 1 };
+	} else {
+		json_array_foreach(json_object_get(tp, "top"), j, e)
+			if (nm < cap_m)
+				m[nm++] = (struct marker){ jnum(e, "at_ns", 0) / 1e9,
+							  jnum(e, "latency_ns", 0) / 1e3, (int)j + 1 };
+	}
+	place_labels(m, nm, span / 1e9 * 0.03, 1.6);
+	fprintf(f, "$s << EOD\n");
+	for (j = 0; j < nm; j++) {
+		fprintf(f, "%.6f %.3f \"", m[j].t, m[j].us);
+		if (m[j].label)
+			fprintf(f, "%d", m[j].label);
+		fprintf(f, "\"\n");
+	}
+	fprintf(f, "EOD\nset logscale y\nset grid\nset key outside right top\n"
+		"set xlabel \"time since the start of the run (s)\"\n"
+		"set ylabel \"latency (us), log scale\"\nset xrange [0:%g]\n"
+		"set offsets 0, 0, graph 0.12, 0\n", span / 1e9 * 1.01 + 1e-3);
+	if (thr > 0)
+		fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g nohead dt 2 "
+			"lc rgb \"#b00000\"\n", thr / 1e3, thr / 1e3);
+	fprintf(f, "plot ");
+	json_array_foreach(json_object_get(tp, "cpus"), i, c)
+		fprintf(f, "%s$t%zu using 1:2 with lines lw 1 title \"CPU %d\"", i ? ", " : "", i,
+			(int)jnum(c, "cpu", 0));
+	if (nm)
+		fprintf(f, ", $s using 1:2 with points pt 6 ps 1.5 lc rgb \"#b00000\" title "
+			"\"spikes\", $s using 1:2:3 with labels offset 0,1 font \",9\" "
+			"tc rgb \"#b00000\" notitle");
+	fprintf(f, "\n");
+	snprintf(cap, sizeof(cap), "Latency over time of probe %s: the largest sample of each "
+		 "%.3g ms per CPU (spikes survive), the %s circled and numbered as in the spike "
+		 "table%s.", name, bucket * (double)k / 1e6, json_array_size(spk) ?
+		 "spikes explained" : "largest samples",
+		 thr > 0 ? ", the threshold dashed" : "");
+	pg_figure(pg, id, script_close(&sc), 960, 380, cap);
+	free(m);
+	(void)ncpu;
+}
+
 static void latency_sections(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *probes = lw_rrun_probes(r), *p;
+	const json_t *tlp = json_object_get(json_object_get(r->analysis, "timeline"), "probes");
 	const char *name;
 	double thr = jnum(r->analysis, "threshold_ns", 0);
 
@@ -274,7 +425,7 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 		size_t n = json_array_size(cpus), k = 0;
 		const json_t **hist = calloc(n + 1, sizeof(*hist));
 		const char **titles = calloc(n + 1, sizeof(*titles));
-		char (*tbuf)[32] = calloc(n + 1, sizeof(*tbuf)), id[64], cap[256], path[PATH_MAX];
+		char (*tbuf)[32] = calloc(n + 1, sizeof(*tbuf)), id[64], cap[256];
 		struct script sc;
 		FILE *f;
 		int probe_id = lw_probe_by_name(name);
@@ -317,72 +468,9 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 			 "; samples beyond the last bucket (overflow) are drawn at the largest" : "");
 		pg_figure(pg, id, script_close(&sc), 960, 420, cap);
 
-		/* latency over time, from every sample */
-		if (!strcmp(jstr(r->analysis, "source", ""), "samples") && probe_id > 0) {
-			struct lw_timeline tl;
-
-			snprintf(path, sizeof(path), "%s/samples", r->path);
-			if (lw_timeline_load(&tl, path, (unsigned)probe_id, pg->o->points) < 0) {
-				pg_missing(pg, "Latency over time (the samples could not be read)", NULL);
-			} else if (tl.samples) {
-				uint64_t t0 = r->start_ns && r->start_ns <= tl.t0 ? r->start_ns : tl.t0;
-				const json_t *spk = json_object_get(json_object_get(r->analysis, "spikes"),
-								    "top"), *e;
-				size_t j;
-
-				snprintf(id, sizeof(id), "time-%s", name);
-				f = script_open(&sc);
-				for (size_t s = 0; f && s < tl.n; s++) {
-					fprintf(f, "$t%zu << EOD\n", s);
-					for (size_t b = 0; b < tl.nbuckets; b++)
-						if (tl.s[s].max[b] != UINT64_MAX)
-							fprintf(f, "%.6f %.3f\n",
-								(double)(tl.s[s].at[b] - t0) / 1e9,
-								(double)tl.s[s].max[b] / 1e3);
-					fprintf(f, "EOD\n");
-				}
-				if (f) {
-					fprintf(f, "$s << EOD\n");
-					if (json_array_size(spk)) {
-						json_array_foreach((json_t *)spk, j, e)
-							if (!strcmp(spike_probe(e), name))
-								fprintf(f, "%.6f %.3f \"%zu\"\n",
-									(jnum(e, "expected_ns", 0) -
-									 (double)t0) / 1e9,
-									jnum(e, "latency_ns", 0) / 1e3,
-									j + 1);
-					} else {
-						for (j = 0; j < tl.ntop; j++)
-							fprintf(f, "%.6f %.3f \"%zu\"\n",
-								(double)(tl.top[j].at - t0) / 1e9,
-								(double)tl.top[j].latency / 1e3, j + 1);
-					}
-					fprintf(f, "EOD\nset logscale y\nset grid\nset key outside right "
-						"top\nset xlabel \"time since the start of the run (s)\"\n"
-						"set ylabel \"latency (us), log scale\"\n"
-						"set xrange [0:%g]\n",
-						(double)(tl.t1 - t0) / 1e9 * 1.01 + 1e-3);
-					if (thr > 0)
-						fprintf(f, "set arrow from graph 0, first %g to graph 1, "
-							"first %g nohead dt 2 lc rgb \"#b00000\"\n",
-							thr / 1e3, thr / 1e3);
-					fprintf(f, "plot ");
-					for (size_t s = 0; s < tl.n; s++)
-						fprintf(f, "%s$t%zu using 1:2 with lines lw 1 title "
-							"\"CPU %d\"", s ? ", " : "", s, tl.s[s].cpu);
-					fprintf(f, ", $s using 1:2 with points pt 6 ps 1.5 lc rgb "
-						"\"#b00000\" title \"spikes\", $s using 1:2:3 with labels "
-						"offset 0,0.9 font \",9\" tc rgb \"#b00000\" notitle\n");
-				}
-				snprintf(cap, sizeof(cap), "Latency over time of probe %s: the largest "
-					 "sample of each of %zu time buckets per CPU (spikes survive), "
-					 "the top spikes circled and numbered%s.", name, tl.nbuckets,
-					 thr > 0 ? ", the threshold dashed" : "");
-				pg_figure(pg, id, script_close(&sc), 960, 380, cap);
-				lw_timeline_free(&tl);
-			}
-		}
-
+		/* latency over time, from the analysis' timeline */
+		if (json_is_object(json_object_get(tlp, name)))
+			time_figure(pg, r, name, json_object_get(tlp, name), thr);
 		/* monitored: the maxima over time and the histogram over time, OSADL style */
 		if (json_object_get(r->analysis, "over_time") && probe_id > 0)
 			over_time_figures(pg, json_object_get(r->analysis, "over_time"), name, thr);
@@ -420,13 +508,44 @@ static int lane_of(const char *kind)
 	return 5;
 }
 
-static void spike_row(FILE *f, double a, double b, const char *kind, const char *name)
-{
-	int lane = lane_of(kind);
+/* Causes listed in the table and the chart; the rest are one "others" row. */
+#define TOP_CAUSES 10
 
-	fprintf(f, "%g %d %g 0.3 ", (a + b) / 2, lane, fmax((b - a) / 2, 0.05));
-	lw_gp_datum(f, name && *name ? name : kind);
-	fprintf(f, " %d\n", lane + 1);
+/* A row of a spike's timeline: from @a to @b us after the expected wake-up. */
+struct trow {
+	double a, b;
+	const char *kind, *name;
+};
+
+/* Pixels of the plot area of a timeline figure, and of a label's character
+ * (gnuplot's svg terminal, font size 8). */
+#define TL_PLOT_PX 800.0
+#define TL_CHAR_PX 5.5
+
+/* The rows, each labelled only where its box is wide enough for the label
+ * (the table above lists every component with its time): labels of short
+ * pieces no longer print over each other.  The x range is set here. */
+static void spike_rows(FILE *f, const struct trow *t, size_t n, double lat)
+{
+	double lo = 0, hi = lat, px;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, t[i].a);
+		hi = fmax(hi, t[i].b);
+	}
+	hi += (hi - lo) * 0.04 + 1e-3;
+	lo -= (hi - lo) * 0.04;
+	px = TL_PLOT_PX / (hi - lo);
+	for (size_t i = 0; i < n; i++) {
+		int lane = lane_of(t[i].kind);
+		const char *name = t[i].name && *t[i].name ? t[i].name : t[i].kind;
+		double w = (t[i].b - t[i].a) * px;
+
+		fprintf(f, "%g %d %g 0.3 ", (t[i].a + t[i].b) / 2, lane, fmax((t[i].b - t[i].a) / 2, 0.05));
+		lw_gp_datum(f, w >= TL_CHAR_PX * (double)strlen(name) + 4 ? name : "");
+		fprintf(f, " %d\n", lane + 1);
+	}
+	fprintf(f, "EOD\nset xrange [%g:%g]\n", lo, hi);
 }
 
 /* The components of a spike as "irq:eth0 12.0us, softirq:NET_RX 3.1us". */
@@ -507,33 +626,45 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	causes = json_object_get(sp, "causes");
 	top = json_object_get(sp, "top");
 	pg_raw(pg, "<p>");
-	pg_textf(pg, "%.0f spikes", jnum(sp, "spikes_total", jnum(sp, "count", 0)));
+	pg_textf(pg, "%.0f samples above the spike thresholds", jnum(sp, "spikes_total",
+									jnum(sp, "count", 0)));
+	if (json_is_number(json_object_get(sp, "attributed")))
+		pg_textf(pg, ": %.0f explained from the trace, %.0f not (lost trace events, or "
+			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
+	pg_raw(pg, ".</p>\n");
 	if (json_object_size(json_object_get(sp, "thresholds"))) {
 		/* per probe: the threshold used, where it came from, samples above it */
 		const char *probe;
-		int first = 1;
 
+		pg_raw(pg, "<ul class=\"thresholds\">\n");
 		json_object_foreach((json_t *)json_object_get(sp, "thresholds"), probe, e) {
-			pg_textf(pg, "%s%s: %.0f samples above %.1f us (%s)", first ? " (" : "; ", probe,
-				 jnum(e, "above", 0), jnum(e, "threshold_ns", 0) / 1e3,
-				 jstr(e, "source", "?"));
-			first = 0;
+			pg_raw(pg, "<li>");
+			pg_textf(pg, "%s: %.0f samples above %.1f us (%s)", probe, jnum(e, "above", 0),
+				 jnum(e, "threshold_ns", 0) / 1e3, jstr(e, "source", "?"));
+			pg_raw(pg, "</li>\n");
 		}
-		pg_text(pg, ")");
+		pg_raw(pg, "</ul>\n");
 	} else if (jnum(sp, "threshold_ns", 0) > 0) {
 		/* an older analysis: only a threshold of the spikes' own is theirs */
-		pg_textf(pg, " above %.1f us", jnum(sp, "threshold_ns", 0) / 1e3);
+		pg_raw(pg, "<p>");
+		pg_textf(pg, "Spikes: samples above %.1f us.", jnum(sp, "threshold_ns", 0) / 1e3);
+		pg_raw(pg, "</p>\n");
 	}
-	if (json_is_number(json_object_get(sp, "attributed")))
-		pg_textf(pg, ": %.0f attributed, %.0f unattributable (lost trace events, or "
-			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
-	pg_raw(pg, ".</p>\n");
 	unexplained_text(pg, sp);
 	if (json_array_size(causes)) {
+		size_t n = json_array_size(causes), shown = n > TOP_CAUSES + 1 ? TOP_CAUSES : n;
+		double odom = 0, ons = 0, oshare = 0;
+
 		have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
 		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
 		       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
 		json_array_foreach((json_t *)causes, i, e) {
+			if (i >= shown) {
+				odom += jnum(e, "count", 0);
+				ons += jnum(e, "ns", 0);
+				oshare += jnum(e, "share", 0);
+				continue;
+			}
 			pg_raw(pg, "<tr data-cause=\"");
 			pg_text(pg, jstr(e, "cause", "?"));
 			pg_raw(pg, "\"><td class=\"l\">");
@@ -545,23 +676,41 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
 			       jnum(e, "share", 0), jnum(e, "share", 0) * 100);
 		}
+		if (shown < n) {
+			pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
+			pg_textf(pg, "others (%zu causes)", n - shown);
+			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
+			if (have_ns)
+				pg_td_ns(pg, "", "ns", ons);
+			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+			       oshare, oshare * 100);
+		}
 		pg_raw(pg, "</table>\n");
+		/* horizontal bars, the largest on top: the labels have the room
+		 * they need at the left */
 		f = script_open(&sc);
 		if (f) {
+			size_t longest = 6;
+
 			fprintf(f, "$d << EOD\n");
-			json_array_foreach((json_t *)causes, i, e) {
-				if (i >= 16)
-					break;
-				lw_gp_datum(f, jstr(e, "cause", "?"));
-				fprintf(f, " %g\n", jnum(e, "share", 0) * 100);
+			for (size_t k = shown + (shown < n); k-- > 0;) {
+				const char *name = k < shown ? jstr(json_array_get(causes, k), "cause", "?") :
+						   "others";
+				double v = k < shown ? jnum(json_array_get(causes, k), "share", 0) : oshare;
+
+				lw_gp_datum(f, name);
+				fprintf(f, " %g %zu\n", v * 100, shown + (shown < n) - 1 - k);
+				longest = strlen(name) > longest ? strlen(name) : longest;
 			}
-			fprintf(f, "EOD\nset style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:*]\n"
-				"set grid ytics\nset ylabel \"share (%%)\"\n"
-				"set xtics rotate by -30\nplot $d using 0:2:xtic(1) with boxes "
-				"lc rgb \"#4060a0\" notitle\n");
+			fprintf(f, "EOD\nset style fill solid 0.7\nset xrange [0:*]\n"
+				"set yrange [-0.6:%zu.6]\nset grid xtics\nset xlabel \"share of spike "
+				"time (%%)\"\nset lmargin %zu\nset ytics scale 0\n"
+				"plot $d using ($2/2):3:($2/2):(0.35):ytic(1) with boxxyerror "
+				"lc rgb \"#4060a0\" notitle\n", shown + (shown < n) - 1,
+				longest < 60 ? longest + 2 : 62);
 		}
-		pg_figure(pg, "causes", script_close(&sc), 800, 340, have_ns ?
-			  "Share of all spike time charged to each cause (the 16 largest)." :
+		pg_figure(pg, "causes", script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
+			  have_ns ? "Share of all spike time charged to each cause; the rest as others." :
 			  "Share of spikes by cause.");
 	} else {
 		pg_missing(pg, "Cause breakdown", "spikes.causes");
@@ -592,8 +741,9 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	json_array_foreach((json_t *)top, i, e) {
 		const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
 		double x0 = jnum(e, "expected_ns", 0), lat = jnum(e, "latency_ns", 0) / 1e3, at = 0;
+		struct trow rows[64];
 		char id[32], cap[384];
-		size_t j;
+		size_t j, nt;
 		int exact = json_array_size(tlv) > 0;
 
 		if (i >= 5)
@@ -606,29 +756,34 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 		if (!f)
 			continue;
 		fprintf(f, "$e << EOD\n");
+		nt = 0;
 		if (exact) {
 			json_array_foreach((json_t *)tlv, j, ev)
-				spike_row(f, (jnum(ev, "start_ns", x0) - x0) / 1e3,
-					  (jnum(ev, "end_ns", x0) - x0) / 1e3, jstr(ev, "kind", "other"),
-					  jstr(ev, "name", ""));
+				if (nt < sizeof(rows) / sizeof(rows[0]))
+					rows[nt++] = (struct trow){ (jnum(ev, "start_ns", x0) - x0) / 1e3,
+						(jnum(ev, "end_ns", x0) - x0) / 1e3, jstr(ev, "kind", "other"),
+						jstr(ev, "name", "") };
 		} else {
 			/* components in the order they were first charged; each lasts
 			 * what was charged to it, so the bar ends at the wake-up */
 			if (json_is_integer(json_object_get(e, "idle_since_ns")))
-				spike_row(f, (jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0, "idle",
-					  " ");
+				rows[nt++] = (struct trow){ (jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0,
+							    "idle", " " };
 			json_array_foreach((json_t *)comp, j, ev) {
 				double d = jnum(ev, "ns", 0) / 1e3;
 
-				spike_row(f, at, at + d, jstr(ev, "kind", "other"), jstr(ev, "cause", ""));
+				if (nt < sizeof(rows) / sizeof(rows[0]))
+					rows[nt++] = (struct trow){ at, at + d, jstr(ev, "kind", "other"),
+								    jstr(ev, "cause", "") };
 				at += d;
 			}
 		}
-		fprintf(f, "EOD\nset ytics (");
+		spike_rows(f, rows, nt, lat);
+		fprintf(f, "set ytics (");
 		for (int l = 0; l < 6; l++)
 			fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
 		fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
-			"set xlabel \"us after the expected wake-up\"\nset offsets graph 0.02, graph 0.02, 0, 0\n"
+			"set xlabel \"us after the expected wake-up\"\n"
 			"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
 			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
 			lat);
@@ -690,28 +845,42 @@ static json_t *idle_residency(const json_t *idle, const char **src)
 
 static void idle_section(struct page *pg, const struct lw_rrun *r)
 {
-	const json_t *idle = json_object_get(r->analysis, "idle"), *by, *e, *st;
-	json_t *res;
-	const char *res_src;
+	const json_t *idle = json_object_get(r->analysis, "idle"), *e, *st, *pl;
+	json_t *res, *by;
+	const char *res_src, *probe;
 	char cap[256];
 	struct script sc;
 	FILE *f;
 	size_t i, j;
 
-	by = json_object_get(idle, "by_state");
+	/* the analysis' latency by idle state: {PROBE: [{state, count, p50_ns, ...}]},
+	 * flattened into rows */
+	by = json_array();
+	json_object_foreach((json_t *)json_object_get(r->analysis, "idle_latency"), probe, pl)
+		json_array_foreach(pl, i, e) {
+			json_t *row = json_deep_copy(e);
+
+			json_object_set_new(row, "probe", json_string(probe));
+			json_array_append_new(by, row);
+		}
 	res = idle_residency(idle, &res_src);
 	pg_section(pg, "idle", "Idle states", json_array_size(by) || json_array_size(res));
-	pg_raw(pg, "<h3>Latency by idle state woken from</h3>\n");
+	pg_raw(pg, "<h3>Latency by the idle state the CPU was in at the expected wake-up</h3>\n");
 	if (json_array_size(by)) {
 		pg_raw(pg, "<table class=\"by-state\">\n<tr><th class=\"l\">probe</th>"
-		       "<th class=\"l\">idle state</th><th>wake-ups</th><th>p50 (us)</th>"
+		       "<th class=\"l\">idle state</th><th>samples</th><th>p50 (us)</th>"
 		       "<th>p99 (us)</th><th>max (us)</th></tr>\n");
-		json_array_foreach((json_t *)by, i, e) {
-			pg_raw(pg, "<tr><td class=\"l\">");
+		json_array_foreach(by, i, e) {
+			pg_raw(pg, "<tr data-probe=\"");
+			pg_text(pg, jstr(e, "probe", "?"));
+			pg_raw(pg, "\" data-state=\"");
+			pg_text(pg, jstr(e, "state", "?"));
+			pg_raw(pg, "\"><td class=\"l\">");
 			pg_text(pg, jstr(e, "probe", "?"));
 			pg_raw(pg, "</td><td class=\"l\">");
 			pg_text(pg, jstr(e, "state", "?"));
-			pg_raw(pg, "</td><td>%.0f</td>", jnum(e, "count", 0));
+			pg_raw(pg, "</td><td data-value=\"%.0f\">%.0f</td>", jnum(e, "count", 0),
+			       jnum(e, "count", 0));
 			pg_td_ns(pg, "", "p50_ns", jnum(e, "p50_ns", 0));
 			pg_td_ns(pg, "", "p99_ns", jnum(e, "p99_ns", 0));
 			pg_td_ns(pg, "", "max_ns", jnum(e, "max_ns", 0));
@@ -721,7 +890,7 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 		f = script_open(&sc);
 		if (f) {
 			fprintf(f, "$d << EOD\n");
-			json_array_foreach((json_t *)by, i, e) {
+			json_array_foreach(by, i, e) {
 				char lbl[96];
 
 				snprintf(lbl, sizeof(lbl), "%s %s", jstr(e, "probe", "?"),
@@ -733,14 +902,17 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 			fprintf(f, "EOD\nset style data histogram\nset style histogram cluster gap 1\n"
 				"set style fill solid 0.7\nset logscale y\nset yrange [0.1:*]\n"
 				"set grid ytics\nset ylabel \"latency (us), log scale\"\n"
+				"set xtics rotate by -30 scale 0\nset key outside right top\n"
 				"plot $d using 2:xtic(1) title \"p50\", '' using 3 title \"p99\", "
 				"'' using 4 title \"max\"\n");
 		}
-		pg_figure(pg, "idle-latency", script_close(&sc), 800, 340,
-			  "Wake-up latency by the idle state the CPU was woken from.");
+		pg_figure(pg, "idle-latency", script_close(&sc), 960, 380,
+			  "Wake-up latency by the idle state the CPU was in at the expected wake-up "
+			  "(busy: not idle).");
 	} else {
-		pg_missing(pg, "Latency by idle state (needs the kernel trace)", "idle.by_state");
+		pg_missing(pg, "Latency by idle state (needs the kernel trace)", "idle_latency");
 	}
+	json_decref(by);
 	pg_raw(pg, "<h3>Idle residency per CPU</h3>\n");
 	if (json_array_size(res)) {
 		/* state names in order of first appearance */
@@ -812,148 +984,50 @@ static void power_cell(struct page *pg, double v)
 		pg_raw(pg, "<td data-value=\"%.17g\">%.1f</td>", v, v);
 }
 
-/* Power over time, read in two passes over RUN/power: the first counts each
- * rail's samples, the second averages each run of @per of them into a
- * point (at most @points a rail, whatever the length of the run). */
-struct pw_point { double t, mw; int gap; };
-
-struct pw_rail {
-	size_t per, k, m, n;
-	double sum, ts;
-	int gap;
-	struct pw_point *pt;	/* n of them */
-};
-
-struct pw_plot {
-	struct pw_rail *r;
-	uint64_t t0;
-};
-
-/* The first pass: the scan counts each rail's samples. */
-static int pw_count(void *ctx, const struct lw_power_rail *rl, int i, const struct lw_power_point *p)
+/* Power over time from the analysis' "power"."timeline": a series per
+ * rail, measured solid, estimated dashed, a recorded gap breaking the line.
+ * The number of series drawn. */
+static int power_series(FILE *f, const json_t *tl)
 {
-	(void)ctx, (void)rl, (void)i, (void)p;
-	return 0;
-}
+	const json_t *rl, *pt;
+	size_t i, j;
+	int n = 0;
 
-static void pw_flush(struct pw_plot *pp, struct pw_rail *r)
-{
-	if (r->m)
-		r->pt[r->n++] = (struct pw_point){ (r->ts / (double)r->m - (double)pp->t0) / 1e9,
-						   r->sum / (double)r->m * 1e3, r->gap };
-	else if (r->gap && r->n)
-		r->pt[r->n - 1].gap |= 2;	/* a break after it */
-	r->sum = r->ts = 0;
-	r->m = 0;
-}
-
-static int pw_bucket(void *ctx, const struct lw_power_rail *rl, int i, const struct lw_power_point *p)
-{
-	struct pw_plot *pp = ctx;
-	struct pw_rail *r = &pp->r[i];
-
-	(void)rl;
-	if (r->k % r->per == 0) {
-		if (r->k)
-			pw_flush(pp, r);
-		r->gap = p->after_gap;
-	}
-	r->k++;
-	if (!isnan(p->w)) {
-		r->sum += p->w;
-		r->ts += (double)p->ts;
-		r->m++;
-	}
-	return 0;
-}
-
-static int power_series(FILE *f, const struct lw_rrun *r, size_t points, uint64_t t0)
-{
-	char path[PATH_MAX];
-	struct lw_power_data *d = NULL;
-	struct pw_plot pp = { .t0 = t0 };
-	int nplot = -1, q;
-
-	snprintf(path, sizeof(path), "%s/power", r->path);
-	if (access(path, F_OK) < 0)
-		return 0;
-	q = lw_set_quiet(1);
-	pp.r = calloc(LW_POWER_MAX_RAILS, sizeof(*pp.r));
-	if (pp.r)
-		d = lw_power_scan(path, pw_count, &pp);
-	if (d && d->disordered) {
-		/* out of time order (not a file latwatt writes): sorted in memory */
-		lw_power_data_free(d);
-		d = lw_power_read(path);
-	}
-	for (int i = 0; d && i < d->nrail; i++) {
-		size_t n = d->rail[i].n;
-
-		pp.r[i].per = n > points ? (n + points - 1) / points : 1;
-		pp.r[i].pt = calloc(n / pp.r[i].per + 2, sizeof(*pp.r[i].pt));
-		if (!pp.r[i].pt)
-			goto out;
-	}
-	if (d && d->disordered) {
-		for (int i = 0; i < d->nrail; i++)
-			for (size_t k = 0; k < d->rail[i].n; k++)
-				pw_bucket(&pp, &d->rail[i], i, &d->rail[i].pt[k]);
-	} else if (d) {
-		struct lw_power_data *again = lw_power_scan(path, pw_bucket, &pp);
-
-		if (!again)
-			goto out;
-		lw_power_data_free(again);
-	}
-	if (!d)
-		goto out;
-	nplot = 0;
-	for (int i = 0; i < d->nrail; i++) {
-		struct pw_rail *pr = &pp.r[i];
-
-		pw_flush(&pp, pr);
-		fprintf(f, "$p%d << EOD\n", i);
-		for (size_t k = 0; k < pr->n; k++) {
-			if (pr->pt[k].gap & 1)
+	json_array_foreach(json_object_get(tl, "rails"), i, rl) {
+		fprintf(f, "$p%zu << EOD\n", i);
+		json_array_foreach(json_object_get(rl, "points"), j, pt) {
+			if (json_integer_value(json_array_get(pt, 2)) && j)
 				fprintf(f, "\n");	/* a gap: break the line */
-			fprintf(f, "%.6f %g\n", pr->pt[k].t, pr->pt[k].mw);
-			if (pr->pt[k].gap & 2)
-				fprintf(f, "\n");
+			fprintf(f, "%.6f %g\n", json_number_value(json_array_get(pt, 0)) / 1e9,
+				json_number_value(json_array_get(pt, 1)));
 		}
 		fprintf(f, "EOD\n");
 	}
 	fprintf(f, "set grid\nset key outside right top\nset xlabel \"time since the start of the run "
 		"(s)\"\nset ylabel \"power (mW)\"\nplot ");
-	for (int i = 0; i < d->nrail; i++) {
-		const struct lw_power_rail *rl = &d->rail[i];
+	json_array_foreach(json_object_get(tl, "rails"), i, rl) {
 		char t[256];
-		int est = rl->flags & LW_RAIL_ESTIMATED;
+		int est = !strcmp(jstr(rl, "kind", ""), "estimated");
 
-		if (!rl->n)
+		if (!json_array_size(json_object_get(rl, "points")))
 			continue;
-		snprintf(t, sizeof(t), "%s (%s)", rl->name, est ? "estimated" : "measured");
-		fprintf(f, "%s$p%d using 1:2 with lines lw 1.5 %s title ", nplot ? ", " : "", i,
+		snprintf(t, sizeof(t), "%s (%s)", jstr(rl, "name", "?"), est ? "estimated" : "measured");
+		fprintf(f, "%s$p%zu using 1:2 with lines lw 1.5 %s title ", n ? ", " : "", i,
 			est ? "dt 2" : "");
 		lw_gp_quote(f, t);
-		nplot++;
+		n++;
 	}
 	fprintf(f, "\n");
-out:
-	lw_set_quiet(q);
-	for (int i = 0; pp.r && i < LW_POWER_MAX_RAILS; i++)
-		free(pp.r[i].pt);
-	free(pp.r);
-	lw_power_data_free(d);
-	return nplot;
+	return n;
 }
 
 static void power_section(struct page *pg, const struct lw_rrun *r)
 {
-	const json_t *pw = json_object_get(r->analysis, "power"), *rails, *e, *pt, *tot;
+	const json_t *pw = json_object_get(r->analysis, "power"), *rails, *e, *tot;
 	struct script sc;
 	FILE *f;
-	size_t i, j;
-	int series = 0, n;
+	size_t i;
+	int n;
 
 	rails = json_object_get(pw, "rails");
 	tot = json_object_get(pw, "total");
@@ -988,7 +1062,6 @@ static void power_section(struct page *pg, const struct lw_rrun *r)
 		power_cell(pg, rail_mw(e, "max_w", "max_mw"));
 		power_cell(pg, mj);
 		pg_raw(pg, "</tr>\n");
-		series |= json_array_size(json_object_get(e, "series")) > 0;
 	}
 	pg_raw(pg, "</table>\n");
 	f = script_open(&sc);
@@ -996,42 +1069,11 @@ static void power_section(struct page *pg, const struct lw_rrun *r)
 		pg_section_end(pg);
 		return;
 	}
-	n = power_series(f, r, pg->o->points, r->start_ns);
-	if (n <= 0 && series) {		/* series given inline in analysis.json */
-		fclose(f);
-		free(sc.buf);
-		f = script_open(&sc);
-		if (!f) {
-			pg_section_end(pg);
-			return;
-		}
-		n = 0;
-		json_array_foreach((json_t *)rails, i, e) {
-			fprintf(f, "$p%zu << EOD\n", i);
-			json_array_foreach(json_object_get(e, "series"), j, pt)
-				fprintf(f, "%.6f %g\n",
-					(json_number_value(json_array_get(pt, 0)) - (double)r->start_ns) / 1e9,
-					json_number_value(json_array_get(pt, 1)));
-			fprintf(f, "EOD\n");
-		}
-		fprintf(f, "set grid\nset key outside right top\nset xlabel \"time since the start of "
-			"the run (s)\"\nset ylabel \"power (mW)\"\nplot ");
-		json_array_foreach((json_t *)rails, i, e) {
-			char t[256];
-
-			snprintf(t, sizeof(t), "%s (%s)", jstr(e, "name", "?"), rail_kind(e));
-			fprintf(f, "%s$p%zu using 1:2 with lines lw 1.5 %s title ", i ? ", " : "", i,
-				strcmp(rail_kind(e), "measured") ? "dt 2" : "");
-			lw_gp_quote(f, t);
-			n++;
-		}
-		fprintf(f, "\n");
-	}
+	n = power_series(f, json_object_get(pw, "timeline"));
 	if (n <= 0) {
 		fclose(f);
 		free(sc.buf);
-		pg_missing(pg, n < 0 ? "Power over time (RUN/power could not be read)" :
-			   "Power over time (no RUN/power)", NULL);
+		pg_missing(pg, "Power over time", "power.timeline");
 		pg_section_end(pg);
 		return;
 	}
@@ -1044,10 +1086,12 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *t = json_object_get(r->analysis, "tradeoff"), *pts, *e;
 	double rec = jnum(t, "recommended_pm_qos_us", -1);
+	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+	char (*lab)[128];
 	struct script sc;
 	char cap[256];
 	FILE *f;
-	size_t i;
+	size_t i, n;
 
 	pts = json_object_get(t, "points");
 	pg_section(pg, "tradeoff", "Latency and power trade-off", json_array_size(pts) > 0);
@@ -1065,26 +1109,60 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 		pg_text(pg, "No PM QoS value is recommended.");
 	pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS</th><th>%s latency (us)"
 	       "</th><th>power (mW)</th></tr>\n", jstr(t, "stat", "p99"));
+	n = json_array_size(pts);
+	lab = calloc(n + 1, sizeof(*lab));
+	json_array_foreach((json_t *)pts, i, e) {
+		double q = jnum(e, "pm_qos_us", -1), w = jnum(e, "power_mw", 0);
+		double l = jnum(e, "latency_ns", 0) / 1e3;
+
+		xmin = fmin(xmin, w);
+		xmax = fmax(xmax, w);
+		ymin = fmin(ymin, log10(fmax(l, 1e-3)));
+		ymax = fmax(ymax, log10(fmax(l, 1e-3)));
+		/* 2000000000 us is the kernel's "no constraint" */
+		if (lab) {
+			if (q >= 2e9)
+				snprintf(lab[i], sizeof(lab[i]), "none");
+			else
+				snprintf(lab[i], sizeof(lab[i]), "%.0f us", q);
+		}
+		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
+		       " class=\"recommended\"" : "", q, lab ? lab[i] : "");
+		pg_td_ns(pg, "", "latency_ns", jnum(e, "latency_ns", 0));
+		pg_raw(pg, "<td>%.1f</td></tr>\n", w);
+	}
+	/* points that would print their labels over each other share one label:
+	 * "none, 1 us" on the first, nothing on the others */
+	for (i = 0; lab && i < n; i++) {
+		const json_t *a = json_array_get(pts, i);
+
+		for (size_t k = 0; k < i; k++) {
+			const json_t *b = json_array_get(pts, k);
+			double dx = fabs(jnum(a, "power_mw", 0) - jnum(b, "power_mw", 0)) /
+				    fmax(xmax - xmin, 1e-9);
+			double dy = fabs(log10(fmax(jnum(a, "latency_ns", 0) / 1e3, 1e-3)) -
+					 log10(fmax(jnum(b, "latency_ns", 0) / 1e3, 1e-3))) /
+				    fmax(ymax - ymin, 1e-9);
+
+			if (lab[k][0] && dx < 0.06 && dy < 0.08) {
+				size_t len = strlen(lab[k]);
+
+				snprintf(lab[k] + len, sizeof(lab[k]) - len, ", %s", lab[i]);
+				lab[i][0] = 0;
+				break;
+			}
+		}
+	}
 	f = script_open(&sc);
 	if (f)
 		fprintf(f, "$d << EOD\n");
-	json_array_foreach((json_t *)pts, i, e) {
-		double q = jnum(e, "pm_qos_us", -1);
-		char qs[32];
-
-		/* 2000000000 us is the kernel's "no constraint" */
-		if (q >= 2e9)
-			snprintf(qs, sizeof(qs), "none");
-		else
-			snprintf(qs, sizeof(qs), "%.0f us", q);
-		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
-		       " class=\"recommended\"" : "", q, qs);
-		pg_td_ns(pg, "", "latency_ns", jnum(e, "latency_ns", 0));
-		pg_raw(pg, "<td>%.1f</td></tr>\n", jnum(e, "power_mw", 0));
-		if (f)
-			fprintf(f, "%g %g \"%s\" %d\n", jnum(e, "power_mw", 0),
-				jnum(e, "latency_ns", 0) / 1e3, qs, q == rec);
-	}
+	json_array_foreach((json_t *)pts, i, e)
+		if (f) {
+			fprintf(f, "%g %g ", jnum(e, "power_mw", 0), jnum(e, "latency_ns", 0) / 1e3);
+			lw_gp_datum(f, lab ? lab[i] : "");
+			fprintf(f, " %d\n", jnum(e, "pm_qos_us", -1) == rec);
+		}
+	free(lab);
 	pg_raw(pg, "</table>\n");
 	if (f) {
 		char yl[96];
@@ -1110,39 +1188,19 @@ struct miss {
 	const char *workload;
 	double t_ns, late_ns;
 	int cpu;
+	int lane, series;	/* the plot's lane (workload) and series (cause) */
 	char cause[160], detail[160];
 };
 
-/* The cause of a miss: its own "cause", else the top spike on its CPU whose
- * window [expected, expected + latency] overlaps the miss's [t, t + late]. */
-static void match_cause(struct miss *m, const json_t *ev, const json_t *spikes)
-{
-	const json_t *e;
-	size_t i;
+/* Misses listed in the table; the plot shows every listed one. */
+#define TABLE_MISSES 20
+/* Causes given a colour of their own in the plot; the rest are "others". */
+#define PLOT_CAUSES 5
 
-	if (json_is_string(json_object_get(ev, "cause"))) {
-		snprintf(m->cause, sizeof(m->cause), "%s", jstr(ev, "cause", ""));
-		return;
-	}
-	json_array_foreach((json_t *)spikes, i, e) {
-		double a = jnum(e, "expected_ns", -1), b = a + jnum(e, "latency_ns", 0);
-
-		if (m->cpu >= 0 && jnum(e, "cpu", -2) != m->cpu)
-			continue;
-		if (a <= m->t_ns + fmax(m->late_ns, 0) && b >= m->t_ns) {
-			snprintf(m->cause, sizeof(m->cause), "%s (spike %zu)",
-				 jstr(e, "cause", "unknown"), i + 1);
-			return;
-		}
-	}
-	snprintf(m->cause, sizeof(m->cause), "%s", json_array_size(spikes) ?
-		 "no top spike at that moment" : "not attributed (no spike attribution)");
-}
-
-/* Every listed miss of a workload: "events" [{t_ns, cause, detail}], or
- * the list of its record kind (workloads/rkind.h: "xrun_list",
- * "dropped_list"), the first one it holds. */
-static size_t collect_misses(const char *name, const json_t *w, const json_t *spikes,
+/* Every listed miss of a workload, with the cause the analysis gave it:
+ * "events" [{t_ns, cause, detail}], or the list of its record kind
+ * (workloads/rkind.h: "xrun_list", "dropped_list"). */
+static size_t collect_misses(const char *name, const json_t *w, int have_trace,
 			     struct miss *out, size_t max)
 {
 	const json_t *list = json_object_get(w, "events"), *ev;
@@ -1167,25 +1225,127 @@ static size_t collect_misses(const char *name, const json_t *w, const json_t *sp
 			m->t_ns = jnum(ev, kind->time_key, 0);
 			kind->miss_detail(m->detail, sizeof(m->detail), ev);
 		}
-		match_cause(m, ev, spikes);
+		snprintf(m->cause, sizeof(m->cause), "%s", jstr(ev, "cause", have_trace ?
+			 "not attributed" : "no trace analyzed"));
 		n++;
 	}
 	return n;
 }
 
-#define MAX_MISSES 200
+/* The plot's series: the PLOT_CAUSES most frequent causes, then "others". */
+static size_t cause_series(struct miss *ms, size_t nm, const char **names)
+{
+	size_t nn = 0, *count = calloc(nm + 1, sizeof(*count));
+	const char **all = calloc(nm + 1, sizeof(*all));
+
+	if (!count || !all) {
+		free(count);
+		free(all);
+		return 0;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		size_t k;
+
+		for (k = 0; k < nn && strcmp(all[k], ms[i].cause); k++)
+			;
+		if (k == nn)
+			all[nn++] = ms[i].cause;
+		count[k]++;
+	}
+	for (size_t s = 0; s < PLOT_CAUSES && s < nn; s++) {
+		size_t best = s;
+
+		for (size_t k = s + 1; k < nn; k++)
+			if (count[k] > count[best])
+				best = k;
+		if (best != s) {
+			const char *t = all[s];
+			size_t c = count[s];
+
+			all[s] = all[best];
+			count[s] = count[best];
+			all[best] = t;
+			count[best] = c;
+		}
+	}
+	for (size_t i = 0; i < nm; i++) {
+		size_t k;
+
+		for (k = 0; k < PLOT_CAUSES && k < nn && strcmp(all[k], ms[i].cause); k++)
+			;
+		ms[i].series = (int)k;	/* PLOT_CAUSES (or nn): others */
+	}
+	for (size_t k = 0; k < PLOT_CAUSES && k < nn; k++)
+		names[k] = all[k];
+	nn = nn > PLOT_CAUSES ? PLOT_CAUSES + 1 : nn;
+	free(count);
+	free(all);
+	return nn;
+}
+
+static void misses_plot(struct page *pg, const struct lw_rrun *r, struct miss *ms, size_t nm,
+			const char *const *rows, size_t nlanes)
+{
+	static const char *const colours[] = { "#b00000", "#1f60c0", "#208020", "#c08000",
+					       "#8040a0", "#707070" };
+	const char *names[PLOT_CAUSES + 1] = { NULL };
+	double dur = jnum(json_object_get(r->analysis, "run"), "duration_ns", 0);
+	size_t ns = cause_series(ms, nm, names);
+	struct script sc;
+	FILE *f = script_open(&sc);
+
+	if (!f)
+		return;
+	for (size_t s = 0; s < ns; s++) {
+		fprintf(f, "$d%zu << EOD\n", s);
+		for (size_t i = 0; i < nm; i++)
+			if ((size_t)ms[i].series == s)
+				fprintf(f, "%.6f %.3f\n", (ms[i].t_ns - (double)r->start_ns) / 1e9,
+					ms[i].lane + ((double)s - (double)(ns - 1) / 2) * 0.12);
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "set grid\nset xlabel \"time since the start of the run (s)\"\n"
+		"set yrange [-0.7:%zu.7]\nset ytics (", nlanes - 1);
+	for (size_t l = 0; l < nlanes; l++) {
+		fprintf(f, "%s", l ? ", " : "");
+		lw_gp_quote(f, rows[l]);
+		fprintf(f, " %zu", l);
+	}
+	fprintf(f, ")\nset key below left Left reverse maxrows 3\n");
+	if (dur > 0)
+		fprintf(f, "set xrange [0:%g]\n", dur / 1e9);
+	fprintf(f, "set offsets graph 0.02, graph 0.02, 0, 0\nplot ");
+	for (size_t s = 0; s < ns; s++) {
+		char t[200];
+
+		snprintf(t, sizeof(t), "%s", s < PLOT_CAUSES && names[s] ? names[s] : "others");
+		fprintf(f, "%s$d%zu using 1:2 with points pt 7 ps 1.2 lc rgb \"%s\" title ",
+			s ? ", " : "", s, colours[s < 6 ? s : 5]);
+		lw_gp_quote(f, t);
+	}
+	fprintf(f, "\n");
+	pg_figure(pg, "workloads", script_close(&sc), 960, 140 + 50 * (int)nlanes + 20 * (int)ns,
+		  "Deadline misses over time, a row per workload, coloured by the cause the "
+		  "analysis found behind each (the spike on its CPU in its period); "
+		  "the most frequent causes have their own colour.");
+}
 
 static void workloads_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *wl = json_object_get(r->analysis, "workloads"), *w;
-	const json_t *spikes = json_object_get(json_object_get(r->analysis, "spikes"), "top");
-	struct miss *ms = calloc(MAX_MISSES, sizeof(*ms));
-	struct script sc;
-	const char *name;
-	FILE *f;
-	size_t nm = 0, lane = 0, nlanes = 0;
+	int have_trace = json_is_object(json_object_get(r->analysis, "spikes"));
+	const char *name, *rows[64];
+	size_t nm = 0, nlanes = 0, total = 0, cap = 0, listed;
+	struct miss *ms;
 
 	pg_section(pg, "workloads", "Workloads", json_object_size(wl) > 0);
+	json_object_foreach((json_t *)wl, name, w) {
+		const struct lw_rkind *rk = lw_rkind_find(lw_workload_kind(w, name));
+
+		cap += rk ? json_array_size(json_object_get(w, rk->list_key)) : 0;
+		cap += json_array_size(json_object_get(w, "events"));
+	}
+	ms = calloc(cap + 1, sizeof(*ms));
 	if (!json_object_size(wl) || !ms) {
 		pg_missing(pg, "Workloads (audio xruns, video drops)", "workloads");
 		pg_section_end(pg);
@@ -1195,9 +1355,10 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 	pg_raw(pg, "<table class=\"workloads\">\n<tr><th class=\"l\">workload</th><th class=\"l\">"
 	       "kind</th><th>periods or frames</th><th>deadline misses</th></tr>\n");
 	json_object_foreach((json_t *)wl, name, w) {
-		double miss = lw_workload_misses(w), total = lw_workload_total(w);
+		double miss = lw_workload_misses(w), tot = lw_workload_total(w);
 		const char *kind = lw_workload_kind(w, name);
 		const struct lw_rkind *rk = lw_rkind_find(kind);
+		size_t got;
 
 		pg_raw(pg, "<tr data-workload=\"");
 		pg_text(pg, name);
@@ -1205,27 +1366,39 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 		pg_text(pg, name);
 		pg_raw(pg, "</td><td class=\"l\">");
 		pg_text(pg, kind);
-		if (total >= 0)
-			pg_raw(pg, "</td><td>%.0f</td>", total);
+		if (tot >= 0)
+			pg_raw(pg, "</td><td>%.0f</td>", tot);
 		else
 			pg_raw(pg, "</td><td>-</td>");
 		if (miss >= 0)
 			pg_raw(pg, "<td data-value=\"%.17g\">%.0f %s</td></tr>\n", miss, miss,
 			       rk ? rk->noun : "misses");
 		else
-			pg_raw(pg, "<td>-</td></tr>\n");
-		nm += collect_misses(name, w, spikes, ms + nm, MAX_MISSES - nm);
+			pg_raw(pg, "<td>%s</td></tr>\n", rk ? "unknown" : "- (no deadlines)");
+		got = collect_misses(name, w, have_trace, ms + nm, cap - nm);
+		if (got && nlanes < sizeof(rows) / sizeof(rows[0])) {
+			for (size_t i = nm; i < nm + got; i++)
+				ms[i].lane = (int)nlanes;
+			rows[nlanes++] = name;
+			nm += got;
+		}
+		total += miss > 0 ? (size_t)miss : 0;
 	}
 	pg_raw(pg, "</table>\n");
 	if (!nm) {
-		pg_raw(pg, "<p>No xrun or dropped frame listed in this run.</p>\n");
+		pg_raw(pg, "<p>No xrun or dropped frame %s in this run.</p>\n",
+		       total ? "listed" : "happened");
 		pg_section_end(pg);
 		free(ms);
 		return;
 	}
+	listed = nm < TABLE_MISSES ? nm : TABLE_MISSES;
+	if (total > listed)
+		pg_raw(pg, "<p id=\"misses-listed\">The first %zu of %zu deadline misses:</p>\n",
+		       listed, total);
 	pg_raw(pg, "<table class=\"misses\">\n<tr><th class=\"l\">workload</th><th>time (s)</th>"
 	       "<th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
-	for (size_t i = 0; i < nm; i++) {
+	for (size_t i = 0; i < listed; i++) {
 		pg_raw(pg, "<tr><td class=\"l\">");
 		pg_text(pg, ms[i].workload);
 		pg_raw(pg, "</td><td>%.3f</td><td class=\"l\">", (ms[i].t_ns - (double)r->start_ns) / 1e9);
@@ -1235,38 +1408,10 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 		pg_raw(pg, "</td></tr>\n");
 	}
 	pg_raw(pg, "</table>\n");
-	f = script_open(&sc);
-	if (f) {
-		fprintf(f, "$d << EOD\n");
-		for (size_t i = 0; i < nm; i++) {
-			if (i && strcmp(ms[i].workload, ms[i - 1].workload))
-				lane++;
-			fprintf(f, "%.6f %zu ", (ms[i].t_ns - (double)r->start_ns) / 1e9, lane);
-			lw_gp_datum(f, ms[i].cause);
-			fprintf(f, "\n");
-		}
-		nlanes = lane + 1;
-		fprintf(f, "EOD\nset grid\nset xlabel \"time since the start of the run (s)\"\n"
-			"set yrange [-0.7:%zu.95]\nset ytics (", nlanes - 1);
-		lane = 0;
-		for (size_t i = 0; i < nm; i++)
-			if (!i || strcmp(ms[i].workload, ms[i - 1].workload)) {
-				fprintf(f, "%s", lane ? ", " : "");
-				lw_gp_quote(f, ms[i].workload);
-				fprintf(f, " %zu", lane++);
-			}
-		fprintf(f, ")\n");
-		if (jnum(r->manifest, "duration_ns", 0) > 0)
-			fprintf(f, "set xrange [0:%g]\n", jnum(r->manifest, "duration_ns", 0) / 1e9);
-		fprintf(f, "set offsets graph 0.02, graph 0.02, 0, 0\n"
-			"plot $d using 1:($2 - 0.3):(0):(0.6) with vectors nohead lw 2 "
-			"lc rgb \"#b00000\" notitle, "
-			"$d using 1:2:3 with labels rotate by 30 left offset 0.3,0.3 font \",8\" "
-			"notitle, $d using 1:2 with points pt 7 lc rgb \"#b00000\" notitle\n");
-	}
-	pg_figure(pg, "workloads", script_close(&sc), 960, 100 + 60 * (int)nlanes,
-		  "Audio xruns and dropped video frames over time, each labelled with its cause "
-		  "(the top spike on the same CPU at that moment, when the run was attributed).");
+	if (nm < total)
+		pg_raw(pg, "<p>The plot shows the %zu misses the analysis lists, of %zu.</p>\n", nm,
+		       total);
+	misses_plot(pg, r, ms, nm, rows, nlanes);
 	free(ms);
 	pg_section_end(pg);
 }
@@ -1280,19 +1425,20 @@ int lw_report_html_run(FILE *out, const struct lw_rrun *r, const struct lw_check
 	snprintf(title, sizeof(title), "latwatt report: %s, %s", lw_rrun_str(r, "board"),
 		 lw_rrun_str(r, "kernel_release"));
 	pg_begin(&pg, title);
-	header(&pg, r, cs);
+	header(&pg, r);
 	latency_sections(&pg, r);
 	spikes_section(&pg, r);
 	idle_section(&pg, r);
 	power_section(&pg, r);
 	tradeoff_section(&pg, r);
 	workloads_section(&pg, r);
-	pg_section(&pg, "budgets", "Budgets", cs->n > 0);
-	if (lw_checks_count(cs, LW_PASS) + lw_checks_count(cs, LW_FAIL) + lw_checks_count(cs, LW_SKIP))
+	pg_section(&pg, "budgets", "Checks: budgets and thresholds", r->checks.n > 0);
+	if (r->checks.n)
 		lw_report_checks_table(&pg, cs, "budgets");
 	else
-		pg_raw(&pg, "<p class=\"missing\">No budgets: give some with --budget (e.g. "
-		       "p99&lt;100us) or in the board file.</p>\n");
+		pg_raw(&pg, "<p class=\"missing\">No budget or threshold applies to this run: give "
+		       "some with --budget (e.g. p99&lt;100us), in the scenario or the board file, "
+		       "or run with --threshold.</p>\n");
 	pg_section_end(&pg);
 	pg_end(&pg);
 	if (fflush(out) == EOF || ferror(out))

@@ -25,6 +25,9 @@ static const char css[] =
 ".missing,.noplot{color:#777;font-style:italic}\n"
 ".verdict{font-size:1.2em;padding:.3em .6em;display:inline-block;border-radius:.2em}\n"
 ".verdict.pass{background:#e3f5e3}.verdict.fail{background:#fbe3e3}.verdict.skip{background:#eee}\n"
+".verdict.incomplete{background:#fdf0d5}\n"
+"table.vlines{border:none;margin:.4em 0 1em}table.vlines td,table.vlines th{border:none;"
+"padding:.15em .6em .15em 0;vertical-align:top;text-align:left}\n"
 "td.worse{background:#fbe3e3}td.better{background:#e3f5e3}\n";
 
 void pg_text(struct page *pg, const char *s)

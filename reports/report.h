@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/checks.h"
+#include "analysis/verdict.h"
 #include "lib/rundir.h"
 
 struct lw_metric;
@@ -29,10 +31,21 @@ struct lw_rrun {
 	json_t *analysis;	/* owned: analysis.json, or computed */
 	int analysis_computed;	/* the run had no analysis.json */
 	uint64_t start_ns;	/* manifest start.monotonic_ns (0: unknown) */
+	struct lw_checks checks;	/* suite "budgets", judged (lw_rrun_judge()) */
+	struct lw_run_verdict verdict;
 };
 
 int lw_rrun_load(struct lw_rrun *r, const char *path);
 void lw_rrun_free(struct lw_rrun *r);
+/*
+ * The checks and the verdict of @r for a view: the analysis' own ("checks",
+ * "verdict"), with the budgets of board @board instead of the run's board's
+ * when @board is given, and the @nbudgets rules @budgets added (origin
+ * "report --budget"); the verdict built again when anything was added, by
+ * the same function the analysis used.  -1 after error().
+ */
+int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budgets,
+		  size_t nbudgets);
 /* The probes analysis.json has, in file order: json object of probe name ->
  * {"all":…, "cpus":[…]}; NULL when none. */
 const json_t *lw_rrun_probes(const struct lw_rrun *r);
@@ -52,42 +65,6 @@ const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len);
 const char *lw_workload_kind(const json_t *w, const char *name);
 double lw_workload_misses(const json_t *w);
 double lw_workload_total(const json_t *w);
-
-/* ---- latency over time, decimated ------------------------------------ */
-
-/*
- * One series per CPU of a probe: the time span is cut into @nbuckets equal
- * buckets and each keeps the largest latency of its samples (and when it
- * happened), so spikes survive decimation.  max[i] == UINT64_MAX: no
- * sample in that bucket.
- */
-struct lw_tseries {
-	int cpu;
-	uint64_t *max;		/* per bucket, ns */
-	uint64_t *at;		/* expected_ns of that max */
-};
-
-#define LW_TOP_SPIKES 10
-
-struct lw_timeline {
-	unsigned probe;
-	uint64_t t0, t1;	/* first and last expected_ns */
-	size_t nbuckets;
-	struct lw_tseries *s;
-	size_t n;
-	struct {		/* the largest samples, descending */
-		uint64_t at, latency;
-		int cpu;
-	} top[LW_TOP_SPIKES];
-	size_t ntop;
-	uint64_t samples;
-};
-
-/* Read RUN/samples for @probe.  0 (and tl->samples == 0 when the probe has
- * none), -1 after error(). */
-int lw_timeline_load(struct lw_timeline *tl, const char *samples_path, unsigned probe,
-		     size_t nbuckets);
-void lw_timeline_free(struct lw_timeline *tl);
 
 /* ---- budgets -------------------------------------------------------- */
 
@@ -121,26 +98,7 @@ struct lw_rbudget {
  * us, bare power mW).  OP is < or <=. */
 int lw_rbudget_parse(struct lw_rbudget *b, const char *spec);
 
-enum lw_verdict { LW_PASS, LW_FAIL, LW_SKIP };
-
-/* One check: a budget on one probe, or one comparison rule. */
-struct lw_check {
-	char suite[32];		/* "budgets", "compare" */
-	char name[96];		/* test case name: budget.cyclic.p99 */
-	enum lw_verdict result;
-	double measured, limit;	/* in @unit */
-	char unit[8];		/* "us", "count", "mW", "%" */
-	char message[256];	/* what failed, or why skipped */
-};
-
-struct lw_checks {
-	struct lw_check *c;
-	size_t n, cap;
-};
-
-int lw_checks_add(struct lw_checks *cs, const struct lw_check *c);
-void lw_checks_free(struct lw_checks *cs);
-size_t lw_checks_count(const struct lw_checks *cs, enum lw_verdict v);
+/* Checks (struct lw_check, struct lw_checks) are analysis/checks.h's. */
 /* Evaluate @b against a run: one check per probe it applies to (skipped
  * when the run holds no data for it). */
 int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct lw_checks *out);
@@ -215,6 +173,34 @@ int lw_gnuplot_available(void);
 char *lw_gnuplot_svg(const char *script, const char *id, int width, int height);
 /* Turn a whole SVG document into an embeddable element (exposed for tests). */
 char *lw_svg_embed(const char *svg, const char *id);
+
+/* ---- the verdict block ---------------------------------------------- */
+
+#define LW_VERDICT_LINES 5
+
+/* One line of the verdict block: "verdict FAIL 1 of 3 checks broken",
+ * "audio FAIL 4 xruns in 7496 periods (...)", "worst 2224.0 us (...)". */
+struct lw_vline {
+	char label[40];
+	char result[16];	/* "PASS", "FAIL", "NO VERDICT", or "" */
+	char text[512];
+};
+
+/* The lines of the verdict block of @v (at most LW_VERDICT_LINES): the
+ * result, a line per workload with deadlines, the worst latency and its
+ * cause, the broken checks no workload's line names.  Every view words the
+ * verdict through this. */
+size_t lw_verdict_lines(const struct lw_run_verdict *v, struct lw_vline *out);
+/* The verdict as one check of suite "verdict" (the CI views' first test
+ * case): PASS passes, FAIL and INCOMPLETE fail, NO VERDICT is skipped. */
+int lw_verdict_check(const struct lw_run_verdict *v, struct lw_checks *out);
+/* The block as text (the first lines of `latwatt analyze`). */
+void lw_verdict_print(FILE *f, const struct lw_run_verdict *v);
+
+/* The text of `latwatt analyze` for analysis document @doc: the verdict
+ * @v, then the details, the checks @cs last; @top spikes in full. */
+void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdict *v,
+			const struct lw_checks *cs, size_t top);
 
 /* ---- output --------------------------------------------------------- */
 

@@ -9,6 +9,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/summary.h"
+#include "boards/board.h"
 #include "lib/error.h"
 #include "lib/samples.h"
 #include "reports/report.h"
@@ -80,10 +81,16 @@ int lw_rrun_load(struct lw_rrun *r, const char *path)
 			goto fail;
 		}
 		if (json_integer_value(json_object_get(r->analysis, "version")) != LW_ANALYSIS_VERSION) {
-			error("%s: analysis version %lld, this latwatt reads %d", file,
-			      (long long)json_integer_value(json_object_get(r->analysis, "version")),
-			      LW_ANALYSIS_VERSION);
-			goto fail;
+			/* an analysis by another version of latwatt: analyzed again */
+			note("%s: analysis version %lld, this latwatt writes %d: the run is "
+			     "analyzed again for this report", file,
+			     (long long)json_integer_value(json_object_get(r->analysis, "version")),
+			     LW_ANALYSIS_VERSION);
+			json_decref(r->analysis);
+			r->analysis = compute_analysis(&rd);
+			if (!r->analysis)
+				goto fail;
+			r->analysis_computed = 1;
 		}
 		if (json_object_get(r->analysis, "probes") &&
 		    !json_is_object(json_object_get(r->analysis, "probes"))) {
@@ -119,8 +126,47 @@ fail:
 	return -1;
 }
 
+int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budgets,
+		  size_t nbudgets)
+{
+	const json_t *an = r->analysis;
+	struct lw_checks own = { 0 };
+	char what[PATH_MAX + 32];
+
+	lw_checks_free(&r->checks);
+	snprintf(what, sizeof(what), "%s/analysis.json", r->path);
+	if (lw_checks_from_json(json_object_get(an, "checks"), what, &own) < 0)
+		return -1;
+	if (!board && !nbudgets) {
+		r->checks = own;
+		return lw_verdict_from_json(json_object_get(an, "verdict"), what, &r->verdict);
+	}
+	for (size_t i = 0; i < own.n; i++)
+		if ((!board || strncmp(own.c[i].origin, "board ", 6)) &&
+		    lw_checks_add(&r->checks, &own.c[i]) < 0)
+			goto fail;
+	lw_checks_free(&own);
+	if (board) {
+		struct lw_board *b = lw_board_for_run(r->path, board);
+		int ret = b ? lw_checks_board(b, an, NULL, &r->checks) : -1;
+
+		lw_board_free(b);
+		if (ret < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < nbudgets; i++)
+		if (lw_checks_rule_text(budgets[i], "report --budget", an, &r->checks) < 0)
+			goto fail;
+	lw_verdict_build(an, &r->checks, json_object_get(an, "problems"), &r->verdict);
+	return 0;
+fail:
+	lw_checks_free(&own);
+	return -1;
+}
+
 void lw_rrun_free(struct lw_rrun *r)
 {
+	lw_checks_free(&r->checks);
 	json_decref(r->manifest);
 	json_decref(r->analysis);
 	free(r->path);
@@ -142,37 +188,30 @@ static const char *jstr(const json_t *v)
 
 const char *lw_rrun_str(const struct lw_rrun *r, const char *what)
 {
-	const json_t *m = r->manifest, *sys = json_object_get(m, "system");
+	static const struct {
+		const char *what, *key, *sub;	/* analysis.json run.KEY or run.KEY.SUB */
+	} keys[] = {
+		{ "board", "board", NULL }, { "kernel_release", "kernel_release", NULL },
+		{ "kernel_version", "kernel_version", NULL }, { "preempt", "preempt_model", NULL },
+		{ "machine", "system", "machine" }, { "cmdline", "system", "cmdline" },
+		{ "status", "status", NULL }, { "status_reason", "status_reason", NULL },
+		{ "start", "start", "utc" }, { "clocksource", "system", "clocksource" },
+		{ "cpu_model", "system", "cpu_model" }, { "cpus", "cpus", NULL },
+		{ "scenario", "scenario", NULL }, { "command", "command", NULL },
+	};
+	const json_t *run = json_object_get(r->analysis, "run");
 	const char *s = NULL;
 
-	if (!strcmp(what, "board"))
-		s = jstr(json_object_get(m, "board"));
-	else if (!strcmp(what, "kernel_release"))
-		s = jstr(json_object_get(json_object_get(sys, "kernel"), "release"));
-	else if (!strcmp(what, "kernel_version"))
-		s = jstr(json_object_get(json_object_get(sys, "kernel"), "version"));
-	else if (!strcmp(what, "machine"))
-		s = jstr(json_object_get(json_object_get(sys, "kernel"), "machine"));
-	else if (!strcmp(what, "preempt"))
-		s = jstr(json_object_get(json_object_get(sys, "preempt"), "model"));
-	else if (!strcmp(what, "cmdline"))
-		s = jstr(json_object_get(sys, "cmdline"));
-	else if (!strcmp(what, "status"))
-		s = jstr(json_object_get(m, "status"));
-	else if (!strcmp(what, "status_reason"))
-		s = jstr(json_object_get(m, "status_reason"));
-	else if (!strcmp(what, "start"))
-		s = jstr(json_object_get(json_object_get(m, "start"), "utc"));
-	else if (!strcmp(what, "clocksource"))
-		s = jstr(json_object_get(json_object_get(sys, "clocksource"), "current"));
-	else if (!strcmp(what, "cpu_model"))
-		s = jstr(json_object_get(json_object_get(sys, "cpu"), "model"));
-	else if (!strcmp(what, "cpus"))
-		s = jstr(json_object_get(m, "cpus"));
-	else if (!strcmp(what, "scenario")) {
-		const json_t *sc = json_object_get(m, "scenario");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *v;
 
-		s = json_is_string(sc) ? jstr(sc) : jstr(json_object_get(sc, "name"));
+		if (strcmp(keys[i].what, what))
+			continue;
+		v = json_object_get(run, keys[i].key);
+		if (keys[i].sub)
+			v = json_object_get(v, keys[i].sub);
+		s = json_string_value(v);
+		break;
 	}
 	return s && *s ? s : "not recorded";
 }
@@ -200,7 +239,7 @@ static int word_value(const char *cmdline, const char *key, char *out, size_t le
 
 const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len)
 {
-	const json_t *sys = json_object_get(r->manifest, "system");
+	const json_t *sys = json_object_get(json_object_get(r->analysis, "run"), "system");
 	const char *mode = jstr(json_object_get(sys, "nohz"));
 	const char *full = jstr(json_object_get(sys, "nohz_full"));
 	const char *cmdline = jstr(json_object_get(sys, "cmdline"));
@@ -222,7 +261,7 @@ const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len)
 
 const char *lw_rrun_pmqos(const struct lw_rrun *r, char *buf, size_t len)
 {
-	const json_t *q = json_object_get(r->manifest, "pm_qos");
+	const json_t *q = json_object_get(json_object_get(r->analysis, "run"), "pm_qos");
 	const json_t *held = json_object_get(q, "held_value_us");
 	const json_t *sys = json_object_get(q, "system_value_us");
 	const char *mode = json_string_value(json_object_get(q, "mode"));
@@ -294,128 +333,4 @@ double lw_workload_total(const json_t *w)
 	static const char *const last[] = { "records", "total" };
 
 	return first_count(w, 1, last, sizeof(last) / sizeof(last[0]));
-}
-
-/* ---- latency over time ---------------------------------------------- */
-
-void lw_timeline_free(struct lw_timeline *tl)
-{
-	for (size_t i = 0; i < tl->n; i++) {
-		free(tl->s[i].max);
-		free(tl->s[i].at);
-	}
-	free(tl->s);
-	memset(tl, 0, sizeof(*tl));
-}
-
-static struct lw_tseries *tseries_get(struct lw_timeline *tl, int cpu)
-{
-	struct lw_tseries *s;
-
-	for (size_t i = 0; i < tl->n; i++)
-		if (tl->s[i].cpu == cpu)
-			return &tl->s[i];
-	s = realloc(tl->s, (tl->n + 1) * sizeof(*s));
-	if (!s)
-		return NULL;
-	tl->s = s;
-	s = &tl->s[tl->n];
-	s->cpu = cpu;
-	s->max = malloc(tl->nbuckets * sizeof(*s->max));
-	s->at = calloc(tl->nbuckets, sizeof(*s->at));
-	if (!s->max || !s->at) {
-		free(s->max);
-		free(s->at);
-		return NULL;
-	}
-	for (size_t i = 0; i < tl->nbuckets; i++)
-		s->max[i] = UINT64_MAX;
-	tl->n++;
-	return s;
-}
-
-static void top_add(struct lw_timeline *tl, const struct lw_sample *smp)
-{
-	size_t i;
-
-	if (tl->ntop == LW_TOP_SPIKES && smp->latency_ns <= tl->top[LW_TOP_SPIKES - 1].latency)
-		return;
-	if (tl->ntop < LW_TOP_SPIKES)
-		tl->ntop++;
-	for (i = tl->ntop - 1; i > 0 && tl->top[i - 1].latency < smp->latency_ns; i--)
-		tl->top[i] = tl->top[i - 1];
-	tl->top[i].at = smp->expected_ns;
-	tl->top[i].latency = smp->latency_ns;
-	tl->top[i].cpu = smp->cpu;
-}
-
-static int cmp_tseries(const void *a, const void *b)
-{
-	const struct lw_tseries *x = a, *y = b;
-
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
-
-int lw_timeline_load(struct lw_timeline *tl, const char *path, unsigned probe, size_t nbuckets)
-{
-	struct lw_samples_reader *r;
-	struct lw_sample smp;
-	int ret;
-
-	memset(tl, 0, sizeof(*tl));
-	tl->probe = probe;
-	tl->nbuckets = nbuckets ? nbuckets : 1;
-	/* first pass: the time span */
-	r = lw_samples_open_flags(path, LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET);
-	if (!r)
-		return -1;
-	tl->t0 = UINT64_MAX;
-	while ((ret = lw_samples_next(r, &smp)) == 1) {
-		if (smp.probe != probe)
-			continue;
-		tl->samples++;
-		if (smp.expected_ns < tl->t0)
-			tl->t0 = smp.expected_ns;
-		if (smp.expected_ns > tl->t1)
-			tl->t1 = smp.expected_ns;
-	}
-	lw_samples_close_reader(r);
-	if (ret < 0)
-		return -1;
-	if (!tl->samples) {
-		tl->t0 = 0;
-		return 0;
-	}
-	r = lw_samples_open_flags(path, LW_SAMPLES_PARTIAL_OK | LW_SAMPLES_QUIET);
-	if (!r)
-		return -1;
-	while ((ret = lw_samples_next(r, &smp)) == 1) {
-		struct lw_tseries *s;
-		size_t b;
-
-		if (smp.probe != probe)
-			continue;
-		s = tseries_get(tl, smp.cpu);
-		if (!s) {
-			ret = error("out of memory");
-			break;
-		}
-		b = tl->t1 > tl->t0 ? (size_t)((long double)(smp.expected_ns - tl->t0) * tl->nbuckets /
-					     ((long double)(tl->t1 - tl->t0) + 1)) : 0;
-		if (b >= tl->nbuckets)
-			b = tl->nbuckets - 1;
-		if (s->max[b] == UINT64_MAX || smp.latency_ns > s->max[b]) {
-			s->max[b] = smp.latency_ns;
-			s->at[b] = smp.expected_ns;
-		}
-		top_add(tl, &smp);
-	}
-	lw_samples_close_reader(r);
-	if (ret < 0) {
-		lw_timeline_free(tl);
-		return -1;
-	}
-	if (tl->n)	/* qsort(NULL, 0) is undefined */
-		qsort(tl->s, tl->n, sizeof(*tl->s), cmp_tseries);
-	return 0;
 }

@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define LW_REC_LIST_MISSES 20	/* deadline misses listed with their timestamps */
+#define LW_REC_LIST_MISSES 1000	/* deadline misses listed with their timestamps */
 
 struct lw_records_reader;
 struct lw_records_hdr;

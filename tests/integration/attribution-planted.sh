@@ -75,7 +75,7 @@ PY
 	n=$(json "$TMP/storm.json" '["spikes"]["spikes_total"]')
 	"$LATWATT" analyze "$TMP/storm" >"$TMP/storm.txt" 2>/dev/null
 	"$LATWATT" report -o "$TMP/storm.html" "$TMP/storm" 2>/dev/null
-	check "threshold-in-analyze-text" grep -q "cyclic: $n samples above 30.0us, the run's --threshold" "$TMP/storm.txt"
+	check "threshold-in-analyze-text" grep -q "cyclic: $n samples above 30.0us (the run's --threshold)" "$TMP/storm.txt"
 	check "threshold-in-report" grep -q "cyclic: $n samples above 30.0 us (the run&#39;s --threshold)\|cyclic: $n samples above 30.0 us (the run's --threshold)" "$TMP/storm.html"
 	python3 "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm" --json >"$TMP/storm.score"
 	python3 "$score" "$TMP/storm.json" cyclic "$TMP/storm.log:storm=timer:timerfd_tmrproc,held=preempt:lw-storm"

@@ -56,7 +56,8 @@ else:
 PY
 
 "$LATWATT" analyze -n --json "$run" >"$TMP/a.json" 2>"$TMP/a.err"
-check "analyze reads the monitored run" [ $? -eq 0 ]
+# 0 or 1: the verdict (the planted spinner's spikes break --threshold)
+check "analyze reads the monitored run" [ $? -le 1 ]
 python3 - "$run" "$TMP/a.json" <<'PY'
 import json, sys
 def check(name, ok, why=''):
@@ -80,7 +81,8 @@ PY
 check "analyze prints latency over time" grep -q 'latency over time: maximum per 1s' "$TMP/a.txt"
 
 "$LATWATT" report -o "$TMP/r.html" "$run" >"$TMP/r.out" 2>&1
-check "report of the monitored run" [ $? -eq 0 ]
+# 0 or 1: the verdict (the planted spinner's spikes break --threshold)
+check "report of the monitored run" [ $? -le 1 ]
 if command -v gnuplot >/dev/null 2>&1; then
 	check "report has the maxima over time" grep -q 'data-plot="maxima-cyclic"' "$TMP/r.html"
 	check "report has the histogram over time" grep -q 'data-plot="histtime-cyclic"' "$TMP/r.html"

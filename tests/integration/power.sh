@@ -113,16 +113,17 @@ budgets:
 Y
 "$LATWATT" analyze "$TMP/r2" --board "$TMP/loose.yaml" -n >"$TMP/a.txt" 2>&1
 rc=$?
-[ $rc -eq 0 ] && grep -q '^verdict: PASS' "$TMP/a.txt" && grep -q 'ok *average power *4000.000' "$TMP/a.txt" &&
+[ $rc -eq 0 ] && grep -q '^PASS: 2 of 2 checks met' "$TMP/a.txt" && grep -q 'ok *power<=5000mW *4000 *mW *board loose' "$TMP/a.txt" &&
 	pass "analyze: budgets met, exit 0" || fail "analyze: budgets met, exit 0" "rc=$rc $(tail -5 "$TMP/a.txt")"
 "$LATWATT" analyze "$TMP/r2" --board "$TMP/tight.yaml" -n >"$TMP/a.txt" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -q '^verdict: FAIL, 1 budget broken' "$TMP/a.txt" && grep -q 'BROKEN latency cyclic max' "$TMP/a.txt" &&
+[ $rc -eq 1 ] && grep -q '^FAIL: 1 of 2 checks broken' "$TMP/a.txt" && grep -q 'BROKEN cyclic.max<=0.001us' "$TMP/a.txt" &&
 	pass "analyze: a budget broken, exit 1" || fail "analyze: a budget broken, exit 1" "rc=$rc $(tail -5 "$TMP/a.txt")"
 "$LATWATT" analyze "$TMP/r2" --board "$TMP/missing.yaml" -n >"$TMP/a.txt" 2>&1
 [ $? -eq 2 ] && pass "analyze: bad board, exit 2" || fail "analyze: bad board, exit 2" "$(tail -2 "$TMP/a.txt")"
 "$LATWATT" analyze "$TMP/r2" --board "$TMP/tight.yaml" --json -n >"$TMP/a.json" 2>/dev/null
-[ "$(json "$TMP/a.json" '["budgets"]["broken"]')" = 1 ] && pass "analysis.json has the budgets" ||
+[ "$(json "$TMP/a.json" '["verdict"]["broken"]')" = 1 ] && [ "$(json "$TMP/a.json" '["verdict"]["result"]')" = FAIL ] &&
+	pass "analysis.json has the budgets" ||
 	fail "analysis.json has the budgets" "$(head -c 200 "$TMP/a.json")"
 
 # ---- the energy model from a recorded trace -------------------------------

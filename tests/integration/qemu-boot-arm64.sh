@@ -60,7 +60,7 @@ tl=$(json "$m" '["probes"]["timerlat"]["per_cpu"]' | python3 -c 'import ast,sys;
 check "kernel trace came home" test -s "$TMP/run/trace.dat"
 rc=0
 "$LATWATT" analyze "$TMP/run" >"$TMP/analyze.txt" 2>&1 || rc=$?
-if [ $rc = 0 ] || { [ $rc = 1 ] && grep -q '^verdict: FAIL' "$TMP/analyze.txt"; }; then
+if [ $rc = 0 ] || { [ $rc = 1 ] && grep -q '^FAIL: ' "$TMP/analyze.txt"; }; then
 	pass "latwatt analyze reads the arm64 run"
 else fail "latwatt analyze reads the arm64 run" "$(tail -n 2 "$TMP/analyze.txt")"; fi
 cp -a "$TMP/run" "$TMP/run-copy"

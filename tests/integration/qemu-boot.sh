@@ -65,7 +65,7 @@ board_name=$(json "$m" '["board"]' 2>/dev/null || echo "?")
 # host can): that is a verdict, not a failure to analyze
 rc=0
 "$LATWATT" analyze "$run" >"$TMP/analyze.txt" 2>&1 || rc=$?
-if [ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -q '^verdict: FAIL' "$TMP/analyze.txt"; }; then
+if [ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -q '^FAIL: ' "$TMP/analyze.txt"; }; then
 	pass "latwatt analyze on the guest's run"
 	sed 's/^/  /' "$TMP/analyze.txt"
 else

@@ -64,8 +64,9 @@ assert json.load(open(p + "/run-01/manifest.json"))["status"] == "complete"
 assert json.load(open(p + "/run-02/manifest.json"))["status"] == "incomplete"
 assert not os.path.exists(p + "/run-03")
 PY
-"$LATWATT" analyze "$TMP/int/run-02" >/dev/null 2>&1 && pass "repeat-sigint-analyzable" ||
-	fail "repeat-sigint-analyzable"
+"$LATWATT" analyze "$TMP/int/run-02" >"$TMP/an" 2>&1
+[ $? -eq 2 ] && grep -q '^INCOMPLETE: ' "$TMP/an" && grep -q '^  all ' "$TMP/an" &&
+	pass "repeat-sigint-analyzable" || fail "repeat-sigint-analyzable" "$(head -3 "$TMP/an")"
 holders=$(for p in /proc/[0-9]*; do ls -l "$p/fd" 2>/dev/null | grep -q cpu_dma_latency &&
 	cat "$p/comm" 2>/dev/null; done | sort -u | tr '\n' ' ')
 if [ "$after" -eq "$before" ] || ! grep -q latwatt <<<"$holders"; then

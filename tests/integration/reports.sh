@@ -22,8 +22,16 @@ have() { command -v "$1" >/dev/null 2>&1; }
 	>"$TMP/out" 2>&1; rc=$?
 [ "$rc" -eq 1 ] && pass "run-report-exit-1-on-broken-budget" ||
 	fail "run-report-exit-1-on-broken-budget" "exit $rc: $(cat "$TMP/out")"
-"$LATWATT" report "$A" -o "$TMP/ok.html" --budget 'max<=1s' >"$TMP/out" 2>&1 &&
+# run-a was made with --threshold 100us and has samples above it: that check
+# breaks whatever --budget says; analyzed with a threshold it meets, every
+# check holds
+cp -r "$A" "$TMP/met"
+"$LATWATT" analyze "$TMP/met" --threshold 10s >/dev/null 2>&1
+"$LATWATT" report "$TMP/met" -o "$TMP/ok.html" --budget 'max<=1s' >"$TMP/out" 2>&1 &&
 	pass "run-report-exit-0-when-met" || fail "run-report-exit-0-when-met" "$(cat "$TMP/out")"
+"$LATWATT" report "$A" -o "$TMP/thr.html" --budget 'max<=1s' >"$TMP/out" 2>&1; rc=$?
+[ "$rc" -eq 1 ] && pass "run-report-exit-1-over-the-run-threshold" ||
+	fail "run-report-exit-1-over-the-run-threshold" "exit $rc: $(cat "$TMP/out")"
 
 if have xmllint; then
 	xmllint --noout "$TMP/a.html" 2>"$TMP/xl" && pass "html-well-formed-xml" ||
@@ -86,7 +94,10 @@ a = json.load(open(sys.argv[2]))["probes"]["cyclic"]["all"]
 want = {"budget.cyclic.p99": a["p99_ns"] / 1e3 >= 100, "budget.cyclic.max": a["max_ns"] / 1e3 > 1e6,
         "budget.cyclic.dropped": a["dropped"] >= 1}
 cases = {c.get("name"): c for c in x.iter("testcase")}
-assert set(cases) == set(want) | {"budget.xruns"}, cases.keys()
+# the verdict and the run's threshold (100 us, broken) come first
+assert set(cases) == set(want) | {"budget.xruns", "verdict", "threshold.cyclic"}, cases.keys()
+assert cases["verdict"].find("failure") is not None
+assert cases["threshold.cyclic"].find("failure") is not None
 for name, broken in want.items():
     f = cases[name].find("failure")
     assert (f is not None) == broken, name
@@ -94,7 +105,7 @@ for name, broken in want.items():
         assert "measured=%.10g us" % (a["p99_ns"] / 1e3) in f.text, f.text
         assert "limit=100 us" in f.text, f.text
 assert cases["budget.xruns"].find("skipped") is not None
-assert x.get("failures") == str(sum(want.values())) and x.get("tests") == "4"
+assert x.get("failures") == str(sum(want.values()) + 2) and x.get("tests") == "6"
 PY
 
 lines=$(wc -l <"$TMP/a.md")
@@ -117,6 +128,8 @@ res = {c.get("name"): ("fail" if c.find("failure") is not None else "skip" if c.
 want = {"budget.cyclic.%s" % k: ("pass" if a[k + "_ns"] / 1e3 <= v else "fail") for k, v in b["latency_us"].items()}
 want["budget.deadline_misses"] = "skip"       # no workloads in this run
 want["budget.cyclic.p99-2"] = "fail" if a["p99_ns"] >= 100000 else "pass"
+want["threshold.cyclic"] = "fail"             # the run's --threshold 100us
+want["verdict"] = "fail"
 assert res == want, (res, want)
 PY
 "$LATWATT" report "$A" --board no-such-board --lava >"$TMP/out" 2>&1; rc=$?
@@ -126,7 +139,9 @@ PY
 # -- LAVA: lines on stdout, or the helper when it is on PATH
 "$LATWATT" report "$A" --lava --budget 'p99<100us' --budget 'xruns<1' >"$TMP/lava" 2>&1
 if grep -Eq '^lava-test-case budget\.cyclic\.p99 --result fail --measurement [0-9.]+ --units us$' "$TMP/lava" &&
-   grep -q '^lava-test-case budget.xruns --result skip$' "$TMP/lava" && [ "$(wc -l <"$TMP/lava")" -eq 2 ]; then
+   grep -q '^lava-test-case budget.xruns --result skip$' "$TMP/lava" &&
+   grep -q '^lava-test-case verdict --result fail ' "$TMP/lava" &&
+   grep -q '^lava-test-case threshold.cyclic --result fail ' "$TMP/lava" && [ "$(wc -l <"$TMP/lava")" -eq 4 ]; then
 	pass "lava-lines"
 else
 	fail "lava-lines" "$(cat "$TMP/lava")"
@@ -196,8 +211,8 @@ assert plots == sorted(["hist-cyclic", "time-cyclic", "cdf-cyclic", "causes", "s
 assert doc.find(".//*[@id='recommended']").get("data-value") == "20"
 text = "".join(doc.itertext())
 for want in ("(measured)", "estimated", "virtio0-input", "NET_RX", "2 xruns", "1 dropped frames", "kworker/1:1 & <co>",
-             "irq:virtio0-input (spike 1)", "no top spike at that moment", "period 187, stream 0, CPU 1, 300.0 us late",
-             "52 attributed, 2 unattributable", "unattributable: trace events lost in the window",
+             "no spike on its CPU in that period", "period 187, stream 0, CPU 1, 300.0 us late",
+             "52 explained from the trace, 2 not", "unattributable: trace events lost in the window",
              "irq:virtio0-input 480.0us", "cyclic: 54 samples above 150.0 us (the run's --threshold)",
              "idle-late:state1: 400.0 us in 3 spikes", "(none declared)", "unexplained: 120.0 us in 2 spikes",
              "steal time the machine reported during the run: 3.0 ms"):
@@ -311,8 +326,9 @@ expect_error unwritable "cannot open directory /nonexistent/dir" "$LATWATT" repo
 [ ! -e "$TMP/x.html" ] && [ ! -e "$TMP/x.html.tmp" ] && pass "bad-input-writes-nothing" ||
 	fail "bad-input-writes-nothing" "$(ls "$TMP")"
 rm -rf "$TMP/nosamples"; cp -r "$A" "$TMP/nosamples"; rm "$TMP/nosamples/analysis.json"
-"$LATWATT" report "$TMP/nosamples" -o "$TMP/ns.html" >"$TMP/out" 2>&1 &&
-	grep -q 'computed for this report' "$TMP/ns.html" && grep -c '<svg class="plot"' "$TMP/ns.html" | grep -qx 3 &&
+"$LATWATT" report "$TMP/nosamples" -o "$TMP/ns.html" >"$TMP/out" 2>&1
+# exit 1: the run's threshold is broken (the verdict), the report written
+[ $? -eq 1 ] && grep -q 'computed for this report' "$TMP/ns.html" && grep -c '<svg class="plot"' "$TMP/ns.html" | grep -qx 3 &&
 	pass "report-computes-missing-analysis" || fail "report-computes-missing-analysis" "$(cat "$TMP/out")"
 
 # -- a real run, straight into a report (root: the probe runs SCHED_FIFO); a

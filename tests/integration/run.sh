@@ -45,7 +45,7 @@ fi
 python3 - "$TMP/r/analysis.json" <<'PY' && pass "analysis-json-consistent" || fail "analysis-json-consistent"
 import json, sys
 a = json.load(open(sys.argv[1]))
-assert a["schema"] == "latwatt-analysis" and a["version"] == 1
+assert a["schema"] == "latwatt-analysis" and a["version"] == 2
 c = a["probes"]["cyclic"]
 assert c["all"]["count"] == sum(x["count"] for x in c["cpus"])
 for x in c["cpus"] + [c["all"]]:
@@ -89,7 +89,10 @@ for sig in INT TERM; do
 		fail "sig$sig-marked-incomplete" "$st / $why"
 	[ "$(json "$TMP/int-$sig/manifest.json" '["pm_qos"]["mode"]')" = held ] &&
 		pass "sig$sig-manifest-records-pm-qos" || fail "sig$sig-manifest-records-pm-qos"
-	if "$LATWATT" analyze "$TMP/int-$sig" >"$TMP/an" 2>&1 && grep -q '^  all ' "$TMP/an"; then
+	# analyzed, and never PASS: INCOMPLETE first, exit 2
+	"$LATWATT" analyze "$TMP/int-$sig" >"$TMP/an" 2>&1; rc=$?
+	if [ $rc -eq 2 ] && grep -q '^  all ' "$TMP/an" &&
+	   grep -q "^INCOMPLETE: the run is incomplete: interrupted by SIG$sig" "$TMP/an"; then
 		pass "sig$sig-run-analyzable"
 	else
 		fail "sig$sig-run-analyzable" "$(cat "$TMP/an")"

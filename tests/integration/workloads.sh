@@ -178,8 +178,9 @@ assert m["status"] == "incomplete" and ("SIG" + sig) in m["status_reason"], (m["
 assert m["workloads"]["audio"]["periods"] > 0 and m["workloads"]["video"]["frames"] > 0
 assert not [f for f in os.listdir(run) if f.endswith(".tmp")]
 PY
-	"$LATWATT" analyze -n "$TMP/i$sig" >/dev/null 2>&1 && pass "sig$sig-run-analyzable" ||
-		fail "sig$sig-run-analyzable"
+	"$LATWATT" analyze -n "$TMP/i$sig" >"$TMP/an" 2>&1
+	[ $? -eq 2 ] && grep -q '^INCOMPLETE: ' "$TMP/an" && grep -q '^  audio ' "$TMP/an" &&
+		pass "sig$sig-run-analyzable" || fail "sig$sig-run-analyzable" "$(head -4 "$TMP/an")"
 done
 
 # -- a start that fails half-way (out of file descriptors after some messaging

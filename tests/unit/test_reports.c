@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "lw_test.h"
-#include "lib/safefile.h"
 #include "lib/samples.h"
 #include "reports/report.h"
 
@@ -209,69 +208,6 @@ static void test_svg_embed(void **st)
 	assert_error(lw_svg_embed("<svg>", "p3") == NULL, "is not SVG");
 }
 
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-/* Decimation keeps the largest sample of every bucket, per CPU. */
-static void test_timeline(void **st)
-{
-	char *dir = lw_test_tmpdir(), path[512];
-	const uint64_t t0 = 5000000000ULL, step = 1000000;	/* 1 ms */
-	const size_t n = 1000, nb = 10;
-	struct lw_samples_writer *w;
-	struct lw_timeline tl;
-	uint64_t ref[2][10] = { { 0 } }, seed = 3;
-
-	snprintf(path, sizeof(path), "%s/samples", dir);
-	w = lw_samples_create(LW_AT_PATH, path, t0);
-	assert_non_null(w);
-	for (size_t i = 0; i < n; i++)
-		for (int cpu = 0; cpu < 2; cpu++) {
-			struct lw_sample s = { .expected_ns = t0 + i * step,
-					       .latency_ns = 1000 + rnd(&seed) % 50000,
-					       .cpu = (uint16_t)cpu, .probe = LW_PROBE_CYCLIC };
-			size_t b = i * nb / n;
-
-			if (i == 777 && cpu == 1)
-				s.latency_ns = 9000000;		/* the spike */
-			if (s.latency_ns > ref[cpu][b])
-				ref[cpu][b] = s.latency_ns;
-			assert_int_equal(lw_samples_write(w, &s, 1), 0);
-		}
-	/* another probe's samples are not mixed in */
-	struct lw_sample other = { .expected_ns = t0, .latency_ns = 99999999, .cpu = 0,
-				   .probe = LW_PROBE_NOISE };
-	assert_int_equal(lw_samples_write(w, &other, 1), 0);
-	assert_int_equal(lw_samples_close(w), 0);
-
-	assert_int_equal(lw_timeline_load(&tl, path, LW_PROBE_CYCLIC, nb), 0);
-	assert_int_equal(tl.samples, 2 * n);
-	assert_int_equal(tl.n, 2);
-	assert_int_equal(tl.t0, t0);
-	assert_int_equal(tl.t1, t0 + (n - 1) * step);
-	for (int cpu = 0; cpu < 2; cpu++) {
-		assert_int_equal(tl.s[cpu].cpu, cpu);
-		for (size_t b = 0; b < nb; b++)
-			assert_int_equal(tl.s[cpu].max[b], ref[cpu][b]);
-	}
-	assert_int_equal(tl.ntop, LW_TOP_SPIKES);
-	assert_int_equal(tl.top[0].latency, 9000000);
-	assert_int_equal(tl.top[0].cpu, 1);
-	assert_int_equal(tl.top[0].at, t0 + 777 * step);
-	for (size_t i = 1; i < tl.ntop; i++)
-		assert_true(tl.top[i - 1].latency >= tl.top[i].latency);
-	lw_timeline_free(&tl);
-
-	assert_int_equal(lw_timeline_load(&tl, path, LW_PROBE_AUDIO, nb), 0);
-	assert_int_equal(tl.samples, 0);
-	lw_timeline_free(&tl);
-	lw_test_rmdir(dir);
-}
 
 static void test_gnuplot(void **st)
 {
@@ -314,7 +250,6 @@ int main(void)
 		cmocka_unit_test(test_budget_eval),
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_svg_embed),
-		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_gnuplot),
 		cmocka_unit_test(test_gnuplot_missing),
 	};

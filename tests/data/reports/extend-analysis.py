@@ -38,10 +38,10 @@ a["spikes"]["thresholds"] = {"cyclic": {"threshold_ns": 150000, "source": "the r
 a["spikes"]["unexplained"] = {"idle_late": [{"state": "state1", "exit_latency_ns": None, "ns": 400000, "spikes": 3}],
                               "idle_late_ns": 400000, "running_ns": 120000, "running_spikes": 2}
 a["spikes"]["steal"] = {"source": "/proc/stat", "cpus": [{"cpu": 1, "steal_ns": 3000000}], "total_ns": 3000000}
-# idle: by_state has no producer yet; residency in RUN/idle.json's shape
-a["idle"] = {"by_state": [{"probe": "cyclic", "state": "POLL", "count": 1000, "p50_ns": 20000, "p99_ns": 90000, "max_ns": 300000},
-                          {"probe": "cyclic", "state": "C1", "count": 1979, "p50_ns": 35000, "p99_ns": 250000, "max_ns": 3113000}],
-             "format": "latwatt-idle", "version": 1, "duration_ns": 1500000000,
+# latency by idle state, as the trace pass writes it; residency in RUN/idle.json's shape
+a["idle_latency"] = {"cyclic": [{"state": "POLL", "index": 0, "count": 1000, "p50_ns": 20000, "p99_ns": 90000, "p99.9_ns": 200000, "max_ns": 300000},
+                                {"state": "C1", "index": 1, "count": 1979, "p50_ns": 35000, "p99_ns": 250000, "p99.9_ns": 900000, "max_ns": 3113000}]}
+a["idle"] = {"format": "latwatt-idle", "version": 1, "duration_ns": 1500000000,
              "sysfs": {"cpus": [{"cpu": 0, "active": 0.2, "states": [{"index": 0, "name": "POLL", "residency": 0.1}, {"index": 1, "name": "C1", "residency": 0.7}]},
                                 {"cpu": 1, "active": 0.3, "states": [{"index": 0, "name": "POLL", "residency": 0.2}, {"index": 1, "name": "C1", "residency": 0.5}]}]}}
 # power: the summary power/power.h's lw_power_summarize() writes, and the
@@ -64,15 +64,26 @@ with open(run + "/power", "w") as f:
             f.write("s\t0\t%d\t%.3f\t-\t5.0\t-\n" % (ts, 1.4 + (i % 3) * 0.1))
         f.write("s\t1\t%d\t%.3f\t-\t-\t-\n" % (ts, 0.65 + (i % 4) * 0.03))
     f.write("end_ns\t%d\n" % (t0 + 16 * S // 10))
+# power over time as the analysis draws it from that file (analysis/timeline.c):
+# the mean of each bucket per rail, a gap breaking the line
+a["power"]["timeline"] = {"bucket_ns": S // 10, "rails": [
+    {"name": "soc", "kind": "measured", "points": [[i * S // 10 + S // 20, (1.4 + (i % 3) * 0.1) * 1e3, 1 if i == 9 else 0]
+                                                   for i in range(16) if i != 8]},
+    {"name": "cpu", "kind": "estimated", "points": [[i * S // 10 + S // 20, (0.65 + (i % 4) * 0.03) * 1e3, 0]
+                                                    for i in range(16)]}]}
 a["tradeoff"] = {"probe": "cyclic", "stat": "p99", "recommended_pm_qos_us": 20, "reason": "lowest power with p99 under 100 us",
                  "points": [{"pm_qos_us": 0, "latency_ns": 40000, "power_mw": 2600}, {"pm_qos_us": 20, "latency_ns": 70000, "power_mw": 1900},
                             {"pm_qos_us": 100, "latency_ns": 160000, "power_mw": 1500}, {"pm_qos_us": 2000000000, "latency_ns": 240000, "power_mw": 1400}]}
-# workloads: workloads/summary.c's shape; the xrun on CPU 1 at E1 falls in
-# top spike 1, the dropped frame on CPU 0 in no top spike
+# workloads: workloads/summary.c's shape, with the cause the trace pass
+# gave each miss (analysis/tracepass.c): the xrun on CPU 1 at E1 falls in
+# top spike 1, the dropped frame on CPU 0 in no spike
 a["workloads"] = {"audio": {"kind": "audio", "records": 750, "periods": 750, "xruns": 2, "skipped": 0,
-                            "xrun_list": [{"boundary_ns": E1 + 100000, "period": 187, "stream": 0, "cpu": 1, "lateness_ns": 300000, "skipped": False},
-                                          {"boundary_ns": t0 + S + S // 5, "period": 450, "stream": 0, "cpu": 1, "lateness_ns": 90000, "skipped": True}]},
+                            "xrun_list": [{"boundary_ns": E1 + 100000, "period": 187, "stream": 0, "cpu": 1, "lateness_ns": 300000, "skipped": False, "cause": "irq:virtio0-input"},
+                                          {"boundary_ns": t0 + S + S // 5, "period": 450, "stream": 0, "cpu": 1, "lateness_ns": 90000, "skipped": True, "cause": "irq:virtio0-input"}],
+                            "miss_causes": {"irq:virtio0-input": 2}},
                   "video": {"kind": "video", "records": 90, "frames": 90, "dropped": 1, "skipped": 0,
-                            "dropped_list": [{"vsync_ns": t0 + S // 4, "frame": 22, "cpu": 0, "lateness_ns": 2000000, "skipped": False}]},
+                            "dropped_list": [{"vsync_ns": t0 + S // 4, "frame": 22, "cpu": 0, "lateness_ns": 2000000, "skipped": False,
+                                              "cause": "no spike on its CPU in that period"}],
+                            "miss_causes": {"no spike on its CPU in that period": 1}},
                   "stress-cpu": {"kind": "cpu", "stressor": "cpu", "ops_per_s": 12345.0}}
 json.dump(a, open(run + "/analysis.json", "w"), indent=1)

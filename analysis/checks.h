@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Checks: a budget, a threshold or a comparison rule judged against figures,
+ * each one test case of the CI views (JUnit, LAVA, Markdown) and one line of
+ * the verdict.
+ *
+ * A run's checks come from four places, judged by one evaluator over the
+ * run's analysis document (what RUN/analysis.json holds), so that every view
+ * shows the same results:
+ *
+ *   the board's budgets        boards/NAME.yaml "budgets:"
+ *   the run's budgets          `run --budget RULE`, a scenario's "budget:"
+ *                              (recorded in the manifest's "budgets")
+ *   budgets asked of the view  `analyze --budget`, `report --budget`
+ *   the threshold              `--threshold US` (the run's, or analyze's):
+ *                              no sample of a wake-up probe above it
+ *
+ * A rule is "[PROBE.]STAT OP VALUE" of the budget language
+ * (analysis/failon.h, lw_lang_budget).
+ */
+#ifndef LW_CHECKS_H
+#define LW_CHECKS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct lw_board;
+struct lw_rule;
+
+/* The result of one check.  LW_SKIP: not judged (the figure was not
+ * recorded, or nothing could decide it). */
+enum lw_verdict { LW_PASS, LW_FAIL, LW_SKIP };
+
+struct lw_check {
+	char suite[32];		/* "budgets", "compare" */
+	char name[96];		/* test case name: budget.cyclic.p99 */
+	enum lw_verdict result;
+	double measured, limit;	/* in @unit */
+	char unit[8];		/* "us", "count", "mW", "%" */
+	char message[256];	/* what failed, or why skipped */
+	char metric[32];	/* budgets: the registry's name ("p99", "xruns"), or "threshold" */
+	char rule[80];		/* budgets: "cyclic.p99<=100us", "xruns<1" */
+	char origin[96];	/* budgets: "board rpi4", "scenario av-stress", "--budget" */
+};
+
+struct lw_checks {
+	struct lw_check *c;
+	size_t n, cap;
+};
+
+/* Append @c (a name already there gets "-2", "-3"). */
+int lw_checks_add(struct lw_checks *cs, const struct lw_check *c);
+void lw_checks_free(struct lw_checks *cs);
+size_t lw_checks_count(const struct lw_checks *cs, enum lw_verdict v);
+
+/*
+ * Judge the budget rule @r (parsed with lw_lang_budget) against the
+ * analysis document @an: one check per probe it applies to (every probe of
+ * the run when it names none), skipped where the run holds no figure.
+ * @origin says where the rule comes from.  -1 after error().
+ */
+int lw_checks_rule(const struct lw_rule *r, const char *origin, const json_t *an,
+		   struct lw_checks *out);
+/* Parse @text as a budget rule and judge it. */
+int lw_checks_rule_text(const char *text, const char *origin, const json_t *an,
+			struct lw_checks *out);
+/* Every budget of board @b; @suffix (or NULL) appended to the check names. */
+int lw_checks_board(const struct lw_board *b, const json_t *an, const char *suffix,
+		    struct lw_checks *out);
+/* The threshold @ns: no sample of a wake-up probe (not a busy loop's gaps,
+ * not a pipeline's end-to-end latency) above it. */
+int lw_checks_threshold(uint64_t ns, const char *origin, const json_t *an,
+			struct lw_checks *out);
+
+/* The checks of suite @suite as analysis.json's "checks" array, and back
+ * (appended to @out; -1 after error() naming @what on a malformed entry). */
+json_t *lw_checks_json(const struct lw_checks *cs, const char *suite);
+int lw_checks_from_json(const json_t *a, const char *what, struct lw_checks *out);
+
+#endif
