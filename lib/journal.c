@@ -486,6 +486,35 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 	return failed ? -1 : 1;
 }
 
+/* run-PID.json.tmp.XXXXXXXXXXXX: a journal write cut short by a SIGKILL.
+ * What it was about to record was not changed yet (the journal is written
+ * before each change): once its run is gone, it goes. */
+static int remove_cut_short(int sdfd, const char *name, FILE *out, int dry_run)
+{
+	int fd = openat(sdfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	long pid = strtol(name + 4, NULL, 10);
+	json_t *doc;
+	struct stat st;
+	int n = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return 0;	/* not ours: left alone */
+	}
+	doc = json_loadfd(fd, 0, NULL);
+	close(fd);
+	if (!alive(pid, (unsigned long long)json_integer_value(json_object_get(doc, "starttime"))) &&
+	    (dry_run || unlinkat(sdfd, name, 0) == 0)) {
+		say(out, "%s %s/%s (a journal write of run %ld cut short)",
+		    dry_run ? "would remove" : "removed", LW_STATE_DIR, name, pid);
+		n = 1;
+	}
+	json_decref(doc);
+	return n;
+}
+
 int lw_journal_replay(FILE *out, int dry_run)
 {
 	int sdfd = state_dir(0, 1), n = 0, failed = 0;
@@ -503,9 +532,12 @@ int lw_journal_replay(FILE *out, int dry_run)
 	while ((e = readdir(d))) {
 		int r;
 
-		if (!prefixed(e->d_name, "run-") || !strstr(e->d_name, ".json") ||
-		    strstr(e->d_name, ".tmp."))
+		if (!prefixed(e->d_name, "run-") || !strstr(e->d_name, ".json"))
 			continue;
+		if (strstr(e->d_name, ".tmp.")) {
+			n += remove_cut_short(sdfd, e->d_name, out, dry_run);
+			continue;
+		}
 		r = replay_one(sdfd, e->d_name, out, dry_run);
 		if (r < 0)
 			failed++;

@@ -47,8 +47,11 @@ void lw_journal_end(struct lw_journal *j);
 /* Undo what runs that are gone left behind, from their journals: knobs
  * written back (newest first), instances and cgroups removed (their
  * processes killed), .trace-cpuN files removed; each said on @out (NULL:
- * through note()).  @dry_run: only say.  Returns the number of journals
- * replayed, or -1 if something could not be undone. */
+ * through note()).  Journal writes cut short by a SIGKILL
+ * (run-PID.json.tmp.*: what they were about to record was not changed yet)
+ * of runs that are gone are removed.  @dry_run: only say.  Returns the
+ * number of journals replayed (and writes removed), or -1 if something
+ * could not be undone. */
 int lw_journal_replay(FILE *out, int dry_run);
 /* When process @pid started (field 22 of /proc/PID/stat, clock ticks since
  * boot): with the pid, what names a process for its whole life. 0 when
