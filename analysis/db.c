@@ -172,12 +172,15 @@ static int set_wal(struct lw_db *db)
 /*
  * The directory of the database file, created if missing: the part of it
  * that exists (or, for the default path, $XDG_DATA_HOME or $HOME) is checked
- * as ours, every directory created below it is opened without following a
- * symlink, and the file itself must not be a symlink.  latwatt runs as root:
+ * as a folder chain (lib/safefile.h), every directory created below it is
+ * opened without following a symlink, the folder that holds the file is
+ * writable by no one else, and the file (and SQLite's files beside it) must
+ * be a regular file of ours with one link.  latwatt runs as root:
  * a planted ~/.local/share/latwatt -> /etc must not become a place it writes.
  */
 static int check_location(const char *file, size_t keep)
 {
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
 	char dir[PATH_MAX];
 	const char *slash = strrchr(file, '/');
 	struct stat st;
@@ -218,11 +221,31 @@ static int check_location(const char *file, size_t keep)
 	dfd = lw_dir_walk(dir, keep > strlen(dir) ? strlen(dir) : keep, 0755);
 	if (dfd < 0)
 		return -1;
-	if (fstatat(dfd, slash ? slash + 1 : file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !S_ISREG(st.st_mode)) {
+	/* SQLite makes FILE-wal, FILE-shm and FILE-journal beside it by name:
+	 * no one else may write into that folder, sticky or not */
+	if (lw_dir_check(dfd, dir, 1) < 0) {
 		close(dfd);
-		return error("%s is %s: refusing to open it as the results database", file,
-			     S_ISLNK(st.st_mode) ? "a symlink" : "not a regular file");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		char name[PATH_MAX];
+
+		snprintf(name, sizeof(name), "%s%s", slash ? slash + 1 : file, suffix[i]);
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+			close(dfd);
+			if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))
+				return error("%s%s is %s: refusing to open it as the results database",
+					     file, suffix[i],
+					     S_ISLNK(st.st_mode) ? "a symlink" : "not a regular file");
+			if (st.st_uid != geteuid())
+				return error("%s%s belongs to uid %u, not to uid %u running latwatt: "
+					     "refusing to open it as the results database", file,
+					     suffix[i], (unsigned)st.st_uid, (unsigned)geteuid());
+			return error("%s%s has %u links: refusing to open it as the results "
+				     "database", file, suffix[i], (unsigned)st.st_nlink);
+		}
 	}
 	close(dfd);
 	return 0;

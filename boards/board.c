@@ -1644,9 +1644,9 @@ json_t *lw_board_to_json(const struct lw_board *b)
 
 /* ---- boards and runs ---------------------------------------------------- */
 
-static int write_text(const char *to, const char *text, size_t len)
+static int write_text(int dfd, const char *to, const char *text, size_t len)
 {
-	FILE *out = lw_fcreate(to, 0644);
+	FILE *out = lw_fcreate_at(dfd, to, 0644);
 	int ret = 0;
 
 	if (!out)
@@ -1658,20 +1658,20 @@ static int write_text(const char *to, const char *text, size_t len)
 	return ret;
 }
 
-int lw_board_record(const struct lw_board *b, const char *rundir)
+int lw_board_record(const struct lw_board *b, int dfd, const char *rundir)
 {
 	char path[PATH_MAX];
 	json_t *j = lw_board_to_json(b);
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/board.json", rundir);
-	ret = lw_json_save(j, path);
+	ret = lw_json_save_at(dfd, j, path);
 	json_decref(j);
 	if (ret < 0)
 		return -1;
 	if (b->text) {
 		snprintf(path, sizeof(path), "%s/board.yaml", rundir);
-		return write_text(path, b->text, b->text_len);
+		return write_text(dfd, path, b->text, b->text_len);
 	}
 	return 0;
 }

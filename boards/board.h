@@ -184,8 +184,8 @@ int lw_board_has_model(const struct lw_board *b);
 
 /* Keep the board with a run: RUN/board.yaml (a copy of the file, when
  * there is one) and RUN/board.json (the board as resolved, discovery
- * included). */
-int lw_board_record(const struct lw_board *b, const char *rundir);
+ * included), made in the run directory's descriptor @dfd. */
+int lw_board_record(const struct lw_board *b, int dfd, const char *rundir);
 /* The board of a run: @name when given, else RUN/board.yaml, else the
  * name in the manifest ("local" when none). */
 struct lw_board *lw_board_for_run(const char *rundir, const char *name);

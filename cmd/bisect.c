@@ -669,18 +669,21 @@ static int ensure_runs(void *ctx, size_t v, unsigned want)
 	struct bisect *b = ctx;
 	char dir[PATH_MAX], out[PATH_MAX + 16], logpath[PATH_MAX + 32];
 	unsigned next, fails = 0;
-	int have;
+	int have, dfd;
 
 	version_dir(b, v, dir, sizeof(dir));
-	if (lw_mkdir(dir, 0755) < 0)
+	dfd = lw_mkdir_at(LW_AT_PATH, dir, 0755);
+	if (dfd < 0)
 		return -1;
 	have = list_runs(b, v, NULL, 0, &next);
 	while ((unsigned)have < want) {
 		time_t t0 = time(NULL);
 		int rc;
 
-		if (interrupted)
-			return error("interrupted by %s", strsignal(interrupted));
+		if (interrupted) {
+			have = error("interrupted by %s", strsignal(interrupted));
+			break;
+		}
 		snprintf(out, sizeof(out), "%s/run-%02u", dir, next);
 		snprintf(logpath, sizeof(logpath), "%s/run-%02u.log", dir, next);
 		if (!b->p->quiet && !b->p->json)
@@ -691,21 +694,30 @@ static int ensure_runs(void *ctx, size_t v, unsigned want)
 			blog(b, "run %s %s complete %lds", b->versions[v], out, (long)(time(NULL) - t0));
 			have++;
 		} else {
-			char failed[PATH_MAX + 32];
+			char name[32], failed[32];
 
-			/* kept for whoever looks, out of the way of the next run */
-			snprintf(failed, sizeof(failed), "%s/failed-%02u", dir, next);
-			if (!access(out, F_OK) && rename(out, failed))
-				return error_errno("cannot move %s aside", out);
+			/* kept for whoever looks, out of the way of the next run (in
+			 * the version's directory as it was opened) */
+			snprintf(name, sizeof(name), "run-%02u", next);
+			snprintf(failed, sizeof(failed), "failed-%02u", next);
+			if (renameat(dfd, name, dfd, failed) < 0 && errno != ENOENT) {
+				have = error_errno("cannot move %s aside", out);
+				break;
+			}
 			blog(b, "run %s %s failed (exit %d, see %s)", b->versions[v], out, rc, logpath);
-			if (interrupted)
-				return error("interrupted by %s", strsignal(interrupted));
-			if (++fails == 3)
-				return error("three runs of %s failed in a row (see %s)",
+			if (interrupted) {
+				have = error("interrupted by %s", strsignal(interrupted));
+				break;
+			}
+			if (++fails == 3) {
+				have = error("three runs of %s failed in a row (see %s)",
 					     b->versions[v], logpath);
+				break;
+			}
 		}
 		next++;
 	}
+	close(dfd);
 	return have;
 }
 

@@ -195,7 +195,7 @@ static int import_cyclictest(const char *file, const char *output, int force)
 	json_object_set_new(rd.manifest, "board", json_string("local"));
 	hist = json_pack("{s:s, s:i, s:{s:{s:O}}}", "schema", "latwatt-histogram", "version", 1,
 			 "probes", "cyclic", "cpus", cpus);
-	if (lw_json_save(hist, lw_rundir_file(&rd, "histogram.json", path, sizeof(path))) == 0 &&
+	if (lw_json_save_at(rd.dfd, hist, lw_rundir_file(&rd, "histogram.json", path, sizeof(path))) == 0 &&
 	    lw_rundir_save(&rd) == 0)
 		ret = 0;
 	json_decref(hist);

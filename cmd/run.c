@@ -22,6 +22,7 @@
 #include "lib/parse.h"
 #include "lib/pmqos.h"
 #include "lib/run.h"
+#include "lib/safefile.h"
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
 #include "lib/trace_rec.h"
@@ -201,8 +202,9 @@ static void record_budgets(const struct lw_run_opts *o, const struct lw_run_scen
 	json_object_set_new(manifest, "budgets", a);
 }
 
-/* One run into @output (@repeat: its place among repeats, or NULL). */
-static int one_run(const struct lw_run_opts *o, const char *output, json_t *repeat,
+/* One run into @output (@repeat: its place among repeats, or NULL; @pdfd:
+ * the repeats' directory @output is made in, else LW_AT_PATH). */
+static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, json_t *repeat,
 		   struct lw_run_scenario *rs, const struct lw_probe_env *env,
 		   const struct lw_probe_plan *plan, struct lw_board *board, const cpu_set_t *online,
 		   int argc, char **argv)
@@ -213,7 +215,7 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 	char cpus[256];
 	int ret = LW_EXIT_ERROR;
 
-	if (lw_rundir_create(&rd, output, o->force) < 0)
+	if (lw_rundir_create_at(&rd, pdfd, output, o->force) < 0)
 		return LW_EXIT_ERROR;
 
 	lw_run_init(&run, &rd);
@@ -263,7 +265,7 @@ static int one_run(const struct lw_run_opts *o, const char *output, json_t *repe
 		.rate_default = o->power_rate_default,
 		.affinity = hk, .has_affinity = board->has_housekeeping && CPU_COUNT(&hk),
 	};
-	if (lw_board_record(board, run.dir.path) < 0)
+	if (lw_board_record(board, run.dir.dfd, run.dir.path) < 0)
 		goto fail;
 	/* first: started first, stopped last (lib/trace_rec.h) */
 	tracer = lw_trace_new(&to);
@@ -309,7 +311,8 @@ fail:
  * repeats end, how they ended (@ret of the last run, @at: the run it
  * interrupted or NULL between runs, @after: the last run before it).
  */
-static int save_repeat(const char *parent, json_t *rj, int ret, const char *at, const char *after)
+static int save_repeat(int pdfd, const char *parent, json_t *rj, int ret, const char *at,
+		       const char *after)
 {
 	json_t *runs = lw_repeat_runs(parent), *names = json_array(), *r;
 	char path[PATH_MAX], why[64];
@@ -350,7 +353,7 @@ static int save_repeat(const char *parent, json_t *rj, int ret, const char *at, 
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/" LW_REPEAT_FILE, parent) >= sizeof(path))
 		return error("%s: path too long", parent);
-	return lw_json_save(rj, path);
+	return lw_json_save_at(pdfd, rj, path);
 }
 
 /*
@@ -366,26 +369,26 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		       struct lw_board *board, const cpu_set_t *online, int argc, char **argv)
 {
 	json_t *rj;
-	int ret = LW_EXIT_OK, fd, width = o->repeat > 99 ? 3 : 2;
+	int ret = LW_EXIT_OK, pdfd, width = o->repeat > 99 ? 3 : 2;
 	char name[32], last[32] = "";
 	const char *at = NULL;
-	struct stat st;
 
-	if (mkdir(o->output, 0755) < 0 && errno != EEXIST)
-		return error_errno("cannot create %s", o->output);
-	fd = open(o->output, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return error_errno("%s: not a directory of our own", o->output);
+	/* made or taken like a run directory, and kept open: each run's
+	 * directory is made in it */
+	pdfd = lw_dir_make(o->output);
+	if (pdfd < 0)
+		return LW_EXIT_ERROR;
+	if (lw_dir_lock(pdfd, o->output) < 0) {
+		close(pdfd);
+		return LW_EXIT_ERROR;
 	}
-	close(fd);
 	rj = json_pack("{s:s, s:i, s:I, s:I, s:I, s:s}", "schema", "latwatt-repeat",
 		       "version", 1, "requested", (json_int_t)o->repeat,
 		       "settle_ns", (json_int_t)o->settle_ns, "duration_ns", (json_int_t)o->duration_ns,
 		       "status", "running");
-	if (save_repeat(o->output, rj, -1, NULL, NULL) < 0) {
+	if (save_repeat(pdfd, o->output, rj, -1, NULL, NULL) < 0) {
 		json_decref(rj);
+		close(pdfd);
 		return LW_EXIT_ERROR;
 	}
 	for (unsigned i = 1; i <= o->repeat; i++) {
@@ -409,19 +412,20 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		where = json_pack("{s:I, s:I, s:s}", "index", (json_int_t)i, "of", (json_int_t)o->repeat,
 				  "parent", o->output);
 		at = name;
-		ret = one_run(o, path, where, rs, env, plan, board, online, argc, argv);
+		ret = one_run(o, pdfd, path, where, rs, env, plan, board, online, argc, argv);
 		json_decref(where);
 		if (ret != LW_EXIT_OK)
 			break;
 		at = NULL;
 		snprintf(last, sizeof(last), "%s", name);
-		if (save_repeat(o->output, rj, -1, NULL, NULL) < 0) {
+		if (save_repeat(pdfd, o->output, rj, -1, NULL, NULL) < 0) {
 			ret = LW_EXIT_ERROR;
 			break;
 		}
 	}
-	if (save_repeat(o->output, rj, ret, at, *last ? last : NULL) < 0 && ret == LW_EXIT_OK)
+	if (save_repeat(pdfd, o->output, rj, ret, at, *last ? last : NULL) < 0 && ret == LW_EXIT_OK)
 		ret = LW_EXIT_ERROR;
+	close(pdfd);
 	note("%s: %lld of %u repeats complete (%s)", o->output,
 	     (long long)json_integer_value(json_object_get(rj, "complete")), o->repeat,
 	     ret == LW_EXIT_OK ? "complete" : "incomplete");
@@ -462,6 +466,10 @@ int cmd_run(int argc, char **argv)
 		      "--trace off");
 		goto out;
 	}
+	/* one run at a time on this machine: another would restore the kernel
+	 * settings this one changed while it runs (and the reverse) */
+	if (lw_run_lock(o.output) < 0)
+		goto out;
 	lw_run_block_signals();
 	if (!o.no_rt && check_rt_allowed(o.priority) < 0)
 		goto out;
@@ -472,8 +480,10 @@ int cmd_run(int argc, char **argv)
 	if (!o.no_rt && lock_memory() < 0)
 		goto out;
 	ret = o.repeat > 1 ? repeat_runs(&o, &rs, &env, &plan, board, &online, argc, argv) :
-			     one_run(&o, o.output, NULL, &rs, &env, &plan, board, &online, argc, argv);
+			     one_run(&o, LW_AT_PATH, o.output, NULL, &rs, &env, &plan, board, &online,
+				     argc, argv);
 out:
+	lw_run_unlock();
 	lw_board_free(board);
 	lw_run_scenario_free(&rs);
 	return ret;

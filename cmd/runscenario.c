@@ -293,7 +293,7 @@ int lw_run_scenario_record(const struct lw_run_scenario *rs, struct lw_run *run)
 	ssize_t w;
 
 	lw_rundir_file(&run->dir, "scenario.yaml", file, sizeof(file));
-	fd = lw_create(file, 0644);
+	fd = lw_create_at(run->dir.dfd, file, 0644, O_WRONLY);
 	if (fd < 0) {
 		json_decref(opts);
 		return -1;

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -100,6 +101,8 @@ struct target {
 	char bundle[PATH_MAX];		/* what was copied */
 	int static_bin;
 	char port_s[16], timeout_s[48];	/* ssh arguments */
+	int odfd;			/* the folder of output, opened and checked */
+	char obase[256];		/* output's name in it */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -636,20 +639,41 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return 0;
 }
 
+/* A fresh directory OUTPUT.partXXXXXX in the folder of the output (t->odfd,
+ * checked when the command started); its path in @stage, its name in @name. */
+static int make_stage(struct target *t, char *stage, size_t len, char *name, size_t nlen)
+{
+	const char *slash = strrchr(t->output, '/');
+	int dlen = slash ? (int)(slash - t->output) + 1 : 0;
+
+	for (int tries = 0; tries < 100; tries++) {
+		uint32_t r;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 12 ^ (uint32_t)tries;
+		if ((size_t)snprintf(name, nlen, "%.200s.part%06x", t->obase, r & 0xffffff) >= nlen ||
+		    (size_t)snprintf(stage, len, "%.*s%s", dlen, t->output, name) >= len)
+			return error("%s: path too long", t->output);
+		if (mkdirat(t->odfd, name, 0700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	return error_errno("cannot create %s", stage);
+}
+
 /* RUN there -> a staging directory beside @output -> @output. */
 static int copy_home(struct target *t)
 {
-	char stage[PATH_MAX], run[PATH_MAX];
+	char stage[PATH_MAX], name[256];
 	struct lw_sb c = { 0 };
 	struct argv ssh, tar = { .n = 0 };
-	int p[2], rc1, rc2;
+	int p[2], rc1, rc2, sfd;
 	pid_t ps, pt;
 	const char *cmd;
 
-	if ((size_t)snprintf(stage, sizeof(stage), "%s.partXXXXXX", t->output) >= sizeof(stage))
-		return error("%s: path too long", t->output);
-	if (!mkdtemp(stage))
-		return error_errno("cannot create %s", stage);
+	if (make_stage(t, stage, sizeof(stage), name, sizeof(name)) < 0)
+		return -1;
 	lw_sb_add(&c, "cd ");
 	lw_sb_quote(&c, t->rdir);
 	lw_sb_add(&c, " && test -d run && tar -cf - run");
@@ -678,17 +702,17 @@ static int copy_home(struct target *t)
 		      t->ssh, t->rdir, rc1, rc2);
 		goto fail;
 	}
-	if ((size_t)snprintf(run, sizeof(run), "%s/run", stage) >= sizeof(run)) {
-		error("%s: path too long", stage);
-		goto fail;
-	}
 	if (check_tree(stage) < 0)
 		goto fail;
-	if (rename(run, t->output) < 0) {
+	sfd = lw_open_beneath(t->odfd, name, O_RDONLY | O_DIRECTORY, 0);
+	if (sfd < 0 || renameat(sfd, "run", t->odfd, t->obase) < 0) {
 		error_errno("cannot move the run to %s", t->output);
+		if (sfd >= 0)
+			close(sfd);
 		goto fail;
 	}
-	rmdir(stage);
+	close(sfd);
+	unlinkat(t->odfd, name, AT_REMOVEDIR);
 	lw_sb_free(&c);
 	return 0;
 fail:
@@ -772,7 +796,7 @@ int cmd_target(int argc, char **argv)
 		{ "help",            no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct target t = { .timeout = 15 };
+	struct target t = { .timeout = 15, .odfd = -1 };
 	const char *board_name = NULL, *opt[32];
 	struct sigaction sa = { 0 }, old_int, old_term, old_alrm;
 	struct stat st;
@@ -848,10 +872,15 @@ int cmd_target(int argc, char **argv)
 		error("%s exists: pick another -o RUN", t.output);
 		return LW_EXIT_ERROR;
 	}
+	/* where the run is staged and put, before anything is done: its folder
+	 * chain checked (lib/safefile.h), held open to the end */
+	t.odfd = lw_dir_of(t.output, t.obase, sizeof(t.obase));
+	if (t.odfd < 0)
+		return LW_EXIT_ERROR;
 	if (board_name) {
 		t.board = lw_board_find(board_name, NULL);
 		if (!t.board)
-			return LW_EXIT_ERROR;
+			goto out;
 		if (t.board->discovered && !t.board->path) {
 			error("board '%s' is this machine: give the board file of the target",
 			      board_name);
@@ -939,5 +968,6 @@ cleanup:
 	sigaction(SIGALRM, &old_alrm, NULL);
 out:
 	lw_board_free(t.board);
+	close(t.odfd);
 	return rc;
 }

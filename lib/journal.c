@@ -152,6 +152,104 @@ void lw_journal_end(struct lw_journal *j)
 	j->path[0] = 0;
 }
 
+/* ---- one run at a time ---------------------------------------------------- */
+
+#define RUN_LOCK "run.lock"
+static int run_lock_fd = -1;
+
+/* Who holds the run lock open at @fd: its pid from the kernel, its run
+ * directory from what it wrote into the file. */
+static int refuse_live(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char buf[PATH_MAX + 256];
+	const char *dir = NULL;
+	json_t *who = NULL;
+	ssize_t n;
+	int ret;
+
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
+		fl.l_pid = 0;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = 0;
+		who = json_loads(buf, 0, NULL);
+		if (json_integer_value(json_object_get(who, "pid")) == fl.l_pid)
+			dir = json_string_value(json_object_get(who, "output"));
+	}
+	if (fl.l_pid > 0)
+		ret = error("another run is live on this machine (pid %ld%s%s): two runs at once "
+			    "would restore each other's kernel settings; wait for it to end",
+			    (long)fl.l_pid, dir ? ", run directory " : "", dir ? dir : "");
+	else
+		ret = error("another run is live on this machine: two runs at once would restore "
+			    "each other's kernel settings; wait for it to end");
+	json_decref(who);
+	return ret;
+}
+
+int lw_run_lock(const char *output)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char abs[2 * PATH_MAX], cwd[PATH_MAX], *txt;
+	struct stat st;
+	int sdfd, fd;
+	json_t *who;
+
+	if (run_lock_fd >= 0)
+		return 0;
+	sdfd = state_dir(1, 1);
+	if (sdfd < 0) {
+		if (geteuid() == 0)
+			warning("no run lock in %s: a run started beside this one would not be "
+				"refused", LW_STATE_DIR);
+		return 0;
+	}
+	fd = lw_open_beneath(sdfd, RUN_LOCK, O_RDWR | O_CREAT, 0600);
+	close(sdfd);
+	if (fd < 0)
+		return error_errno("cannot open %s/%s", LW_STATE_DIR, RUN_LOCK);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		close(fd);
+		return error("%s/%s is not a regular file of uid %u with one link: refusing it",
+			     LW_STATE_DIR, RUN_LOCK, (unsigned)geteuid());
+	}
+	if (fcntl(fd, F_SETLK, &fl) < 0) {
+		int ret = errno == EACCES || errno == EAGAIN ? refuse_live(fd) :
+			  error_errno("cannot lock %s/%s", LW_STATE_DIR, RUN_LOCK);
+
+		close(fd);
+		return ret;
+	}
+	/* the run directory, as an absolute name (it may not be there yet) */
+	abs[0] = 0;
+	if (output && output[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		snprintf(abs, sizeof(abs), "%s/%s", cwd, output);
+	else if (output)
+		snprintf(abs, sizeof(abs), "%s", output);
+	who = json_pack("{s:I, s:I, s:s}", "pid", (json_int_t)getpid(),
+			"starttime", (json_int_t)lw_proc_starttime(getpid()), "output", abs);
+	txt = who ? json_dumps(who, JSON_COMPACT) : NULL;
+	if (!txt || ftruncate(fd, 0) < 0 || pwrite(fd, txt, strlen(txt), 0) < 0)
+		warning("cannot write who holds %s/%s", LW_STATE_DIR, RUN_LOCK);
+	free(txt);
+	json_decref(who);
+	run_lock_fd = fd;
+	return 0;
+}
+
+void lw_run_unlock(void)
+{
+	if (run_lock_fd < 0)
+		return;
+	if (ftruncate(run_lock_fd, 0) < 0) {
+		/* the next holder rewrites it */
+	}
+	close(run_lock_fd);	/* the lock with it */
+	run_lock_fd = -1;
+}
+
 /* ---- replay ------------------------------------------------------------ */
 
 /* What a replay undid, kept in the state directory (LW_STATE_DIR/replay.log,
@@ -400,6 +498,35 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 	return failed ? -1 : 1;
 }
 
+/* run-PID.json.tmp.XXXXXXXXXXXX: a journal write cut short by a SIGKILL.
+ * What it was about to record was not changed yet (the journal is written
+ * before each change): once its run is gone, it goes. */
+static int remove_cut_short(int sdfd, const char *name, FILE *out, int dry_run)
+{
+	int fd = openat(sdfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	long pid = strtol(name + 4, NULL, 10);
+	json_t *doc;
+	struct stat st;
+	int n = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return 0;	/* not ours: left alone */
+	}
+	doc = json_loadfd(fd, 0, NULL);
+	close(fd);
+	if (!alive(pid, (unsigned long long)json_integer_value(json_object_get(doc, "starttime"))) &&
+	    (dry_run || unlinkat(sdfd, name, 0) == 0)) {
+		say(out, "%s %s/%s (a journal write of run %ld cut short)",
+		    dry_run ? "would remove" : "removed", LW_STATE_DIR, name, pid);
+		n = 1;
+	}
+	json_decref(doc);
+	return n;
+}
+
 int lw_journal_replay(FILE *out, int dry_run)
 {
 	int sdfd = state_dir(0, 1), n = 0, failed = 0;
@@ -417,9 +544,12 @@ int lw_journal_replay(FILE *out, int dry_run)
 	while ((e = readdir(d))) {
 		int r;
 
-		if (!prefixed(e->d_name, "run-") || !strstr(e->d_name, ".json") ||
-		    strstr(e->d_name, ".tmp."))
+		if (!prefixed(e->d_name, "run-") || !strstr(e->d_name, ".json"))
 			continue;
+		if (strstr(e->d_name, ".tmp.")) {
+			n += remove_cut_short(sdfd, e->d_name, out, dry_run);
+			continue;
+		}
 		r = replay_one(sdfd, e->d_name, out, dry_run);
 		if (r < 0)
 			failed++;

@@ -47,8 +47,11 @@ void lw_journal_end(struct lw_journal *j);
 /* Undo what runs that are gone left behind, from their journals: knobs
  * written back (newest first), instances and cgroups removed (their
  * processes killed), .trace-cpuN files removed; each said on @out (NULL:
- * through note()).  @dry_run: only say.  Returns the number of journals
- * replayed, or -1 if something could not be undone. */
+ * through note()).  Journal writes cut short by a SIGKILL
+ * (run-PID.json.tmp.*: what they were about to record was not changed yet)
+ * of runs that are gone are removed.  @dry_run: only say.  Returns the
+ * number of journals replayed (and writes removed), or -1 if something
+ * could not be undone. */
 int lw_journal_replay(FILE *out, int dry_run);
 /* When process @pid started (field 22 of /proc/PID/stat, clock ticks since
  * boot): with the pid, what names a process for its whole life. 0 when
@@ -56,6 +59,22 @@ int lw_journal_replay(FILE *out, int dry_run);
 unsigned long long lw_proc_starttime(long pid);
 /* Is @rundir the run directory of a live run with a journal? */
 int lw_journal_rundir_live(const char *rundir);
+
+/*
+ * One run at a time: a run changes kernel settings (RT throttling, timerlat
+ * and osnoise knobs, PM QoS) and restores what it found at its end, so a
+ * second run started beside it would find the first one's values and put
+ * them back under it, or restore the originals while the first still
+ * measures.  lw_run_lock() takes LW_STATE_DIR/run.lock (an fcntl lock: the
+ * kernel drops it when the process dies, SIGKILL included; its children
+ * never hold it) and writes who holds it there; a second run is refused
+ * with the pid and run directory of the live one.  0, or -1 after error().
+ * Runs that cannot make the state directory (not root) change no kernel
+ * settings: they take no lock (their run directories still lock each
+ * other out, lib/rundir.h).
+ */
+int lw_run_lock(const char *output);
+void lw_run_unlock(void);
 
 /* Remove the .trace-cpuN files (and temporary files of writes cut short)
  * of a run that is gone from @rundir; the count, or -1. */

@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/monitor.h"
 #include "lib/run.h"
+#include "lib/safefile.h"
 #include "lib/stats.h"
 #include "lib/parse.h"
 
@@ -96,7 +97,7 @@ void lw_monitor_bounds(const struct lw_monitor_opts *o, int rings, int series,
 	*disk = (o->threshold_ns ? o->disk_cap : 0) + intervals * (uint64_t)series * line_bound();
 }
 
-struct lw_monitor *lw_monitor_new(const struct lw_monitor_opts *o, const char *dir,
+struct lw_monitor *lw_monitor_new(const struct lw_monitor_opts *o, int dfd, const char *dir,
 				  uint64_t start_ns, struct lw_samples_writer *w)
 {
 	struct lw_monitor *m = calloc(1, sizeof(*m));
@@ -113,16 +114,13 @@ struct lw_monitor *lw_monitor_new(const struct lw_monitor_opts *o, const char *d
 		m->slot[i].idx = -1;
 	m->lookup = calloc((size_t)LW_PROBE_MAX * LOOKUP_CPUS, sizeof(*m->lookup));
 	snprintf(m->path, sizeof(m->path), "%s/monitor", dir);
-	if (m->lookup) {
-		/* never through a symlink planted in the run directory */
-		int fd = open(m->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-		m->f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (fd >= 0 && !m->f)
-			close(fd);
-	}
+	/* in the run directory @dfd: a symlink planted there is replaced,
+	 * never written through */
+	if (m->lookup)
+		m->f = lw_fcreate_at(dfd, m->path, 0644);
 	if (!m->f) {
-		error_errno("cannot create %s", m->path);
+		if (!m->lookup)
+			error("out of memory");
 		lw_monitor_free(m);
 		return NULL;
 	}

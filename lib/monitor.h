@@ -75,7 +75,7 @@ struct lw_monitor_trace {
 struct lw_monitor;
 /* @dir: the run directory; @start_ns: the run's start (CLOCK_MONOTONIC);
  * @w: the samples file the windows go to (owned by the caller). */
-struct lw_monitor *lw_monitor_new(const struct lw_monitor_opts *o, const char *dir,
+struct lw_monitor *lw_monitor_new(const struct lw_monitor_opts *o, int dfd, const char *dir,
 				  uint64_t start_ns, struct lw_samples_writer *w);
 /* Spikes also get a kernel trace window through @mt (before the first feed). */
 void lw_monitor_set_trace(struct lw_monitor *m, struct lw_monitor_trace *mt);

@@ -61,6 +61,7 @@ void lw_run_init(struct lw_run *run, struct lw_rundir *rd)
 	memset(run, 0, sizeof(*run));
 	run->dir = *rd;
 	memset(rd, 0, sizeof(*rd));
+	rd->dfd = -1;
 	run->marker_fd = -1;
 	run->trace_off_fd = -1;
 	CPU_ZERO(&run->cpus);
@@ -210,13 +211,14 @@ static int writer_start(struct lw_run *run)
 {
 	char path[4096];
 
-	run->samples = lw_samples_create(lw_rundir_file(&run->dir, "samples", path, sizeof(path)),
+	run->samples = lw_samples_create(run->dir.dfd,
+					 lw_rundir_file(&run->dir, "samples", path, sizeof(path)),
 					 run->start_mono);
 	if (!run->samples)
 		return -1;
 	if (run->monitor_opts) {
-		run->monitor = lw_monitor_new(run->monitor_opts, run->dir.path, run->start_mono,
-					      run->samples);
+		run->monitor = lw_monitor_new(run->monitor_opts, run->dir.dfd, run->dir.path,
+					      run->start_mono, run->samples);
 		if (!run->monitor) {
 			lw_samples_close(run->samples);
 			run->samples = NULL;

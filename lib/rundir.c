@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,35 +18,18 @@
 #include "lib/safefile.h"
 #include "lib/timeutil.h"
 
-static int mkdir_p(const char *path)
+static int dir_is_empty(int dfd)
 {
-	char tmp[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(tmp))
-		return error("%s: path too long", path);
-	memcpy(tmp, path, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return error_errno("cannot create %s", tmp);
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return error_errno("cannot create %s", tmp);
-	return 0;
-}
-
-static int dir_is_empty(const char *path)
-{
-	DIR *d = opendir(path);
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	int empty = 1;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
 			empty = 0;
@@ -54,32 +39,74 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
-int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
+/* The process holding a flock on the file open at @fd, from /proc/locks
+ * ("1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"); 0 when not found. */
+static long flock_holder(int fd)
 {
 	struct stat st;
-	int dfd;
+	char line[256];
+	long pid = 0;
+	FILE *f;
+
+	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		long p;
+		char kind[16];
+
+		if (sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", kind, &p, &maj, &min, &ino) == 5 &&
+		    !strcmp(kind, "FLOCK") && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+		    ino == (unsigned long long)st.st_ino)
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+int lw_dir_lock(int dfd, const char *path)
+{
+	long pid;
+
+	if (flock(dfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return error_errno("cannot lock %s", path);
+	pid = flock_holder(dfd);
+	if (pid)
+		return error("%s: a live run writes into it (pid %ld): refusing to write into it "
+			     "too", path, pid);
+	return error("%s: a live run writes into it: refusing to write into it too", path);
+}
+
+int lw_rundir_create_at(struct lw_rundir *rd, int pdfd, const char *path, int force)
+{
+	int dfd, empty;
 
 	memset(rd, 0, sizeof(*rd));
+	rd->dfd = -1;
 	if (!path || !*path)
 		return error("no run directory given (-o RUN)");
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		return error("%s is a symlink: give the directory itself", path);
-	if (stat(path, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			return error("%s exists and is not a directory", path);
-		if (!dir_is_empty(path) && !force)
-			return error("%s exists and is not empty (use --force to replace its run)",
-				     path);
-	} else if (errno != ENOENT) {
-		return error_errno("cannot stat %s", path);
-	}
-	if (mkdir_p(path) < 0)
-		return -1;
-	/* latwatt writes into it as root: the directory must be ours alone */
-	dfd = lw_dir_open(path, 1);
+	/* made, or taken, through a chain of checked folders with no symlink;
+	 * latwatt writes into it as root: the directory must be ours alone */
+	dfd = pdfd >= 0 ? lw_mkdir_at(pdfd, path, 0755) : lw_dir_make(path);
 	if (dfd < 0)
 		return -1;
-	close(dfd);
+	if (lw_dir_lock(dfd, path) < 0) {
+		close(dfd);
+		return -1;
+	}
+	empty = dir_is_empty(dfd);
+	if (empty < 0 || (!empty && !force)) {
+		if (empty < 0)
+			error_errno("cannot read %s", path);
+		else
+			error("%s exists and is not empty (use --force to replace its run)", path);
+		close(dfd);
+		return -1;
+	}
+	rd->dfd = dfd;
 	rd->path = strdup(path);
 	rd->manifest = json_object();
 	if (!rd->path || !rd->manifest)
@@ -90,6 +117,11 @@ int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
 			    json_pack("{s:s, s:s}", "name", "latwatt", "version", LW_VERSION));
 	json_object_set_new(rd->manifest, "clock", json_string("CLOCK_MONOTONIC"));
 	return 0;
+}
+
+int lw_rundir_create(struct lw_rundir *rd, const char *path, int force)
+{
+	return lw_rundir_create_at(rd, LW_AT_PATH, path, force);
 }
 
 const char *lw_json_problem(const json_error_t *err)
@@ -145,6 +177,7 @@ int lw_rundir_open(struct lw_rundir *rd, const char *path)
 	json_int_t version;
 
 	memset(rd, 0, sizeof(*rd));
+	rd->dfd = -1;
 	if (snprintf(file, sizeof(file), "%s/manifest.json", path) >= (int)sizeof(file))
 		return error("%s: path too long", path);
 	if (access(path, F_OK) < 0)
@@ -198,10 +231,10 @@ const char *lw_rundir_file(const struct lw_rundir *rd, const char *name, char *b
 	return buf;
 }
 
-int lw_json_save(const json_t *v, const char *path)
+int lw_json_save_at(int dfd, const json_t *v, const char *path)
 {
 	struct lw_atomic a;
-	FILE *f = lw_atomic_fopen(&a, path, 0644);
+	FILE *f = lw_atomic_fopen_at(&a, dfd, path, 0644);
 
 	if (!f)
 		return -1;
@@ -212,19 +245,28 @@ int lw_json_save(const json_t *v, const char *path)
 	return lw_atomic_commit(&a);
 }
 
+int lw_json_save(const json_t *v, const char *path)
+{
+	return lw_json_save_at(LW_AT_PATH, v, path);
+}
+
 int lw_rundir_save(struct lw_rundir *rd)
 {
 	char file[PATH_MAX];
 
-	return lw_json_save(rd->manifest, lw_rundir_file(rd, "manifest.json", file, sizeof(file)));
+	return lw_json_save_at(rd->dfd, rd->manifest,
+			       lw_rundir_file(rd, "manifest.json", file, sizeof(file)));
 }
 
 void lw_rundir_close(struct lw_rundir *rd)
 {
 	json_decref(rd->manifest);
+	if (rd->path && rd->dfd >= 0)
+		close(rd->dfd);	/* and its lock with it */
 	free(rd->path);
 	rd->manifest = NULL;
 	rd->path = NULL;
+	rd->dfd = -1;
 }
 
 int lw_manifest_set_status(json_t *m, const char *status, const char *reason)

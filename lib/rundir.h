@@ -25,11 +25,23 @@
 struct lw_rundir {
 	char   *path;
 	json_t *manifest;	/* owned */
+	/* a run being written: the directory, opened once when it was made;
+	 * every file of the run is made relative to it (lib/safefile.h), and
+	 * it holds the directory's lock.  -1 for a run opened to be read. */
+	int     dfd;
 };
 
-/* Create @path (and parents).  An existing non-empty directory is refused
- * unless @force, in which case the files latwatt writes are replaced. */
+/* Create @path (and the folders missing above it), every folder on the way
+ * checked and none a symlink (lib/safefile.h), and lock it for this process
+ * (flock): a run directory another live process writes into is refused,
+ * naming it.  An existing non-empty directory is refused unless @force, in
+ * which case the files latwatt writes are replaced.  _at: @path's last
+ * component made in the directory @dfd (a checked parent). */
 int lw_rundir_create(struct lw_rundir *rd, const char *path, int force);
+int lw_rundir_create_at(struct lw_rundir *rd, int dfd, const char *path, int force);
+/* Lock the directory open at @dfd (@path names it) for this process, or
+ * refuse it, naming the live process that holds it.  0 or -1. */
+int lw_dir_lock(int dfd, const char *path);
 /* Open an existing run directory and load and validate its manifest. */
 int lw_rundir_open(struct lw_rundir *rd, const char *path);
 /* "@path/@name" into @buf; returns @buf (truncation is an error()). */
@@ -49,8 +61,10 @@ json_t *lw_json_timestamp(uint64_t *mono_out);
 /* Get or create the object at @key in @parent. */
 json_t *lw_json_object_at(json_t *parent, const char *key);
 
-/* Write any JSON value to @path atomically (pretty, sorted keys off). */
+/* Write any JSON value to @path atomically (pretty, sorted keys off); _at:
+ * in the directory @dfd (LW_AT_PATH: @path's folder, opened and checked). */
 int lw_json_save(const json_t *v, const char *path);
+int lw_json_save_at(int dfd, const json_t *v, const char *path);
 /* Load a JSON file given by the user (lib/input.h, LW_CAP_JSON); errors
  * name the file, line and column and the problem, never the text there. */
 json_t *lw_json_load(const char *path);

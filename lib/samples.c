@@ -58,7 +58,7 @@ struct lw_samples_writer {
 	char *path;
 };
 
-struct lw_samples_writer *lw_samples_create(const char *path, uint64_t start_mono)
+struct lw_samples_writer *lw_samples_create(int dfd, const char *path, uint64_t start_mono)
 {
 	struct lw_samples_writer *w = calloc(1, sizeof(*w));
 	unsigned char hdr[LW_SAMPLES_HDR] = { 0 };
@@ -67,7 +67,7 @@ struct lw_samples_writer *lw_samples_create(const char *path, uint64_t start_mon
 	if (!w)
 		return NULL;
 	w->path = strdup(path);
-	w->f = w->path ? lw_fcreate(path, 0644) : NULL;
+	w->f = w->path ? lw_fcreate_at(dfd, path, 0644) : NULL;
 	if (!w->f) {
 		if (!w->path)
 			error("out of memory");

@@ -60,7 +60,7 @@ _Static_assert(sizeof(struct lw_sample) == 24, "sample record is 24 bytes");
 
 /* Writer: buffered; lw_samples_close() flushes and fsyncs. */
 struct lw_samples_writer;
-struct lw_samples_writer *lw_samples_create(const char *path, uint64_t start_mono);
+struct lw_samples_writer *lw_samples_create(int dfd, const char *path, uint64_t start_mono);
 int lw_samples_write(struct lw_samples_writer *w, const struct lw_sample *s, size_t n);
 int lw_samples_close(struct lw_samples_writer *w);
 

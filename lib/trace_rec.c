@@ -90,6 +90,7 @@ struct trace_rec {
 	struct lw_tracedat hdr;
 	int long_size;
 	int saved_marker_fd;		/* the run's marker fd before ours */
+	int dfd;			/* the run directory's (borrowed) */
 	int marker_fd, off_fd;
 	uint64_t start_ns, stop_ns;
 	_Atomic int quit;
@@ -401,8 +402,8 @@ static void remove_instance(struct trace_rec *tr)
 static void unlink_temp(struct trace_rec *tr)
 {
 	for (int i = 0; i < tr->ncpu; i++)
-		if (tr->c[i].path[0])
-			unlink(tr->c[i].path);
+		if (tr->c[i].path[0] && tr->dfd >= 0)
+			unlinkat(tr->dfd, strrchr(tr->c[i].path, '/') + 1, 0);
 }
 
 /* Usable tracefs?  NULL, or why not.  The mount table is read first, and
@@ -533,8 +534,10 @@ static int setup_files(struct lw_run *run, struct trace_rec *tr)
 			page_size = tracefs_cpu_read_size(c->tcpu);
 		lw_rundir_file(&run->dir, "", path, sizeof(path));
 		snprintf(c->path, sizeof(c->path), "%s.trace-cpu%d", path, i);
-		/* kernel addresses: private; read back at finish through this descriptor */
-		c->fd = lw_create_flags(c->path, LW_MODE_PRIVATE, O_RDWR);
+		/* kernel addresses: private; read back at finish through this
+		 * descriptor; made in the run directory's */
+		tr->dfd = run->dir.dfd;
+		c->fd = lw_create_at(tr->dfd, c->path, LW_MODE_PRIVATE, O_RDWR);
 		if (c->fd < 0)
 			return -1;
 	}
@@ -1118,7 +1121,7 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 
 	if (!tr->o.no_kallsyms && lw_blob_read(&tr->hdr.kallsyms, "/proc/kallsyms") < 0)
 		warning("cannot read /proc/kallsyms: trace.dat without kernel symbols");
-	if (lw_tracedat_write(lw_rundir_file(&run->dir, "trace.dat", path, sizeof(path)),
+	if (lw_tracedat_write(run->dir.dfd, lw_rundir_file(&run->dir, "trace.dat", path, sizeof(path)),
 			      &tr->hdr, fds, paths) < 0)
 		ret = -1;
 	free(paths);
@@ -1245,7 +1248,7 @@ struct lw_part *lw_trace_new(const struct lw_trace_opts *o)
 	tr->o = *o;
 	if (!tr->o.buffer_bytes)
 		tr->o.buffer_bytes = LW_TRACE_DEFAULT_BUFFER;
-	tr->marker_fd = tr->off_fd = tr->saved_marker_fd = -1;
+	tr->marker_fd = tr->off_fd = tr->saved_marker_fd = tr->dfd = -1;
 	pthread_mutex_init(&tr->lock, NULL);
 	if (tr->o.mode == LW_TRACE_OFF) {
 		snprintf(tr->off_reason, sizeof(tr->off_reason), "%s",

@@ -240,7 +240,7 @@ static int copy_fd(int out, int in, uint64_t len, const char *from, const char *
 	return 0;
 }
 
-int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const int *cpu_fds,
+int lw_tracedat_write(int dfd, const char *path, const struct lw_tracedat *d, const int *cpu_fds,
 		      const char *const *cpu_names)
 {
 	struct obuf b = { 0 };
@@ -336,7 +336,7 @@ int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const int *
 
 	/* kallsyms and the events hold kernel addresses: 0600, never through a link */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = lw_atomic_open(&at, path, LW_MODE_PRIVATE);
+	out = lw_atomic_open_at(&at, dfd, path, LW_MODE_PRIVATE);
 	if (out < 0)
 		goto out;
 	if (write(out, b.p, b.len) != (ssize_t)b.len) {

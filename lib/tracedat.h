@@ -86,7 +86,7 @@ void lw_tracedat_free(struct lw_tracedat *d);
  * a file unlinked meanwhile is still read whole.  Written to a temporary
  * name and renamed.  0 or -1 (error()).
  */
-int lw_tracedat_write(const char *path, const struct lw_tracedat *d, const int *cpu_fds,
+int lw_tracedat_write(int dfd, const char *path, const struct lw_tracedat *d, const int *cpu_fds,
 		      const char *const *cpu_names);
 
 struct lw_tracedat_info {

@@ -12,6 +12,7 @@
 #include "lib/input.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "lib/safefile.h"
 #include "power/estimate.h"
 #include "power/idle.h"
 #include "power/model.h"
@@ -184,7 +185,7 @@ static int estimate(const char *rundir, const struct lw_board *b, uint64_t bin_n
 		goto out;
 	}
 	lw_pm_model_finish(m);
-	w = lw_power_create(path, o.start_ns, 0);
+	w = lw_power_create(LW_AT_PATH, path, o.start_ns, 0);
 	if (!w) {
 		lw_pm_model_free(m);
 		goto out;

@@ -31,7 +31,7 @@ static void clean(char *dst, size_t len, const char *src)
 	dst[i] = 0;
 }
 
-struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int append)
+struct lw_power_writer *lw_power_create(int dfd, const char *path, uint64_t start_ns, int append)
 {
 	struct lw_power_writer *w = calloc(1, sizeof(*w));
 	int created = 1;
@@ -40,7 +40,7 @@ struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int
 		error("out of memory");
 		return NULL;
 	}
-	w->f = append ? lw_fappend(path, 0644, &created) : lw_fcreate(path, 0644);
+	w->f = append ? lw_fappend_at(dfd, path, 0644, &created) : lw_fcreate_at(dfd, path, 0644);
 	if (!w->f) {
 		free(w);
 		return NULL;

@@ -39,7 +39,7 @@ enum lw_rail_flags {
 /* ---- writing ---- */
 struct lw_power_writer;
 /* Create @path (or append to it when @append and it exists). */
-struct lw_power_writer *lw_power_create(const char *path, uint64_t start_ns, int append);
+struct lw_power_writer *lw_power_create(int dfd, const char *path, uint64_t start_ns, int append);
 /* A writer on @f, a file being written as a whole (lw_atomic_fopen()): the
  * header first when @header; lw_power_close() flushes it and leaves @f
  * open for the caller to commit or abort. */

@@ -168,7 +168,7 @@ static int sampler_start(struct lw_run *run, struct lw_part *p)
 	s->rs = calloc((size_t)s->chans.n, sizeof(*s->rs));
 	if (!s->rs)
 		return error("out of memory");
-	s->w = lw_power_create(lw_rundir_file(&run->dir, "power", path, sizeof(path)),
+	s->w = lw_power_create(run->dir.dfd, lw_rundir_file(&run->dir, "power", path, sizeof(path)),
 			       run->start_mono, 0);
 	if (!s->w)
 		return -1;
@@ -214,7 +214,8 @@ static int sampler_finish(struct lw_run *run, struct lw_part *p)
 					 "duration_ns", (json_int_t)(end - s->idle_start_ns),
 					 "sysfs", lw_idle_delta(s->idle_start, now, end - s->idle_start_ns));
 
-		if (lw_json_save(idle, lw_rundir_file(&run->dir, "idle.json", path, sizeof(path))) < 0)
+		if (lw_json_save_at(run->dir.dfd, idle,
+				    lw_rundir_file(&run->dir, "idle.json", path, sizeof(path))) < 0)
 			ret = -1;
 		json_decref(idle);
 		json_decref(now);

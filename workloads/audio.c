@@ -443,7 +443,8 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 	a->run = run;
 	snprintf(h.instance, sizeof(h.instance), "%s", a->name);
 	snprintf(what, sizeof(what), "%s.records", a->name);
-	a->rec = lw_records_create(lw_rundir_file(&run->dir, what, path, sizeof(path)), &h);
+	a->rec = lw_records_create(run->dir.dfd, lw_rundir_file(&run->dir, what, path, sizeof(path)),
+				     &h);
 	if (!a->rec)
 		return -1;
 	for (int i = 0; i < a->nstreams; i++) {

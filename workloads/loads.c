@@ -568,6 +568,7 @@ struct loads {
 	struct lw_run *run;
 	pid_t self;			/* our pid, for the children's parent check */
 	char dir[PATH_MAX];		/* RUN/loads */
+	int dfd;			/* RUN/loads, made in the run's directory */
 	char cg[PATH_MAX];		/* our cgroup v2 for the loads, "" if none */
 	int cg_fd;			/* its cgroup.procs, for the children */
 	pthread_t monitor;
@@ -639,7 +640,7 @@ static void child(struct loads *ls, struct load *l, int errfd, int devnull)
 	if (dup2(devnull, 0) < 0 || dup2(l->log_fd, 1) < 0 || dup2(l->log_fd, 2) < 0) {
 		err[1] = 3; goto fail;
 	}
-	if (chdir(ls->dir) < 0) { err[1] = 4; goto fail; }
+	if (fchdir(ls->dfd) < 0) { err[1] = 4; goto fail; }
 	if (l->s.cpus_given && sched_setaffinity(0, sizeof(l->s.cpus), &l->s.cpus) < 0) {
 		err[1] = 5; goto fail;
 	}
@@ -1022,7 +1023,7 @@ static void loads_stop(struct lw_run *run, struct lw_part *p)
 	end_cgroup(ls);
 }
 
-static int copy_file(const char *from, const char *to)
+static int copy_file(const char *from, int dfd, const char *to)
 {
 	char buf[65536];
 	int in = lw_in_open(from, 0, LW_CAP_JSON, NULL), out;
@@ -1030,7 +1031,7 @@ static int copy_file(const char *from, const char *to)
 
 	if (in < 0)
 		return -1;
-	out = lw_create(to, 0644);
+	out = lw_create_at(dfd, to, 0644, O_WRONLY);
 	if (out < 0) {
 		close(in);
 		return -1;
@@ -1067,7 +1068,7 @@ static int prepare(struct lw_run *run, struct loads *ls, struct load *l)
 		if ((size_t)snprintf(l->config_copy, sizeof(l->config_copy), "%s/%.63s.json", ls->dir,
 				     l->s.name) >= sizeof(l->config_copy))
 			return error("%s: path too long", ls->dir);
-		if (!cfg || copy_file(cfg, l->config_copy) < 0)
+		if (!cfg || copy_file(cfg, ls->dfd, l->config_copy) < 0)
 			return -1;
 		for (i = 1; i < l->s.argc; i++)
 			if (l->argv[i] == cfg)
@@ -1075,7 +1076,7 @@ static int prepare(struct lw_run *run, struct loads *ls, struct load *l)
 	}
 	snprintf(l->log_rel, sizeof(l->log_rel), "loads/%s.log", l->s.name);
 	lw_rundir_file(&run->dir, l->log_rel, file, sizeof(file));
-	l->log_fd = lw_create_flags(file, 0644, O_WRONLY | O_APPEND);
+	l->log_fd = lw_create_at(ls->dfd, file, 0644, O_WRONLY | O_APPEND);
 	if (l->log_fd < 0)
 		return -1;
 	return 0;
@@ -1089,7 +1090,8 @@ static int loads_start(struct lw_run *run, struct lw_part *p)
 	ls->run = run;
 	ls->self = getpid();
 	lw_rundir_file(&run->dir, "loads", ls->dir, sizeof(ls->dir));
-	if (lw_mkdir(ls->dir, 0755) < 0)
+	ls->dfd = lw_mkdir_at(run->dir.dfd, ls->dir, 0755);
+	if (ls->dfd < 0)
 		return -1;
 	/* Orphans of a load (its leader died first) are reparented to us. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -1200,6 +1202,8 @@ static void loads_destroy(struct lw_part *p)
 		free(ls->l[i].groups);
 		lw_load_spec_free(&ls->l[i].s);
 	}
+	if (ls->dfd >= 0)
+		close(ls->dfd);
 	free(ls->l);
 	free(ls);
 }
@@ -1215,7 +1219,7 @@ struct lw_part *lw_loads_new(const char *const *specs, int n, const cpu_set_t *o
 	}
 	ls->online = *online;
 	ls->no_rt = no_rt;
-	ls->cg_fd = -1;
+	ls->cg_fd = ls->dfd = -1;
 	ls->part = (struct lw_part){
 		.name = "loads",
 		.start = loads_start,

@@ -51,7 +51,7 @@ static void put_hdr(unsigned char *b, const struct lw_records_hdr *h)
 	memcpy(b + 88, &h->streams, 4);
 }
 
-struct lw_records *lw_records_create(const char *path, const struct lw_records_hdr *h)
+struct lw_records *lw_records_create(int dfd, const char *path, const struct lw_records_hdr *h)
 {
 	struct lw_records *w = calloc(1, sizeof(*w));
 	unsigned char hdr[LW_RECORDS_HDR];
@@ -62,7 +62,7 @@ struct lw_records *lw_records_create(const char *path, const struct lw_records_h
 		return NULL;
 	}
 	w->size = h->record_size;
-	w->f = lw_fcreate(path, 0644);
+	w->f = lw_fcreate_at(dfd, path, 0644);
 	if (!w->f)
 		goto fail;
 	setvbuf(w->f, NULL, _IOFBF, 1 << 18);

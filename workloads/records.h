@@ -115,7 +115,7 @@ struct lw_rec_ring {
 	_Atomic uint64_t dropped;
 };
 
-struct lw_records *lw_records_create(const char *path, const struct lw_records_hdr *h);
+struct lw_records *lw_records_create(int dfd, const char *path, const struct lw_records_hdr *h);
 struct lw_rec_ring *lw_records_ring(struct lw_records *w, size_t capacity);
 int lw_records_start(struct lw_records *w);	/* the writer thread */
 /* Stop the writer, drain, fsync, close.  -1 after error(); frees @w. */

@@ -397,10 +397,11 @@ static int worker_prepare(struct stress *s, struct worker *w)
 		snprintf(file, sizeof(file), "%s-io-%d.tmp", s->name, w->idx);
 		if (!*lw_rundir_file(&s->run->dir, file, path, sizeof(path)))
 			return -1;
-		w->fd = lw_create_flags(path, 0600, O_RDWR);
+		w->fd = lw_create_at(s->run->dir.dfd, path, 0600, O_RDWR);
 		if (w->fd < 0)
 			return -1;
-		unlink(path);	/* gone whatever happens; the space is freed at close */
+		/* gone whatever happens; the space is freed at close */
+		unlinkat(s->run->dir.dfd, file, 0);
 		break;
 	case K_MESSAGING:
 		for (int r = 0; r < GROUP; r++) {

@@ -391,7 +391,8 @@ static int video_start(struct lw_run *run, struct lw_part *p)
 	v->run = run;
 	snprintf(h.instance, sizeof(h.instance), "%s", v->name);
 	snprintf(what, sizeof(what), "%s.records", v->name);
-	v->rec = lw_records_create(lw_rundir_file(&run->dir, what, path, sizeof(path)), &h);
+	v->rec = lw_records_create(run->dir.dfd, lw_rundir_file(&run->dir, what, path, sizeof(path)),
+				     &h);
 	if (!v->rec)
 		return -1;
 	v->ring_s = lw_run_ring(run, SAMPLE_RING);

@@ -105,7 +105,10 @@ done
 	pass "no-rt-recorded" || fail "no-rt-recorded"
 if command -v setpriv >/dev/null; then
 	chmod 755 "$TMP"
-	mkdir -m 777 "$TMP/user"
+	# the user's own folder: one writable by others is refused as a place
+	# to make run directories in (tests/integration/security-rundir.sh)
+	mkdir -m 755 "$TMP/user"
+	chown 65534:65534 "$TMP/user"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$LATWATT" run -d 1s -o "$TMP/user/r" \
 		>"$TMP/out" 2>&1; rc=$?
 	[ "$rc" -eq 2 ] && grep -q "run as root.*--no-rt" "$TMP/out" && [ ! -e "$TMP/user/r" ] &&

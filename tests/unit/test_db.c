@@ -6,6 +6,7 @@
  * the run directories.
  */
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 
 #include <limits.h>
 #include <math.h>
@@ -36,7 +37,7 @@ static void make_rundir(const char *path, size_t n, double median_ns, uint64_t s
 		"nohz_full", "1"));
 	lw_manifest_set_status(rd.manifest, "complete", NULL);
 	assert_int_equal(lw_rundir_save(&rd), 0);
-	w = lw_samples_create(lw_rundir_file(&rd, "samples", file, sizeof(file)), start);
+	w = lw_samples_create(LW_AT_PATH, lw_rundir_file(&rd, "samples", file, sizeof(file)), start);
 	assert_non_null(w);
 	lw_rng_seed(&r, seed);
 	for (size_t i = 0; i < n; i++) {

@@ -3,6 +3,7 @@
  * and the latency by idle state of the trace pass against a brute force:
  * every sample sorted by time, merged with the trace, the states counted. */
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 #include "analysis/sample_merge.h"
 #include "analysis/summary.h"
 #include "analysis/tracepass.h"
@@ -50,7 +51,7 @@ static void test_merge_order(void **st)
 	int rr;
 
 	snprintf(path, sizeof(path), "%s/samples", dir);
-	w = lw_samples_create(path, 0);
+	w = lw_samples_create(LW_AT_PATH, path, 0);
 	assert_non_null(w);
 	for (int batch = 0; batch < 20; batch++) {
 		for (int c = 0; c < 2; c++)
@@ -100,7 +101,7 @@ static void test_merge_refuses_disorder(void **st)
 	struct lw_samples_writer *w;
 
 	snprintf(path, sizeof(path), "%s/samples", dir);
-	w = lw_samples_create(path, 0);
+	w = lw_samples_create(LW_AT_PATH, path, 0);
 	assert_non_null(w);
 	for (int i = 0; i < 40; i++) {
 		struct lw_sample s = { .expected_ns = (uint64_t)(1000 - i), .cpu = 1,
@@ -298,7 +299,7 @@ static void test_idle_latency_long_stalls(void **st)
 	snprintf(to, sizeof(to), "%s/samples", dir);
 	r = lw_samples_open(from);
 	assert_non_null(r);
-	w = lw_samples_create(to, lw_samples_start(r));
+	w = lw_samples_create(LW_AT_PATH, to, lw_samples_start(r));
 	assert_non_null(w);
 	while (lw_samples_next(r, &s) == 1) {
 		if (i++ % 7 == 3) {	/* 4.3 s to 7.0 s, some of them the max */

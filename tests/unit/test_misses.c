@@ -10,6 +10,7 @@
 
 #include "tests/unit/lw_test.h"
 #include "analysis/attrib.h"
+#include "lib/safefile.h"
 #include "analysis/compare.h"
 #include "analysis/tracepass.h"
 #include "lib/metrics.h"
@@ -352,7 +353,7 @@ static void test_summaries(void **st)
 		snprintf(h.kind, sizeof(h.kind), "%s", k->kind);
 		snprintf(h.instance, sizeof(h.instance), "%s", k->kind);
 		snprintf(path, sizeof(path), "%s/%s.records", dir, k->kind);
-		w = lw_records_create(path, &h);
+		w = lw_records_create(LW_AT_PATH, path, &h);
 		assert_non_null(w);
 		r = lw_records_ring(w, 64);
 		assert_non_null(r);
@@ -409,7 +410,7 @@ static void test_summaries(void **st)
 		struct lw_records *w;
 
 		snprintf(path, sizeof(path), "%s/stress.records", dir);
-		w = lw_records_create(path, &h);
+		w = lw_records_create(LW_AT_PATH, path, &h);
 		assert_non_null(w);
 		assert_non_null(lw_records_ring(w, 64));
 		assert_int_equal(lw_records_start(w), 0);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 #include "analysis/budgets.h"
 #include "boards/board.h"
 #include "power/idle.h"
@@ -100,7 +101,7 @@ static void test_output_file(void **st)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/power", dir);
-	w = lw_power_create(path, 1 * S, 0);
+	w = lw_power_create(LW_AT_PATH, path, 1 * S, 0);
 	assert_int_equal(lw_pm_model_write(m, w, 0), 0);
 	assert_int_equal(lw_power_close(w, 2 * S), 0);
 	d = lw_power_read(path);

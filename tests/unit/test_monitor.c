@@ -6,6 +6,7 @@
  * cap holds; and analyze's reader gets back what was written.
  */
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 
 #include <limits.h>
 #include <sys/stat.h>
@@ -41,13 +42,13 @@ static void run_monitor_mt(const char *dir, uint64_t cap, struct lw_summary *sum
 	assert_int_equal(lw_rundir_create(&rd, dir, 1), 0);
 	lw_manifest_set_status(rd.manifest, "complete", NULL);
 	assert_int_equal(lw_rundir_save(&rd), 0);
-	w = lw_samples_create(lw_rundir_file(&rd, "samples", file, sizeof(file)), START);
+	w = lw_samples_create(LW_AT_PATH, lw_rundir_file(&rd, "samples", file, sizeof(file)), START);
 	lw_monitor_opts_default(&o);
 	o.interval_ns = LW_NSEC_PER_SEC;
 	o.threshold_ns = 100000;
 	o.pre_ns = o.post_ns = 10 * PERIOD;	/* 10 samples either side */
 	o.disk_cap = cap;
-	m = lw_monitor_new(&o, dir, START, w);
+	m = lw_monitor_new(&o, LW_AT_PATH, dir, START, w);
 	assert_non_null(m);
 	if (mt)
 		lw_monitor_set_trace(m, mt);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 #include "boards/board.h"
 #include "lib/rundir.h"
 #include "power/idle.h"
@@ -315,7 +316,7 @@ static void test_file_roundtrip(void **st)
 	json_t *s, *r, *sf;
 
 	snprintf(path, sizeof(path), "%s/power", dir);
-	w = lw_power_create(path, 0, 0);
+	w = lw_power_create(LW_AT_PATH, path, 0, 0);
 	assert_non_null(w);
 	assert_int_equal(lw_power_rail(w, 0, "hw/a", "hwmon", LW_RAIL_TOTAL, "tab\tin detail"), 0);
 	assert_int_equal(lw_power_rail(w, 1, "rapl/pkg", "rapl", LW_RAIL_ENERGY, "x"), 0);
@@ -359,7 +360,7 @@ static void test_file_roundtrip(void **st)
 	lw_power_data_free(d);
 
 	/* appending (import) keeps the header once */
-	w = lw_power_create(path, 0, 1);
+	w = lw_power_create(LW_AT_PATH, path, 0, 1);
 	assert_int_equal(lw_power_rail(w, 2, "meter/P", "meter", LW_RAIL_TOTAL, "csv"), 0);
 	lw_power_sample(w, 2, 0, 10.0, NAN, NAN, NAN);
 	lw_power_sample(w, 2, 1000000000, 10.0, NAN, NAN, NAN);
@@ -374,7 +375,7 @@ static void test_file_roundtrip(void **st)
 
 	/* samples out of time order (not written by latwatt): sorted, as a
 	 * whole read does, not integrated backwards */
-	w = lw_power_create(path, 0, 1);
+	w = lw_power_create(LW_AT_PATH, path, 0, 1);
 	assert_int_equal(lw_power_rail(w, 3, "meter/Q", "meter", 0, "csv"), 0);
 	lw_power_sample(w, 3, 2000000000, 4.0, NAN, NAN, NAN);
 	lw_power_sample(w, 3, 0, 2.0, NAN, NAN, NAN);
@@ -514,7 +515,7 @@ static void test_import_idempotent(void **st)
 	lw_test_write(csv, text, strlen(text));
 	lw_test_write(csv2, text2, strlen(text2));
 	/* what the run's sampler wrote: a sensor rail, not part of the total */
-	w = lw_power_create(path, 100000000000ULL, 0);
+	w = lw_power_create(LW_AT_PATH, path, 100000000000ULL, 0);
 	assert_int_equal(lw_power_rail(w, 0, "hwmon/in", "hwmon", 0, "x"), 0);
 	lw_power_sample(w, 0, 100000000000ULL, 0.5, NAN, NAN, NAN);
 	lw_power_sample(w, 0, 103000000000ULL, 0.5, NAN, NAN, NAN);

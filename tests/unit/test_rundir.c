@@ -55,6 +55,35 @@ static void test_refuses_non_empty(void **st)
 	assert_error(lw_rundir_create(&rd, file, 1) < 0, "is not a directory");
 }
 
+/* The run directory is opened once: its files follow it when it is renamed,
+ * never a symlink put in its place; a second writer is refused while the
+ * first holds it. */
+static void test_written_through_its_descriptor(void **st)
+{
+	struct lw_rundir rd, other;
+	char run[256], moved[256], elsewhere[256], file[300];
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(moved, sizeof(moved), "%s/moved", dir);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", dir);
+	assert_int_equal(lw_rundir_create(&rd, run, 0), 0);
+	assert_true(rd.dfd >= 0);
+	assert_error(lw_rundir_create(&other, run, 1) < 0, "a live run writes into it (pid ");
+	assert_int_equal(mkdir(elsewhere, 0755), 0);
+	assert_int_equal(rename(run, moved), 0);
+	assert_int_equal(symlink(elsewhere, run), 0);
+	assert_int_equal(lw_rundir_save(&rd), 0);
+	snprintf(file, sizeof(file), "%s/manifest.json", moved);
+	assert_int_equal(access(file, F_OK), 0);
+	snprintf(file, sizeof(file), "%s/manifest.json", elsewhere);
+	assert_int_equal(access(file, F_OK), -1);
+	lw_rundir_close(&rd);
+	assert_int_equal(rd.dfd, -1);
+	/* closed: the lock is gone with it */
+	assert_int_equal(lw_rundir_create(&other, moved, 1), 0);
+	lw_rundir_close(&other);
+}
+
 static void test_open_rejects_bad_manifests(void **st)
 {
 	static const struct { const char *text, *err; } bad[] = {
@@ -81,6 +110,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_manifest_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_non_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_written_through_its_descriptor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_rejects_bad_manifests, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "analysis/compare.h"
 #include "analysis/repeat.h"
 #include "analysis/runstate.h"
+#include "lib/safefile.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
 #include "lib/journal.h"
@@ -25,7 +26,7 @@ static void write_samples(const char *run, int n)
 	struct lw_samples_writer *w;
 
 	snprintf(path, sizeof(path), "%s/samples", run);
-	w = lw_samples_create(path, 1000);
+	w = lw_samples_create(LW_AT_PATH, path, 1000);
 	assert_non_null(w);
 	for (int i = 0; i < n; i++) {
 		struct lw_sample s = { .expected_ns = 1000 + (uint64_t)i * 1000, .latency_ns = 5000,
@@ -185,14 +186,14 @@ static void test_other_files(void **s)
 	struct lw_rundir rd;
 
 	snprintf(path, sizeof(path), "%s/audio.records", run);
-	assert_non_null(w = lw_records_create(path, &h));
+	assert_non_null(w = lw_records_create(LW_AT_PATH, path, &h));
 	assert_non_null(r = lw_records_ring(w, 64));
 	assert_int_equal(lw_records_start(w), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(lw_rec_push(r, &a), 0);
 	assert_int_equal(lw_records_close(w, &written, &dropped), 0);
 	snprintf(path, sizeof(path), "%s/power", run);
-	pw = lw_power_create(path, 1000, 0);
+	pw = lw_power_create(LW_AT_PATH, path, 1000, 0);
 	assert_int_equal(lw_power_rail(pw, 0, "hw/a", "hwmon", LW_RAIL_TOTAL, "x"), 0);
 	assert_int_equal(lw_power_sample(pw, 0, 1000, 1.0, NAN, NAN, NAN), 0);
 	assert_int_equal(lw_power_sample(pw, 0, 2000, 1.0, NAN, NAN, NAN), 0);

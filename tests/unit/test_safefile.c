@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Writing into directories that may hold planted links: lib/safefile. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
@@ -193,6 +197,155 @@ static void test_dir_walk(void **st)
 	assert_error(lw_mkdir(path, 0755) < 0, "is a symlink");
 }
 
+/* lw_open_beneath(), both ways: openat2(2) and the walk it falls back to
+ * without it give the same answers. */
+static void open_beneath_cases(int walk)
+{
+	char path[400];
+	struct stat s;
+	int dfd, fd;
+
+	lw_safefile_walk_only = walk;
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a/b", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/a/b/f", dir);
+	lw_test_write(path, "x", 1);
+	snprintf(path, sizeof(path), "%s/a/l", dir);
+	assert_int_equal(symlink("b", path), 0);
+	snprintf(path, sizeof(path), "%s/a/b/s", dir);
+	assert_int_equal(symlink("f", path), 0);
+	snprintf(path, sizeof(path), "%s/a/b/dangling", dir);
+	assert_int_equal(symlink("../../made-through-a-link", path), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+
+	fd = lw_open_beneath(dfd, "a/b/f", O_RDONLY, 0);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = lw_open_beneath(dfd, "./a//b/", O_RDONLY | O_DIRECTORY, 0);
+	assert_true(fd >= 0);
+	close(fd);
+	/* a symlink on the way, at the end, as a directory, as an O_PATH */
+	errno = 0;
+	assert_int_equal(lw_open_beneath(dfd, "a/l/f", O_RDONLY, 0), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(lw_open_beneath(dfd, "a/b/s", O_RDONLY, 0), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(lw_open_beneath(dfd, "a/l", O_RDONLY | O_DIRECTORY, 0), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(lw_open_beneath(dfd, "a/b/s", O_PATH, 0), -1);
+	assert_int_equal(errno, ELOOP);
+	/* created through a dangling symlink: never */
+	assert_int_equal(lw_open_beneath(dfd, "a/b/dangling", O_WRONLY | O_CREAT, 0600), -1);
+	assert_int_equal(errno, ELOOP);
+	snprintf(path, sizeof(path), "%s/made-through-a-link", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	/* not beneath */
+	assert_int_equal(lw_open_beneath(dfd, "../x", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	assert_int_equal(lw_open_beneath(dfd, "a/../a/b/f", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	assert_int_equal(lw_open_beneath(dfd, "/etc/passwd", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	/* made with its mode, close-on-exec */
+	snprintf(path, sizeof(path), "%s/a/b/new", dir);
+	fd = lw_open_beneath(dfd, "a/b/new", O_WRONLY | O_CREAT | O_EXCL, 0640);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	assert_int_equal(stat(path, &s), 0);
+	assert_int_equal(s.st_mode & 0777, 0640 & ~umask(022));
+	assert_int_equal(lw_open_beneath(dfd, "a/b/missing", O_RDONLY, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	close(dfd);
+	lw_safefile_walk_only = 0;
+}
+
+static void test_open_beneath_openat2(void **st)
+{
+#ifdef SYS_openat2
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY, .resolve = RESOLVE_NO_SYMLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		skip();	/* a kernel before 5.6: the walk is all there is */
+	assert_true(fd >= 0);
+	close((int)fd);
+	open_beneath_cases(0);
+#else
+	skip();
+#endif
+}
+
+static void test_open_beneath_walk(void **st)
+{
+	open_beneath_cases(1);
+}
+
+/* The folder chain: every folder from "/" is checked, not only the last. */
+static void test_folder_chain(void **st)
+{
+	char path[400], cwd[PATH_MAX];
+	struct lw_rundir rd;
+	int fd;
+
+	/* a symlink on the way is refused, whoever owns it */
+	snprintf(path, sizeof(path), "%s/real", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink("real", path), 0);
+	snprintf(path, sizeof(path), "%s/link/out.json", dir);
+	assert_error(lw_create(path, 0644) < 0, "link is a symlink");
+	snprintf(path, sizeof(path), "%s/link/run", dir);
+	assert_error(lw_rundir_create(&rd, path, 0) < 0, "link is a symlink");
+	snprintf(path, sizeof(path), "%s/real/run", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	/* '..' only to climb the working directory */
+	snprintf(path, sizeof(path), "%s/real/../x", dir);
+	assert_error(lw_create(path, 0644) < 0, "'..' inside a path");
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(path, sizeof(path), "%s/real", dir);
+	assert_int_equal(chdir(path), 0);
+	fd = lw_create("../real/rel", 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/real/rel", dir);
+	assert_int_equal(access(path, F_OK), 0);
+	/* a folder writable by others, without the sticky bit, anywhere above */
+	snprintf(path, sizeof(path), "%s/real/sub", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/real", dir);
+	assert_int_equal(chmod(path, 0777), 0);
+	snprintf(path, sizeof(path), "%s/real/sub/out.json", dir);
+	assert_error(lw_create(path, 0644) < 0, "real is writable by others (mode 0777)");
+	assert_error(lw_create("sub/rel", 0644) < 0, "real is writable by others");
+	snprintf(path, sizeof(path), "%s/real/sub/run", dir);
+	assert_error(lw_rundir_create(&rd, path, 0) < 0, "real is writable by others");
+	assert_int_equal(access(path, F_OK), -1);
+	/* sticky, like /tmp: a fine folder on the way */
+	snprintf(path, sizeof(path), "%s/real", dir);
+	assert_int_equal(chmod(path, 01777), 0);
+	snprintf(path, sizeof(path), "%s/real/sub/run", dir);
+	assert_int_equal(lw_rundir_create(&rd, path, 0), 0);
+	lw_rundir_close(&rd);
+	if (geteuid() == 0) {	/* another owner above: only root can make one */
+		snprintf(path, sizeof(path), "%s/real", dir);
+		assert_int_equal(chmod(path, 0755), 0);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		snprintf(path, sizeof(path), "%s/real/sub/run2", dir);
+		assert_error(lw_rundir_create(&rd, path, 0) < 0, "real belongs to uid 65534");
+		assert_int_equal(access(path, F_OK), -1);
+		snprintf(path, sizeof(path), "%s/real/sub/out.json", dir);
+		assert_error(lw_create(path, 0644) < 0, "real belongs to uid 65534");
+		assert_error(lw_create("sub/rel", 0644) < 0, "real belongs to uid 65534");
+		snprintf(path, sizeof(path), "%s/real", dir);
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
+	assert_int_equal(chdir(cwd), 0);
+}
+
 /* error() with its own last message as an argument. */
 static void test_error_formats_last_message(void **st)
 {
@@ -238,6 +391,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_append_refuses_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directory_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_beneath_openat2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_beneath_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folder_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmpfile, setup, teardown),
 		cmocka_unit_test(test_error_formats_last_message),
 	};

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 #include "lib/samples.h"
 
 static char *dir;
@@ -13,7 +14,7 @@ static int teardown(void **st) { lw_test_rmdir(dir); return 0; }
 
 static void write_file(const char *path, size_t n)
 {
-	struct lw_samples_writer *w = lw_samples_create(path, 12345);
+	struct lw_samples_writer *w = lw_samples_create(LW_AT_PATH, path, 12345);
 
 	assert_non_null(w);
 	for (size_t i = 0; i < n; i++) {

@@ -6,6 +6,7 @@
  * latencies; so must the exact distribution compare builds and any rank.
  */
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 
 #include <limits.h>
 #include <math.h>
@@ -61,7 +62,7 @@ static void one_kind(int kind)
 	assert_int_equal(lw_rundir_create(&rd, dir, 1), 0);
 	lw_manifest_set_status(rd.manifest, "complete", NULL);
 	assert_int_equal(lw_rundir_save(&rd), 0);
-	w = lw_samples_create(lw_rundir_file(&rd, "samples", file, sizeof(file)), 1);
+	w = lw_samples_create(LW_AT_PATH, lw_rundir_file(&rd, "samples", file, sizeof(file)), 1);
 	assert_non_null(w);
 	for (size_t k = 0; k <= NCPU; k++)
 		ref[k].v = malloc(n * sizeof(uint64_t));

@@ -14,6 +14,7 @@
 #include <event-parse.h>
 
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 #include "lib/trace_read.h"
 #include "cmd/runopts.h"
 #include "lib/samples.h"
@@ -327,7 +328,7 @@ static void test_write_round_trip(void **st)
 		snprintf(moved, sizeof(moved), "%s.moved", paths[c]);
 		assert_int_equal(rename(paths[c], moved), 0);
 	}
-	assert_int_equal(lw_tracedat_write(out, &d, fds, (const char *const *)paths), 0);
+	assert_int_equal(lw_tracedat_write(LW_AT_PATH, out, &d, fds, (const char *const *)paths), 0);
 	for (int c = 0; c < d.cpus; c++) {
 		char moved[600];
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
+#include "lib/safefile.h"
 #include "cmd/runopts.h"
 #include "lib/parse.h"
 #include "workloads/records.h"
@@ -210,7 +211,7 @@ static void write_audio(const char *dir, int n, int xruns)
 	uint64_t written, dropped;
 
 	snprintf(path, sizeof(path), "%s/audio.records", dir);
-	w = lw_records_create(path, &h);
+	w = lw_records_create(LW_AT_PATH, path, &h);
 	assert_non_null(w);
 	r = lw_records_ring(w, 4096);
 	assert_non_null(r);
@@ -353,13 +354,13 @@ static void test_long_stalls(void **state)
 	snprintf(hv.kind, sizeof(hv.kind), "video");
 	snprintf(hv.instance, sizeof(hv.instance), "video");
 	snprintf(path, sizeof(path), "%s/audio.records", dir);
-	assert_non_null(w = lw_records_create(path, &ha));
+	assert_non_null(w = lw_records_create(LW_AT_PATH, path, &ha));
 	assert_non_null(r = lw_records_ring(w, 64));
 	assert_int_equal(lw_records_start(w), 0);
 	assert_int_equal(lw_rec_push(r, &a), 0);
 	assert_int_equal(lw_records_close(w, &written, &dropped), 0);
 	snprintf(path, sizeof(path), "%s/video.records", dir);
-	assert_non_null(w = lw_records_create(path, &hv));
+	assert_non_null(w = lw_records_create(LW_AT_PATH, path, &hv));
 	assert_non_null(r = lw_records_ring(w, 64));
 	assert_int_equal(lw_records_start(w), 0);
 	assert_int_equal(lw_rec_push(r, &v), 0);
