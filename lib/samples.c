@@ -80,7 +80,9 @@ struct lw_samples_writer *lw_samples_create(int dfd, const char *path, uint64_t 
 	memcpy(hdr + 8, &v, 4);
 	memcpy(hdr + 12, &rs, 4);
 	memcpy(hdr + 16, &start_mono, 8);
-	if (fwrite(hdr, sizeof(hdr), 1, w->f) != 1) {
+	/* the header on disk at once: a run killed before its first 1 MB of
+	 * samples leaves a file that reads as a run with no samples yet */
+	if (fwrite(hdr, sizeof(hdr), 1, w->f) != 1 || fflush(w->f) == EOF) {
 		error_errno("cannot write %s", path);
 		fclose(w->f);
 		free(w->path);

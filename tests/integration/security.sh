@@ -329,6 +329,9 @@ for c in "analyze $TMP/rs" "report $TMP/rs -o $TMP/rs.html" "power show $TMP/rs"
 		fail "no-content-in-errors ${c%% *}" "$(grep -h SECRET "$TMP/out" | head -1)"
 	elif grep -q "board.yaml is a symlink: refusing to follow it" "$TMP/out"; then
 		pass "no-content-in-errors ${c%% *}"
+	elif [ "${c%% *}" = report ] && [ $rc -le 1 ] && [ -s "$TMP/rs.html" ]; then
+		# the report reads the analysis analyze wrote, not RUN/board.yaml
+		pass "no-content-in-errors ${c%% *}"
 	else
 		fail "no-content-in-errors ${c%% *}" "rc=$rc $(head -c 300 "$TMP/out")"
 	fi
@@ -389,8 +392,8 @@ PY
 # event", exited 0 and wrote analysis.json with NO_HZ and spike figures from
 # what it had read of the other CPU.
 fresh_run "$TMP/rc"
-"$LATWATT" analyze --board "$TOP/boards/local.yaml" "$TMP/rc" >/dev/null 2>&1 ||
-	fail "corrupt-trace-setup" "analyze of the clean run failed"
+"$LATWATT" analyze --board "$TOP/boards/local.yaml" "$TMP/rc" >/dev/null 2>&1
+[ $? -le 1 ] || fail "corrupt-trace-setup" "analyze of the clean run failed"	# 1: a verdict
 rm -f "$TMP/rc/analysis.json"
 /usr/bin/python3 - "$TMP/rc/trace.dat" <<'PY'
 import struct, sys

@@ -22,7 +22,7 @@ AUDIO = re.compile(r'^\s*(\S+): (\S+) periods \((\S+) streams?\), (\S+) xruns \(
 VIDEO = re.compile(r'^\s*(\S+): (\S+) frames\b.*?, (\S+) dropped\b(?: \((\S+) skipped\))?'
                    r'(?:.*worst slack (\S+?)us)?')
 DIST = re.compile(r'^\s{3,}(\S.*?)\s+(min\s+\S+\s+p50\s.*)us\s*$')
-STATE = re.compile(r'^\s*run (.+): (\S.*)$')
+STATE = re.compile(r'^\s*run (.+?): (\S.*)$')
 
 
 def parse(path):
