@@ -242,6 +242,9 @@ uint64_t lw_hist_percentile(const struct lw_hist *h, double q, int *in_overflow)
 			return edge > h->max ? h->max : edge;
 		}
 	}
+	/* in the overflow only the largest sample is known: the max */
+	if (want >= h->total && h->max >= h->overflow_from)
+		return h->max;
 	*in_overflow = 1;
 	return h->overflow_max;
 }

@@ -97,7 +97,8 @@ void lw_hist_free(struct lw_hist *h);
 void lw_hist_add(struct lw_hist *h, uint64_t v, uint64_t cycle);
 /* Percentile from the buckets: the upper edge of the bucket holding it, or
  * overflow_max when it falls in the overflow (*in_overflow set: then it is
- * not known, only that it is at least overflow_from). */
+ * not known, only that it is at least overflow_from) — but the rank of the
+ * largest sample is the max, known. */
 uint64_t lw_hist_percentile(const struct lw_hist *h, double q, int *in_overflow);
 /* Samples above @thr_ns: *@known 0 when the histogram cannot tell (@thr_ns
  * inside a bucket that holds samples, or between overflow_from and

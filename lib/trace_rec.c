@@ -401,9 +401,12 @@ static void remove_instance(struct trace_rec *tr)
 
 static void unlink_temp(struct trace_rec *tr)
 {
-	for (int i = 0; i < tr->ncpu; i++)
+	for (int i = 0; i < tr->ncpu; i++) {
+		const char *base = strrchr(tr->c[i].path, '/');
+
 		if (tr->c[i].path[0] && tr->dfd >= 0)
-			unlinkat(tr->dfd, strrchr(tr->c[i].path, '/') + 1, 0);
+			unlinkat(tr->dfd, base ? base + 1 : tr->c[i].path, 0);
+	}
 }
 
 /* Usable tracefs?  NULL, or why not.  The mount table is read first, and
@@ -532,8 +535,8 @@ static int setup_files(struct lw_run *run, struct trace_rec *tr)
 			return error_errno("cannot open %s/trace_pipe_raw", path);
 		if (!page_size)
 			page_size = tracefs_cpu_read_size(c->tcpu);
-		lw_rundir_file(&run->dir, "", path, sizeof(path));
-		snprintf(c->path, sizeof(c->path), "%s.trace-cpu%d", path, i);
+		snprintf(path, sizeof(path), ".trace-cpu%d", i);
+		lw_rundir_file(&run->dir, path, c->path, sizeof(c->path));
 		/* kernel addresses: private; read back at finish through this
 		 * descriptor; made in the run directory's */
 		tr->dfd = run->dir.dfd;

@@ -33,8 +33,9 @@
  *    (lib/tracedat.h) and the manifest gets a "trace" object with the lost
  *    events per CPU and the windows in which events are missing.
  *
- * The participant must be the first in the run's list: started first,
- * stopped last, so that every other participant's activity is traced.
+ * The participant must be started before and stopped after every other
+ * participant but the power sampler (which spans the whole run), so that
+ * their activity is traced.
  */
 #ifndef LW_TRACE_REC_H
 #define LW_TRACE_REC_H

@@ -29,7 +29,15 @@ VIDEO = np.dtype([('vsync', '<u8'), ('frame', '<u8'), ('capture', '<u4'), ('dma'
                   ('wakeup', '<u4'), ('proc', '<u4'), ('latency', '<u4'), ('slack', '<i4'),
                   ('slot', '<u2'), ('cpu', '<u2'), ('flags', '<u4')])
 assert AUDIO.itemsize == 40 and VIDEO.itemsize == 48
-RECORD_KINDS = {'audio': AUDIO, 'video': VIDEO}
+# version 2: every duration and the slack in 64 bits
+AUDIO2 = np.dtype([('boundary', '<u8'), ('period', '<u8'), ('irq', '<u8'), ('wakeup', '<u8'),
+                   ('proc', '<u8'), ('slack', '<i8'), ('stream', '<u2'), ('cpu', '<u2'),
+                   ('flags', '<u4')])
+VIDEO2 = np.dtype([('vsync', '<u8'), ('frame', '<u8'), ('capture', '<u8'), ('dma', '<u8'),
+                   ('wakeup', '<u8'), ('proc', '<u8'), ('latency', '<u8'), ('slack', '<i8'),
+                   ('slot', '<u2'), ('cpu', '<u2'), ('flags', '<u4')])
+assert AUDIO2.itemsize == 56 and VIDEO2.itemsize == 72
+RECORD_KINDS = {1: {'audio': AUDIO, 'video': VIDEO}, 2: {'audio': AUDIO2, 'video': VIDEO2}}
 REC_MISS, REC_SKIPPED = 1, 2
 
 
@@ -78,7 +86,9 @@ class Records:
         self.instance = _cstr(hdr[40:72]) or os.path.basename(path)[:-len('.records')]
         self.num, self.den = le(72, 80), le(80, 88)
         self.streams = le(88, 92)
-        dt = RECORD_KINDS.get(self.kind)
+        if self.version not in RECORD_KINDS:
+            raise BadRun('%s: records version %d' % (path, self.version))
+        dt = RECORD_KINDS[self.version].get(self.kind)
         if dt is None:
             raise BadRun('%s: unknown record kind %r' % (path, self.kind))
         if self.record_size != dt.itemsize:

@@ -221,6 +221,9 @@ static void test_hist_unknowns(void **st)
 	assert_int_equal(s.above[3], 400000);
 	assert_int_equal(s.pct[3], 0);
 	assert_int_equal(s.max, 1750000);
+	/* p99.99 is the 1000th of 1000: the largest sample, which is the max */
+	assert_int_equal(s.above[4], 0);
+	assert_int_equal(s.pct[4], 1750000);
 	j = lw_stats_json(&s);
 	assert_true(json_is_null(json_object_get(j, "p99.9_ns")));
 	assert_int_equal(json_integer_value(json_object_get(j, "p99.9_above_ns")), 400000);
@@ -247,7 +250,8 @@ static void test_hist_unknowns(void **st)
 	assert_int_equal(lw_hist_merge(&w, &back), 0);
 	assert_int_equal(w.overflow_from, 400000);
 	lw_stats_from_hist(&s, &w);
-	assert_int_equal(s.above[4], 400000);
+	assert_int_equal(s.above[3], 400000);
+	assert_int_equal(s.pct[4], 1750000);
 	lw_hist_free(&h);
 	lw_hist_free(&w);
 	lw_hist_free(&back);
