@@ -115,9 +115,11 @@ static int windows_only(const json_t *manifest, double *kept_s)
 }
 
 /* lw_power_estimate(); with @skipped, a monitored run's trace (windows
- * only) is not an error: said in a note, *@skipped set, 0 returned. */
+ * only) is not an error: said in a note, *@skipped set, 0 returned.  @say:
+ * a note of the estimate made (analyze and report say it in their power
+ * section instead, after the verdict). */
 static int estimate(const char *rundir, const struct lw_board *b, uint64_t bin_ns, int force,
-		    int *skipped)
+		    int *skipped, int say)
 {
 	char path[PATH_MAX], tpath[PATH_MAX];
 	struct lw_rundir rd;
@@ -207,7 +209,7 @@ static int estimate(const char *rundir, const struct lw_board *b, uint64_t bin_n
 	if (lw_json_save(idle, path) < 0)
 		ret = -1;
 	json_decref(idle);
-	if (ret == 0)
+	if (ret == 0 && say)
 		note("%s/power: estimated %.3f J (%.3f W average) over %.2f s, the run from its "
 		     "start to its end, from %ld trace events, board %s",
 		     rundir, lw_pm_model_energy_j(m),
@@ -221,7 +223,7 @@ out:
 
 int lw_power_estimate(const char *rundir, const struct lw_board *b, uint64_t bin_ns, int force)
 {
-	return estimate(rundir, b, bin_ns, force, NULL);
+	return estimate(rundir, b, bin_ns, force, NULL, 1);
 }
 
 static int no_point(void *ctx, const struct lw_power_rail *r, int rail,
@@ -275,14 +277,14 @@ int lw_power_analysis(const char *rundir, const struct lw_board *b, int need,
 	    access(tpath, F_OK) == 0) {
 		note("%s: estimated with board %s's energy model: estimated again with board %s's",
 		     path, by, b->name);
-		if (estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 1, NULL) < 0)
+		if (estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 1, NULL, 0) < 0)
 			return -1;
 	}
 	if (!have && b && (need || access(tpath, F_OK) == 0)) {
 		int skipped = 0;
 
 		/* analyze and report: a monitored run's trace is no error */
-		if (estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0, need ? NULL : &skipped) < 0)
+		if (estimate(rundir, b, 100 * LW_NSEC_PER_MSEC, 0, need ? NULL : &skipped, 0) < 0)
 			return -1;
 		have = !skipped;
 	}
