@@ -19,6 +19,7 @@
 #include "analysis/summary.h"
 #include "lib/error.h"
 #include "lib/input.h"
+#include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
@@ -1081,30 +1082,6 @@ out:
 	return ret;
 }
 
-/* ---- JSON helpers ------------------------------------------------------ */
-
-static json_t *jnum(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
-}
-
-static json_t *jint(uint64_t x)
-{
-	return json_integer((json_int_t)x);
-}
-
-static json_t *jpair(double lo, double hi)
-{
-	if (!isfinite(lo) || !isfinite(hi))
-		return json_null();
-	return json_pack("[o, o]", jnum(lo), jnum(hi));
-}
-
-static json_t *jstr_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 /* ---- extras: workloads, power, idle, causes -------------------------- */
 
 /* Sum of @key over the workloads of kind @kind (NULL: any kind) in @w;
@@ -1150,8 +1127,8 @@ static json_t *workloads_json(const struct lw_crun *r)
 		int hm = sum_workloads(w, k->kind, k->miss_key, &miss);
 		int ht = sum_workloads(w, k->kind, k->total_key, &total);
 
-		json_object_set_new(o, k->metric, hm ? jint(miss) : json_null());
-		json_object_set_new(o, k->total_key, ht ? jint(total) : json_null());
+		json_object_set_new(o, k->metric, hm ? lw_jint(miss) : json_null());
+		json_object_set_new(o, k->total_key, ht ? lw_jint(total) : json_null());
 	}
 	return o;
 }
@@ -1264,10 +1241,10 @@ static json_t *wc_json(const struct lw_evt_est *e, const struct lw_cmp_opts *o, 
 		"estimated", 1, "model", lw_evt_model_name(o->model),
 		"method", o->model == LW_EVT_GEV ? "probability-weighted moments" : "maximum likelihood",
 		"horizon_ns", (json_int_t)o->horizon_ns, "block_ns", (json_int_t)o->block_ns,
-		"blocks", (json_int_t)e->blocks, "return_level_ns", jnum(e->level),
-		"ci_ns", jpair(e->lo, e->hi), "confidence", o->conf,
+		"blocks", (json_int_t)e->blocks, "return_level_ns", lw_jreal(e->level),
+		"ci_ns", lw_jpair(e->lo, e->hi), "confidence", o->conf,
 		"resamples", (json_int_t)o->resamples,
-		"loc_ns", jnum(e->fit.loc), "scale_ns", jnum(e->fit.scale), "shape", jnum(e->fit.shape),
+		"loc_ns", lw_jreal(e->fit.loc), "scale_ns", lw_jreal(e->fit.scale), "shape", lw_jreal(e->fit.shape),
 		"ci_spread", spread);
 }
 
@@ -1305,25 +1282,25 @@ static json_t *probe_json(const struct lw_crun *r, const struct pcache *pc,
 	const struct lw_dist *d = &cp->d;
 	json_t *pj = json_object(), *pcts = json_object(), *over = json_array();
 
-	json_object_set_new(pj, "count", jint(d->n));
+	json_object_set_new(pj, "count", lw_jint(d->n));
 	json_object_set_new(pj, "exact", json_boolean(d->exact));
-	json_object_set_new(pj, "resolution_ns", jint(d->resolution_ns));
-	json_object_set_new(pj, "min_ns", d->n ? jint(d->v[0]) : json_null());
-	json_object_set_new(pj, "mean_ns", d->n ? jnum(lw_dist_mean(d)) : json_null());
-	json_object_set_new(pj, "mean_ci_ns", jpair(pc->lo[ST_MEAN], pc->hi[ST_MEAN]));
-	json_object_set_new(pj, "max_ns", d->n ? jint(d->v[d->k - 1]) : json_null());
-	json_object_set_new(pj, "missed_periods", missed_known(r, cp->probe) ? jint(cp->missed) :
+	json_object_set_new(pj, "resolution_ns", lw_jint(d->resolution_ns));
+	json_object_set_new(pj, "min_ns", d->n ? lw_jint(d->v[0]) : json_null());
+	json_object_set_new(pj, "mean_ns", d->n ? lw_jreal(lw_dist_mean(d)) : json_null());
+	json_object_set_new(pj, "mean_ci_ns", lw_jpair(pc->lo[ST_MEAN], pc->hi[ST_MEAN]));
+	json_object_set_new(pj, "max_ns", d->n ? lw_jint(d->v[d->k - 1]) : json_null());
+	json_object_set_new(pj, "missed_periods", missed_known(r, cp->probe) ? lw_jint(cp->missed) :
 			    json_null());
-	json_object_set_new(pj, "dropped", jint(cp->dropped));
-	json_object_set_new(pj, "ci_method", jstr_or_null(pc->ci_method));
+	json_object_set_new(pj, "dropped", lw_jint(cp->dropped));
+	json_object_set_new(pj, "ci_method", lw_jstr_or_null(pc->ci_method));
 	for (int k = 0; k < LW_NPCT; k++) {
 		uint64_t bound = hist_pct_bound(cp, k);
 		json_t *e = json_pack("{s:o, s:o}",
-			"value_ns", d->n && !bound ? jint(lw_dist_percentile(d, lw_pct[k])) : json_null(),
-			"ci_ns", jpair(pc->lo[k], pc->hi[k]));
+			"value_ns", d->n && !bound ? lw_jint(lw_dist_percentile(d, lw_pct[k])) : json_null(),
+			"ci_ns", lw_jpair(pc->lo[k], pc->hi[k]));
 
 		if (bound)	/* in the histogram's overflow: at least this */
-			json_object_set_new(e, "above_ns", jint(bound));
+			json_object_set_new(e, "above_ns", lw_jint(bound));
 		json_object_set_new(pcts, pct_name[k], e);
 	}
 	json_object_set_new(pj, "percentiles", pcts);
@@ -1334,16 +1311,16 @@ static json_t *probe_json(const struct lw_crun *r, const struct pcache *pc,
 		if (cp->from_hist)
 			c = lw_hist_count_above(&cp->hist, o->thr[t], &known);
 		json_array_append_new(over, json_pack("{s:I, s:o, s:o}",
-			"threshold_ns", (json_int_t)o->thr[t], "count", known ? jint(c) : json_null(),
-			"rate", d->n && known ? jnum((double)c / (double)d->n) : json_null()));
+			"threshold_ns", (json_int_t)o->thr[t], "count", known ? lw_jint(c) : json_null(),
+			"rate", d->n && known ? lw_jreal((double)c / (double)d->n) : json_null()));
 		if (!known)
 			json_object_set_new(json_array_get(over, json_array_size(over) - 1),
-					    "at_least", jint(c));
+					    "at_least", lw_jint(c));
 	}
 	json_object_set_new(pj, "over", over);
 	json_object_set_new(pj, "block_maxima", bmax_usable(cp, o->block_ns) ? json_pack("{s:I, s:I, s:o}",
 		"block_ns", (json_int_t)o->block_ns, "blocks", (json_int_t)pc->nbm,
-		"median_ns", jnum(median_of(&pc->bmd))) : json_null());
+		"median_ns", lw_jreal(median_of(&pc->bmd))) : json_null());
 	json_object_set_new(pj, "worst_case", wc_json(&pc->evt, o, "blocks of the run"));
 	return pj;
 }
@@ -1362,7 +1339,7 @@ static json_t *run_json(const struct rcache *rc, size_t index, size_t group,
 		      " s:o, s:O?, s:O?, s:O?, s:O?, s:O?}",
 		"index", (json_int_t)index, "group", (json_int_t)group, "label", r->label,
 		"source", r->db_id ? "db" : "directory",
-		"path", jstr_or_null(r->path),
+		"path", lw_jstr_or_null(r->path),
 		"db_id", r->db_id ? json_integer(r->db_id) : json_null(),
 		"ident", id,
 		"status", lw_manifest_status(m),
@@ -1439,14 +1416,14 @@ static json_t *group_stat(const struct gview *g, unsigned probe, int k, const st
 
 		lo = exp(mean - t * se);
 		hi = exp(mean + t * se);
-		return json_pack("{s:o, s:o, s:s}", "value_ns", jnum(exp(mean)), "ci_ns", jpair(lo, hi),
+		return json_pack("{s:o, s:o, s:s}", "value_ns", lw_jreal(exp(mean)), "ci_ns", lw_jpair(lo, hi),
 				 "ci_spread", "between runs");
 	}
 	{
 		const struct pcache *pc = rc_probe(&g->rc[0], probe);
 
-		return json_pack("{s:o, s:o, s:s}", "value_ns", jnum(exp(mean)),
-				 "ci_ns", jpair(pc->lo[k], pc->hi[k]), "ci_spread", "within the run");
+		return json_pack("{s:o, s:o, s:s}", "value_ns", lw_jreal(exp(mean)),
+				 "ci_ns", lw_jpair(pc->lo[k], pc->hi[k]), "ci_spread", "within the run");
 	}
 }
 
@@ -1457,7 +1434,7 @@ static int group_json(const struct gview *g, size_t index, size_t first,
 	const struct lw_crun *r0 = g->rc[0].r;
 
 	for (size_t i = 0; i < g->n; i++)
-		json_array_append_new(runs, jint(first + i));
+		json_array_append_new(runs, lw_jint(first + i));
 	j = json_pack("{s:I, s:s, s:o, s:I}", "index", (json_int_t)index, "name", g->g->name,
 		      "runs", runs, "count", (json_int_t)g->n);
 	for (size_t pi = 0; pi < r0->np; pi++) {
@@ -1482,7 +1459,7 @@ static int group_json(const struct gview *g, size_t index, size_t first,
 			return -1;
 		}
 		pj = json_pack("{s:o, s:o, s:o, s:o}", "percentiles", pcts,
-			       "mean", group_stat(g, probe, ST_MEAN, o), "max_ns", jnum(mx),
+			       "mean", group_stat(g, probe, ST_MEAN, o), "max_ns", lw_jreal(mx),
 			       "worst_case", wc_json(&e, o, g->n >= 2 ?
 					"runs, then blocks inside each run" : "blocks of the run"));
 		lw_evt_est_free(&e);
@@ -1521,8 +1498,8 @@ static json_t *metric(const char *probe, const char *name, const char *kind, con
 
 	snprintf(full, sizeof(full), "%s%s%s", probe ? probe : "", probe ? "." : "", name);
 	m = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "name", full, "kind", kind,
-		      "unit", unit, "baseline", jnum(base), "value", jnum(v),
-		      "change", jnum(v - base), "rel", jnum(rel));
+		      "unit", unit, "baseline", lw_jreal(base), "value", lw_jreal(v),
+		      "change", lw_jreal(v - base), "rel", lw_jreal(rel));
 	if (probe)
 		json_object_set_new(m, "probe", json_string(probe));
 	if (isinf(rel))
@@ -1533,7 +1510,7 @@ static json_t *metric(const char *probe, const char *name, const char *kind, con
 static void set_verdict(json_t *m, const char *test, double p, const char *v, const char *note)
 {
 	json_object_set_new(m, "test", json_string(test));
-	json_object_set_new(m, "p", jnum(p));
+	json_object_set_new(m, "p", lw_jreal(p));
 	json_object_set_new(m, "verdict", json_string(v));
 	if (note)
 		json_object_set_new(m, "note", json_string(note));
@@ -1562,7 +1539,7 @@ static void judged_on(json_t *m, const char *stat, double value, double practica
 		practical = 0;
 	}
 	json_object_set_new(m, "judged_on", json_pack("{s:s, s:o, s:f}", "stat", stat,
-			    "value", jnum(value), "practical", practical));
+			    "value", lw_jreal(value), "practical", practical));
 }
 
 struct cmpctx {
@@ -1590,8 +1567,8 @@ static void judge(json_t *m, const struct lw_runs_test *t, const char *stat, dou
 		    verdict(1, judged, practical, 1), NULL);
 	judged_on(m, stat, judged, practical);
 	json_object_set_new(m, "runs_test", json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}",
-		"method", t->method, "diff", jnum(t->diff), "se", jnum(t->se), "df", jnum(t->df),
-		"scale", rate_base >= 0 ? "rate" : "log", "rate_base", jnum(rate_base)));
+		"method", t->method, "diff", lw_jreal(t->diff), "se", lw_jreal(t->se), "df", lw_jreal(t->df),
+		"scale", rate_base >= 0 ? "rate" : "log", "rate_base", lw_jreal(rate_base)));
 }
 
 /* A figure judged on the log scale: percentiles, mean, block maxima, power. */
@@ -1608,7 +1585,7 @@ static void log_metric(json_t *ms, const struct cmpctx *c, unsigned probe, const
 	m = metric(probe == UINT_MAX ? NULL : lw_probe_name(probe), name, kind, unit, exp(ma), exp(mb));
 	json_object_set_new(m, "runs", json_pack("[I, I]", (json_int_t)na, (json_int_t)nb));
 	lw_runs_test(x, na, y, nb, wa, wb, c->o->conf, &t);
-	json_object_set_new(m, "ci_rel", t.ok ? jpair(expm1(t.lo), expm1(t.hi)) : json_null());
+	json_object_set_new(m, "ci_rel", t.ok ? lw_jpair(expm1(t.lo), expm1(t.hi)) : json_null());
 	judge(m, &t, "rel", expm1(t.diff), c->o->practical, -1);
 	json_array_append_new(ms, m);
 }
@@ -1647,14 +1624,14 @@ static void rate_metric(json_t *ms, const struct cmpctx *c, const char *probe, c
 		ca += (double)xa[i];
 		ta += xa[i];
 		mea += (double)ea[i];
-		json_array_append_new(pa, jint(xa[i]));
+		json_array_append_new(pa, lw_jint(xa[i]));
 	}
 	for (size_t i = 0; i < nb; i++) {
 		rb[i] = eb[i] ? (double)xb[i] / (double)eb[i] : 0;
 		cb += (double)xb[i];
 		tb += xb[i];
 		meb += (double)eb[i];
-		json_array_append_new(pb, jint(xb[i]));
+		json_array_append_new(pb, lw_jint(xb[i]));
 	}
 	ca /= (double)na;
 	cb /= (double)nb;
@@ -1665,18 +1642,18 @@ static void rate_metric(json_t *ms, const struct cmpctx *c, const char *probe, c
 	rel = rel_change(mra, mrb);
 	m = metric(probe, name, "count", "count", ca, cb);
 	json_object_set_new(m, "runs", json_pack("[I, I]", (json_int_t)na, (json_int_t)nb));
-	json_object_set_new(m, "baseline_total", jint(ta));
-	json_object_set_new(m, "total", jint(tb));
+	json_object_set_new(m, "baseline_total", lw_jint(ta));
+	json_object_set_new(m, "total", lw_jint(tb));
 	json_object_set_new(m, "per_run", json_pack("[o, o]", pa, pb));
-	json_object_set_new(m, "baseline_rate", jnum(mra));
-	json_object_set_new(m, "rate", jnum(mrb));
-	json_object_set_new(m, "rate_rel", jnum(rel));
+	json_object_set_new(m, "baseline_rate", lw_jreal(mra));
+	json_object_set_new(m, "rate", lw_jreal(mrb));
+	json_object_set_new(m, "rate_rel", lw_jreal(rel));
 	if (!(mea > 0) || !(meb > 0)) {
 		json_array_append_new(ms, na_metric(m, "no exposure (periods, frames or time)"));
 		return;
 	}
 	lw_runs_test(ra, na, rb, nb, mra / mea, mrb / meb, c->o->conf, &t);
-	json_object_set_new(m, "ci_rel", t.ok && mra > 0 ? jpair(t.lo / mra, t.hi / mra) : json_null());
+	json_object_set_new(m, "ci_rel", t.ok && mra > 0 ? lw_jpair(t.lo / mra, t.hi / mra) : json_null());
 	judge(m, &t, "rate_rel", rel, c->o->practical, mra);
 	json_array_append_new(ms, m);
 }
@@ -1823,12 +1800,12 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		if (fewest < 10) {
 			snprintf(note, sizeof(note), "%zu blocks in a run: at least 10 needed", fewest);
 			m = metric(pn, "blockmax", "block-maxima", "ns", NAN, NAN);
-			json_object_set_new(m, "block_ns", jint(o->block_ns));
+			json_object_set_new(m, "block_ns", lw_jint(o->block_ns));
 			json_array_append_new(ms, na_metric(m, note));
 		} else {
 			stat_metric(ms, c, probe, ST_BLOCKMAX, "blockmax", "block-maxima");
 			json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "block_ns",
-					    jint(o->block_ns));
+					    lw_jint(o->block_ns));
 		}
 	}
 
@@ -1836,7 +1813,7 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 	wb = json_object_get(json_object_get(json_object_get(gb, "probes"), pn), "worst_case");
 	m = metric(pn, "worst", "worst-case", "ns", dval(wa, "return_level_ns"),
 		   dval(wb, "return_level_ns"));
-	json_object_set_new(m, "horizon_ns", jint(o->horizon_ns));
+	json_object_set_new(m, "horizon_ns", lw_jint(o->horizon_ns));
 	if (!json_is_true(json_object_get(wa, "estimated")) ||
 	    !json_is_true(json_object_get(wb, "estimated"))) {
 		snprintf(note, sizeof(note), "not extrapolated: %s: %s",
@@ -1861,11 +1838,11 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 	}
 	lw_mwu(&da, &db, &u);
 	m = metric(pn, "distribution", "distribution", "ns", median_of(&da), median_of(&db));
-	json_object_set_new(m, "u_b", jnum(u.u_b));
-	json_object_set_new(m, "z", jnum(u.z));
-	json_object_set_new(m, "mwu_p", jnum(u.p));
-	json_object_set_new(m, "cliffs_delta", jnum(u.cliffs_delta));
-	json_object_set_new(m, "prob_superiority", jnum(u.ps));
+	json_object_set_new(m, "u_b", lw_jreal(u.u_b));
+	json_object_set_new(m, "z", lw_jreal(u.z));
+	json_object_set_new(m, "mwu_p", lw_jreal(u.p));
+	json_object_set_new(m, "cliffs_delta", lw_jreal(u.cliffs_delta));
+	json_object_set_new(m, "prob_superiority", lw_jreal(u.ps));
 	na_metric(m, "every sample pooled, shown, not judged: samples inside a run are dependent "
 		  "(the percentiles are judged from per-run figures)");
 	json_array_append_new(ms, m);
@@ -1880,7 +1857,7 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		snprintf(name, sizeof(name), "over:%s", lw_cmp_format_threshold(o->thr[t], d, sizeof(d)));
 		if (unknown_figure(c, probe, -1, 1, o->thr[t], note, sizeof(note))) {
 			m = metric(pn, name, "count", "count", NAN, NAN);
-			json_object_set_new(m, "threshold_ns", jint(o->thr[t]));
+			json_object_set_new(m, "threshold_ns", lw_jint(o->thr[t]));
 			json_array_append_new(ms, na_metric(m, note));
 			continue;
 		}
@@ -1888,7 +1865,7 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		probe_counts(c->b, probe, CNT_OVER, o->thr[t], xb, eb);
 		rate_metric(ms, c, pn, name, xa, ea, na, xb, eb, nb);
 		json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "threshold_ns",
-				    jint(o->thr[t]));
+				    lw_jint(o->thr[t]));
 	}
 	{
 		int ka = 1, kb = 1;
@@ -1910,8 +1887,8 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 			m = metric(pn, "missed", "count", "count", ka ? (double)ta / (double)na : NAN,
 				   kb ? (double)tb / (double)nb : NAN);
 			json_object_set_new(m, "runs", json_pack("[I, I]", (json_int_t)na, (json_int_t)nb));
-			json_object_set_new(m, "baseline_total", ka ? jint(ta) : json_null());
-			json_object_set_new(m, "total", kb ? jint(tb) : json_null());
+			json_object_set_new(m, "baseline_total", ka ? lw_jint(ta) : json_null());
+			json_object_set_new(m, "total", kb ? lw_jint(tb) : json_null());
 			json_array_append_new(ms, na_metric(m, !ka && !kb ? "unknown: the runs did not "
 				"count missed periods (imported)" : !ka ? "unknown: the baseline did not "
 				"count missed periods (imported)" : "unknown: the run did not count missed "
@@ -2094,7 +2071,7 @@ static int holm(json_t *ms, double alpha)
 			json_object_set_new(t[i].m, "verdict", json_string(LW_NSD));
 		json_object_set_new(t[i].m, "min_detectable", json_pack("{s:s, s:o, s:f, s:f}",
 			"stat", rate ? "rate_rel" : "rel",
-			"value", rate ? (base > 0 ? jnum(mdc / base) : json_null()) : jnum(expm1(mdc)),
+			"value", rate ? (base > 0 ? lw_jreal(mdc / base) : json_null()) : lw_jreal(expm1(mdc)),
 			"power", POWER, "alpha", alpha / (double)k));
 	}
 	free(t);
@@ -2227,7 +2204,7 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 	}
 	thr = json_array();
 	for (i = 0; i < o->nthr; i++)
-		json_array_append_new(thr, jint(o->thr[i]));
+		json_array_append_new(thr, lw_jint(o->thr[i]));
 	doc = json_pack("{s:s, s:i, s:{s:s, s:s}, s:{s:f, s:f, s:f, s:I, s:I, s:o, s:s, s:s, s:s,"
 			" s:s, s:I, s:f, s:{s:s, s:I, s:I, s:I}}, s:I, s:O, s:O, s:O}",
 		"schema", LW_COMPARISON_SCHEMA, "version", LW_COMPARISON_VERSION,
@@ -2248,7 +2225,7 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 	if (!doc)
 		error("compare: cannot build the comparison document");
 	else
-		json_object_set_new(doc, "baseline_run", jint(groups[baseline].first));
+		json_object_set_new(doc, "baseline_run", lw_jint(groups[baseline].first));
 out:
 	json_decref(rj);
 	json_decref(gj);

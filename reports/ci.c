@@ -238,19 +238,19 @@ int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_che
 			static const char *const lat[] = { "p50_ns", "p99_ns", "p99.9_ns", "max_ns" };
 			static const char *const cnt[] = { "missed_periods", "dropped" };
 
-			fprintf(f, "| %s | %.0f |", name, jnum(all, "count", 0));
+			fprintf(f, "| %s | %.0f |", name, lw_jnum(all, "count", 0));
 			for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++) {
 				char a[32];
 
 				if (json_is_number(json_object_get(all, lat[k])))
-					fprintf(f, " %s us |", lw_fmt_us(jnum(all, lat[k], 0), a,
+					fprintf(f, " %s us |", lw_fmt_us(lw_jnum(all, lat[k], 0), a,
 									  sizeof(a)));
 				else
 					fprintf(f, " unknown |");
 			}
 			for (size_t k = 0; k < sizeof(cnt) / sizeof(cnt[0]); k++)
 				if (json_is_number(json_object_get(all, cnt[k])))
-					fprintf(f, " %.0f |", jnum(all, cnt[k], 0));
+					fprintf(f, " %.0f |", lw_jnum(all, cnt[k], 0));
 				else
 					fprintf(f, " unknown |");
 			fprintf(f, "\n");

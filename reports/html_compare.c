@@ -233,7 +233,7 @@ static const char *get_pmqos(const struct lw_rrun *r, char *buf, size_t len, con
 
 static const char *get_duration(const struct lw_rrun *r, char *buf, size_t len, const char *what)
 {
-	double ns = jnum(r->manifest, "duration_ns", 0);
+	double ns = lw_jnum(r->manifest, "duration_ns", 0);
 
 	(void)what;
 	if (ns > 0)

@@ -12,6 +12,7 @@
 #include "boards/board.h"
 #include "lib/error.h"
 #include "lib/input.h"
+#include "lib/json.h"
 #include "lib/samples.h"
 #include "reports/report.h"
 #include "workloads/rkind.h"
@@ -182,11 +183,6 @@ const json_t *lw_rrun_probes(const struct lw_rrun *r)
 	return json_is_object(p) && json_object_size(p) ? p : NULL;
 }
 
-static const char *jstr(const json_t *v)
-{
-	return json_string_value(v);
-}
-
 const char *lw_rrun_str(const struct lw_rrun *r, const char *what)
 {
 	static const struct {
@@ -241,9 +237,9 @@ static int word_value(const char *cmdline, const char *key, char *out, size_t le
 const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len)
 {
 	const json_t *sys = json_object_get(json_object_get(r->analysis, "run"), "system");
-	const char *mode = jstr(json_object_get(sys, "nohz"));
-	const char *full = jstr(json_object_get(sys, "nohz_full"));
-	const char *cmdline = jstr(json_object_get(sys, "cmdline"));
+	const char *mode = lw_jstr(sys, "nohz", NULL);
+	const char *full = lw_jstr(sys, "nohz_full", NULL);
+	const char *cmdline = lw_jstr(sys, "cmdline", NULL);
 	char v[128];
 
 	if (mode && *mode) {
