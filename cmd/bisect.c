@@ -38,6 +38,7 @@
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
+#include "reports/report.h"
 
 static const char usage[] =
 "usage: latwatt bisect -o DIR --good V --bad V --versions LIST|@FILE --metric RULE...\n"

@@ -13,6 +13,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "reports/report.h"
 
 static const char usage[] =
 "usage: latwatt compare [OPTIONS] RUN...\n"

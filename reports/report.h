@@ -265,6 +265,9 @@ void lw_verdict_print(FILE *f, const struct lw_run_verdict *v);
  * @v, then the details, the checks @cs last; @top spikes in full. */
 void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdict *v,
 			const struct lw_checks *cs, size_t top);
+/* The text of `latwatt compare` for comparison document @doc (also
+ * `latwatt bisect`'s evidence). */
+void lw_compare_print(const json_t *doc, FILE *out);
 
 /* ---- output --------------------------------------------------------- */
 
