@@ -22,7 +22,7 @@
  *	video  dropped   dropped_list  vsync_ns     frames     dropped_frames
  *
  * The metric name is also the key of the miss count in a comparison's
- * per-run "workloads" object, beside .total_key (analysis/compare.c).
+ * per-run "workloads" object, beside .total_key (analysis/compare_json.c).
  */
 #ifndef LW_RKIND_H
 #define LW_RKIND_H
