@@ -67,8 +67,6 @@ char *lw_cmp_format_threshold(uint64_t ns, char *buf, size_t len)
 
 /* ---- per-run computations ------------------------------------------- */
 
-const char *const lw_cmp_pct_name[LW_NPCT] = { "p50", "p90", "p99", "p99.9", "p99.99" };
-
 double lw_cmp_median(const struct lw_dist *d)
 {
 	return d->n ? (double)lw_dist_percentile(d, 50) : NAN;
@@ -660,7 +658,7 @@ static int unknown_figure(const struct cmpctx *c, unsigned probe, int k, int wha
 
 			if (what == 0 && (b = lw_cmp_hist_pct_bound(cp, k))) {
 				snprintf(note, len, "not known: %s of %s is in its histogram's overflow "
-					 "(%.0f us or more)", lw_cmp_pct_name[k], run, (double)b / 1e3);
+					 "(%.0f us or more)", lw_stat_names[k], run, (double)b / 1e3);
 				return 1;
 			}
 			if (what == 1 && cp->from_hist &&
@@ -701,7 +699,7 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		uint64_t fewest = UINT64_MAX;
 
 		if (unknown_figure(c, probe, k, 0, 0, note, sizeof(note))) {
-			json_array_append_new(ms, na_metric(metric(pn, lw_cmp_pct_name[k], "percentile", "ns",
+			json_array_append_new(ms, na_metric(metric(pn, lw_stat_names[k], "percentile", "ns",
 				NAN, NAN), note));
 			continue;
 		}
@@ -721,12 +719,12 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 			lw_mean_var(x, nx, &ma, &v);
 			lw_mean_var(y, ny, &mb, &v);
 			snprintf(note, sizeof(note), "fewer than 10 samples beyond %s in a run: not tested",
-				 lw_cmp_pct_name[k]);
-			json_array_append_new(ms, na_metric(metric(pn, lw_cmp_pct_name[k], "percentile", "ns",
+				 lw_stat_names[k]);
+			json_array_append_new(ms, na_metric(metric(pn, lw_stat_names[k], "percentile", "ns",
 				exp(ma), exp(mb)), note));
 			continue;
 		}
-		stat_metric(ms, c, probe, k, lw_cmp_pct_name[k], "percentile");
+		stat_metric(ms, c, probe, k, lw_stat_names[k], "percentile");
 	}
 	stat_metric(ms, c, probe, ST_MEAN, "mean", "mean");
 

@@ -11,9 +11,6 @@
 
 #include "analysis/compare.h"
 
-/* The percentiles' names, in the order of lw_pct[]. */
-extern const char *const lw_cmp_pct_name[LW_NPCT];
-
 /* The per-run figures a comparison judges: the percentiles, the mean and
  * the median of the block maxima. */
 enum { ST_MEAN = LW_NPCT, ST_BLOCKMAX, NST };

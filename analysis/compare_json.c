@@ -239,7 +239,7 @@ static json_t *probe_json(const struct lw_crun *r, const struct pcache *pc,
 
 		if (bound)	/* in the histogram's overflow: at least this */
 			json_object_set_new(e, "above_ns", lw_jint(bound));
-		json_object_set_new(pcts, lw_cmp_pct_name[k], e);
+		json_object_set_new(pcts, lw_stat_names[k], e);
 	}
 	json_object_set_new(pj, "percentiles", pcts);
 	for (size_t t = 0; t < o->nthr; t++) {
@@ -385,7 +385,7 @@ int lw_cmp_group_json(const struct gview *g, size_t index, size_t first,
 		if (!lw_cmp_group_has(g, probe))
 			continue;
 		for (int k = 0; k < LW_NPCT; k++)
-			json_object_set_new(pcts, lw_cmp_pct_name[k], group_stat(g, probe, k, o));
+			json_object_set_new(pcts, lw_stat_names[k], group_stat(g, probe, k, o));
 		for (size_t i = 0; i < g->n; i++) {
 			const struct lw_dist *d = &lw_cmp_rc_probe(&g->rc[i], probe)->cp->d;
 

@@ -373,7 +373,7 @@ static uint64_t spike_threshold(const json_t *m, const json_t *analysis,
 	}
 	snprintf(src, len, "p99.9 (no --threshold and no latency budget)");
 	return (uint64_t)json_integer_value(json_object_get(json_object_get(json_object_get(
-		json_object_get(analysis, "probes"), name), "all"), "p99.9_ns"));
+		json_object_get(analysis, "probes"), name), "all"), lw_stat_keys[LW_STAT_P999]));
 }
 
 /*

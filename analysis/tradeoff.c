@@ -18,6 +18,7 @@
 
 #include "boards/board.h"
 #include "analysis/tradeoff.h"
+#include "lib/stats.h"
 
 #define PM_QOS_NONE 2000000000.0
 
@@ -117,7 +118,7 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 		snprintf(key, sizeof(key), "%s_ns", bu->stat);
 		json_object_set_new(t, "stat", json_string(bu->stat));
 	} else {
-		snprintf(key, sizeof(key), "p99.9_ns");
+		snprintf(key, sizeof(key), "%s", lw_stat_keys[LW_STAT_P999]);
 	}
 	json_array_foreach(pts, i, e) {
 		double q = json_number_value(json_object_get(e, "pm_qos_us"));

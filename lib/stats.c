@@ -25,6 +25,14 @@ const enum lw_stat lw_stat_columns[LW_NSTAT] = {
 	LW_STAT_MIN, LW_STAT_MEAN, LW_PCT_STATS(ID_OF) LW_STAT_MAX
 };
 
+const char *lw_stat_key(const char *name)
+{
+	for (int k = 0; k < LW_NSTAT; k++)
+		if (!strcmp(lw_stat_names[k], name))
+			return lw_stat_keys[k];
+	return NULL;
+}
+
 static size_t rank(size_t n, double q)
 {
 	/* nearest rank: ceil(q/100 * n), at least 1 */

@@ -76,6 +76,9 @@ extern const char *const lw_count_names[LW_NCOUNT];	/* "over", "missed", "droppe
 extern const char *const lw_count_keys[LW_NCOUNT];	/* "over_threshold", ... */
 /* The columns of a table of the statistics: min, mean, the percentiles, max. */
 extern const enum lw_stat lw_stat_columns[LW_NSTAT];
+/* The analysis.json key of the statistic named @name ("p99": "p99_ns"); NULL
+ * when there is none. */
+const char *lw_stat_key(const char *name);
 
 struct lw_stats {
 	uint64_t count;

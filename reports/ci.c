@@ -231,19 +231,28 @@ int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_che
 	fprintf(f, "%s%s, %s, run %s (%s)\n", n > 1 ? "\n" : "", lw_rrun_str(r, "preempt"),
 		lw_rrun_nohz(r, nohz, sizeof(nohz)), r->label, lw_rrun_str(r, "status"));
 	if (probes) {
-		fprintf(f, "\n| probe | samples | p50 | p99 | p99.9 | max | missed | dropped |\n"
-			"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+		static const enum lw_stat lat[] = { LW_STAT_P50, LW_STAT_P99, LW_STAT_P999,
+						    LW_STAT_MAX };
+
+		fprintf(f, "\n| probe | samples |");
+		for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++)
+			fprintf(f, " %s |", lw_stat_names[lat[k]]);
+		fprintf(f, " missed | dropped |\n| --- | ---: |");
+		for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++)
+			fprintf(f, " ---: |");
+		fprintf(f, " ---: | ---: |\n");
 		json_object_foreach((json_t *)probes, name, p) {
 			const json_t *all = json_object_get(p, "all");
-			static const char *const lat[] = { "p50_ns", "p99_ns", "p99.9_ns", "max_ns" };
 			static const char *const cnt[] = { "missed_periods", "dropped" };
 
 			fprintf(f, "| %s | %.0f |", name, lw_jnum(all, "count", 0));
 			for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++) {
 				char a[32];
 
-				if (json_is_number(json_object_get(all, lat[k])))
-					fprintf(f, " %s us |", lw_fmt_us(lw_jnum(all, lat[k], 0), a,
+				const char *key = lw_stat_keys[lat[k]];
+
+				if (json_is_number(json_object_get(all, key)))
+					fprintf(f, " %s us |", lw_fmt_us(lw_jnum(all, key, 0), a,
 									  sizeof(a)));
 				else
 					fprintf(f, " unknown |");
@@ -306,7 +315,7 @@ int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const str
 			fprintf(f, " ---: |");
 		fprintf(f, "\n");
 		for (int k = 0; k < LW_CMP_NSTAT; k++) {
-			fprintf(f, "| %s |", lw_cmp_stat[k]);
+			fprintf(f, "| %s |", lw_stat_names[k]);
 			for (size_t g = 0; g < c->ngroup; g++) {
 				const struct lw_cmetric *m = p->m[g * LW_CMP_NSTAT + k];
 				int worse = m && !strcmp(m->verdict, "worse");

@@ -21,9 +21,6 @@
 #include "lib/stats.h"
 #include "reports/report.h"
 
-const char *const lw_cmp_stat[LW_CMP_NSTAT] = { "p50", "p90", "p99", "p99.9", "p99.99", "mean",
-						"max" };
-
 /* How verdicts are reached: doc/latwatt.1, LATWATT COMPARE, the section of
  * that name, paragraph by paragraph (tests/unit/test_reports.c keeps them
  * equal). */
@@ -399,8 +396,8 @@ static int read_doc(struct lw_comparison *c, const char *where)
 			if (!p)
 				return error("out of memory");
 			for (int k = 0; k < LW_CMP_NSTAT; k++) {
-				const json_t *e = k < LW_NPCT ? json_object_get(pc, lw_cmp_stat[k]) :
-						  json_object_get(pj, lw_cmp_stat[k]);
+				const json_t *e = k < LW_NPCT ? json_object_get(pc, lw_stat_names[k]) :
+						  json_object_get(pj, lw_stat_names[k]);
 				struct lw_cfig *f = &p->grp[gi * LW_CMP_NSTAT + k];
 				char name[96];
 
@@ -408,7 +405,7 @@ static int read_doc(struct lw_comparison *c, const char *where)
 					*f = (struct lw_cfig){ num(pj, "max_ns"), NAN, NAN };
 				else
 					*f = fig(num(e, "value_ns"), json_object_get(e, "ci_ns"));
-				snprintf(name, sizeof(name), "%s.%s", pn, lw_cmp_stat[k]);
+				snprintf(name, sizeof(name), "%s.%s", pn, lw_stat_names[k]);
 				p->m[gi * LW_CMP_NSTAT + k] = lw_cmp_metric(&c->group[gi], name);
 			}
 		}
@@ -425,7 +422,7 @@ static int read_doc(struct lw_comparison *c, const char *where)
 				return error("out of memory");
 			p->count[i] = num(pj, "count");
 			for (int k = 0; k < LW_NPCT; k++) {
-				const json_t *e = json_object_get(pc, lw_cmp_stat[k]);
+				const json_t *e = json_object_get(pc, lw_stat_names[k]);
 
 				p->run[i * LW_CMP_NSTAT + k] = fig(num(e, "value_ns"),
 								   json_object_get(e, "ci_ns"));
@@ -778,7 +775,7 @@ int lw_comparison_checks(const struct lw_comparison *c, struct lw_checks *out)
 				char a[32], b[32], why[200];
 
 				snprintf(ck.name, sizeof(ck.name), "compare.%s.%s.%s", p->name,
-					 lw_cmp_stat[k], g->name);
+					 lw_stat_names[k], g->name);
 				ck.limit = c->tolerance * 100;
 				if (!m) {
 					ck.result = LW_SKIP;

@@ -152,8 +152,8 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 
 	pg_raw(pg, "<table class=\"stats\" data-probe=\"%s\">\n<tr><th>CPU</th><th>samples</th>",
 	       probe);
-	for (const struct lw_statkey *k = lw_statkeys; k->stat; k++)
-		pg_raw(pg, "<th>%s (us)</th>", k->stat);
+	for (int k = 0; k < LW_NSTAT; k++)
+		pg_raw(pg, "<th>%s (us)</th>", lw_stat_names[lw_stat_columns[k]]);
 	pg_raw(pg, "<th>over threshold</th><th>missed periods</th><th>dropped</th></tr>\n");
 	for (i = 0; i <= n; i++) {
 		char cpu[16], attrs[96];
@@ -169,11 +169,13 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 		snprintf(attrs, sizeof(attrs), "data-probe=\"%s\" data-cpu=\"%s\"", probe, cpu);
 		pg_raw(pg, "<tr><th>%s</th><td %s data-key=\"count\" data-value=\"%.17g\">%.0f</td>",
 		       cpu, attrs, lw_jnum(row, "count", 0), lw_jnum(row, "count", 0));
-		for (const struct lw_statkey *k = lw_statkeys; k->stat; k++) {
-			if (json_is_number(json_object_get(row, k->key)) && lw_jnum(row, "count", 0) > 0)
-				pg_td_ns(pg, attrs, k->key, lw_jnum(row, k->key, 0));
+		for (int k = 0; k < LW_NSTAT; k++) {
+			const char *key = lw_stat_keys[lw_stat_columns[k]];
+
+			if (json_is_number(json_object_get(row, key)) && lw_jnum(row, "count", 0) > 0)
+				pg_td_ns(pg, attrs, key, lw_jnum(row, key, 0));
 			else
-				pg_raw(pg, "<td %s data-key=\"%s\">-</td>", attrs, k->key);
+				pg_raw(pg, "<td %s data-key=\"%s\">-</td>", attrs, key);
 		}
 		if (json_is_number(json_object_get(row, "over_threshold")))
 			pg_raw(pg, "<td %s data-key=\"over_threshold\" data-value=\"%.17g\">%.0f</td>",
@@ -219,7 +221,7 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 
 			if (p)
 				fprintf(f, "%.6f %.3f %.3f\n", (lw_jnum(row, "start_ns", 0) - t0) / 3.6e12,
-					lw_jnum(p, "max_ns", 0) / 1e3, lw_jnum(p, "p99.9_ns", 0) / 1e3);
+					lw_jnum(p, "max_ns", 0) / 1e3, lw_jnum(p, lw_stat_keys[LW_STAT_P999], 0) / 1e3);
 		}
 		fprintf(f, "EOD\nset logscale y\nset grid\nset key outside right top\n"
 			"set xlabel \"hours since the start of the run\"\n"

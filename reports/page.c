@@ -366,16 +366,14 @@ void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles
 	if (marks && n) {
 		fprintf(f, "$m << EOD\n");
 		for (int k = 0; k < LW_NPCT; k++) {
-			static const double q[LW_NPCT] = { 50, 90, 99, 99.9, 99.99 };
-			static const char *const lbl[LW_NPCT] = { "p50", "p90", "p99", "p99.9",
-								  "p99.99" };
 			const json_t *v = json_object_get(marks, lw_pct_key[k]);
 			double us;
 
-			if (!json_is_integer(v) || -log10(1 - q[k] / 100) > ymax + 1e-9)
+			if (!json_is_integer(v) || -log10(1 - lw_pct[k] / 100) > ymax + 1e-9)
 				continue;
 			us = (double)json_integer_value(v) / 1e3;
-			fprintf(f, "%g %g \"%s %.1fus\"\n", us, -log10(1 - q[k] / 100), lbl[k], us);
+			fprintf(f, "%g %g \"%s %.1fus\"\n", us, -log10(1 - lw_pct[k] / 100),
+				lw_stat_names[k], us);
 		}
 		fprintf(f, "EOD\n");
 	}

@@ -19,6 +19,7 @@
 #include "analysis/checks.h"
 #include "analysis/verdict.h"
 #include "lib/rundir.h"
+#include "lib/stats.h"
 
 struct lw_metric;
 
@@ -130,8 +131,9 @@ int lw_run_metrics(const struct lw_rrun *r, struct lw_checks *out);
  * group metric by metric, and the rules.  The views render this and the
  * runs' analysis.json histograms (for plots) and nothing else.
  */
-#define LW_CMP_NSTAT 7		/* p50 p90 p99 p99.9 p99.99 mean max */
-extern const char *const lw_cmp_stat[LW_CMP_NSTAT];
+/* The figures of a probe a comparison shows, named by lw_stat_names[]:
+ * p50 p90 p99 p99.9 p99.99 mean max (lib/stats.h), max last. */
+#define LW_CMP_NSTAT LW_NSTAT_COMPARED
 
 /* A figure with its interval; NAN: unknown (not recorded, not computed). */
 struct lw_cfig {
@@ -307,14 +309,6 @@ int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name);
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper);
 int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs);
 int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs);
-
-/* Latency statistic keys in analysis.json, with labels. */
-struct lw_statkey {
-	const char *stat;	/* "p99" */
-	const char *key;	/* "p99_ns" */
-};
-extern const struct lw_statkey lw_statkeys[];	/* min mean p50 … p99.99 max, NULL-ended */
-const char *lw_stat_key(const char *stat);	/* NULL when unknown */
 
 /* "123.4" us, with a sensible number of decimals. */
 char *lw_fmt_us(double ns, char *buf, size_t len);

@@ -17,20 +17,6 @@
 #include "reports/report.h"
 #include "workloads/rkind.h"
 
-const struct lw_statkey lw_statkeys[] = {
-	{ "min", "min_ns" }, { "mean", "mean_ns" }, { "p50", "p50_ns" }, { "p90", "p90_ns" },
-	{ "p99", "p99_ns" }, { "p99.9", "p99.9_ns" }, { "p99.99", "p99.99_ns" },
-	{ "max", "max_ns" }, { NULL, NULL },
-};
-
-const char *lw_stat_key(const char *stat)
-{
-	for (const struct lw_statkey *k = lw_statkeys; k->stat; k++)
-		if (!strcmp(k->stat, stat))
-			return k->key;
-	return NULL;
-}
-
 char *lw_fmt_us(double ns, char *buf, size_t len)
 {
 	double us = ns / 1e3;

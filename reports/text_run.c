@@ -78,13 +78,10 @@ static void count_cell(FILE *out, const json_t *row, const char *key, int na, in
 
 static void probe_row(FILE *out, const char *label, const json_t *row, int have_threshold)
 {
-	static const char *const keys[] = { "min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns",
-					     "p99.9_ns", "p99.99_ns", "max_ns" };
-
 	fprintf(out, "%5s", label);
 	count_cell(out, row, "count", 0, 10);
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		lat_cell(out, row, keys[k], 9);
+	for (int k = 0; k < LW_NSTAT; k++)
+		lat_cell(out, row, lw_stat_keys[lw_stat_columns[k]], 9);
 	count_cell(out, row, "over_threshold", !have_threshold, 8);
 	count_cell(out, row, "missed_periods", 0, 8);
 	count_cell(out, row, "dropped", 0, 8);
@@ -138,9 +135,10 @@ static void probes_print(FILE *out, const json_t *doc)
 		fprintf(out, "\nfrom a histogram: percentiles have its bucket resolution (1us)\n");
 	json_object_foreach((json_t *)probes, name, p) {
 		fprintf(out, "\nprobe %s (latency in us)\n", name);
-		fprintf(out, "%5s %10s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s\n", "cpu",
-			"samples", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max",
-			"over", "missed", "dropped");
+		fprintf(out, "%5s %10s", "cpu", "samples");
+		for (int k = 0; k < LW_NSTAT; k++)
+			fprintf(out, " %9s", lw_stat_names[lw_stat_columns[k]]);
+		fprintf(out, " %8s %8s %8s\n", "over", "missed", "dropped");
 		json_array_foreach(json_object_get(p, "cpus"), i, c) {
 			char cpu[16];
 
