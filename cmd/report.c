@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/metrics.h"
 #include "lib/safefile.h"
 #include "lib/parse.h"
 #include "reports/report.h"
@@ -27,14 +28,12 @@ static const char usage_head[] =
 "gnuplot, JUnit XML and LAVA results for CI, and a Markdown summary short\n"
 "enough for a merge-request comment.\n"
 "\n";
-static const char usage_tail[] =
+/* After the formats; then the names --budget takes, from the metric
+ * registry (print_usage()), then usage_tail. */
+static const char usage_budget[] =
 "      --compare           compare runs, or read a comparison JSON\n"
-"      --budget SPEC       a budget to check, repeatable: [PROBE.]STAT<VALUE or <=,\n"
-"                          STAT one of min mean p50 p90 p99 p99.9 p99.99 max (us,\n"
-"                          or with ns ms s), missed dropped over xruns dropped_frames\n"
-"                          deadline_misses (counts), power (mW, or W),\n"
-"                          energy_per_period (uJ); see RULES AND METRICS in\n"
-"                          latwatt(1)\n"
+"      --budget SPEC       a budget to check, repeatable: [PROBE.]STAT<VALUE or <=,\n";
+static const char usage_tail[] =
 "                          e.g. --budget 'p99<100us' --budget 'cyclic.max<=1ms'\n"
 "      --board NAME        check the budgets of board NAME (default: each run's own\n"
 "                          board, boards/NAME.yaml or RUN/board.yaml)\n"
@@ -170,6 +169,7 @@ static const struct report_format {
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 #define HELP_COL 26
+#define HELP_WIDTH 84	/* the column after which --budget's names wrap */
 
 /* "-o" or "--junit", then @arg's " FILE" or " -" when given. */
 static const char *format_opt(const struct report_format *fm, const char *arg, char *buf,
@@ -182,9 +182,32 @@ static const char *format_opt(const struct report_format *fm, const char *arg, c
 	return buf;
 }
 
+/* @text and "; see RULES AND METRICS in latwatt(1)" in lines of the help
+ * column, broken at blanks. */
+static void print_wrapped(const char *text)
+{
+	char all[1024];
+	size_t col = 0;
+
+	snprintf(all, sizeof(all), "%s; see RULES AND METRICS in latwatt(1)", text);
+	for (const char *w = all; *w;) {
+		size_t l = strcspn(w, " ");
+
+		if (col && col + 1 + l > HELP_WIDTH - HELP_COL) {
+			putchar('\n');
+			col = 0;
+		}
+		printf("%*s%.*s", col ? 1 : HELP_COL, "", (int)l, w);
+		col += (col ? 1 : 0) + l;
+		w += l;
+		w += strspn(w, " ");
+	}
+	putchar('\n');
+}
+
 static void print_usage(void)
 {
-	char col[64];
+	char col[64], names[512];
 
 	fputs(usage_head, stdout);
 	for (size_t i = 0; i < NFORMATS; i++) {
@@ -207,6 +230,8 @@ static void print_usage(void)
 			printf("%*s", HELP_COL, "");
 		}
 	}
+	fputs(usage_budget, stdout);
+	print_wrapped(lw_metric_budget_help(names, sizeof(names)));
 	fputs(usage_tail, stdout);
 }
 

@@ -113,6 +113,36 @@ const char *lw_metric_names(char *buf, size_t len, int summary, int compared)
  * keys are the record kinds' miss keys and metric names (workloads/rkind.h,
  * above this layer) and the generic "misses"; tests/unit/test_misses.c
  * checks that every kind's key is here. */
+const char *lw_metric_budget_help(char *buf, size_t len)
+{
+	/* the units a run's summary holds, in this order, and how rules write them */
+	static const struct {
+		enum lw_metric_unit unit;
+		const char *words;
+	} units[] = {
+		{ LW_MU_NS, "us, or with ns ms s" }, { LW_MU_COUNT, "counts" },
+		{ LW_MU_W, "mW, or W" }, { LW_MU_UJ, "uJ" },
+	};
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		const char *sep = u ? ", " : "STAT one of ";
+
+		for (size_t i = 0; i < lw_nmetrics && n < len; i++) {
+			const struct lw_metric *m = &lw_metrics[i];
+
+			if (m->from == LW_MF_NONE || m->unit != units[u].unit)
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, m->name);
+			sep = " ";
+		}
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%s)", units[u].words);
+	}
+	return buf;
+}
+
 static double misses_of(const json_t *w)
 {
 	static const char *const keys[] = { "xruns", "dropped", "dropped_frames", "misses" };
