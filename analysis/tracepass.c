@@ -15,6 +15,7 @@
 #include "analysis/tracepass.h"
 #include "boards/board.h"
 #include "lib/error.h"
+#include "lib/metrics.h"
 #include "lib/safefile.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
@@ -357,7 +358,7 @@ static uint64_t spike_threshold(const json_t *m, const json_t *analysis,
 	for (int k = 0; o->board && k < o->board->nbudget; k++) {
 		const struct lw_budget *b = &o->board->budget[k];
 
-		if (b->kind == LW_BUDGET_LATENCY && b->limit > 0 && (!b->probe || !strcmp(b->probe, name)) &&
+		if (b->m->probe && b->limit > 0 && (!b->probe || !strcmp(b->probe, name)) &&
 		    (!best || b->limit < best->limit))
 			best = b;
 	}

@@ -18,6 +18,7 @@
 
 #include "boards/board.h"
 #include "analysis/tradeoff.h"
+#include "lib/metrics.h"
 #include "lib/stats.h"
 
 #define PM_QOS_NONE 2000000000.0
@@ -110,7 +111,7 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 	if (!json_is_array(pts))
 		return;
 	for (int k = 0; k < b->nbudget && !bu; k++)
-		if (b->budget[k].kind == LW_BUDGET_LATENCY && b->budget[k].stat &&
+		if (b->budget[k].m->probe && b->budget[k].stat &&
 		    (!b->budget[k].probe || (probe && !strcmp(b->budget[k].probe, probe))) &&
 		    strcmp(b->budget[k].stat, "mean") && strcmp(b->budget[k].stat, "min"))
 			bu = &b->budget[k];

@@ -527,23 +527,6 @@ static const struct lw_metric *latency_stat(const char *s)
 	return m && m->probe && m->unit == LW_MU_NS && m->from == LW_MF_PROBE ? m : NULL;
 }
 
-/* The kinds board.h names, for its callers; any other figure is OTHER. */
-static enum lw_budget_kind budget_kind(const struct lw_metric *m)
-{
-	static const struct { const char *name; enum lw_budget_kind kind; } kinds[] = {
-		{ "xruns", LW_BUDGET_XRUNS }, { "dropped_frames", LW_BUDGET_DROPPED_FRAMES },
-		{ "deadline_misses", LW_BUDGET_DEADLINE_MISSES }, { "power", LW_BUDGET_AVG_POWER },
-		{ "energy_per_period", LW_BUDGET_ENERGY_PER_PERIOD },
-	};
-
-	if (m->probe)
-		return LW_BUDGET_LATENCY;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kinds[i].name, m->name))
-			return kinds[i].kind;
-	return LW_BUDGET_OTHER;
-}
-
 static int add_budget(struct lw_board *b, const struct lw_metric *m, const char *probe,
 		      double limit, int line)
 {
@@ -554,7 +537,6 @@ static int add_budget(struct lw_board *b, const struct lw_metric *m, const char 
 	b->budget = nb;
 	nb = &b->budget[b->nbudget++];
 	memset(nb, 0, sizeof(*nb));
-	nb->kind = budget_kind(m);
 	nb->m = m;
 	nb->probe = probe ? strdup(probe) : NULL;
 	nb->stat = m->probe ? strdup(m->name) : NULL;
@@ -1632,7 +1614,7 @@ json_t *lw_board_to_json(const struct lw_board *b)
 		json_t *j = json_pack("{s:s, s:f}", "kind", budget_kind_name(bu),
 				      "limit", bu->limit);
 
-		if (bu->kind == LW_BUDGET_LATENCY) {
+		if (bu->m->probe) {
 			json_object_set_new(j, "probe", bu->probe ? json_string(bu->probe) : json_null());
 			json_object_set_new(j, "stat", json_string(bu->stat));
 		}

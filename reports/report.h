@@ -69,21 +69,8 @@ double lw_workload_total(const json_t *w);
 
 /* ---- budgets -------------------------------------------------------- */
 
-/* What a budget is on, coarsely (the figure itself is @m in struct lw_rbudget). */
-enum lw_rb_metric {
-	LW_RB_LATENCY,		/* a latency statistic of a probe, ns */
-	LW_RB_MISSED,		/* missed periods of a probe */
-	LW_RB_DROPPED,		/* dropped samples of a probe */
-	LW_RB_OVER,		/* samples over the threshold */
-	LW_RB_XRUNS,		/* audio xruns */
-	LW_RB_DROPPED_FRAMES,	/* video dropped frames */
-	LW_RB_DEADLINE_MISSES,	/* every workload's misses */
-	LW_RB_POWER,		/* average power, mW */
-	LW_RB_OTHER,		/* any other figure of the registry (lib/metrics.h) */
-};
 
 struct lw_rbudget {
-	enum lw_rb_metric metric;
 	const struct lw_metric *m;	/* the registry's entry */
 	char probe[32];		/* "" = every probe of the run */
 	char stat[32];		/* the registry's name: p99, missed, xruns, power */

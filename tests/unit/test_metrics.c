@@ -112,10 +112,10 @@ static void test_board_keys(void **st)
 
 	assert_non_null(b);
 	assert_int_equal(b->nbudget, 3);
-	assert_int_equal(b->budget[0].kind, LW_BUDGET_XRUNS);
-	assert_int_equal(b->budget[1].kind, LW_BUDGET_AVG_POWER);
+	assert_ptr_equal(b->budget[0].m, lw_metric_find("xruns"));
+	assert_ptr_equal(b->budget[1].m, lw_metric_find("power"));
 	assert_true(b->budget[1].limit == 2000);
-	assert_int_equal(b->budget[2].kind, LW_BUDGET_ENERGY_PER_PERIOD);
+	assert_ptr_equal(b->budget[2].m, lw_metric_find("energy_per_period"));
 	lw_board_free(b);
 	assert_error(lw_board_parse("k.yaml", "format: 1\nname: k\nbudgets:\n  p99: 1\n") == NULL,
 		     "k.yaml:4:3: budgets: unknown key (known here: latency_us, audio_xruns");
