@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/budgets.h"
 #include "analysis/failon.h"
 #include "boards/board.h"
 #include "lib/error.h"

@@ -93,7 +93,7 @@ int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct 
 
 /* The budgets of a board (boards/NAME.yaml; @board NULL: the run's own
  * board, see lw_board_for_run()) checked against the run by
- * lw_budgets_check(), one check each; "not measured" ones skipped.  @suffix
+ * lw_checks_board() (analysis/checks.h), one check each; "not measured" ones skipped.  @suffix
  * (or NULL) is appended to the names.  -1 after error() (unknown board). */
 int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suffix,
 		    struct lw_checks *out);

@@ -10,7 +10,6 @@
 
 #include "tests/unit/lw_test.h"
 
-#include "analysis/budgets.h"
 #include "analysis/failon.h"
 #include "boards/board.h"
 #include "cmd/commands.h"
