@@ -56,17 +56,31 @@ static int cmp_series(const void *a, const void *b)
 }
 
 /* Per-CPU dropped counts recorded by the probes in the manifest:
- * probes.NAME.threads[] {cpu, dropped}. */
-static uint64_t manifest_dropped(const json_t *m, unsigned probe, int cpu)
+ * probes.NAME.threads[] {cpu, dropped}, written when the run ends.  A run
+ * killed before has none: its count is unknown (*@unknown), not 0.  A
+ * workload's samples (audio, video: no probe entry) drop none unless
+ * samples.dropped says so. */
+static uint64_t manifest_dropped(const json_t *m, unsigned probe, int cpu, int *unknown)
 {
-	json_t *t, *threads = json_object_get(json_object_get(json_object_get(m, "probes"),
-							      lw_probe_name(probe)), "threads");
+	const json_t *p = json_object_get(json_object_get(m, "probes"), lw_probe_name(probe));
+	json_t *t, *threads = json_object_get(p, "threads");
+	const json_t *all = json_object_get(json_object_get(m, "samples"), "dropped");
 	size_t i;
 	uint64_t d = 0;
 
+	*unknown = 0;
+	if (!p && json_is_integer(all) && json_integer_value(all) == 0)
+		return 0;
+	if (!json_array_size(threads)) {
+		*unknown = 1;
+		return 0;
+	}
 	json_array_foreach(threads, i, t)
-		if (cpu < 0 || json_integer_value(json_object_get(t, "cpu")) == cpu)
+		if (cpu < 0 || json_integer_value(json_object_get(t, "cpu")) == cpu) {
+			if (!json_is_integer(json_object_get(t, "dropped")))
+				*unknown = 1;
 			d += (uint64_t)json_integer_value(json_object_get(t, "dropped"));
+		}
 	return d;
 }
 
@@ -419,7 +433,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 		memset(st, 0, sizeof(*st));
 		st->exact = 1;
 		st->count = s->hist.total;
-		s->dropped = manifest_dropped(rd->manifest, s->probe, s->cpu);
+		s->dropped = manifest_dropped(rd->manifest, s->probe, s->cpu, &s->dropped_unknown);
 		if (!st->count)
 			continue;
 		st->min = s->hist.min;
@@ -767,7 +781,8 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 		if (ret == 0)
 			for (size_t k = 0; k < sum->n; k++)
 				sum->s[k].dropped = manifest_dropped(rd->manifest, sum->s[k].probe,
-								     sum->s[k].cpu);
+								     sum->s[k].cpu,
+								     &sum->s[k].dropped_unknown);
 		if (ret < 0) {
 			lw_summary_free(sum);
 			return -1;
@@ -816,7 +831,8 @@ static json_t *series_json(const struct lw_series *s, const struct lw_summary *s
 		json_object_set_new(o, "over_threshold_at_least", json_integer((json_int_t)s->over));
 	json_object_set_new(o, "missed_periods", s->missed_unknown ? json_null() :
 			    json_integer((json_int_t)s->missed));
-	json_object_set_new(o, "dropped", json_integer((json_int_t)s->dropped));
+	json_object_set_new(o, "dropped", s->dropped_unknown ? json_null() :
+			    json_integer((json_int_t)s->dropped));
 	json_object_set_new(o, "histogram", lw_hist_json(&s->hist));
 	return o;
 }

@@ -26,8 +26,9 @@ struct lw_series {
 	uint64_t missed, over, dropped;
 	/* Not known: missed periods (cyclictest does not count them), samples
 	 * over the threshold (a histogram that cannot tell); then over is
-	 * those surely above. */
-	int missed_unknown, over_unknown;
+	 * those surely above; dropped samples (a killed run's manifest has
+	 * no probe totals). */
+	int missed_unknown, over_unknown, dropped_unknown;
 	struct lw_hist hist;
 	struct lw_stats stats;
 };

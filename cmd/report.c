@@ -106,7 +106,13 @@ static int html_compare(FILE *f, const struct lw_report_in *in)
 
 static int junit(FILE *f, const struct lw_report_in *in)
 {
-	return lw_report_junit(f, in->checks, in->name);
+	char status[512];
+	const char *reason = in->run ? lw_rrun_str(in->run, "status_reason") : NULL;
+
+	if (in->run)
+		snprintf(status, sizeof(status), "%s%s%s", lw_rrun_str(in->run, "status") ?: "unknown",
+			 reason ? ": " : "", reason ? reason : "");
+	return lw_report_junit(f, in->checks, in->name, in->run ? status : NULL);
 }
 
 static int markdown_run(FILE *f, const struct lw_report_in *in)
@@ -394,9 +400,24 @@ int cmd_report(int argc, char **argv)
 		if (lw_rrun_judge(&run, board, budget_text, nbudgets) < 0 ||
 		    lw_verdict_check(&run.verdict, &checks) < 0)
 			goto out;
-		for (size_t i = 0; i < run.checks.n; i++)
-			if (lw_checks_add(&checks, &run.checks.c[i]) < 0)
+		for (size_t i = 0; i < run.checks.n; i++) {
+			struct lw_check ck = run.checks.c[i];
+			const char *st = lw_rrun_str(&run, "status");
+
+			/* a run that is not whole passes nothing: a check that
+			 * held on what it measured is not judged */
+			if (ck.result == LW_PASS && (!st || strcmp(st, "complete"))) {
+				char m[sizeof(ck.message) + 80];
+
+				snprintf(m, sizeof(m), "not judged: the run is %s; held on what it "
+					 "measured: %s", st ? st : "of unknown state", ck.message);
+				memcpy(ck.message, m, sizeof(ck.message) - 1);
+				ck.message[sizeof(ck.message) - 1] = 0;
+				ck.result = LW_SKIP;
+			}
+			if (lw_checks_add(&checks, &ck) < 0)
 				goto out;
+		}
 	} else {
 		if (argc - optind == 1 ? lw_comparison_from_json(&cmp, argv[optind], tolerance / 100)
 				       : lw_comparison_from_runs(&cmp, argv + optind,

@@ -15,7 +15,9 @@
 
 static const char *const suites[] = { "verdict", "budgets", "compare" };
 
-int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name)
+/* @status: the run's state and why ("killed: ..."), a property of every
+ * suite (NULL for a comparison). */
+int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name, const char *status)
 {
 	char host[256] = "localhost", stamp[32];
 	time_t now = time(NULL);
@@ -44,8 +46,13 @@ int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name)
 		lw_xml_escape(f, host);
 		fprintf(f, "\">\n    <properties>\n      <property name=\"source\" value=\"");
 		lw_xml_escape(f, name);
-		fprintf(f, "\"/>\n      <property name=\"latwatt\" value=\"%s\"/>\n    </properties>\n",
-			LW_VERSION);
+		fprintf(f, "\"/>\n      <property name=\"latwatt\" value=\"%s\"/>\n", LW_VERSION);
+		if (status) {
+			fprintf(f, "      <property name=\"run_status\" value=\"");
+			lw_xml_escape(f, status);
+			fprintf(f, "\"/>\n");
+		}
+		fprintf(f, "    </properties>\n");
 		for (size_t i = 0; i < cs->n; i++) {
 			const struct lw_check *c = &cs->c[i];
 

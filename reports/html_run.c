@@ -182,10 +182,16 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 			       attrs, lw_jnum(row, "over_threshold", 0), lw_jnum(row, "over_threshold", 0));
 		else
 			pg_raw(pg, "<td %s data-key=\"over_threshold\">-</td>", attrs);
-		pg_raw(pg, "<td %s data-key=\"missed_periods\" data-value=\"%.17g\">%.0f</td>"
-		       "<td %s data-key=\"dropped\" data-value=\"%.17g\">%.0f</td></tr>\n",
-		       attrs, lw_jnum(row, "missed_periods", 0), lw_jnum(row, "missed_periods", 0),
-		       attrs, lw_jnum(row, "dropped", 0), lw_jnum(row, "dropped", 0));
+		for (int k = 0; k < 2; k++) {	/* counts: null is unknown, never 0 */
+			const char *key = k ? "dropped" : "missed_periods";
+
+			if (json_is_number(json_object_get(row, key)))
+				pg_raw(pg, "<td %s data-key=\"%s\" data-value=\"%.17g\">%.0f</td>",
+				       attrs, key, lw_jnum(row, key, 0), lw_jnum(row, key, 0));
+			else
+				pg_raw(pg, "<td %s data-key=\"%s\">unknown</td>", attrs, key);
+		}
+		pg_raw(pg, "</tr>\n");
 	}
 	pg_raw(pg, "</table>\n");
 }

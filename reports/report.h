@@ -290,7 +290,7 @@ int lw_report_html_run(FILE *f, const struct lw_rrun *r, const struct lw_checks 
 		       const struct lw_report_opts *o);
 int lw_report_html_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs,
 			   const struct lw_report_opts *o);
-int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name);
+int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name, const char *status);
 /* lava-test-case lines on @f, or through the lava-test-case helper when it
  * is on PATH and @use_helper. */
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper);

@@ -363,9 +363,9 @@ static void nohz_print(FILE *out, const json_t *doc)
 		for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
 			if (json_is_null(json_object_get(c, r[k].rate)))
 				fprintf(out, "  cpu %.0f: %s ticks/s not given: too little %s (%.1f ms, "
-					"%.0f ticks; a rate needs %.0f s or %.0f ticks)\n", num(c, "cpu"),
+					"%.0f ticks; a rate needs %.0f s)\n", num(c, "cpu"),
 					k ? "busy" : "idle", r[k].what, num(c, r[k].secs) * 1e3,
-					num(c, r[k].count), num(nz, "rate_min_s"), num(nz, "rate_min_events"));
+					num(c, r[k].count), num(nz, "rate_min_s"));
 		if (json_is_null(json_object_get(c, "wakeups_per_s")))
 			fprintf(out, "  cpu %.0f: wake-ups per second not given: %.0f in a trace of "
 				"%.1f ms (sources: counts, not rates)\n", num(c, "cpu"), num(c, "wakeups"),
