@@ -671,29 +671,14 @@ static int unknown_figure(const struct cmpctx *c, unsigned probe, int k, int wha
 	return 0;
 }
 
-static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, const json_t *ga,
-			 const json_t *gb)
+/* The percentiles of @probe, each judged from the runs' figures, or n/a
+ * (not known, too few samples beyond it). */
+static void pct_metrics(json_t *ms, const struct cmpctx *c, unsigned probe)
 {
-	const struct lw_cmp_opts *o = c->o;
 	const char *pn = lw_probe_name(probe);
-	uint64_t xa[LW_CMP_MAX_GROUP_RUNS], ea[LW_CMP_MAX_GROUP_RUNS];
-	uint64_t xb[LW_CMP_MAX_GROUP_RUNS], eb[LW_CMP_MAX_GROUP_RUNS];
 	size_t na = c->a->n, nb = c->b->n;
-	struct lw_dist da, db;
-	int oa, ob, empty = 0;
-	struct lw_mwu u;
-	json_t *m, *wa, *wb;
-	char name[48], note[200];
+	char note[200];
 
-	for (size_t i = 0; i < na; i++)
-		empty |= !lw_cmp_rc_probe(&c->a->rc[i], probe)->cp->d.n;
-	for (size_t i = 0; i < nb; i++)
-		empty |= !lw_cmp_rc_probe(&c->b->rc[i], probe)->cp->d.n;
-	if (empty) {
-		json_array_append_new(ms, na_metric(metric(pn, "distribution", "distribution", "ns",
-							   NAN, NAN), "a run has no samples"));
-		return 0;
-	}
 	for (int k = 0; k < LW_NPCT; k++) {
 		double tail = 1 - lw_pct[k] / 100;
 		uint64_t fewest = UINT64_MAX;
@@ -726,7 +711,18 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		}
 		stat_metric(ms, c, probe, k, lw_stat_names[k], "percentile");
 	}
-	stat_metric(ms, c, probe, ST_MEAN, "mean", "mean");
+}
+
+/* The largest latency (shown), the median of the block maxima (judged) and
+ * the extrapolated worst case (shown) of @probe. */
+static void extreme_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, const json_t *ga,
+			    const json_t *gb)
+{
+	const struct lw_cmp_opts *o = c->o;
+	const char *pn = lw_probe_name(probe);
+	size_t na = c->a->n, nb = c->b->n;
+	json_t *m, *wa, *wb;
+	char note[200];
 
 	m = metric(pn, "max", "max", "ns", lw_jnum(json_object_get(json_object_get(ga, "probes"), pn),
 		   "max_ns", NAN), lw_jnum(json_object_get(json_object_get(gb, "probes"), pn), "max_ns", NAN));
@@ -773,6 +769,16 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 			  "resampled), not judged; rules can judge it");
 	}
 	json_array_append_new(ms, m);
+}
+
+/* The whole distributions of @probe, every sample pooled: shown, not judged. */
+static int distribution_metric(json_t *ms, const struct cmpctx *c, unsigned probe)
+{
+	const char *pn = lw_probe_name(probe);
+	struct lw_dist da, db;
+	int oa, ob;
+	struct lw_mwu u;
+	json_t *m;
 
 	if (pool_dist(c->a, probe, &da, &oa) < 0)
 		return -1;
@@ -795,6 +801,20 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 		lw_dist_free(&da);
 	if (ob)
 		lw_dist_free(&db);
+	return 0;
+}
+
+/* The counts of @probe: samples over each threshold, missed periods, dropped
+ * samples, as rates over the runs. */
+static void count_metrics(json_t *ms, const struct cmpctx *c, unsigned probe)
+{
+	const struct lw_cmp_opts *o = c->o;
+	const char *pn = lw_probe_name(probe);
+	uint64_t xa[LW_CMP_MAX_GROUP_RUNS], ea[LW_CMP_MAX_GROUP_RUNS];
+	uint64_t xb[LW_CMP_MAX_GROUP_RUNS], eb[LW_CMP_MAX_GROUP_RUNS];
+	size_t na = c->a->n, nb = c->b->n;
+	json_t *m;
+	char name[48], note[200];
 
 	for (size_t t = 0; t < o->nthr; t++) {
 		char d[32];
@@ -847,6 +867,30 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 	probe_counts(c->a, probe, CNT_DROPPED, 0, xa, ea);
 	probe_counts(c->b, probe, CNT_DROPPED, 0, xb, eb);
 	rate_metric(ms, c, pn, "dropped", xa, ea, na, xb, eb, nb);
+}
+
+static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, const json_t *ga,
+			 const json_t *gb)
+{
+	const char *pn = lw_probe_name(probe);
+	size_t na = c->a->n, nb = c->b->n;
+	int empty = 0;
+
+	for (size_t i = 0; i < na; i++)
+		empty |= !lw_cmp_rc_probe(&c->a->rc[i], probe)->cp->d.n;
+	for (size_t i = 0; i < nb; i++)
+		empty |= !lw_cmp_rc_probe(&c->b->rc[i], probe)->cp->d.n;
+	if (empty) {
+		json_array_append_new(ms, na_metric(metric(pn, "distribution", "distribution", "ns",
+							   NAN, NAN), "a run has no samples"));
+		return 0;
+	}
+	pct_metrics(ms, c, probe);
+	stat_metric(ms, c, probe, ST_MEAN, "mean", "mean");
+	extreme_metrics(ms, c, probe, ga, gb);
+	if (distribution_metric(ms, c, probe) < 0)
+		return -1;
+	count_metrics(ms, c, probe);
 	return 0;
 }
 
