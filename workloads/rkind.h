@@ -61,7 +61,7 @@ struct lw_rthread {
 };
 
 /* What the trace pass needs to explain a listed miss from the trace
- * (analysis/tracepass.c): the window from the start of its period (the
+ * (analysis/misses.c): the window from the start of its period (the
  * boundary, the vsync) to the moment its work was done, in three stages
  * (the first: audio boundary -> interrupt thread running, video vsync ->
  * frame captured; the worker's wake-up; its processing), the thread that
