@@ -617,22 +617,11 @@ static void unexplained_text(struct page *pg, const json_t *sp)
 	pg_raw(pg, "</ul>\n");
 }
 
-static void spikes_section(struct page *pg, const struct lw_rrun *r)
+/* How many samples were spikes, above which thresholds. */
+static void spikes_intro(struct page *pg, const json_t *sp)
 {
-	const json_t *sp = json_object_get(r->analysis, "spikes"), *e, *causes, *top;
-	struct script sc;
-	FILE *f;
-	size_t i;
-	int have_ns;
+	const json_t *e;
 
-	pg_section(pg, "spikes", "Spikes and their causes", sp != NULL);
-	if (!sp) {
-		pg_missing(pg, "Spike attribution (needs the kernel trace)", "spikes");
-		pg_section_end(pg);
-		return;
-	}
-	causes = json_object_get(sp, "causes");
-	top = json_object_get(sp, "top");
 	pg_raw(pg, "<p>");
 	pg_textf(pg, "%.0f samples above the spike thresholds", lw_jnum(sp, "spikes_total",
 									lw_jnum(sp, "count", 0)));
@@ -658,76 +647,84 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 		pg_textf(pg, "Spikes: samples above %.1f us.", lw_jnum(sp, "threshold_ns", 0) / 1e3);
 		pg_raw(pg, "</p>\n");
 	}
-	unexplained_text(pg, sp);
-	if (json_array_size(causes)) {
-		size_t n = json_array_size(causes), shown = n > TOP_CAUSES + 1 ? TOP_CAUSES : n;
-		double odom = 0, ons = 0, oshare = 0;
+}
 
-		have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
-		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
-		       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
-		json_array_foreach((json_t *)causes, i, e) {
-			if (i >= shown) {
-				odom += lw_jnum(e, "count", 0);
-				ons += lw_jnum(e, "ns", 0);
-				oshare += lw_jnum(e, "share", 0);
-				continue;
-			}
-			pg_raw(pg, "<tr data-cause=\"");
-			pg_text(pg, lw_jstr(e, "cause", "?"));
-			pg_raw(pg, "\"><td class=\"l\">");
-			pg_text(pg, lw_jstr(e, "cause", "?"));
-			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", lw_jnum(e, "count", 0),
-			       lw_jnum(e, "count", 0));
-			if (have_ns)
-				pg_td_ns(pg, "", "ns", lw_jnum(e, "ns", 0));
-			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
-			       lw_jnum(e, "share", 0), lw_jnum(e, "share", 0) * 100);
-		}
-		if (shown < n) {
-			pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
-			pg_textf(pg, "others (%zu causes)", n - shown);
-			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
-			if (have_ns)
-				pg_td_ns(pg, "", "ns", ons);
-			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
-			       oshare, oshare * 100);
-		}
-		pg_raw(pg, "</table>\n");
-		/* horizontal bars, the largest on top: the labels have the room
-		 * they need at the left */
-		f = script_open(&sc);
-		if (f) {
-			size_t longest = 6;
+/* The causes of the spikes: a table (the TOP_CAUSES first, the rest as
+ * others) and bars of their shares. */
+static void causes_table(struct page *pg, const json_t *causes)
+{
+	size_t n = json_array_size(causes), shown = n > TOP_CAUSES + 1 ? TOP_CAUSES : n, i;
+	double odom = 0, ons = 0, oshare = 0;
+	const json_t *e;
+	struct script sc;
+	FILE *f;
+	int have_ns;
 
-			fprintf(f, "$d << EOD\n");
-			for (size_t k = shown + (shown < n); k-- > 0;) {
-				const char *name = k < shown ? lw_jstr(json_array_get(causes, k), "cause", "?") :
-						   "others";
-				double v = k < shown ? lw_jnum(json_array_get(causes, k), "share", 0) : oshare;
-
-				lw_gp_datum(f, name);
-				fprintf(f, " %g %zu\n", v * 100, shown + (shown < n) - 1 - k);
-				longest = strlen(name) > longest ? strlen(name) : longest;
-			}
-			fprintf(f, "EOD\nset style fill solid 0.7\nset xrange [0:*]\n"
-				"set yrange [-0.6:%zu.6]\nset grid xtics\nset xlabel \"share of spike "
-				"time (%%)\"\nset lmargin %zu\nset ytics scale 0\n"
-				"plot $d using ($2/2):3:($2/2):(0.35):ytic(1) with boxxyerror "
-				"lc rgb \"#4060a0\" notitle\n", shown + (shown < n) - 1,
-				longest < 60 ? longest + 2 : 62);
+	have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
+	pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
+	       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
+	json_array_foreach((json_t *)causes, i, e) {
+		if (i >= shown) {
+			odom += lw_jnum(e, "count", 0);
+			ons += lw_jnum(e, "ns", 0);
+			oshare += lw_jnum(e, "share", 0);
+			continue;
 		}
-		pg_figure(pg, "causes", script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
-			  have_ns ? "Share of all spike time charged to each cause; the rest as others." :
-			  "Share of spikes by cause.");
-	} else {
-		pg_missing(pg, "Cause breakdown", "spikes.causes");
+		pg_raw(pg, "<tr data-cause=\"");
+		pg_text(pg, lw_jstr(e, "cause", "?"));
+		pg_raw(pg, "\"><td class=\"l\">");
+		pg_text(pg, lw_jstr(e, "cause", "?"));
+		pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", lw_jnum(e, "count", 0),
+		       lw_jnum(e, "count", 0));
+		if (have_ns)
+			pg_td_ns(pg, "", "ns", lw_jnum(e, "ns", 0));
+		pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+		       lw_jnum(e, "share", 0), lw_jnum(e, "share", 0) * 100);
 	}
-	if (!json_array_size(top)) {
-		pg_missing(pg, "Top spikes", "spikes.top");
-		pg_section_end(pg);
-		return;
+	if (shown < n) {
+		pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
+		pg_textf(pg, "others (%zu causes)", n - shown);
+		pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
+		if (have_ns)
+			pg_td_ns(pg, "", "ns", ons);
+		pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+		       oshare, oshare * 100);
 	}
+	pg_raw(pg, "</table>\n");
+	/* horizontal bars, the largest on top: the labels have the room
+	 * they need at the left */
+	f = script_open(&sc);
+	if (f) {
+		size_t longest = 6;
+
+		fprintf(f, "$d << EOD\n");
+		for (size_t k = shown + (shown < n); k-- > 0;) {
+			const char *name = k < shown ? lw_jstr(json_array_get(causes, k), "cause", "?") :
+					   "others";
+			double v = k < shown ? lw_jnum(json_array_get(causes, k), "share", 0) : oshare;
+
+			lw_gp_datum(f, name);
+			fprintf(f, " %g %zu\n", v * 100, shown + (shown < n) - 1 - k);
+			longest = strlen(name) > longest ? strlen(name) : longest;
+		}
+		fprintf(f, "EOD\nset style fill solid 0.7\nset xrange [0:*]\n"
+			"set yrange [-0.6:%zu.6]\nset grid xtics\nset xlabel \"share of spike "
+			"time (%%)\"\nset lmargin %zu\nset ytics scale 0\n"
+			"plot $d using ($2/2):3:($2/2):(0.35):ytic(1) with boxxyerror "
+			"lc rgb \"#4060a0\" notitle\n", shown + (shown < n) - 1,
+			longest < 60 ? longest + 2 : 62);
+	}
+	pg_figure(pg, "causes", script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
+		  have_ns ? "Share of all spike time charged to each cause; the rest as others." :
+		  "Share of spikes by cause.");
+}
+
+/* The spikes listed in full, one row each. */
+static void top_table(struct page *pg, const json_t *top)
+{
+	const json_t *e;
+	size_t i;
+
 	pg_raw(pg, "<table class=\"top\">\n<tr><th>#</th><th class=\"l\">probe</th><th>CPU</th>"
 	       "<th>latency (us)</th><th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
 	json_array_foreach((json_t *)top, i, e) {
@@ -745,69 +742,105 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 		pg_raw(pg, "</td></tr>\n");
 	}
 	pg_raw(pg, "</table>\n");
+}
+
+/* Spike number @i + 1, @e: what its CPU did between the expected expiry and
+ * the wake-up, as a timeline. */
+static void spike_timeline(struct page *pg, const json_t *e, size_t i)
+{
+	const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
+	double x0 = lw_jnum(e, "expected_ns", 0), lat = lw_jnum(e, "latency_ns", 0) / 1e3, at = 0;
+	struct trow rows[64];
+	char id[32], cap[384];
+	size_t j, nt;
+	int exact = json_array_size(tlv) > 0;
+	struct script sc;
+	FILE *f;
+
+	comp = json_object_get(e, "components");
+	if (!exact && !json_array_size(comp))
+		return;
+	snprintf(id, sizeof(id), "spike-%zu", i + 1);
+	f = script_open(&sc);
+	if (!f)
+		return;
+	fprintf(f, "$e << EOD\n");
+	nt = 0;
+	if (exact) {
+		json_array_foreach((json_t *)tlv, j, ev)
+			if (nt < sizeof(rows) / sizeof(rows[0]))
+				rows[nt++] = (struct trow){ (lw_jnum(ev, "start_ns", x0) - x0) / 1e3,
+					(lw_jnum(ev, "end_ns", x0) - x0) / 1e3, lw_jstr(ev, "kind", "other"),
+					lw_jstr(ev, "name", "") };
+	} else {
+		/* components in the order they were first charged; each lasts
+		 * what was charged to it, so the bar ends at the wake-up */
+		if (json_is_integer(json_object_get(e, "idle_since_ns")))
+			rows[nt++] = (struct trow){ (lw_jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0,
+						    "idle", " " };
+		json_array_foreach((json_t *)comp, j, ev) {
+			double d = lw_jnum(ev, "ns", 0) / 1e3;
+
+			if (nt < sizeof(rows) / sizeof(rows[0]))
+				rows[nt++] = (struct trow){ at, at + d, lw_jstr(ev, "kind", "other"),
+							    lw_jstr(ev, "cause", "") };
+			at += d;
+		}
+	}
+	spike_rows(f, rows, nt, lat);
+	fprintf(f, "set ytics (");
+	for (int l = 0; l < 6; l++)
+		fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
+	fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
+		"set xlabel \"us after the expected wake-up\"\n"
+		"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
+		"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
+		lat);
+	if (json_is_integer(json_object_get(e, "woken_ns")))
+		fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#2060c0\" "
+			"dt 3\nset label \"woken\" at %g, graph 0.96 left offset 0.3,0 tc rgb "
+			"\"#2060c0\"\n", (lw_jnum(e, "woken_ns", 0) - x0) / 1e3,
+			(lw_jnum(e, "woken_ns", 0) - x0) / 1e3, (lw_jnum(e, "woken_ns", 0) - x0) / 1e3);
+	fprintf(f, "plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
+		"$e using 1:2:5 with labels font \",8\" notitle\n");
+	snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); %s "
+		 "between the expected expiry (dashed) and the wake-up%s.", i + 1,
+		 lw_jnum(e, "cpu", -1), lat, "idle state, IRQs, softirqs, timers and tasks",
+		 exact ? "" : " (each cause lasts the time charged to it, in the order first "
+		 "charged)");
+	pg_figure(pg, id, script_close(&sc), 960, 280, cap);
+}
+
+static void spikes_section(struct page *pg, const struct lw_rrun *r)
+{
+	const json_t *sp = json_object_get(r->analysis, "spikes"), *e, *causes, *top;
+	size_t i;
+
+	pg_section(pg, "spikes", "Spikes and their causes", sp != NULL);
+	if (!sp) {
+		pg_missing(pg, "Spike attribution (needs the kernel trace)", "spikes");
+		pg_section_end(pg);
+		return;
+	}
+	causes = json_object_get(sp, "causes");
+	top = json_object_get(sp, "top");
+	spikes_intro(pg, sp);
+	unexplained_text(pg, sp);
+	if (json_array_size(causes))
+		causes_table(pg, causes);
+	else
+		pg_missing(pg, "Cause breakdown", "spikes.causes");
+	if (!json_array_size(top)) {
+		pg_missing(pg, "Top spikes", "spikes.top");
+		pg_section_end(pg);
+		return;
+	}
+	top_table(pg, top);
 	/* a timeline per top spike: what the CPU did between expiry and wake-up */
 	json_array_foreach((json_t *)top, i, e) {
-		const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
-		double x0 = lw_jnum(e, "expected_ns", 0), lat = lw_jnum(e, "latency_ns", 0) / 1e3, at = 0;
-		struct trow rows[64];
-		char id[32], cap[384];
-		size_t j, nt;
-		int exact = json_array_size(tlv) > 0;
-
 		if (i >= 5)
 			break;
-		comp = json_object_get(e, "components");
-		if (!exact && !json_array_size(comp))
-			continue;
-		snprintf(id, sizeof(id), "spike-%zu", i + 1);
-		f = script_open(&sc);
-		if (!f)
-			continue;
-		fprintf(f, "$e << EOD\n");
-		nt = 0;
-		if (exact) {
-			json_array_foreach((json_t *)tlv, j, ev)
-				if (nt < sizeof(rows) / sizeof(rows[0]))
-					rows[nt++] = (struct trow){ (lw_jnum(ev, "start_ns", x0) - x0) / 1e3,
-						(lw_jnum(ev, "end_ns", x0) - x0) / 1e3, lw_jstr(ev, "kind", "other"),
-						lw_jstr(ev, "name", "") };
-		} else {
-			/* components in the order they were first charged; each lasts
-			 * what was charged to it, so the bar ends at the wake-up */
-			if (json_is_integer(json_object_get(e, "idle_since_ns")))
-				rows[nt++] = (struct trow){ (lw_jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0,
-							    "idle", " " };
-			json_array_foreach((json_t *)comp, j, ev) {
-				double d = lw_jnum(ev, "ns", 0) / 1e3;
-
-				if (nt < sizeof(rows) / sizeof(rows[0]))
-					rows[nt++] = (struct trow){ at, at + d, lw_jstr(ev, "kind", "other"),
-								    lw_jstr(ev, "cause", "") };
-				at += d;
-			}
-		}
-		spike_rows(f, rows, nt, lat);
-		fprintf(f, "set ytics (");
-		for (int l = 0; l < 6; l++)
-			fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
-		fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
-			"set xlabel \"us after the expected wake-up\"\n"
-			"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
-			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
-			lat);
-		if (json_is_integer(json_object_get(e, "woken_ns")))
-			fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#2060c0\" "
-				"dt 3\nset label \"woken\" at %g, graph 0.96 left offset 0.3,0 tc rgb "
-				"\"#2060c0\"\n", (lw_jnum(e, "woken_ns", 0) - x0) / 1e3,
-				(lw_jnum(e, "woken_ns", 0) - x0) / 1e3, (lw_jnum(e, "woken_ns", 0) - x0) / 1e3);
-		fprintf(f, "plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
-			"$e using 1:2:5 with labels font \",8\" notitle\n");
-		snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); %s "
-			 "between the expected expiry (dashed) and the wake-up%s.", i + 1,
-			 lw_jnum(e, "cpu", -1), lat, "idle state, IRQs, softirqs, timers and tasks",
-			 exact ? "" : " (each cause lasts the time charged to it, in the order first "
-			 "charged)");
-		pg_figure(pg, id, script_close(&sc), 960, 280, cap);
+		spike_timeline(pg, e, i);
 	}
 	pg_section_end(pg);
 }
