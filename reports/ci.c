@@ -17,7 +17,7 @@ static const char *const suites[] = { "verdict", "budgets", "compare" };
 
 /* @status: the run's state and why ("killed: ..."), a property of every
  * suite (NULL for a comparison). */
-int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name, const char *status)
+static int junit_write(FILE *f, const struct lw_checks *cs, const char *name, const char *status)
 {
 	char host[256] = "localhost", stamp[32];
 	time_t now = time(NULL);
@@ -140,6 +140,17 @@ static int run_helper(const char *helper, const char *name, const char *result,
 	return 0;
 }
 
+int lw_report_junit(FILE *f, const struct lw_report_in *in)
+{
+	char status[512];
+	const char *reason = in->run ? lw_rrun_str(in->run, "status_reason") : NULL;
+
+	if (in->run)
+		snprintf(status, sizeof(status), "%s%s%s", lw_rrun_str(in->run, "status") ?: "unknown",
+			 reason ? ": " : "", reason ? reason : "");
+	return junit_write(f, in->checks, in->name, in->run ? status : NULL);
+}
+
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper)
 {
 	char helper_path[4096];
@@ -166,6 +177,11 @@ int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper)
 	if (fflush(f) == EOF || ferror(f))
 		return error_errno("cannot write the LAVA results");
 	return ret;
+}
+
+int lw_report_lava_checks(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_lava(f, in->checks, 1);
 }
 
 /* ---- Markdown -------------------------------------------------------- */
@@ -214,8 +230,10 @@ static void md_checks(FILE *f, const struct lw_checks *cs, const char *suite)
 		fprintf(f, "\nThe first %zu of %zu; every one in the JUnit or HTML report.\n", shown, n);
 }
 
-int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs)
+int lw_report_markdown_run(FILE *f, const struct lw_report_in *in)
 {
+	const struct lw_rrun *r = in->run;
+	const struct lw_checks *cs = in->checks;
 	const json_t *probes = lw_rrun_probes(r), *p;
 	struct lw_vline l[LW_VERDICT_LINES];
 	size_t n = lw_verdict_lines(&r->verdict, l);
@@ -292,8 +310,10 @@ static const char *md_fig(double ns, char *buf, size_t len)
 	return buf;
 }
 
-int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs)
+int lw_report_markdown_compare(FILE *f, const struct lw_report_in *in)
 {
+	const struct lw_comparison *c = in->cmp;
+	const struct lw_checks *cs = in->checks;
 	size_t fail = lw_checks_count(cs, LW_FAIL), nl;
 	char lines[4][256], a[48];
 

@@ -910,9 +910,11 @@ static void method_section(struct page *pg)
 	pg_section_end(pg);
 }
 
-int lw_report_html_compare(FILE *out, const struct lw_comparison *c, const struct lw_checks *cs,
-			   const struct lw_report_opts *o)
+int lw_report_html_compare(FILE *out, const struct lw_report_in *in)
 {
+	const struct lw_comparison *c = in->cmp;
+	const struct lw_checks *cs = in->checks;
+	const struct lw_report_opts *o = in->ro;
 	struct page pg = { .f = out, .o = o };
 	size_t compared = 0, last = 0;
 	char title[512];

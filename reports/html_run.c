@@ -1457,9 +1457,11 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 	pg_section_end(pg);
 }
 
-int lw_report_html_run(FILE *out, const struct lw_rrun *r, const struct lw_checks *cs,
-		       const struct lw_report_opts *o)
+int lw_report_html_run(FILE *out, const struct lw_report_in *in)
 {
+	const struct lw_rrun *r = in->run;
+	const struct lw_checks *cs = in->checks;
+	const struct lw_report_opts *o = in->ro;
 	struct page pg = { .f = out, .o = o };
 	char title[256];
 

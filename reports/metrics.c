@@ -61,6 +61,15 @@ static int probe_metrics(const char *probe, const json_t *all, struct lw_checks 
 	return 0;
 }
 
+int lw_report_lava_metrics(FILE *f, const struct lw_report_in *in)
+{
+	struct lw_checks m = { 0 };
+	int ok = lw_run_metrics(in->run, &m) == 0 && lw_report_lava(f, &m, 1) == 0;
+
+	lw_checks_free(&m);
+	return ok ? 0 : -1;
+}
+
 int lw_run_metrics(const struct lw_rrun *r, struct lw_checks *out)
 {
 	const json_t *probes = lw_rrun_probes(r), *p, *w;

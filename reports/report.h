@@ -286,16 +286,38 @@ struct lw_report_in {
 /* A writer in that table: 0, or -1 after error(). */
 typedef int lw_report_fn(FILE *f, const struct lw_report_in *in);
 
-int lw_report_html_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs,
-		       const struct lw_report_opts *o);
-int lw_report_html_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs,
-			   const struct lw_report_opts *o);
-int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name, const char *status);
+/* The writers of the formats (lw_report_formats[]), one signature. */
+lw_report_fn lw_report_html_run, lw_report_html_compare;
+lw_report_fn lw_report_junit;			/* the run's state a property of each suite */
+lw_report_fn lw_report_markdown_run, lw_report_markdown_compare;
+lw_report_fn lw_report_lava_checks;		/* the checks */
+lw_report_fn lw_report_lava_metrics;		/* the run's key figures (lw_run_metrics()) */
 /* lava-test-case lines on @f, or through the lava-test-case helper when it
  * is on PATH and @use_helper. */
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper);
-int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs);
-int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs);
+
+/*
+ * The formats `latwatt report` writes, in this order.  With an @arg the
+ * format goes to the file its option names ('-': stdout, when LW_RF_DASH);
+ * without, the option is a flag and the format goes to stdout.  @help: the
+ * --help text, its lines after the first indented.  A new format is a writer
+ * of type lw_report_fn and a line in reports/formats.c.
+ */
+enum {
+	LW_RF_DASH  = 1 << 0,	/* '-' is stdout, said in its help; two such cannot share it */
+	LW_RF_PLOTS = 1 << 1,	/* draws plots: says so when gnuplot is missing */
+};
+struct lw_report_format {
+	const char *opt;		/* long option */
+	char shortopt;			/* or 0 */
+	const char *arg;		/* "FILE", or NULL: a flag */
+	unsigned flags;			/* LW_RF_* */
+	lw_report_fn *run, *compare;	/* compare NULL: one run only */
+	const char *help;
+};
+#define LW_REPORT_MAX_FORMATS 16
+extern const struct lw_report_format lw_report_formats[];
+extern const size_t lw_report_nformats;
 
 /* "123.4" us, with a sensible number of decimals. */
 char *lw_fmt_us(double ns, char *buf, size_t len);
