@@ -10,6 +10,7 @@
 #include "analysis/compare.h"
 #include "analysis/failon.h"
 #include "lib/error.h"
+#include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
 
@@ -304,13 +305,6 @@ static int compare_op(enum lw_rule_op op, double x, double bound)
 	}
 }
 
-static double num(const json_t *m, const char *k)
-{
-	json_t *v = json_object_get(m, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static const char *rule_unit(const struct lw_rule *r, const json_t *m)
 {
 	if (r->kind == LW_RULE_VERDICT)
@@ -416,9 +410,9 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 				int per_run = !strcmp(unit, "count") && r->kind != LW_RULE_REL &&
 					json_integer_value(json_array_get(json_object_get(c, "runs"), 1)) > 1;
 
-				x = num(m, what);
+				x = lw_jnum(m, what, NAN);
 				if (r->kind == LW_RULE_REL && json_is_true(json_object_get(m, "rel_infinite")))
-					x = num(m, "change") > 0 ? INFINITY : -INFINITY;
+					x = lw_jnum(m, "change", NAN) > 0 ? INFINITY : -INFINITY;
 				if (isnan(x)) {
 					const char *note = json_string_value(json_object_get(m, "note"));
 
