@@ -177,8 +177,6 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 /* Each run a group of its own. */
 json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
 		   const struct lw_cmp_opts *o);
-/* The text table, printed from the document. */
-void lw_compare_print(const json_t *doc, FILE *out);
 
 /* Verdict strings. */
 #define LW_BETTER "better"

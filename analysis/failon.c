@@ -10,6 +10,7 @@
 #include "analysis/compare.h"
 #include "analysis/failon.h"
 #include "lib/error.h"
+#include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
 
@@ -58,47 +59,20 @@ static double unit_scale(const struct lw_rule_lang *lang, const struct lw_metric
 	return 0;
 }
 
-int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct lw_rule *r)
+/* The metric of rule @text, its first @mend characters: [PROBE.]NAME of the
+ * registry that @lang takes (a threshold for over:), into @r; *@namep points
+ * at NAME in @metric.  0, or -1 after error(). */
+static int rule_metric(const struct lw_rule_lang *lang, const char *text, size_t mend,
+		       struct lw_rule *r, char metric[128], const char **namep)
 {
 	const struct lw_metric *mn;
-	size_t len = strlen(text), mend, i, numstart;
-	const char *name, *opt = lang->opt;
-	char metric[128], unit[16], list[512];
-	double scale = 1;
-	int sign = 0;
+	const char *name;
+	char list[512];
 
-	memset(r, 0, sizeof(*r));
-	if (!len)
-		return error("%s '': empty rule", opt);
-	if (len >= sizeof(r->text))
-		return error("%s '%.20s...': longer than %zu characters", opt, text,
-			     sizeof(r->text) - 1);
-	strcpy(r->text, text);
-	for (i = 0; i < len; i++)
-		if (isspace((unsigned char)text[i]))
-			return bad(lang, text, i, "no spaces in a rule");
-	/* the metric ends at the operator, or at ":worse" */
-	mend = strcspn(text, "<>");
-	if (lang->upper_only && (mend == len || text[mend] != '<'))
-		return bad(lang, text, mend, "expected [PROBE.]STAT<VALUE or <=VALUE, e.g. p99<100us");
-	if (mend == len) {
-		const char *colon = strrchr(text, ':');
-
-		if (!colon || strcmp(colon, ":worse") || colon == text) {
-			if (colon && colon != text && !lw_metric_find(text))
-				return bad(lang, text, (size_t)(colon - text) + 1,
-					   "expected 'worse' after ':', or an operator >, >=, <, <=");
-			return bad(lang, text, len, "expected an operator >, >=, <, <= or :worse "
-				   "after '%s'", text);
-		}
-		mend = (size_t)(colon - text);
-		r->op = LW_OP_WORSE;
-		r->kind = LW_RULE_VERDICT;
-	}
 	if (!mend)
 		return lang->upper_only ? bad(lang, text, 0, "no %s before '<'", lang->noun) :
 			bad(lang, text, 0, "expected a %s (%s)", lang->noun, names(lang, list, sizeof(list)));
-	if (mend >= sizeof(metric))
+	if (mend >= 128)
 		return bad(lang, text, 0, "%s too long", lang->noun);
 	memcpy(metric, text, mend);
 	metric[mend] = 0;
@@ -159,10 +133,21 @@ int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct
 		char t[32];
 		snprintf(r->name, sizeof(r->name), "over:%s", lw_cmp_format_threshold(ns, t, sizeof(t)));
 	}
-	if (r->op == LW_OP_WORSE)
-		return 0;
-	if (mn->unit == LW_MU_VERDICT)
-		return bad(lang, text, mend, "%s only takes :worse", name);
+	*namep = name;
+	return 0;
+}
+
+/* The operator, bound and unit of rule @text after its metric (at @mend),
+ * @name as written, into @r.  0, or -1 after error(). */
+static int rule_bound(const struct lw_rule_lang *lang, const char *text, size_t mend,
+		      const char *name, struct lw_rule *r)
+{
+	const struct lw_metric *mn = r->m;
+	size_t len = strlen(text), i, numstart;
+	char unit[16];
+	double scale = 1;
+	int sign = 0;
+
 	/* operator */
 	i = mend;
 	if (text[i] == '>')
@@ -233,6 +218,49 @@ int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct
 	return 0;
 }
 
+int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct lw_rule *r)
+{
+	size_t len = strlen(text), mend, i;
+	const char *name = NULL, *opt = lang->opt;
+	char metric[128];
+
+	memset(r, 0, sizeof(*r));
+	if (!len)
+		return error("%s '': empty rule", opt);
+	if (len >= sizeof(r->text))
+		return error("%s '%.20s...': longer than %zu characters", opt, text,
+			     sizeof(r->text) - 1);
+	strcpy(r->text, text);
+	for (i = 0; i < len; i++)
+		if (isspace((unsigned char)text[i]))
+			return bad(lang, text, i, "no spaces in a rule");
+	/* the metric ends at the operator, or at ":worse" */
+	mend = strcspn(text, "<>");
+	if (lang->upper_only && (mend == len || text[mend] != '<'))
+		return bad(lang, text, mend, "expected [PROBE.]STAT<VALUE or <=VALUE, e.g. p99<100us");
+	if (mend == len) {
+		const char *colon = strrchr(text, ':');
+
+		if (!colon || strcmp(colon, ":worse") || colon == text) {
+			if (colon && colon != text && !lw_metric_find(text))
+				return bad(lang, text, (size_t)(colon - text) + 1,
+					   "expected 'worse' after ':', or an operator >, >=, <, <=");
+			return bad(lang, text, len, "expected an operator >, >=, <, <= or :worse "
+				   "after '%s'", text);
+		}
+		mend = (size_t)(colon - text);
+		r->op = LW_OP_WORSE;
+		r->kind = LW_RULE_VERDICT;
+	}
+	if (rule_metric(lang, text, mend, r, metric, &name) < 0)
+		return -1;
+	if (r->op == LW_OP_WORSE)
+		return 0;
+	if (r->m->unit == LW_MU_VERDICT)
+		return bad(lang, text, mend, "%s only takes :worse", name);
+	return rule_bound(lang, text, mend, name, r);
+}
+
 int lw_rule_parse(const char *text, struct lw_rule *r)
 {
 	return lw_rule_parse_lang(&lw_lang_failon, text, r);
@@ -275,13 +303,6 @@ static int compare_op(enum lw_rule_op op, double x, double bound)
 	case LW_OP_LE: return x <= bound;
 	default: return 0;
 	}
-}
-
-static double num(const json_t *m, const char *k)
-{
-	json_t *v = json_object_get(m, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static const char *rule_unit(const struct lw_rule *r, const json_t *m)
@@ -389,9 +410,9 @@ int lw_rules_eval(const struct lw_rule *rules, size_t n, json_t *doc)
 				int per_run = !strcmp(unit, "count") && r->kind != LW_RULE_REL &&
 					json_integer_value(json_array_get(json_object_get(c, "runs"), 1)) > 1;
 
-				x = num(m, what);
+				x = lw_jnum(m, what, NAN);
 				if (r->kind == LW_RULE_REL && json_is_true(json_object_get(m, "rel_infinite")))
-					x = num(m, "change") > 0 ? INFINITY : -INFINITY;
+					x = lw_jnum(m, "change", NAN) > 0 ? INFINITY : -INFINITY;
 				if (isnan(x)) {
 					const char *note = json_string_value(json_object_get(m, "note"));
 

@@ -15,6 +15,7 @@
 #include "analysis/tracepass.h"
 #include "boards/board.h"
 #include "lib/error.h"
+#include "lib/metrics.h"
 #include "lib/safefile.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
@@ -357,7 +358,7 @@ static uint64_t spike_threshold(const json_t *m, const json_t *analysis,
 	for (int k = 0; o->board && k < o->board->nbudget; k++) {
 		const struct lw_budget *b = &o->board->budget[k];
 
-		if (b->kind == LW_BUDGET_LATENCY && b->limit > 0 && (!b->probe || !strcmp(b->probe, name)) &&
+		if (b->m->probe && b->limit > 0 && (!b->probe || !strcmp(b->probe, name)) &&
 		    (!best || b->limit < best->limit))
 			best = b;
 	}
@@ -373,7 +374,7 @@ static uint64_t spike_threshold(const json_t *m, const json_t *analysis,
 	}
 	snprintf(src, len, "p99.9 (no --threshold and no latency budget)");
 	return (uint64_t)json_integer_value(json_object_get(json_object_get(json_object_get(
-		json_object_get(analysis, "probes"), name), "all"), "p99.9_ns"));
+		json_object_get(analysis, "probes"), name), "all"), lw_stat_keys[LW_STAT_P999]));
 }
 
 /*
@@ -838,610 +839,407 @@ static int spike_of(struct spike_pass *sp, const struct lw_sample *smp, uint64_t
 	return lw_attrib_add_spike(sp->a, &s);
 }
 
-int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o)
-{
+/* The state of one trace pass, from its setup to its JSON. */
+struct tpass {
+	const struct lw_rundir *rd;
+	json_t *analysis;
+	const struct lw_tracepass_opts *o;
 	char path[PATH_MAX], fnbuf[64], comm[32];
-	struct fn_cache fns[FN_CACHE] = { { 0, NULL } };	/* names live as long as @t */
-	struct fn_unknown *unk = NULL;
-	struct lw_trace *t = NULL;
-	struct lw_sample_merge *mg = NULL;
-	struct lw_attrib *a = NULL;
-	struct idle_table *it = NULL;
-	struct nohz_cpu *nz = NULL;
-	struct idle_stats *x = NULL;
-	uint64_t thr[LW_PROBE_MAX] = { 0 }, above[LW_PROBE_MAX] = { 0 }, first = 0, last = 0;
+	struct fn_cache fns[FN_CACHE];	/* names live as long as @t */
+	struct fn_unknown *unk;
+	struct lw_trace *t;
+	struct lw_sample_merge *mg;
+	struct lw_attrib *a;
+	struct idle_table *it;
+	struct nohz_cpu *nz;
+	struct idle_stats *x;
+	uint64_t thr[LW_PROBE_MAX], above[LW_PROBE_MAX], first, last;
 	char thr_src[LW_PROBE_MAX][128];
-	char (*noise_comm)[16] = NULL;
-	struct lw_trace_event ev;
-	struct lw_sample nx;
-	uint64_t nxi = 0;
-	struct spike_pass sp = { 0 };
-	size_t top = o->top ? o->top : 20;
+	char (*noise_comm)[16];
+	struct lw_sample nx;		/* the next sample, record nxi; mr its reading */
+	uint64_t nxi;
+	int mr;
+	struct spike_pass sp;
+	size_t top;
 	struct ids id;
-	int ncpus, ret = -1, *cur_state = NULL, mr, fd, more;
-	json_t *spikes;
-	struct twins tw = { 0 };
-	size_t twi = 0;	/* the window the events are in */
-	uint64_t untraced = 0;	/* time between them */
+	int ncpus, *cur_state;
+	struct twins tw;
+	size_t twi;			/* the window the events are in */
+	uint64_t untraced;		/* time between them */
+};
 
-	lw_rundir_file(rd, "trace.dat", path, sizeof(path));
-	if (access(path, F_OK) < 0)
-		return 1;
-	t = lw_trace_open_run(rd->path, 0);
-	if (!t)
+/* Phase 1: the trace opened, the tables, the attribution, the windows, the
+ * spike thresholds, the samples' merge and the scratch file of idle states. */
+static int tp_setup(struct tpass *p)
+{
+	const struct lw_rundir *rd = p->rd;
+	struct idle_stats *x;
+	int fd;
+
+	p->t = lw_trace_open_run(rd->path, 0);
+	if (!p->t)
 		return -1;
-	ncpus = lw_trace_cpus(t);
-	it = calloc(1, sizeof(*it));
-	unk = calloc(1, sizeof(*unk));
-	nz = calloc((size_t)ncpus, sizeof(*nz));
-	cur_state = malloc((size_t)ncpus * sizeof(*cur_state));
-	x = calloc(1, sizeof(*x));
-	if (!it || !unk || !nz || !cur_state || !x) {
-		error("out of memory");
-		goto out;
+	p->ncpus = lw_trace_cpus(p->t);
+	p->it = calloc(1, sizeof(*p->it));
+	p->unk = calloc(1, sizeof(*p->unk));
+	p->nz = calloc((size_t)p->ncpus, sizeof(*p->nz));
+	p->cur_state = malloc((size_t)p->ncpus * sizeof(*p->cur_state));
+	x = p->x = calloc(1, sizeof(*p->x));
+	if (!p->it || !p->unk || !p->nz || !p->cur_state || !x)
+		return error("out of memory");
+	for (unsigned pr = 0; pr < LW_PROBE_MAX; pr++)
+		x->pcpu[pr] = -1;
+	for (int c = 0; c < p->ncpus; c++) {
+		p->cur_state[c] = STATE_UNKNOWN;
+		p->nz[c].names = calloc(MAX_SOURCES, 64);
+		if (!p->nz[c].names)
+			return error("out of memory");
 	}
-	for (unsigned p = 0; p < LW_PROBE_MAX; p++)
-		x->pcpu[p] = -1;
-	for (int c = 0; c < ncpus; c++) {
-		cur_state[c] = STATE_UNKNOWN;
-		nz[c].names = calloc(MAX_SOURCES, 64);
-		if (!nz[c].names) {
-			error("out of memory");
-			goto out;
-		}
-	}
-	load_idle_table(it, rd->manifest);
-	sp = (struct spike_pass){ .tw = &tw, .rd = rd, .ncpus = ncpus, .thr = thr, .above = above };
-	struct lw_attrib_cfg cfg = { .ncpus = ncpus, .exit_latency = exit_latency,
-				     .state_name = state_name, .ctx = it, .keep = top,
-				     .done = spike_done, .done_ctx = &sp };
+	load_idle_table(p->it, rd->manifest);
+	p->sp = (struct spike_pass){ .tw = &p->tw, .rd = rd, .ncpus = p->ncpus, .thr = p->thr,
+				     .above = p->above };
+	struct lw_attrib_cfg cfg = { .ncpus = p->ncpus, .exit_latency = exit_latency,
+				     .state_name = state_name, .ctx = p->it, .keep = p->top,
+				     .done = spike_done, .done_ctx = &p->sp };
 
-	if (o->workloads && !(sp.misses = lw_misses_new(o->workloads, rd->manifest)))
-		goto out;
-	a = sp.a = lw_attrib_new(&cfg);
-	if (!a || twins_load(&tw, rd->manifest) < 0 || twins_gaps(&tw, a) < 0)
-		goto out;
+	if (p->o->workloads && !(p->sp.misses = lw_misses_new(p->o->workloads, rd->manifest)))
+		return -1;
+	p->a = p->sp.a = lw_attrib_new(&cfg);
+	if (!p->a || twins_load(&p->tw, rd->manifest) < 0 || twins_gaps(&p->tw, p->a) < 0)
+		return -1;
 
-	for (unsigned p = 1; p < LW_PROBE_MAX; p++)
-		thr[p] = spike_threshold(rd->manifest, analysis, o, p, thr_src[p], sizeof(thr_src[p]));
-	noise_comm = calloc((size_t)ncpus, sizeof(*noise_comm));
-	if (!noise_comm) {
-		error("out of memory");
-		goto out;
-	}
-	sp.noise_comm = noise_comm;
+	for (unsigned pr = 1; pr < LW_PROBE_MAX; pr++)
+		p->thr[pr] = spike_threshold(rd->manifest, p->analysis, p->o, pr, p->thr_src[pr],
+					     sizeof(p->thr_src[pr]));
+	p->noise_comm = calloc((size_t)p->ncpus, sizeof(*p->noise_comm));
+	if (!p->noise_comm)
+		return error("out of memory");
+	p->sp.noise_comm = p->noise_comm;
 
 	/* every sample in time order beside the trace: the spikes, each as
 	 * its window opens; the idle state of each sample, written aside */
-	mg = lw_sample_merge_open(lw_rundir_file(rd, "samples", path, sizeof(path)),
-				  lw_run_samples_flags(rd->manifest) | LW_SAMPLES_QUIET,
-				  ncpus, NULL, NULL);
-	if (!mg)
-		goto out;
+	p->mg = lw_sample_merge_open(lw_rundir_file(rd, "samples", p->path, sizeof(p->path)),
+				     lw_run_samples_flags(rd->manifest) | LW_SAMPLES_QUIET,
+				     p->ncpus, NULL, NULL);
+	if (!p->mg)
+		return -1;
 	fd = lw_tmpfile();
 	if (fd < 0)
-		goto out;
+		return -1;
 	x->f = fdopen(fd, "w+b");
 	if (!x->f) {
-		error_errno("cannot open the scratch file");
 		close(fd);
-		goto out;
+		return error_errno("cannot open the scratch file");
 	}
 	setvbuf(x->f, NULL, _IOFBF, 1 << 16);
-	mr = lw_sample_merge_next(mg, &nx, &nxi);
-	if (mr < 0)
-		goto out;
-	find_ids(t, &id);
+	p->mr = lw_sample_merge_next(p->mg, &p->nx, &p->nxi);
+	if (p->mr < 0)
+		return -1;
+	find_ids(p->t, &p->id);
+	return 0;
+}
 
-	while ((more = lw_trace_next(t, &ev)) == 1) {
+/* An event past the saved window the events were in: what the last one said
+ * of each CPU is stale, and the time between is not traced. */
+static void tp_next_window(struct tpass *p, uint64_t ts)
+{
+	const struct twins *tw = &p->tw;
+	struct nohz_cpu *nz = p->nz;
+	uint64_t end = tw->w[p->twi][1];
+
+	for (int c = 0; c < p->ncpus; c++) {
+		if (nz[c].idle && end > nz[c].idle_since)
+			nz[c].idle_ns += end - nz[c].idle_since;
+		nz[c].idle = nz[c].waiting = 0;
+		p->cur_state[c] = STATE_UNKNOWN;
+	}
+	p->untraced += ts - end;
+	while (p->twi < tw->n && ts > tw->w[p->twi][1])
+		p->twi++;
+	lw_attrib_forget(p->a);
+}
+
+/*
+ * Phase 2, one event: @ev read into @e for the attribution, with what it
+ * says of its CPU's idle state, NO_HZ counters and wake-up sources; 0 to
+ * pass @e on, 1 to leave the event out.
+ */
+static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw_tev *e)
+{
+	struct lw_trace *t = p->t;
+	const struct ids *id = &p->id;
+	struct nohz_cpu *n = &p->nz[ev->cpu];
+	int *cur_state = p->cur_state;
+	char *comm = p->comm;
+	const size_t commlen = sizeof(p->comm);
+	uint64_t v;
+	int vec, vec_entry;
+
+	if (ev->id == id->sw) {
+		e->kind = LW_TEV_SWITCH;
+		lw_trace_u64(t, ev, "next_pid", &v);
+		e->pid = (int)v;
+		lw_trace_u64(t, ev, "prev_pid", &v);
+		e->prev_pid = (int)v;
+		lw_trace_u64(t, ev, "next_prio", &v);
+		e->prio = (int)v;
+		/* the kernel's report of the previous task's state: none of
+		 * the low 8 bits (R, R+ when preempted) is runnable, S
+		 * waits for an event, the rest (D, T, t, ...) is held */
+		v = 0;
+		lw_trace_u64(t, ev, "prev_state", &v);
+		e->arg = !(v & 0xff) ? LW_PREV_RUNNABLE : (v & 0xff) == 1 ? LW_PREV_SLEEPING :
+			LW_PREV_BLOCKED;
+		e->name = str_field(t, ev, "next_comm", comm, commlen);
+		if (cur_state[ev->cpu] == STATE_UNKNOWN || e->pid != 0)
+			cur_state[ev->cpu] = e->pid ? STATE_BUSY : cur_state[ev->cpu];
+		if (e->pid)
+			wake_source(n, "task", e->name);
+	} else if (ev->id == id->waking || ev->id == id->wakeup) {
+		e->kind = LW_TEV_WAKEUP;
+		lw_trace_u64(t, ev, "pid", &v);
+		e->pid = (int)v;
+		lw_trace_u64(t, ev, "prio", &v);
+		e->prio = (int)v;
+		e->name = str_field(t, ev, "comm", comm, commlen);
+		e->arg = lw_trace_u64(t, ev, "target_cpu", &v) == 0 ? (int64_t)v : -1;
+	} else if (ev->id == id->irq_in) {
+		e->kind = LW_TEV_IRQ_ENTRY;
+		e->name = str_field(t, ev, "name", comm, commlen);
+		wake_source(n, "irq", e->name);
+	} else if (ev->id == id->irq_out) {
+		e->kind = LW_TEV_IRQ_EXIT;
+	} else if (ev->id == id->sirq_in || ev->id == id->sirq_out) {
+		lw_trace_u64(t, ev, "vec", &v);
+		e->kind = ev->id == id->sirq_in ? LW_TEV_SOFTIRQ_ENTRY : LW_TEV_SOFTIRQ_EXIT;
+		e->name = v < sizeof(softirq_names) / sizeof(softirq_names[0]) ? softirq_names[v] : "?";
+		if (ev->id == id->sirq_in)
+			wake_source(n, "softirq", e->name);
+	} else if (ev->id == id->hrt_in) {
+		e->kind = LW_TEV_TIMER_ENTRY;
+		e->name = function_name(t, ev, p->fns, p->unk, p->fnbuf, sizeof(p->fnbuf));
+		if (is_tick_fn(e->name)) {
+			if (n->idle)
+				n->ticks_idle++;
+			else
+				n->ticks_busy++;
+		}
+		wake_source(n, "timer", e->name);
+	} else if (ev->id == id->hrt_out) {
+		e->kind = LW_TEV_TIMER_EXIT;
+	} else if (ev->id == id->ipi_in || ev->id == id->ipi_out) {
+		e->kind = ev->id == id->ipi_in ? LW_TEV_IRQ_ENTRY : LW_TEV_IRQ_EXIT;
+		e->name = "IPI";
+		if (ev->id == id->ipi_in)
+			wake_source(n, "ipi", str_field(t, ev, "reason", comm, commlen));
+	} else if ((vec = vector_of(id, ev->id, &vec_entry)) >= 0) {
+		e->kind = vec_entry ? LW_TEV_IRQ_ENTRY : LW_TEV_IRQ_EXIT;
+		e->name = vectors[vec];
+		if (vec_entry && strcmp(vectors[vec], "local_timer"))
+			wake_source(n, "ipi", vectors[vec]);
+	} else if (ev->id == id->idle) {
+		lw_trace_u64(t, ev, "state", &v);
+		e->kind = LW_TEV_IDLE;
+		e->arg = v == UINT32_MAX || v == UINT64_MAX ? -1 : (int64_t)v;
+		if (e->arg >= 0) {
+			cur_state[ev->cpu] = e->arg < MAX_STATES ? (int)e->arg : STATE_UNKNOWN;
+			if (!n->idle) {
+				n->idle = 1;
+				n->idle_since = ev->ts_ns;
+			}
+			n->waiting = 1;
+		} else {
+			cur_state[ev->cpu] = STATE_BUSY;
+			if (n->idle)
+				n->idle_ns += ev->ts_ns - n->idle_since;
+			n->idle = 0;
+		}
+	} else if (ev->id == id->tick_stop) {
+		uint64_t ok = 0, dep = 0;
+
+		lw_trace_u64(t, ev, "success", &ok);
+		lw_trace_u64(t, ev, "dependency", &dep);
+		e->kind = LW_TEV_TICK_STOP;
+		e->arg = ok != 0;
+		if (ok) {
+			n->stop_ok++;
+		} else {
+			n->stop_kept++;
+			for (int b = 0; b < 6; b++)
+				if (dep & (1ULL << b))
+					n->dep[b]++;
+		}
+	} else if (ev->id == id->freq) {
+		e->kind = LW_TEV_FREQ;
+		lw_trace_u64(t, ev, "state", &v);
+		e->arg = (int64_t)v;
+	} else if (ev->id == id->migrate) {
+		lw_trace_u64(t, ev, "dest_cpu", &v);
+		if ((int)v != ev->cpu)	/* counted on the destination */
+			return 1;
+		e->kind = LW_TEV_MIGRATE;
+		lw_trace_u64(t, ev, "pid", &v);
+		e->pid = (int)v;
+	}
+	return 0;
+}
+
+/* Phase 2: every event in time order, and beside it every sample due before
+ * it (a spike to explain, its CPU's idle state); 0, or -1 (a CPU's data that
+ * cannot be read to its end: an error said where). */
+static int tp_walk(struct tpass *p)
+{
+	struct lw_trace_event ev;
+	int more;
+
+	while ((more = lw_trace_next(p->t, &ev)) == 1) {
 		struct lw_tev e = { .ts = ev.ts_ns, .cpu = ev.cpu, .kind = LW_TEV_MAX, .pid = -1,
 				    .has_cur = 1, .cur_pid = ev.pid };
 		struct nohz_cpu *n;
-		uint64_t v;
-		int vec, vec_entry;
 
-		if (ev.cpu < 0 || ev.cpu >= ncpus)
+		if (ev.cpu < 0 || ev.cpu >= p->ncpus)
 			continue;
-		if (tw.n && twi < tw.n && ev.ts_ns > tw.w[twi][1]) {
-			/* the next saved window: what the last one said of each
-			 * CPU is stale, and the time between is not traced */
-			uint64_t end = tw.w[twi][1];
-
-			for (int c = 0; c < ncpus; c++) {
-				if (nz[c].idle && end > nz[c].idle_since)
-					nz[c].idle_ns += end - nz[c].idle_since;
-				nz[c].idle = nz[c].waiting = 0;
-				cur_state[c] = STATE_UNKNOWN;
-			}
-			untraced += ev.ts_ns - end;
-			while (twi < tw.n && ev.ts_ns > tw.w[twi][1])
-				twi++;
-			lw_attrib_forget(a);
-		}
-		n = &nz[ev.cpu];
-		if (!first)
-			first = ev.ts_ns;
-		last = ev.ts_ns;
+		if (p->tw.n && p->twi < p->tw.n && ev.ts_ns > p->tw.w[p->twi][1])
+			tp_next_window(p, ev.ts_ns);
+		n = &p->nz[ev.cpu];
+		if (!p->first)
+			p->first = ev.ts_ns;
+		p->last = ev.ts_ns;
 		if (ev.missed)	/* events lost on this CPU since its previous event */
-			lw_attrib_add_lost(a, ev.cpu, n->last ? n->last : first, ev.ts_ns);
+			lw_attrib_add_lost(p->a, ev.cpu, n->last ? n->last : p->first, ev.ts_ns);
 		if (!n->first)
 			n->first = ev.ts_ns;
 		n->last = ev.ts_ns;
 		/* the deadline misses whose period starts by now, each by its own window */
-		if (lw_misses_feed(sp.misses, a, ev.ts_ns, ncpus) < 0)
-			goto out;
+		if (lw_misses_feed(p->sp.misses, p->a, ev.ts_ns, p->ncpus) < 0)
+			return -1;
 		/* every sample due before this event: its CPU's idle state */
-		while (mr == 1 && nx.expected_ns <= ev.ts_ns) {
-			if (spike_of(&sp, &nx, nxi) < 0 || point_put(x, &nx, cur_state[nx.cpu]) < 0)
-				goto out;
-			mr = lw_sample_merge_next(mg, &nx, &nxi);
-			if (mr < 0)
-				goto out;
+		while (p->mr == 1 && p->nx.expected_ns <= ev.ts_ns) {
+			if (spike_of(&p->sp, &p->nx, p->nxi) < 0 ||
+			    point_put(p->x, &p->nx, p->cur_state[p->nx.cpu]) < 0)
+				return -1;
+			p->mr = lw_sample_merge_next(p->mg, &p->nx, &p->nxi);
+			if (p->mr < 0)
+				return -1;
 		}
-
-		if (ev.id == id.sw) {
-			e.kind = LW_TEV_SWITCH;
-			lw_trace_u64(t, &ev, "next_pid", &v);
-			e.pid = (int)v;
-			lw_trace_u64(t, &ev, "prev_pid", &v);
-			e.prev_pid = (int)v;
-			lw_trace_u64(t, &ev, "next_prio", &v);
-			e.prio = (int)v;
-			/* the kernel's report of the previous task's state: none of
-			 * the low 8 bits (R, R+ when preempted) is runnable, S
-			 * waits for an event, the rest (D, T, t, ...) is held */
-			v = 0;
-			lw_trace_u64(t, &ev, "prev_state", &v);
-			e.arg = !(v & 0xff) ? LW_PREV_RUNNABLE : (v & 0xff) == 1 ? LW_PREV_SLEEPING :
-				LW_PREV_BLOCKED;
-			e.name = str_field(t, &ev, "next_comm", comm, sizeof(comm));
-			if (cur_state[ev.cpu] == STATE_UNKNOWN || e.pid != 0)
-				cur_state[ev.cpu] = e.pid ? STATE_BUSY : cur_state[ev.cpu];
-			if (e.pid)
-				wake_source(n, "task", e.name);
-		} else if (ev.id == id.waking || ev.id == id.wakeup) {
-			e.kind = LW_TEV_WAKEUP;
-			lw_trace_u64(t, &ev, "pid", &v);
-			e.pid = (int)v;
-			lw_trace_u64(t, &ev, "prio", &v);
-			e.prio = (int)v;
-			e.name = str_field(t, &ev, "comm", comm, sizeof(comm));
-			e.arg = lw_trace_u64(t, &ev, "target_cpu", &v) == 0 ? (int64_t)v : -1;
-		} else if (ev.id == id.irq_in) {
-			e.kind = LW_TEV_IRQ_ENTRY;
-			e.name = str_field(t, &ev, "name", comm, sizeof(comm));
-			wake_source(n, "irq", e.name);
-		} else if (ev.id == id.irq_out) {
-			e.kind = LW_TEV_IRQ_EXIT;
-		} else if (ev.id == id.sirq_in || ev.id == id.sirq_out) {
-			lw_trace_u64(t, &ev, "vec", &v);
-			e.kind = ev.id == id.sirq_in ? LW_TEV_SOFTIRQ_ENTRY : LW_TEV_SOFTIRQ_EXIT;
-			e.name = v < sizeof(softirq_names) / sizeof(softirq_names[0]) ? softirq_names[v] : "?";
-			if (ev.id == id.sirq_in)
-				wake_source(n, "softirq", e.name);
-		} else if (ev.id == id.hrt_in) {
-			e.kind = LW_TEV_TIMER_ENTRY;
-			e.name = function_name(t, &ev, fns, unk, fnbuf, sizeof(fnbuf));
-			if (is_tick_fn(e.name)) {
-				if (n->idle)
-					n->ticks_idle++;
-				else
-					n->ticks_busy++;
-			}
-			wake_source(n, "timer", e.name);
-		} else if (ev.id == id.hrt_out) {
-			e.kind = LW_TEV_TIMER_EXIT;
-		} else if (ev.id == id.ipi_in || ev.id == id.ipi_out) {
-			e.kind = ev.id == id.ipi_in ? LW_TEV_IRQ_ENTRY : LW_TEV_IRQ_EXIT;
-			e.name = "IPI";
-			if (ev.id == id.ipi_in)
-				wake_source(n, "ipi", str_field(t, &ev, "reason", comm, sizeof(comm)));
-		} else if ((vec = vector_of(&id, ev.id, &vec_entry)) >= 0) {
-			e.kind = vec_entry ? LW_TEV_IRQ_ENTRY : LW_TEV_IRQ_EXIT;
-			e.name = vectors[vec];
-			if (vec_entry && strcmp(vectors[vec], "local_timer"))
-				wake_source(n, "ipi", vectors[vec]);
-		} else if (ev.id == id.idle) {
-			lw_trace_u64(t, &ev, "state", &v);
-			e.kind = LW_TEV_IDLE;
-			e.arg = v == UINT32_MAX || v == UINT64_MAX ? -1 : (int64_t)v;
-			if (e.arg >= 0) {
-				cur_state[ev.cpu] = e.arg < MAX_STATES ? (int)e.arg : STATE_UNKNOWN;
-				if (!n->idle) {
-					n->idle = 1;
-					n->idle_since = ev.ts_ns;
-				}
-				n->waiting = 1;
-			} else {
-				cur_state[ev.cpu] = STATE_BUSY;
-				if (n->idle)
-					n->idle_ns += ev.ts_ns - n->idle_since;
-				n->idle = 0;
-			}
-		} else if (ev.id == id.tick_stop) {
-			uint64_t ok = 0, dep = 0;
-
-			lw_trace_u64(t, &ev, "success", &ok);
-			lw_trace_u64(t, &ev, "dependency", &dep);
-			e.kind = LW_TEV_TICK_STOP;
-			e.arg = ok != 0;
-			if (ok) {
-				n->stop_ok++;
-			} else {
-				n->stop_kept++;
-				for (int b = 0; b < 6; b++)
-					if (dep & (1ULL << b))
-						n->dep[b]++;
-			}
-		} else if (ev.id == id.freq) {
-			e.kind = LW_TEV_FREQ;
-			lw_trace_u64(t, &ev, "state", &v);
-			e.arg = (int64_t)v;
-		} else if (ev.id == id.migrate) {
-			lw_trace_u64(t, &ev, "dest_cpu", &v);
-			if ((int)v != ev.cpu)	/* counted on the destination */
-				continue;
-			e.kind = LW_TEV_MIGRATE;
-			lw_trace_u64(t, &ev, "pid", &v);
-			e.pid = (int)v;
-		}
+		if (tp_decode(p, &ev, &e))
+			continue;
 		if (e.kind != LW_TEV_MAX)
-			lw_attrib_event(a, &e);
+			lw_attrib_event(p->a, &e);
 	}
 	/* a CPU's data that cannot be read to its end (a corrupt event): no
 	 * figure from the rest, which lacks it (the merged walk went on with
 	 * the other CPUs, an error said where) */
-	if (more < 0)
-		goto out;
-	while (mr == 1) {	/* after the last event: not known */
-		if (spike_of(&sp, &nx, nxi) < 0 || point_put(x, &nx, STATE_UNKNOWN) < 0)
-			goto out;
-		mr = lw_sample_merge_next(mg, &nx, &nxi);
-	}
-	if (mr < 0 || stats_compute(x, it) < 0 ||
-	    lw_misses_feed(sp.misses, a, UINT64_MAX, ncpus) < 0)
-		goto out;
-	for (int c = 0; c < ncpus; c++)
-		if (nz[c].idle)
-			nz[c].idle_ns += nz[c].last - nz[c].idle_since;
-	lw_attrib_set_extent(a, first, last);
-	lw_attrib_finish(a);
+	return more < 0 ? -1 : 0;
+}
 
-	lw_misses_finish(sp.misses);
-	sp.misses = NULL;
-	spikes = lw_attrib_json(a, top);
+/* Phase 3: the samples after the last event (their idle state not known),
+ * the idle statistics, the misses' last windows, the attribution closed. */
+static int tp_finish(struct tpass *p)
+{
+	while (p->mr == 1) {	/* after the last event: not known */
+		if (spike_of(&p->sp, &p->nx, p->nxi) < 0 || point_put(p->x, &p->nx, STATE_UNKNOWN) < 0)
+			return -1;
+		p->mr = lw_sample_merge_next(p->mg, &p->nx, &p->nxi);
+	}
+	if (p->mr < 0 || stats_compute(p->x, p->it) < 0 ||
+	    lw_misses_feed(p->sp.misses, p->a, UINT64_MAX, p->ncpus) < 0)
+		return -1;
+	for (int c = 0; c < p->ncpus; c++)
+		if (p->nz[c].idle)
+			p->nz[c].idle_ns += p->nz[c].last - p->nz[c].idle_since;
+	lw_attrib_set_extent(p->a, p->first, p->last);
+	lw_attrib_finish(p->a);
+
+	lw_misses_finish(p->sp.misses);
+	p->sp.misses = NULL;
+	return 0;
+}
+
+/* Phase 4: "spikes" (with the thresholds and the trace windows), "idle_latency",
+ * "tradeoff" and "nohz" into the analysis. */
+static void tp_json(struct tpass *p)
+{
+	json_t *analysis = p->analysis, *spikes = lw_attrib_json(p->a, p->top);
+
 	if (spikes) {
 		json_t *th = json_object(), *ths = json_object();
 		json_t *probes = json_object_get(analysis, "probes");
 
-		for (unsigned p = 1; p < LW_PROBE_MAX; p++) {
-			json_object_set_new(th, lw_probe_name(p), json_integer((json_int_t)thr[p]));
-			if (json_object_get(probes, lw_probe_name(p)))	/* the probes that ran */
-				json_object_set_new(ths, lw_probe_name(p), json_pack("{s:I, s:s, s:I}",
-					"threshold_ns", (json_int_t)thr[p], "source", thr_src[p],
-					"above", (json_int_t)above[p]));
+		for (unsigned pr = 1; pr < LW_PROBE_MAX; pr++) {
+			json_object_set_new(th, lw_probe_name(pr), json_integer((json_int_t)p->thr[pr]));
+			if (json_object_get(probes, lw_probe_name(pr)))	/* the probes that ran */
+				json_object_set_new(ths, lw_probe_name(pr), json_pack("{s:I, s:s, s:I}",
+					"threshold_ns", (json_int_t)p->thr[pr], "source", p->thr_src[pr],
+					"above", (json_int_t)p->above[pr]));
 		}
-		if (tw.monitor)
+		if (p->tw.monitor)
 			json_object_set_new(spikes, "trace_windows", json_pack("{s:I, s:I, s:I}",
-				"windows", (json_int_t)tw.n,
-				"spikes_in_windows", (json_int_t)sp.in_window,
+				"windows", (json_int_t)p->tw.n,
+				"spikes_in_windows", (json_int_t)p->sp.in_window,
 				"spikes_without_trace",
 				(json_int_t)(json_integer_value(json_object_get(spikes, "spikes_total")) -
-					     (json_int_t)sp.in_window)));
+					     (json_int_t)p->sp.in_window)));
 		json_object_set_new(spikes, "thresholds_ns", th);
 		json_object_set_new(spikes, "thresholds", ths);
-		if (json_is_object(json_object_get(rd->manifest, "steal")))
+		if (json_is_object(json_object_get(p->rd->manifest, "steal")))
 			json_object_set_new(spikes, "steal",
-					    json_deep_copy(json_object_get(rd->manifest, "steal")));
-		lw_tasks_annotate(spikes, rd->manifest);
+					    json_deep_copy(json_object_get(p->rd->manifest, "steal")));
+		lw_tasks_annotate(spikes, p->rd->manifest);
 		json_object_set_new(analysis, "spikes", spikes);
 	}
-	json_object_set_new(analysis, "idle_latency", idle_latency_json(x, it));
+	json_object_set_new(analysis, "idle_latency", idle_latency_json(p->x, p->it));
 	{
-		json_t *tr = tradeoff_json(x, it);
+		json_t *tr = tradeoff_json(p->x, p->it);
 
 		if (tr)
 			json_object_set_new(analysis, "tradeoff", tr);
 	}
 	/* per second of trace: the stretches between windows are not */
-	json_object_set_new(analysis, "nohz", nohz_json(nz, ncpus, first + untraced, last));
-	ret = 0;
-out:
-	lw_misses_free(sp.misses);
-	if (nz)
-		for (int c = 0; c < ncpus; c++)
-			free(nz[c].names);
-	free(nz);
-	free(noise_comm);
-	free(cur_state);
-	stats_free(x);
-	free(it);
-	lw_attrib_free(a);
-	free(tw.w);
-	free(unk);
-	lw_sample_merge_close(mg);
-	lw_trace_close(t);
+	json_object_set_new(analysis, "nohz", nohz_json(p->nz, p->ncpus, p->first + p->untraced,
+							p->last));
+}
+
+static void tp_free(struct tpass *p)
+{
+	lw_misses_free(p->sp.misses);
+	if (p->nz)
+		for (int c = 0; c < p->ncpus; c++)
+			free(p->nz[c].names);
+	free(p->nz);
+	free(p->noise_comm);
+	free(p->cur_state);
+	stats_free(p->x);
+	free(p->it);
+	lw_attrib_free(p->a);
+	free(p->tw.w);
+	free(p->unk);
+	lw_sample_merge_close(p->mg);
+	lw_trace_close(p->t);
+}
+
+int lw_tracepass(const struct lw_rundir *rd, json_t *analysis, const struct lw_tracepass_opts *o)
+{
+	struct tpass *p;
+	int ret = -1;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return error("out of memory");
+	lw_rundir_file(rd, "trace.dat", p->path, sizeof(p->path));
+	if (access(p->path, F_OK) < 0) {
+		free(p);
+		return 1;
+	}
+	p->rd = rd;
+	p->analysis = analysis;
+	p->o = o;
+	p->top = o->top ? o->top : 20;
+	if (tp_setup(p) == 0 && tp_walk(p) == 0 && tp_finish(p) == 0) {
+		tp_json(p);
+		ret = 0;
+	}
+	tp_free(p);
+	free(p);
 	return ret;
-}
-
-/*
- * Every listed deadline miss explained from the trace by its own window: an
- * audio xrun at boundary B, a video frame dropped at vsync V, from B (V) to
- * the moment its work was done (B + interval + lateness), following the
- * thread that wakes the worker and the worker (a work window of the
- * attribution engine, analysis/attrib.h).  The record kinds
- * (workloads/rkind.h) give each window: its stages, its threads, what its
- * work should take.  The misses (LW_REC_LIST_MISSES at most a workload) are
- * held sorted by the start of their windows and given to the engine as the
- * trace reaches them; the engine hands each back once final.
- */
-struct miss {
-	json_t *m, *w;		/* the miss, its workload */
-	const struct lw_rkind *rk;
-	struct lw_miss_window win;
-	uint64_t period_ns;
-	char cause[160];
-	int done;
-	long backlog;		/* the latest earlier miss its worker was busy with, -1 */
-};
-
-struct lw_misses {
-	struct miss *v;
-	size_t n, next;
-	const json_t *manifest;	/* whose the tasks are */
-};
-
-static int cmp_miss(const void *x, const void *y)
-{
-	const struct miss *p = x, *q = y;
-
-	return p->win.start_ns < q->win.start_ns ? -1 : p->win.start_ns > q->win.start_ns;
-}
-
-struct lw_misses *lw_misses_new(json_t *workloads, const json_t *manifest)
-{
-	struct lw_misses *ms = calloc(1, sizeof(*ms));
-	size_t cap = 0, i;
-	const char *key;
-	json_t *w, *m;
-
-	if (!ms) {
-		error("out of memory");
-		return NULL;
-	}
-	ms->manifest = manifest;
-	json_object_foreach(workloads, key, w) {
-		const json_t *mw = json_object_get(json_object_get(manifest, "workloads"), key);
-		double interval = json_number_value(json_object_get(w, "interval_ns"));
-		const struct lw_rkind *rk = lw_rkind_find(json_string_value(json_object_get(w, "kind")));
-		json_t *list;
-
-		if (!rk || !rk->miss_window)
-			continue;
-		list = json_object_get(w, rk->list_key);
-		json_array_foreach(list, i, m) {
-			struct miss *x;
-
-			if (ms->n == cap) {
-				struct miss *t;
-
-				cap = cap ? cap * 2 : 64;
-				t = realloc(ms->v, cap * sizeof(*t));
-				if (!t) {
-					lw_misses_free(ms);
-					error("out of memory");
-					return NULL;
-				}
-				ms->v = t;
-			}
-			x = &ms->v[ms->n];
-			memset(x, 0, sizeof(*x));
-			x->backlog = -1;
-			if (rk->miss_window(mw, w, m, &x->win) < 0)
-				continue;	/* no deadline: not a miss the trace can place */
-			x->m = m;
-			x->w = w;
-			x->rk = rk;
-			x->period_ns = interval > 0 ? (uint64_t)llround(interval) : 0;
-			ms->n++;
-		}
-	}
-	qsort(ms->v, ms->n, sizeof(*ms->v), cmp_miss);
-	return ms;
-}
-
-static int same_thread(const struct lw_rthread *a, const struct lw_rthread *b)
-{
-	return a->tid >= 0 ? a->tid == b->tid : !strcmp(a->name, b->name);
-}
-
-static void miss_unattributable(struct miss *x, const char *why)
-{
-	snprintf(x->cause, sizeof(x->cause), "%s", LW_MISS_UNEXPLAINED);
-	json_object_set_new(x->m, "cause", json_string(LW_MISS_UNEXPLAINED));
-	json_object_set_new(x->m, "unattributable", json_string(why));
-	x->done = 1;
-}
-
-int lw_misses_feed(struct lw_misses *ms, struct lw_attrib *a, uint64_t t, int ncpus)
-{
-	for (; ms && ms->next < ms->n && ms->v[ms->next].win.start_ns <= t; ms->next++) {
-		struct miss *x = &ms->v[ms->next];
-		const struct lw_miss_window *w = &x->win;
-		uint64_t periods = w->processed;
-		struct lw_spike s;
-		char why[64];
-
-		if (w->cpu < 0 || w->cpu >= ncpus) {
-			snprintf(why, sizeof(why), "its CPU (%d) is not in the trace", w->cpu);
-			miss_unattributable(x, why);
-			continue;
-		}
-		/* the worker still busy with earlier periods when this one began:
-		 * their processing is its own work too (backlog) */
-		x->backlog = -1;
-		for (size_t j = ms->next; j-- > 0;)
-			if (ms->v[j].rk == x->rk && ms->v[j].win.processed &&
-			    ms->v[j].win.end_ns > w->start_ns && same_thread(&ms->v[j].win.worker, &w->worker)) {
-				periods++;
-				if (x->backlog < 0)
-					x->backlog = (long)j;
-			}
-		s = (struct lw_spike){
-			.expected_ns = w->start_ns, .latency_ns = w->end_ns - w->start_ns, .cpu = w->cpu,
-			.probe = (unsigned)(x->rk->probe > 0 ? x->rk->probe : 0), .index = ms->next,
-			.work = 1, .tid = w->worker.tid, .kprio = w->worker.kprio,
-			.comm = w->worker.name, .waker_tid = w->waker.tid, .waker_kprio = w->waker.kprio,
-			.waker_comm = w->waker.name, .work_budget_ns = w->work_ns * periods,
-			.waker_budget_ns = w->waker_work_ns, .period_ns = x->period_ns,
-			.stage_end = { w->start_ns + w->stage_ns[0],
-				       w->start_ns + w->stage_ns[0] + w->stage_ns[1] },
-		};
-		if (lw_attrib_add_spike(a, &s) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-void lw_misses_done(struct lw_misses *ms, const struct lw_spike *s)
-{
-	struct miss *x;
-	const struct lw_component *d;
-	json_t *st;
-	char buf[160];
-
-	if (!ms || s->index >= ms->n)
-		return;
-	x = &ms->v[s->index];
-	if (s->unattributable) {
-		miss_unattributable(x, s->unattributable);
-		return;
-	}
-	x->done = 1;
-	snprintf(x->cause, sizeof(x->cause), "%s", lw_spike_cause(s, buf, sizeof(buf)));
-	json_object_set_new(x->m, "cause", json_string(x->cause));
-	d = s->dominant >= 0 ? &s->comp[s->dominant] : NULL;
-	if (!strcmp(x->cause, LW_OWN_WORK)) {
-		snprintf(buf, sizeof(buf), "own work %.2f ms > period %.2f ms", (double)s->work_ns / 1e6,
-			 (double)s->period_ns / 1e6);
-		json_object_set_new(x->m, "cause_detail", json_string(buf));
-		json_object_set_new(x->m, "cause_share",
-				    json_real((double)s->work_ns / (double)s->latency_ns));
-	} else if (d) {
-		json_object_set_new(x->m, "cause_share",
-				    json_real((double)s->dominant_ns / (double)s->latency_ns));
-		if (d->pid > 0) {
-			char role[96];
-			int ours = lw_task_of_run(ms->manifest, d->pid, d->name, role, sizeof(role));
-
-			json_object_set_new(x->m, "cause_task", json_pack("{s:i, s:s, s:o, s:o}",
-				"pid", d->pid, "name", d->name,
-				"this_run", ours < 0 ? json_null() : json_boolean(ours),
-				"role", role[0] ? json_string(role) : json_null()));
-		}
-	}
-	st = json_array();
-	for (int k = 0; k < 3; k++)
-		json_array_append_new(st, json_pack("{s:s, s:I}", "stage", x->rk->stage_names[k],
-						    "ns", (json_int_t)x->win.stage_ns[k]));
-	json_object_set_new(x->m, "stages", st);
-	json_object_set_new(x->m, "work_ns", json_integer((json_int_t)s->work_ns));
-	json_object_set_new(x->m, "work_budget_ns", json_integer((json_int_t)s->work_budget_ns));
-	json_object_set_new(x->m, "window", json_pack("{s:I, s:I, s:{s:i, s:s}, s:{s:i, s:s}, s:o}",
-		"start_ns", (json_int_t)s->expected_ns, "end_ns", (json_int_t)(s->expected_ns + s->latency_ns),
-		"worker", "tid", x->win.worker.tid, "name", x->win.worker.name,
-		"waker", "tid", x->win.waker.tid, "name", x->win.waker.name,
-		"woken_ns", s->woken_ns ? json_integer((json_int_t)s->woken_ns) : json_null()));
-	json_object_set_new(x->m, "components", lw_spike_components_json(s, x->rk->stage_names));
-	json_object_set_new(x->m, "timeline", lw_spike_timeline_json(s));
-	if (s->seg_truncated)
-		json_object_set_new(x->m, "timeline_truncated", json_true());
-}
-
-void lw_misses_finish(struct lw_misses *ms)
-{
-	if (!ms)
-		return;
-	for (size_t i = 0; i < ms->n; i++) {	/* in time order: a backlog's cause is known */
-		struct miss *x = &ms->v[i];
-		json_t *counts = json_object_get(x->w, "miss_causes");
-
-		if (!x->done)	/* never given to the engine: the pass ended first */
-			miss_unattributable(x, "after the trace ended");
-		if (!strcmp(x->cause, "backlog") && x->backlog >= 0 &&
-		    strcmp(ms->v[x->backlog].cause, LW_MISS_UNEXPLAINED)) {
-			/* busy with a period that was itself late: that period's cause */
-			const struct miss *b = &ms->v[x->backlog];
-
-			snprintf(x->cause, sizeof(x->cause), "%s", b->cause);
-			json_object_set_new(x->m, "cause", json_string(x->cause));
-			json_object_set_new(x->m, "knock_on", json_pack("{s:I, s:s}", "start_ns",
-				(json_int_t)b->win.start_ns, "cause", b->cause));
-			json_object_del(x->m, "cause_task");
-			json_object_del(x->m, "cause_detail");
-			if (json_object_get(b->m, "cause_task"))
-				json_object_set(x->m, "cause_task", json_object_get(b->m, "cause_task"));
-			if (json_object_get(b->m, "cause_detail"))
-				json_object_set(x->m, "cause_detail", json_object_get(b->m, "cause_detail"));
-		}
-		if (!counts) {
-			counts = json_object();
-			json_object_set_new(x->w, "miss_causes", counts);
-		}
-		json_object_set_new(counts, x->cause, json_integer(json_integer_value(
-			json_object_get(counts, x->cause)) + 1));
-	}
-	lw_misses_free(ms);
-}
-
-void lw_misses_free(struct lw_misses *ms)
-{
-	if (!ms)
-		return;
-	free(ms->v);
-	free(ms);
-}
-
-struct count { const char *cause; json_int_t n; };
-
-static int cmp_count(const void *x, const void *y)
-{
-	const struct count *p = x, *q = y;
-
-	if (p->n != q->n)
-		return p->n < q->n ? 1 : -1;
-	return strcmp(p->cause, q->cause);
-}
-
-void lw_misses_print(FILE *out, const json_t *analysis)
-{
-	const json_t *w, *v;
-	const char *key, *cause;
-
-	json_object_foreach((json_t *)json_object_get(analysis, "workloads"), key, w) {
-		const json_t *mc = json_object_get(w, "miss_causes");
-		size_t n = 0, k = json_object_size(mc);
-		struct count *c = k ? calloc(k, sizeof(*c)) : NULL;
-		const struct lw_rkind *rk = lw_rkind_find(json_string_value(json_object_get(w, "kind")));
-		json_int_t listed = 0, all = rk ? json_integer_value(json_object_get(w, rk->miss_key)) : 0;
-
-		if (!c)
-			continue;
-		json_object_foreach((json_t *)mc, cause, v) {
-			c[n++] = (struct count){ cause, json_integer_value(v) };
-			listed += json_integer_value(v);
-		}
-		qsort(c, n, sizeof(*c), cmp_count);
-		if (listed < all)
-			fprintf(out, "  %s: the first %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
-				" deadline misses by cause (each from its own window in the trace):", key,
-				listed, all);
-		else
-			fprintf(out, "  %s: deadline misses by cause (each from its own window in the "
-				"trace):", key);
-		for (size_t i = 0; i < n; i++)
-			fprintf(out, "%s %s %lld", i ? ";" : "", c[i].cause, (long long)c[i].n);
-		fputc('\n', out);
-		free(c);
-	}
 }

@@ -18,6 +18,8 @@
 
 #include "boards/board.h"
 #include "analysis/tradeoff.h"
+#include "lib/metrics.h"
+#include "lib/stats.h"
 
 #define PM_QOS_NONE 2000000000.0
 
@@ -109,7 +111,7 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 	if (!json_is_array(pts))
 		return;
 	for (int k = 0; k < b->nbudget && !bu; k++)
-		if (b->budget[k].kind == LW_BUDGET_LATENCY && b->budget[k].stat &&
+		if (b->budget[k].m->probe && b->budget[k].stat &&
 		    (!b->budget[k].probe || (probe && !strcmp(b->budget[k].probe, probe))) &&
 		    strcmp(b->budget[k].stat, "mean") && strcmp(b->budget[k].stat, "min"))
 			bu = &b->budget[k];
@@ -117,7 +119,7 @@ void lw_tradeoff_power(const struct lw_board *b, json_t *doc)
 		snprintf(key, sizeof(key), "%s_ns", bu->stat);
 		json_object_set_new(t, "stat", json_string(bu->stat));
 	} else {
-		snprintf(key, sizeof(key), "p99.9_ns");
+		snprintf(key, sizeof(key), "%s", lw_stat_keys[LW_STAT_P999]);
 	}
 	json_array_foreach(pts, i, e) {
 		double q = json_number_value(json_object_get(e, "pm_qos_us"));

@@ -47,22 +47,11 @@ struct lw_board_source {
 	int line;
 };
 
-enum lw_budget_kind {
-	LW_BUDGET_LATENCY,		/* probe statistic in us */
-	LW_BUDGET_XRUNS,		/* audio xruns, count */
-	LW_BUDGET_DROPPED_FRAMES,	/* video dropped frames, count */
-	LW_BUDGET_DEADLINE_MISSES,	/* xruns + dropped frames */
-	LW_BUDGET_AVG_POWER,		/* mW */
-	LW_BUDGET_ENERGY_PER_PERIOD,	/* uJ per audio period */
-	LW_BUDGET_OTHER,		/* any other figure of the registry */
-};
-
 struct lw_metric;
 
 /* A budget: "the figure @m (of @probe) <= @limit", @m from the metric
- * registry (lib/metrics.h); @kind says coarsely what it is. */
+ * registry (lib/metrics.h): a probe's figure when m->probe. */
 struct lw_budget {
-	enum lw_budget_kind kind;
 	const struct lw_metric *m;
 	char *probe;			/* latency: probe name, NULL = every probe */
 	char *stat;			/* latency: p50 p90 p99 p99.9 p99.99 max mean min */

@@ -34,9 +34,11 @@
 #include "cmd/commands.h"
 #include "lib/error.h"
 #include "lib/input.h"
+#include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
+#include "reports/report.h"
 
 static const char usage[] =
 "usage: latwatt bisect -o DIR --good V --bad V --versions LIST|@FILE --metric RULE...\n"
@@ -251,26 +253,20 @@ static json_t *params_json(const struct params *p, char **versions, size_t nv)
 	return o;
 }
 
-/* Strings of a saved parameter file (kept alive by @doc). */
-static const char *jstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
 /* Take the parameters of a bisect saved in DIR/bisect.json. */
 static int params_from_json(struct params *p, const json_t *o, const char *path)
 {
 	const json_t *r = json_object_get(o, "rules"), *a = json_object_get(o, "run_args");
-	const char *runner = jstr(o, "runner");
+	const char *runner = lw_jstr(o, "runner", NULL);
 	size_t i;
 
-	if (!json_is_object(o) || !jstr(o, "good") || !jstr(o, "bad") || !runner ||
+	if (!json_is_object(o) || !lw_jstr(o, "good", NULL) || !lw_jstr(o, "bad", NULL) || !runner ||
 	    !json_is_array(json_object_get(o, "versions")) || !json_is_array(r) || !json_is_array(a) ||
 	    json_array_size(r) > MAX_RULES || !json_is_integer(json_object_get(o, "repeat")) ||
 	    !json_is_integer(json_object_get(o, "max_repeat")))
 		return error("%s: not a bisect parameter file (latwatt-bisect-params)", path);
-	p->good = jstr(o, "good");
-	p->bad = jstr(o, "bad");
+	p->good = lw_jstr(o, "good", NULL);
+	p->bad = lw_jstr(o, "bad", NULL);
 	p->nrules = json_array_size(r);
 	for (i = 0; i < p->nrules; i++)
 		if (!(p->rule_text[i] = json_string_value(json_array_get(r, i))))
@@ -285,12 +281,12 @@ static int params_from_json(struct params *p, const json_t *o, const char *path)
 		return error("%s: alpha out of range", path);
 	p->runner = !strcmp(runner, "deploy") ? RUNNER_DEPLOY :
 		    !strcmp(runner, "run-cmd") ? RUNNER_CMD : RUNNER_QEMU;
-	p->board = jstr(o, "board");
-	p->deploy = jstr(o, "deploy");
-	p->ssh = jstr(o, "ssh");
-	p->port = jstr(o, "port");
-	p->identity = jstr(o, "identity");
-	p->run_cmd = jstr(o, "run_cmd");
+	p->board = lw_jstr(o, "board", NULL);
+	p->deploy = lw_jstr(o, "deploy", NULL);
+	p->ssh = lw_jstr(o, "ssh", NULL);
+	p->port = lw_jstr(o, "port", NULL);
+	p->identity = lw_jstr(o, "identity", NULL);
+	p->run_cmd = lw_jstr(o, "run_cmd", NULL);
 	if ((p->runner == RUNNER_DEPLOY && (!p->deploy || !p->ssh)) ||
 	    (p->runner == RUNNER_CMD && !p->run_cmd))
 		return error("%s: runner '%s' without its command", path, runner);

@@ -7,6 +7,7 @@
 #include "boards/board.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/metrics.h"
 
 static const char usage[] =
 "usage: latwatt boards [list] [--json]\n"
@@ -86,7 +87,7 @@ static void print_text(const struct lw_board *b)
 		const struct lw_budget *bu = &b->budget[s];
 
 		json_t *bj = json_array_get(json_object_get(j, "budgets"), (size_t)s);
-		if (bu->kind == LW_BUDGET_LATENCY)
+		if (bu->m->probe)
 			printf("    latency %s %s <= %g us\n", bu->probe ? bu->probe : "(every probe)",
 			       bu->stat, bu->limit);
 		else

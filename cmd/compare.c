@@ -13,6 +13,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "reports/report.h"
 
 static const char usage[] =
 "usage: latwatt compare [OPTIONS] RUN...\n"
@@ -88,6 +89,76 @@ struct params {
 	struct lw_cmp_opts o;
 };
 
+/* The options of the statistics (--threshold ... --evt), @c as getopt_long()
+ * gives it: 0 taken, -1 after error(), 1 not one of them. */
+static int stat_option(struct params *p, int c, const char *arg)
+{
+	uint64_t u;
+	double d;
+
+	switch (c) {
+	case 't':
+		if (lw_parse_usecs("--threshold", arg, &u) < 0 ||
+		    lw_cmp_add_threshold(&p->o, u) < 0)
+			return -1;
+		p->have_thr = 1;
+		break;
+	case 'a':
+		if (lw_parse_double("--alpha", arg, 1e-9, 0.5, &p->o.alpha) < 0)
+			return -1;
+		break;
+	case 'P':
+		if (lw_parse_double("--practical", arg, 0, 1000, &d) < 0)
+			return -1;
+		p->o.practical = d / 100;
+		break;
+	case 'c':
+		if (lw_parse_double("--confidence", arg, 50, 99.99, &d) < 0)
+			return -1;
+		p->o.conf = d / 100;
+		break;
+	case 'R':
+		if (lw_parse_uint("--resamples", arg, 100, 1000000, &u) < 0)
+			return -1;
+		p->o.resamples = (unsigned)u;
+		break;
+	case 's':
+		if (lw_parse_uint("--seed", arg, 0, UINT64_MAX, &p->o.seed) < 0)
+			return -1;
+		break;
+	case 'k':
+		if (lw_parse_duration("--block", arg, &u) < 0)
+			return -1;
+		if (!u || u % LW_BLOCK_BASE_NS)
+			return error("--block: '%s' is not a multiple of 10ms", arg);
+		p->o.block_ns = u;
+		break;
+	case 'H':
+		if (lw_parse_duration("--horizon", arg, &u) < 0)
+			return -1;
+		if (!u)
+			return error("--horizon: must be positive");
+		p->o.horizon_ns = u;
+		break;
+	case 'm':
+		if (lw_parse_uint("--min-blocks", arg, 3, 100000000, &u) < 0)
+			return -1;
+		p->o.min_blocks = (unsigned)u;
+		break;
+	case 'E': {
+		int m = lw_evt_model_by_name(arg);
+
+		if (m < 0)
+			return error("--evt: unknown model '%s' (gev or gumbel)", arg);
+		p->o.model = (enum lw_evt_model)m;
+		break;
+	}
+	default:
+		return 1;
+	}
+	return 0;
+}
+
 static int parse(struct params *p, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -112,15 +183,18 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "help",             no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t u;
-	double d;
-	int c, cur = -1;
+	int c, cur = -1, r;
 
 	lw_cmp_opts_default(&p->o);
 	optind = 0;
 	opterr = 0;
 	/* '-': RUNs come in order, each to the --group before it */
 	while ((c = getopt_long(argc, argv, "-:g:b:B:o:F:t:qh", opts, NULL)) != -1) {
+		if ((r = stat_option(p, c, optarg)) <= 0) {
+			if (r < 0)
+				return -1;
+			continue;
+		}
 		switch (c) {
 		case 1:
 			if (p->nruns == MAX_RUNS)
@@ -164,62 +238,6 @@ static int parse(struct params *p, int argc, char **argv)
 				return -1;
 			p->nrules++;
 			break;
-		case 't':
-			if (lw_parse_usecs("--threshold", optarg, &u) < 0 ||
-			    lw_cmp_add_threshold(&p->o, u) < 0)
-				return -1;
-			p->have_thr = 1;
-			break;
-		case 'a':
-			if (lw_parse_double("--alpha", optarg, 1e-9, 0.5, &p->o.alpha) < 0)
-				return -1;
-			break;
-		case 'P':
-			if (lw_parse_double("--practical", optarg, 0, 1000, &d) < 0)
-				return -1;
-			p->o.practical = d / 100;
-			break;
-		case 'c':
-			if (lw_parse_double("--confidence", optarg, 50, 99.99, &d) < 0)
-				return -1;
-			p->o.conf = d / 100;
-			break;
-		case 'R':
-			if (lw_parse_uint("--resamples", optarg, 100, 1000000, &u) < 0)
-				return -1;
-			p->o.resamples = (unsigned)u;
-			break;
-		case 's':
-			if (lw_parse_uint("--seed", optarg, 0, UINT64_MAX, &p->o.seed) < 0)
-				return -1;
-			break;
-		case 'k':
-			if (lw_parse_duration("--block", optarg, &u) < 0)
-				return -1;
-			if (!u || u % LW_BLOCK_BASE_NS)
-				return error("--block: '%s' is not a multiple of 10ms", optarg);
-			p->o.block_ns = u;
-			break;
-		case 'H':
-			if (lw_parse_duration("--horizon", optarg, &u) < 0)
-				return -1;
-			if (!u)
-				return error("--horizon: must be positive");
-			p->o.horizon_ns = u;
-			break;
-		case 'm':
-			if (lw_parse_uint("--min-blocks", optarg, 3, 100000000, &u) < 0)
-				return -1;
-			p->o.min_blocks = (unsigned)u;
-			break;
-		case 'E': {
-			int m = lw_evt_model_by_name(optarg);
-
-			if (m < 0)
-				return error("--evt: unknown model '%s' (gev or gumbel)", optarg);
-			p->o.model = (enum lw_evt_model)m;
-			break;
-		}
 		case 'q':
 			p->quiet = 1;
 			break;

@@ -11,6 +11,7 @@
 #include "analysis/db.h"
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/json.h"
 #include "lib/parse.h"
 
 static const char usage[] =
@@ -120,11 +121,6 @@ static void print_text(const char *s, int width)
 	printf(" %-*.*s", width, width, s && *s ? s : "-");
 }
 
-static const char *jstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
 static int list(struct lw_db *db, int as_json)
 {
 	json_t *rows = lw_db_list(db), *r;
@@ -152,15 +148,16 @@ static int list(struct lw_db *db, int as_json)
 		if (json_is_integer(v = json_object_get(r, "cyclic_max_ns")))
 			snprintf(mx, sizeof(mx), "%.1f", (double)json_integer_value(v) / 1e3);
 		printf("%5" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(r, "id")));
-		print_text(jstr(r, "added"), 20);
-		print_text(jstr(r, "kernel_release"), 22);
-		print_text(jstr(r, "preempt_model"), 16);
-		print_text(jstr(r, "nohz_full") ? jstr(r, "nohz_full") : "off", 9);
-		print_text(jstr(r, "board"), 10);
-		print_text(jstr(r, "status"), 10);
-		printf(" %8s %9s %9s %s", d, p99, mx, jstr(r, "label") ? jstr(r, "label") : "");
-		if (jstr(r, "baselines"))
-			printf("%s[baseline %s]", jstr(r, "label") ? " " : "", jstr(r, "baselines"));
+		print_text(lw_jstr(r, "added", NULL), 20);
+		print_text(lw_jstr(r, "kernel_release", NULL), 22);
+		print_text(lw_jstr(r, "preempt_model", NULL), 16);
+		print_text(lw_jstr(r, "nohz_full", "off"), 9);
+		print_text(lw_jstr(r, "board", NULL), 10);
+		print_text(lw_jstr(r, "status", NULL), 10);
+		printf(" %8s %9s %9s %s", d, p99, mx, lw_jstr(r, "label", ""));
+		if (lw_jstr(r, "baselines", NULL))
+			printf("%s[baseline %s]", lw_jstr(r, "label", NULL) ? " " : "",
+			       lw_jstr(r, "baselines", NULL));
 		putchar('\n');
 	}
 	json_decref(rows);
@@ -180,9 +177,9 @@ static int baselines(struct lw_db *db, int as_json)
 	} else {
 		json_array_foreach(rows, i, r)
 			printf("%-20s db:%-6" JSON_INTEGER_FORMAT " %-22s %-10s set %s\n",
-			       jstr(r, "name"), json_integer_value(json_object_get(r, "run")),
-			       jstr(r, "kernel_release") ?: "-", jstr(r, "board") ?: "-",
-			       jstr(r, "set") ?: "-");
+			       lw_jstr(r, "name", NULL), json_integer_value(json_object_get(r, "run")),
+			       lw_jstr(r, "kernel_release", NULL) ?: "-", lw_jstr(r, "board", NULL) ?: "-",
+			       lw_jstr(r, "set", NULL) ?: "-");
 	}
 	json_decref(rows);
 	return 0;

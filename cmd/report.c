@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "lib/error.h"
+#include "lib/metrics.h"
 #include "lib/safefile.h"
 #include "lib/parse.h"
 #include "reports/report.h"
@@ -27,14 +28,12 @@ static const char usage_head[] =
 "gnuplot, JUnit XML and LAVA results for CI, and a Markdown summary short\n"
 "enough for a merge-request comment.\n"
 "\n";
-static const char usage_tail[] =
+/* After the formats; then the names --budget takes, from the metric
+ * registry (print_usage()), then usage_tail. */
+static const char usage_budget[] =
 "      --compare           compare runs, or read a comparison JSON\n"
-"      --budget SPEC       a budget to check, repeatable: [PROBE.]STAT<VALUE or <=,\n"
-"                          STAT one of min mean p50 p90 p99 p99.9 p99.99 max (us,\n"
-"                          or with ns ms s), missed dropped over xruns dropped_frames\n"
-"                          deadline_misses (counts), power (mW, or W),\n"
-"                          energy_per_period (uJ); see RULES AND METRICS in\n"
-"                          latwatt(1)\n"
+"      --budget SPEC       a budget to check, repeatable: [PROBE.]STAT<VALUE or <=,\n";
+static const char usage_tail[] =
 "                          e.g. --budget 'p99<100us' --budget 'cyclic.max<=1ms'\n"
 "      --board NAME        check the budgets of board NAME (default: each run's own\n"
 "                          board, boards/NAME.yaml or RUN/board.yaml)\n"
@@ -94,91 +93,11 @@ static int is_file(const char *path)
 	return n > 5 && !strcmp(path + n - 5, ".json") && access(path, F_OK) == 0;
 }
 
-/* The writers of the formats below whose arguments are their own. */
-static int html_run(FILE *f, const struct lw_report_in *in)
-{
-	return lw_report_html_run(f, in->run, in->checks, in->ro);
-}
-
-static int html_compare(FILE *f, const struct lw_report_in *in)
-{
-	return lw_report_html_compare(f, in->cmp, in->checks, in->ro);
-}
-
-static int junit(FILE *f, const struct lw_report_in *in)
-{
-	char status[512];
-	const char *reason = in->run ? lw_rrun_str(in->run, "status_reason") : NULL;
-
-	if (in->run)
-		snprintf(status, sizeof(status), "%s%s%s", lw_rrun_str(in->run, "status") ?: "unknown",
-			 reason ? ": " : "", reason ? reason : "");
-	return lw_report_junit(f, in->checks, in->name, in->run ? status : NULL);
-}
-
-static int markdown_run(FILE *f, const struct lw_report_in *in)
-{
-	return lw_report_markdown_run(f, in->run, in->checks);
-}
-
-static int markdown_compare(FILE *f, const struct lw_report_in *in)
-{
-	return lw_report_markdown_compare(f, in->cmp, in->checks);
-}
-
-static int lava(FILE *f, const struct lw_report_in *in)
-{
-	return lw_report_lava(f, in->checks, 1);
-}
-
-static int lava_metrics(FILE *f, const struct lw_report_in *in)
-{
-	struct lw_checks m = { 0 };
-	int ok = lw_run_metrics(in->run, &m) == 0 && lw_report_lava(f, &m, 1) == 0;
-
-	lw_checks_free(&m);
-	return ok ? 0 : -1;
-}
-
-enum {
-	F_DASH  = 1 << 0,	/* '-' is stdout, said in its help; two such cannot share it */
-	F_PLOTS = 1 << 1,	/* draws plots: says so when gnuplot is missing */
-};
-
-/*
- * The formats, written in this order.  With an @arg the format goes to the
- * file its option names (through out_open(): '-' is stdout); without, the
- * option is a flag and the format goes to stdout.  @help: the --help text,
- * its lines after the first indented by print_usage().  A new format is a
- * writer of type lw_report_fn (reports/report.h) and a line here.
- */
-static const struct report_format {
-	const char *opt;		/* long option */
-	char shortopt;			/* or 0 */
-	const char *arg;		/* "FILE", or NULL: a flag */
-	unsigned flags;			/* F_* */
-	lw_report_fn *run, *compare;	/* compare NULL: one run only */
-	const char *help;
-} formats[] = {
-	{ "output", 'o', "FILE", F_DASH | F_PLOTS, html_run, html_compare,
-	  "write the HTML report to FILE ('-': stdout)" },
-	{ "junit", 0, "FILE", 0, junit, junit,
-	  "write JUnit XML: a test case per budget or comparison rule" },
-	{ "markdown", 0, "FILE", F_DASH, markdown_run, markdown_compare,
-	  "write a Markdown summary ('-': stdout)" },
-	{ "lava", 0, NULL, 0, lava, lava,
-	  "print lava-test-case lines, or call lava-test-case\n"
-	  "when it is on PATH" },
-	{ "lava-metrics", 0, NULL, 0, lava_metrics, NULL,
-	  "the same for the run's key figures (latency statistics,\n"
-	  "samples, missed periods, workload misses, power): one\n"
-	  "passing test case each, with its measurement" },
-};
-#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 #define HELP_COL 26
+#define HELP_WIDTH 84	/* the column after which --budget's names wrap */
 
 /* "-o" or "--junit", then @arg's " FILE" or " -" when given. */
-static const char *format_opt(const struct report_format *fm, const char *arg, char *buf,
+static const char *format_opt(const struct lw_report_format *fm, const char *arg, char *buf,
 			      size_t len)
 {
 	if (fm->shortopt)
@@ -188,13 +107,36 @@ static const char *format_opt(const struct report_format *fm, const char *arg, c
 	return buf;
 }
 
+/* @text and "; see RULES AND METRICS in latwatt(1)" in lines of the help
+ * column, broken at blanks. */
+static void print_wrapped(const char *text)
+{
+	char all[1024];
+	size_t col = 0;
+
+	snprintf(all, sizeof(all), "%s; see RULES AND METRICS in latwatt(1)", text);
+	for (const char *w = all; *w;) {
+		size_t l = strcspn(w, " ");
+
+		if (col && col + 1 + l > HELP_WIDTH - HELP_COL) {
+			putchar('\n');
+			col = 0;
+		}
+		printf("%*s%.*s", col ? 1 : HELP_COL, "", (int)l, w);
+		col += (col ? 1 : 0) + l;
+		w += l;
+		w += strspn(w, " ");
+	}
+	putchar('\n');
+}
+
 static void print_usage(void)
 {
-	char col[64];
+	char col[64], names[512];
 
 	fputs(usage_head, stdout);
-	for (size_t i = 0; i < NFORMATS; i++) {
-		const struct report_format *fm = &formats[i];
+	for (size_t i = 0; i < lw_report_nformats; i++) {
+		const struct lw_report_format *fm = &lw_report_formats[i];
 
 		if (fm->shortopt)
 			snprintf(col, sizeof(col), "-%c, --%s%s%s", fm->shortopt, fm->opt,
@@ -213,6 +155,8 @@ static void print_usage(void)
 			printf("%*s", HELP_COL, "");
 		}
 	}
+	fputs(usage_budget, stdout);
+	print_wrapped(lw_metric_budget_help(names, sizeof(names)));
 	fputs(usage_tail, stdout);
 }
 
@@ -223,18 +167,154 @@ static const char *format_list(char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < NFORMATS && n < len; i++)
+	for (size_t i = 0; i < lw_report_nformats && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s",
-				      !i ? "" : i + 1 < NFORMATS ? ", " : " or ",
-				      format_opt(&formats[i], formats[i].arg, o, sizeof(o)));
+				      !i ? "" : i + 1 < lw_report_nformats ? ", " : " or ",
+				      format_opt(&lw_report_formats[i], lw_report_formats[i].arg, o,
+						 sizeof(o)));
 	return buf;
+}
+
+/* The formats' options (a format's option is its short option, or 256 + its
+ * index) followed by @other (@size bytes, NULL-ended), and the short ones. */
+static void format_options(struct option *opts, char *shortopts, const struct option *other,
+			   size_t size)
+{
+	size_t ns = 0;
+
+	shortopts[ns++] = ':';
+	for (size_t i = 0; i < lw_report_nformats; i++) {
+		const struct lw_report_format *fm = &lw_report_formats[i];
+
+		opts[i] = (struct option){ fm->opt, fm->arg ? required_argument : no_argument, NULL,
+					   fm->shortopt ? fm->shortopt : (int)(256 + i) };
+		if (fm->shortopt) {
+			shortopts[ns++] = fm->shortopt;
+			if (fm->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	memcpy(opts + lw_report_nformats, other, size);
+	shortopts[ns++] = 'h';
+	shortopts[ns] = 0;
+}
+
+/* Some format asked for (the file, or "" for a flag, in @want), and no two
+ * on stdout; *@plots set when one draws plots.  -1 after error(). */
+static int check_wanted(const char *const *want, int *plots)
+{
+	const char *dash = NULL;
+	char list[256], a[64], b[64];
+	int nformats = 0;
+
+	for (size_t i = 0; i < lw_report_nformats; i++) {
+		if (!want[i])
+			continue;
+		nformats++;
+		*plots |= lw_report_formats[i].flags & LW_RF_PLOTS;
+		if (!(lw_report_formats[i].flags & LW_RF_DASH) || strcmp(want[i], "-"))
+			continue;
+		if (dash)
+			return error("%s and %s would both write to stdout", dash,
+				     format_opt(&lw_report_formats[i], "-", b, sizeof(b)));
+		dash = format_opt(&lw_report_formats[i], "-", a, sizeof(a));
+	}
+	if (!nformats)
+		return error("nothing to write: give %s", format_list(list, sizeof(list)));
+	return 0;
+}
+
+/* Each format asked for in @want written from @in, in the table's order. */
+static int write_wanted(const char *const *want, const struct lw_report_in *in)
+{
+	struct out out = { 0 };
+	int ok;
+
+	for (size_t i = 0; i < lw_report_nformats; i++) {
+		const struct lw_report_format *fm = &lw_report_formats[i];
+		lw_report_fn *write = in->run ? fm->run : fm->compare;
+
+		if (!want[i])
+			continue;
+		if (!fm->arg) {
+			if (write(stdout, in) != 0)
+				return -1;
+			continue;
+		}
+		if (out_open(&out, want[i]) < 0)
+			return -1;
+		ok = write(out.f, in) == 0;
+		if (out_close(&out, ok) < 0 || !ok)
+			return -1;
+	}
+	return 0;
+}
+
+/* A run's checks into @checks: its verdict, then its own checks (a run that
+ * is not whole passes none). */
+static int judge_run(struct lw_rrun *run, const char *board, const char **budget_text,
+		     size_t nbudgets, struct lw_checks *checks)
+{
+	if (lw_rrun_judge(run, board, budget_text, nbudgets) < 0 ||
+	    lw_verdict_check(&run->verdict, checks) < 0)
+		return -1;
+	for (size_t i = 0; i < run->checks.n; i++) {
+		struct lw_check ck = run->checks.c[i];
+		const char *st = lw_rrun_str(run, "status");
+
+		/* a run that is not whole passes nothing: a check that
+		 * held on what it measured is not judged */
+		if (ck.result == LW_PASS && (!st || strcmp(st, "complete"))) {
+			char m[sizeof(ck.message) + 80];
+
+			snprintf(m, sizeof(m), "not judged: the run is %s; held on what it "
+				 "measured: %s", st ? st : "of unknown state", ck.message);
+			memcpy(ck.message, m, sizeof(ck.message) - 1);
+			ck.message[sizeof(ck.message) - 1] = 0;
+			ck.result = LW_SKIP;
+		}
+		if (lw_checks_add(checks, &ck) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A comparison's checks into @checks: its rules, then the budgets (the
+ * board's and @budgets) of every run compared. */
+static int judge_comparison(struct lw_comparison *cmp, const char *board,
+			    const struct lw_rbudget *budgets, size_t nbudgets,
+			    struct lw_checks *checks)
+{
+	if (lw_comparison_checks(cmp, checks) < 0)
+		return -1;
+	/* budgets hold for every run compared */
+	for (size_t ri = 0; ri < cmp->nrun; ri++) {
+		char rn[256];
+
+		lw_cmp_run_name(cmp, ri, rn, sizeof(rn));
+		if (lw_board_checks(&cmp->run[ri], board, rn, checks) < 0)
+			return -1;
+		for (size_t i = 0; i < nbudgets; i++) {
+			size_t first = checks->n;
+
+			if (lw_rbudget_eval(&budgets[i], &cmp->run[ri], checks) < 0)
+				return -1;
+			for (size_t k = first; k < checks->n; k++) {
+				size_t l = strlen(checks->c[k].name);
+
+				snprintf(checks->c[k].name + l, sizeof(checks->c[k].name) - l, ".%s",
+					 rn);
+			}
+		}
+	}
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	/* a format's option is its short option, or 256 + its index */
-	enum { OPT_COMPARE = 256 + NFORMATS, OPT_BUDGET, OPT_TOLERANCE, OPT_POINTS, OPT_NO_PLOTS,
-	       OPT_BOARD };
+	enum { OPT_COMPARE = 256 + LW_REPORT_MAX_FORMATS, OPT_BUDGET, OPT_TOLERANCE, OPT_POINTS,
+	       OPT_NO_PLOTS, OPT_BOARD };
 	static const struct option other[] = {
 		{ "compare",   no_argument,       NULL, OPT_COMPARE },
 		{ "budget",    required_argument, NULL, OPT_BUDGET },
@@ -245,14 +325,14 @@ int cmd_report(int argc, char **argv)
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct option opts[NFORMATS + sizeof(other) / sizeof(other[0])];
-	char shortopts[2 * NFORMATS + 4], list[256], a[64], b[64];
-	const char *want[NFORMATS] = { NULL };	/* the file, or "" for a flag */
-	const char *board = NULL, *dash = NULL;
-	int compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR, ok = 1, nformats = 0;
+	struct option opts[LW_REPORT_MAX_FORMATS + sizeof(other) / sizeof(other[0])];
+	char shortopts[2 * LW_REPORT_MAX_FORMATS + 4], a[64];
+	const char *want[LW_REPORT_MAX_FORMATS] = { NULL };	/* the file, or "" for a flag */
+	const char *board = NULL;
+	int compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR;
 	static struct lw_rbudget budgets[MAX_BUDGETS];
 	const char *budget_text[MAX_BUDGETS];
-	size_t nbudgets = 0, ns = 0;
+	size_t nbudgets = 0;
 	double tolerance = 10;
 	uint64_t points = 1000;
 	struct lw_report_opts ro;
@@ -260,35 +340,20 @@ int cmd_report(int argc, char **argv)
 	struct lw_rrun run = { 0 };
 	struct lw_comparison cmp = { 0 };
 	int have_run = 0, have_cmp = 0, plots = 0;
-	struct out out = { 0 };
 	struct lw_report_in in;
 
-	shortopts[ns++] = ':';
-	for (size_t i = 0; i < NFORMATS; i++) {
-		const struct report_format *fm = &formats[i];
-
-		opts[i] = (struct option){ fm->opt, fm->arg ? required_argument : no_argument, NULL,
-					   fm->shortopt ? fm->shortopt : (int)(256 + i) };
-		if (fm->shortopt) {
-			shortopts[ns++] = fm->shortopt;
-			if (fm->arg)
-				shortopts[ns++] = ':';
-		}
-	}
-	memcpy(opts + NFORMATS, other, sizeof(other));
-	shortopts[ns++] = 'h';
-	shortopts[ns] = 0;
+	format_options(opts, shortopts, other, sizeof(other));
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		size_t fi;
 
-		for (fi = 0; fi < NFORMATS; fi++)
+		for (fi = 0; fi < lw_report_nformats; fi++)
 			if (c == opts[fi].val)
 				break;
-		if (fi < NFORMATS) {
-			want[fi] = formats[fi].arg ? optarg : "";
+		if (fi < lw_report_nformats) {
+			want[fi] = lw_report_formats[fi].arg ? optarg : "";
 			continue;
 		}
 		switch (c) {
@@ -324,33 +389,17 @@ int cmd_report(int argc, char **argv)
 			return LW_EXIT_ERROR;
 		}
 	}
-	for (size_t i = 0; i < NFORMATS; i++) {
-		if (!want[i])
-			continue;
-		nformats++;
-		plots |= formats[i].flags & F_PLOTS;
-		if (!(formats[i].flags & F_DASH) || strcmp(want[i], "-"))
-			continue;
-		if (dash) {
-			error("%s and %s would both write to stdout", dash,
-			      format_opt(&formats[i], "-", b, sizeof(b)));
-			return LW_EXIT_ERROR;
-		}
-		dash = format_opt(&formats[i], "-", a, sizeof(a));
-	}
-	if (!nformats) {
-		error("nothing to write: give %s", format_list(list, sizeof(list)));
+	if (check_wanted(want, &plots) < 0)
 		return LW_EXIT_ERROR;
-	}
 	if (!compare && optind != argc - 1) {
 		error(optind == argc ? "no run directory given (see 'latwatt report --help')" :
 		      "one run directory at a time, or --compare (see 'latwatt report --help')");
 		return LW_EXIT_ERROR;
 	}
-	for (size_t i = 0; i < NFORMATS; i++)
-		if (compare && want[i] && !formats[i].compare) {
+	for (size_t i = 0; i < lw_report_nformats; i++)
+		if (compare && want[i] && !lw_report_formats[i].compare) {
 			error("%s reports one run, not a comparison",
-			      format_opt(&formats[i], NULL, a, sizeof(a)));
+			      format_opt(&lw_report_formats[i], NULL, a, sizeof(a)));
 			return LW_EXIT_ERROR;
 		}
 	if (compare && argc - optind < 1) {
@@ -372,27 +421,8 @@ int cmd_report(int argc, char **argv)
 		if (lw_rrun_load(&run, argv[optind]) < 0)
 			goto out;
 		have_run = 1;
-		if (lw_rrun_judge(&run, board, budget_text, nbudgets) < 0 ||
-		    lw_verdict_check(&run.verdict, &checks) < 0)
+		if (judge_run(&run, board, budget_text, nbudgets, &checks) < 0)
 			goto out;
-		for (size_t i = 0; i < run.checks.n; i++) {
-			struct lw_check ck = run.checks.c[i];
-			const char *st = lw_rrun_str(&run, "status");
-
-			/* a run that is not whole passes nothing: a check that
-			 * held on what it measured is not judged */
-			if (ck.result == LW_PASS && (!st || strcmp(st, "complete"))) {
-				char m[sizeof(ck.message) + 80];
-
-				snprintf(m, sizeof(m), "not judged: the run is %s; held on what it "
-					 "measured: %s", st ? st : "of unknown state", ck.message);
-				memcpy(ck.message, m, sizeof(ck.message) - 1);
-				ck.message[sizeof(ck.message) - 1] = 0;
-				ck.result = LW_SKIP;
-			}
-			if (lw_checks_add(&checks, &ck) < 0)
-				goto out;
-		}
 	} else {
 		if (argc - optind == 1 ? lw_comparison_from_json(&cmp, argv[optind], tolerance / 100)
 				       : lw_comparison_from_runs(&cmp, argv + optind,
@@ -400,28 +430,8 @@ int cmd_report(int argc, char **argv)
 								 tolerance / 100))
 			goto out;
 		have_cmp = 1;
-		if (lw_comparison_checks(&cmp, &checks) < 0)
+		if (judge_comparison(&cmp, board, budgets, nbudgets, &checks) < 0)
 			goto out;
-		/* budgets hold for every run compared */
-		for (size_t ri = 0; ri < cmp.nrun; ri++) {
-			char rn[256];
-
-			lw_cmp_run_name(&cmp, ri, rn, sizeof(rn));
-			if (lw_board_checks(&cmp.run[ri], board, rn, &checks) < 0)
-				goto out;
-			for (size_t i = 0; i < nbudgets; i++) {
-				size_t first = checks.n;
-
-				if (lw_rbudget_eval(&budgets[i], &cmp.run[ri], &checks) < 0)
-					goto out;
-				for (size_t k = first; k < checks.n; k++) {
-					size_t l = strlen(checks.c[k].name);
-
-					snprintf(checks.c[k].name + l, sizeof(checks.c[k].name) - l, ".%s",
-						 rn);
-				}
-			}
-		}
 	}
 
 	in = (struct lw_report_in){
@@ -429,22 +439,8 @@ int cmd_report(int argc, char **argv)
 		.ro = &ro,
 		.name = have_run ? run.path : argc - optind == 1 ? argv[optind] : "runs compared",
 	};
-	for (size_t i = 0; i < NFORMATS; i++) {
-		lw_report_fn *write = have_run ? formats[i].run : formats[i].compare;
-
-		if (!want[i])
-			continue;
-		if (!formats[i].arg) {
-			if (write(stdout, &in) != 0)
-				goto out;
-			continue;
-		}
-		if (out_open(&out, want[i]) < 0)
-			goto out;
-		ok = write(out.f, &in) == 0;
-		if (out_close(&out, ok) < 0 || !ok)
-			goto out;
-	}
+	if (write_wanted(want, &in) < 0)
+		goto out;
 	if (have_run)
 		ret = lw_verdict_exit(&run.verdict);
 	else

@@ -180,14 +180,122 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	lw_probe_opts_default(&o->probes);
 }
 
+/* The options of the trace, the monitor and power (--trace ... --iio-uri), @c
+ * as getopt_long() gives it: 0 taken, -1 after error(), 1 not one of them. */
+static int trace_power_option(struct lw_run_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_TRACE:
+		if (strcmp(arg, "off") && lw_trace_check_list("--trace", arg) < 0)
+			return -1;
+		o->trace = arg;
+		break;
+	case OPT_TRACE_BUFFER:
+		if (lw_parse_size("--trace-buffer", arg, &o->trace_buffer) < 0)
+			return -1;
+		if (o->trace_buffer < 16 * 1024 || o->trace_buffer > (4ULL << 30))
+			return error("--trace-buffer: must be between 16k and 4G per CPU");
+		break;
+	case OPT_NO_KALLSYMS:
+		o->no_kallsyms = 1;
+		break;
+	case OPT_LTTNG:
+		if (!strcmp(arg, "auto"))
+			o->lttng = LW_UST_AUTO;
+		else if (!strcmp(arg, "on"))
+			o->lttng = LW_UST_ON;
+		else if (!strcmp(arg, "off"))
+			o->lttng = LW_UST_OFF;
+		else
+			return error("--lttng: '%s': auto, on or off", arg);
+		break;
+	case OPT_MONITOR:
+		if (lw_parse_duration("--monitor", arg, &o->monitor_ns) < 0)
+			return -1;
+		if (o->monitor_ns < LW_NSEC_PER_SEC ||
+		    o->monitor_ns % LW_NSEC_PER_SEC)
+			return error("--monitor: the interval is whole seconds, at least 1s");
+		break;
+	case OPT_MONITOR_WINDOW:
+		if (lw_parse_duration("--monitor-window", arg, &o->monitor_window_ns) < 0)
+			return -1;
+		if (o->monitor_window_ns > 10 * LW_NSEC_PER_SEC)
+			return error("--monitor-window: at most 10s");
+		break;
+	case OPT_MONITOR_DISK:
+		if (lw_parse_size("--monitor-disk", arg, &o->monitor_disk) < 0)
+			return -1;
+		break;
+	case OPT_POWER_RATE:
+		if (lw_parse_double("--power-rate", arg, 0.1, 10000, &o->power_rate_hz) < 0)
+			return -1;
+		o->power_rate_default = 0;
+		break;
+	case OPT_POWER:
+		if (lw_power_parse_sources("--power", arg, &o->power_mask, &o->power_auto) < 0)
+			return -1;
+		o->power = arg;
+		break;
+	case OPT_SYSFS_ROOT:
+		if (!*arg)
+			return error("--sysfs-root: empty directory name");
+		o->sysfs_root = arg;
+		break;
+	case OPT_IIO_URI:
+		if (!*arg)
+			return error("--iio-uri: empty URI");
+		o->iio_uri = arg;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* The options of the probes (--probes, --timerlat-period, --noise-*), as
+ * trace_power_option(). */
+static int probe_option(struct lw_run_opts *o, int c, const char *arg, const cpu_set_t *online)
+{
+	switch (c) {
+	case OPT_PROBES:
+		if (lw_parse_probes("--probes", arg, &o->probes.probes) < 0)
+			return -1;
+		break;
+	case OPT_TIMERLAT_PERIOD:
+		if (lw_parse_timerlat_period("--timerlat-period", arg,
+					     &o->probes.timerlat_period_ns) < 0)
+			return -1;
+		break;
+	case OPT_NOISE_CPUS:
+		if (lw_parse_cpulist("--noise-cpus", arg, online, &o->probes.noise_cpus) < 0)
+			return -1;
+		o->probes.noise_cpus_set = 1;
+		break;
+	case OPT_NOISE_THRESHOLD:
+		if (lw_parse_noise_threshold("--noise-threshold", arg,
+					     &o->probes.noise_threshold_ns) < 0)
+			return -1;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
 {
 	uint64_t v;
-	int c;
+	int c, taken;
 
 	optind = 0;	/* full re-initialisation: parsing may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:l:", long_opts, NULL)) != -1) {
+		if ((taken = trace_power_option(o, c, optarg)) <= 0 ||
+		    (taken = probe_option(o, c, optarg, online)) <= 0) {
+			if (taken < 0)
+				return -1;
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -257,67 +365,6 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			if (lw_parse_duration("--settle", optarg, &o->settle_ns) < 0)
 				return -1;
 			break;
-		case OPT_TRACE:
-			if (strcmp(optarg, "off") && lw_trace_check_list("--trace", optarg) < 0)
-				return -1;
-			o->trace = optarg;
-			break;
-		case OPT_TRACE_BUFFER:
-			if (lw_parse_size("--trace-buffer", optarg, &o->trace_buffer) < 0)
-				return -1;
-			if (o->trace_buffer < 16 * 1024 || o->trace_buffer > (4ULL << 30))
-				return error("--trace-buffer: must be between 16k and 4G per CPU");
-			break;
-		case OPT_NO_KALLSYMS:
-			o->no_kallsyms = 1;
-			break;
-		case OPT_LTTNG:
-			if (!strcmp(optarg, "auto"))
-				o->lttng = LW_UST_AUTO;
-			else if (!strcmp(optarg, "on"))
-				o->lttng = LW_UST_ON;
-			else if (!strcmp(optarg, "off"))
-				o->lttng = LW_UST_OFF;
-			else
-				return error("--lttng: '%s': auto, on or off", optarg);
-			break;
-		case OPT_MONITOR:
-			if (lw_parse_duration("--monitor", optarg, &o->monitor_ns) < 0)
-				return -1;
-			if (o->monitor_ns < LW_NSEC_PER_SEC ||
-			    o->monitor_ns % LW_NSEC_PER_SEC)
-				return error("--monitor: the interval is whole seconds, at least 1s");
-			break;
-		case OPT_MONITOR_WINDOW:
-			if (lw_parse_duration("--monitor-window", optarg, &o->monitor_window_ns) < 0)
-				return -1;
-			if (o->monitor_window_ns > 10 * LW_NSEC_PER_SEC)
-				return error("--monitor-window: at most 10s");
-			break;
-		case OPT_MONITOR_DISK:
-			if (lw_parse_size("--monitor-disk", optarg, &o->monitor_disk) < 0)
-				return -1;
-			break;
-		case OPT_POWER_RATE:
-			if (lw_parse_double("--power-rate", optarg, 0.1, 10000, &o->power_rate_hz) < 0)
-				return -1;
-			o->power_rate_default = 0;
-			break;
-		case OPT_POWER:
-			if (lw_power_parse_sources("--power", optarg, &o->power_mask, &o->power_auto) < 0)
-				return -1;
-			o->power = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			if (!*optarg)
-				return error("--sysfs-root: empty directory name");
-			o->sysfs_root = optarg;
-			break;
-		case OPT_IIO_URI:
-			if (!*optarg)
-				return error("--iio-uri: empty URI");
-			o->iio_uri = optarg;
-			break;
 		case 'h':
 			lw_run_usage(stdout);
 			return 1;
@@ -332,25 +379,6 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			o->workload[o->nworkloads++] = optarg;
 			break;
 		}
-		case OPT_PROBES:
-			if (lw_parse_probes("--probes", optarg, &o->probes.probes) < 0)
-				return -1;
-			break;
-		case OPT_TIMERLAT_PERIOD:
-			if (lw_parse_timerlat_period("--timerlat-period", optarg,
-						     &o->probes.timerlat_period_ns) < 0)
-				return -1;
-			break;
-		case OPT_NOISE_CPUS:
-			if (lw_parse_cpulist("--noise-cpus", optarg, online, &o->probes.noise_cpus) < 0)
-				return -1;
-			o->probes.noise_cpus_set = 1;
-			break;
-		case OPT_NOISE_THRESHOLD:
-			if (lw_parse_noise_threshold("--noise-threshold", optarg,
-						     &o->probes.noise_threshold_ns) < 0)
-				return -1;
-			break;
 		case OPT_SCENARIO:
 			o->scenario = optarg;
 			break;

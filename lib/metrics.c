@@ -4,51 +4,56 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/json.h"
 #include "lib/metrics.h"
+#include "lib/stats.h"
 
-#define LAT(n, key, cmp, help) \
-	{ n, NULL, { NULL }, 1, cmp, 1, LW_MU_NS, LW_MF_PROBE, key, "latency " n, help }
+/* A probe's latency statistic and a probe's count, from lib/stats.h's lists. */
+#define LAT(id, n, k, q, cmp, h) \
+	{ .name = n, .probe = 1, .compared = cmp, .lower_better = 1, .unit = LW_MU_NS, \
+	  .from = LW_MF_PROBE, .key = k, .label = "latency " n, .help = h },
+#define COUNT(id, n, k, cmp, lbl, h) \
+	{ .name = n, .probe = 1, .compared = cmp, .lower_better = 1, .unit = LW_MU_COUNT, \
+	  .from = LW_MF_PROBE, .key = k, .label = lbl, .help = h },
 
 const struct lw_metric lw_metrics[] = {
-	LAT("p50",    "p50_ns",    1, "median latency"),
-	LAT("p90",    "p90_ns",    1, "90th percentile of latency"),
-	LAT("p99",    "p99_ns",    1, "99th percentile of latency"),
-	LAT("p99.9",  "p99.9_ns",  1, "99.9th percentile of latency"),
-	LAT("p99.99", "p99.99_ns", 1, "99.99th percentile of latency"),
-	LAT("mean",   "mean_ns",   1, "mean latency"),
-	LAT("max",    "max_ns",    1, "largest latency"),
-	LAT("min",    "min_ns",    0, "smallest latency"),
-	{ "blockmax", NULL, { NULL }, 1, 1, 1, LW_MU_NS, LW_MF_NONE, NULL, "block maxima",
-	  "median of the maxima of blocks of samples (comparisons)" },
-	{ "worst", NULL, { NULL }, 1, 1, 1, LW_MU_NS, LW_MF_NONE, NULL, "worst case",
-	  "extrapolated worst case, the return level (comparisons)" },
-	{ "over:", "TIME", { NULL }, 1, 1, 1, LW_MU_COUNT, LW_MF_NONE, NULL, "samples over",
-	  "samples over TIME, a rate of the run's samples (comparisons)" },
-	{ "over", NULL, { NULL }, 1, 0, 1, LW_MU_COUNT, LW_MF_PROBE, "over_threshold",
-	  "samples over", "samples over the run's own threshold (-t)" },
-	{ "missed", NULL, { NULL }, 1, 1, 1, LW_MU_COUNT, LW_MF_PROBE, "missed_periods",
-	  "missed periods", "periods the probe missed entirely" },
-	{ "dropped", NULL, { NULL }, 1, 1, 1, LW_MU_COUNT, LW_MF_PROBE, "dropped",
-	  "dropped samples", "samples lost between the probe and the disk" },
-	{ "distribution", NULL, { NULL }, 1, 1, 1, LW_MU_VERDICT, LW_MF_NONE, NULL,
-	  "distribution", "the whole latency distribution (comparisons, :worse only)" },
-	{ "xruns", NULL, { "audio_xruns", NULL }, 0, 1, 1, LW_MU_COUNT, LW_MF_MISSES, "audio",
-	  "audio xruns", "audio periods that missed their deadline" },
-	{ "dropped_frames", NULL, { NULL }, 0, 1, 1, LW_MU_COUNT, LW_MF_MISSES, "video",
-	  "dropped frames", "video frames that missed their deadline" },
-	{ "deadline_misses", NULL, { NULL }, 0, 0, 1, LW_MU_COUNT, LW_MF_MISSES, NULL,
-	  "deadline misses", "every workload's deadline misses (xruns + dropped frames)" },
-	{ "power", NULL, { "average_power", NULL }, 0, 1, 1, LW_MU_W, LW_MF_POWER, NULL,
-	  "average power", "average power of the run" },
-	{ "energy_per_period", NULL, { "energy_per_audio_period", NULL }, 0, 0, 1, LW_MU_UJ,
-	  LW_MF_ENERGY_PER_PERIOD, NULL, "energy per audio period",
-	  "energy per audio period (board budgets)" },
-	{ "idle:", "STATE", { NULL }, 0, 1, 0, LW_MU_SHARE, LW_MF_NONE, NULL, "idle residency",
-	  "share of time in idle state STATE (comparisons)" },
-	{ "cause:", "NAME", { NULL }, 0, 1, 0, LW_MU_SHARE, LW_MF_NONE, NULL, "cause share",
-	  "share of latency spikes blamed on cause NAME (comparisons)" },
-	{ "any", NULL, { NULL }, 0, 1, 1, LW_MU_VERDICT, LW_MF_NONE, NULL, "any",
-	  "any metric of a comparison (:worse only)" },
+	LW_STATS(LAT)
+	{ .name = "blockmax", .probe = 1, .compared = 1, .lower_better = 1, .unit = LW_MU_NS,
+	  .from = LW_MF_NONE, .label = "block maxima",
+	  .help = "median of the maxima of blocks of samples (comparisons)" },
+	{ .name = "worst", .probe = 1, .compared = 1, .lower_better = 1, .unit = LW_MU_NS,
+	  .from = LW_MF_NONE, .label = "worst case",
+	  .help = "extrapolated worst case, the return level (comparisons)" },
+	{ .name = "over:", .arg = "TIME", .probe = 1, .compared = 1, .lower_better = 1,
+	  .unit = LW_MU_COUNT, .from = LW_MF_NONE, .label = "samples over",
+	  .help = "samples over TIME, a rate of the run's samples (comparisons)" },
+	LW_COUNT_STATS(COUNT)
+	{ .name = "distribution", .probe = 1, .compared = 1, .lower_better = 1,
+	  .unit = LW_MU_VERDICT, .from = LW_MF_NONE, .label = "distribution",
+	  .help = "the whole latency distribution (comparisons, :worse only)" },
+	{ .name = "xruns", .alias = { "audio_xruns" }, .compared = 1, .lower_better = 1,
+	  .unit = LW_MU_COUNT, .from = LW_MF_MISSES, .key = "audio", .label = "audio xruns",
+	  .help = "audio periods that missed their deadline" },
+	{ .name = "dropped_frames", .compared = 1, .lower_better = 1, .unit = LW_MU_COUNT,
+	  .from = LW_MF_MISSES, .key = "video", .label = "dropped frames",
+	  .help = "video frames that missed their deadline" },
+	{ .name = "deadline_misses", .lower_better = 1, .unit = LW_MU_COUNT, .from = LW_MF_MISSES,
+	  .label = "deadline misses",
+	  .help = "every workload's deadline misses (xruns + dropped frames)" },
+	{ .name = "power", .alias = { "average_power" }, .compared = 1, .lower_better = 1,
+	  .unit = LW_MU_W, .from = LW_MF_POWER, .label = "average power",
+	  .help = "average power of the run" },
+	{ .name = "energy_per_period", .alias = { "energy_per_audio_period" }, .lower_better = 1,
+	  .unit = LW_MU_UJ, .from = LW_MF_ENERGY_PER_PERIOD, .label = "energy per audio period",
+	  .help = "energy per audio period (board budgets)" },
+	{ .name = "idle:", .arg = "STATE", .compared = 1, .lower_better = 0, .unit = LW_MU_SHARE,
+	  .from = LW_MF_NONE, .label = "idle residency",
+	  .help = "share of time in idle state STATE (comparisons)" },
+	{ .name = "cause:", .arg = "NAME", .compared = 1, .lower_better = 0, .unit = LW_MU_SHARE,
+	  .from = LW_MF_NONE, .label = "cause share",
+	  .help = "share of latency spikes blamed on cause NAME (comparisons)" },
+	{ .name = "any", .compared = 1, .lower_better = 1, .unit = LW_MU_VERDICT,
+	  .from = LW_MF_NONE, .label = "any", .help = "any metric of a comparison (:worse only)" },
 };
 
 const size_t lw_nmetrics = sizeof(lw_metrics) / sizeof(lw_metrics[0]);
@@ -104,17 +109,40 @@ const char *lw_metric_names(char *buf, size_t len, int summary, int compared)
 	return buf;
 }
 
-static double num(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* The deadline misses a workload instance reports: its first count.  The
  * keys are the record kinds' miss keys and metric names (workloads/rkind.h,
  * above this layer) and the generic "misses"; tests/unit/test_misses.c
  * checks that every kind's key is here. */
+const char *lw_metric_budget_help(char *buf, size_t len)
+{
+	/* the units a run's summary holds, in this order, and how rules write them */
+	static const struct {
+		enum lw_metric_unit unit;
+		const char *words;
+	} units[] = {
+		{ LW_MU_NS, "us, or with ns ms s" }, { LW_MU_COUNT, "counts" },
+		{ LW_MU_W, "mW, or W" }, { LW_MU_UJ, "uJ" },
+	};
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		const char *sep = u ? ", " : "STAT one of ";
+
+		for (size_t i = 0; i < lw_nmetrics && n < len; i++) {
+			const struct lw_metric *m = &lw_metrics[i];
+
+			if (m->from == LW_MF_NONE || m->unit != units[u].unit)
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, m->name);
+			sep = " ";
+		}
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%s)", units[u].words);
+	}
+	return buf;
+}
+
 static double misses_of(const json_t *w)
 {
 	static const char *const keys[] = { "xruns", "dropped", "dropped_frames", "misses" };
@@ -143,7 +171,7 @@ static double workload_sum(const json_t *an, const char *kind, int what)
 	double sum = NAN;
 
 	json_object_foreach(json_object_get(an, "workloads"), name, w) {
-		double x = what ? num(w, "periods") : misses_of(w);
+		double x = what ? lw_jnum(w, "periods", NAN) : misses_of(w);
 
 		if ((kind && strcmp(kind_of(w, name), kind)) || isnan(x))
 			continue;
@@ -158,12 +186,12 @@ static double power_w(const json_t *an)
 	double sum = NAN, v;
 	size_t i;
 
-	if (!isnan(v = num(json_object_get(p, "total"), "average_w")))
+	if (!isnan(v = lw_jnum(json_object_get(p, "total"), "average_w", NAN)))
 		return v;
-	if (!isnan(v = num(p, "total_mw")))
+	if (!isnan(v = lw_jnum(p, "total_mw", NAN)))
 		return v / 1e3;
 	json_array_foreach(json_object_get(p, "rails"), i, rail)
-		if (!isnan(v = num(rail, "mean_mw")))
+		if (!isnan(v = lw_jnum(rail, "mean_mw", NAN)))
 			sum = (isnan(sum) ? 0 : sum) + v / 1e3;
 	return sum;
 }
@@ -175,8 +203,8 @@ static double audio_period_ns(const json_t *an)
 	const char *name;
 
 	json_object_foreach(json_object_get(an, "workloads"), name, w)
-		if (!strcmp(kind_of(w, name), "audio") && !isnan(num(w, "interval_ns")))
-			return num(w, "interval_ns");
+		if (!strcmp(kind_of(w, name), "audio") && !isnan(lw_jnum(w, "interval_ns", NAN)))
+			return lw_jnum(w, "interval_ns", NAN);
 	return NAN;
 }
 
@@ -188,21 +216,21 @@ double lw_metric_summary(const struct lw_metric *m, const json_t *an, const char
 	switch (m->from) {
 	case LW_MF_PROBE:
 		all = json_object_get(json_object_get(json_object_get(an, "probes"), probe), "all");
-		if (json_object_get(all, "count") && !(num(all, "count") > 0))
+		if (json_object_get(all, "count") && !(lw_jnum(all, "count", NAN) > 0))
 			return NAN;	/* no sample: no figure */
-		return num(all, m->key);
+		return lw_jnum(all, m->key, NAN);
 	case LW_MF_MISSES:
-		if (!m->key && !isnan(v = num(an, "deadline_misses")))
+		if (!m->key && !isnan(v = lw_jnum(an, "deadline_misses", NAN)))
 			return v;
 		return workload_sum(an, m->key, 0);
 	case LW_MF_POWER:
 		return power_w(an);
 	case LW_MF_ENERGY_PER_PERIOD:
 		x = workload_sum(an, "audio", 1);
-		v = num(json_object_get(json_object_get(an, "power"), "total"), "energy_j");
+		v = lw_jnum(json_object_get(json_object_get(an, "power"), "total"), "energy_j", NAN);
 		if (!isnan(v) && x > 0)
 			return v / x * 1e6;
-		v = num(json_object_get(json_object_get(an, "power"), "total"), "average_w");
+		v = lw_jnum(json_object_get(json_object_get(an, "power"), "total"), "average_w", NAN);
 		x = audio_period_ns(an);
 		return isnan(v) || isnan(x) ? NAN : v * x / 1e3;
 	case LW_MF_NONE:

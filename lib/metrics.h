@@ -64,6 +64,11 @@ const char *lw_metric_unit_name(enum lw_metric_unit u);
  * keep only those a run's summary / a comparison holds. */
 const char *lw_metric_names(char *buf, size_t len, int summary, int compared);
 
+/* The names a run's summary holds (what --budget and board budgets take),
+ * grouped by unit for a --help text: "STAT one of p50 ... min (us, or with
+ * ns ms s), over ... (counts), power (mW, or W), energy_per_period (uJ)". */
+const char *lw_metric_budget_help(char *buf, size_t len);
+
 /* The figure @m of a run's analysis.json @an (of @probe for a probe's
  * figure), in the registry unit (ns, count, W, uJ); NAN when the run does
  * not hold it. */

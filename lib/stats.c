@@ -6,8 +6,32 @@
 #include "lib/error.h"
 #include "lib/stats.h"
 
-const double lw_pct[LW_NPCT] = { 50, 90, 99, 99.9, 99.99 };
-const char *const lw_pct_key[LW_NPCT] = { "p50_ns", "p90_ns", "p99_ns", "p99.9_ns", "p99.99_ns" };
+#define Q_OF(id, name, key, q, ...) q,
+#define NAME_OF(id, name, ...) name,
+#define KEY_OF(id, name, key, ...) key,
+#define ID_OF(id, ...) LW_STAT_##id,
+/* what comes before min is what a comparison judges */
+#define COMPARED_FIRST(id, name, key, q, cmp, help) \
+	_Static_assert((LW_STAT_##id < LW_STAT_MIN) == (cmp), "LW_STATS: " name);
+LW_STATS(COMPARED_FIRST)
+
+const double lw_pct[LW_NPCT] = { LW_PCT_STATS(Q_OF) };
+const char *const lw_pct_key[LW_NPCT] = { LW_PCT_STATS(KEY_OF) };
+const char *const lw_stat_names[LW_NSTAT] = { LW_STATS(NAME_OF) };
+const char *const lw_stat_keys[LW_NSTAT] = { LW_STATS(KEY_OF) };
+const char *const lw_count_names[LW_NCOUNT] = { LW_COUNT_STATS(NAME_OF) };
+const char *const lw_count_keys[LW_NCOUNT] = { LW_COUNT_STATS(KEY_OF) };
+const enum lw_stat lw_stat_columns[LW_NSTAT] = {
+	LW_STAT_MIN, LW_STAT_MEAN, LW_PCT_STATS(ID_OF) LW_STAT_MAX
+};
+
+const char *lw_stat_key(const char *name)
+{
+	for (int k = 0; k < LW_NSTAT; k++)
+		if (!strcmp(lw_stat_names[k], name))
+			return lw_stat_keys[k];
+	return NULL;
+}
 
 static size_t rank(size_t n, double q)
 {

@@ -14,9 +14,71 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LW_NPCT 5
+/*
+ * The statistics of a probe's latencies, one line each.  The percentile
+ * tables below, the metric registry (lib/metrics.c), the comparison's
+ * figures (analysis/compare.c, reports/compare.c), the views' columns and
+ * the --help texts are made from these lists:
+ *
+ *   X(ID, NAME, KEY, Q, COMPARED, HELP)
+ *	ID		LW_STAT_ID
+ *	NAME		as rules, views and comparisons name it
+ *	KEY		its key in analysis.json (probes.PROBE.all, .cpus[])
+ *	Q		the percentile (0: not a percentile)
+ *	COMPARED	a comparison judges it (those are the ones before min)
+ *	HELP		one line for the registry and the man page
+ *
+ * Percentiles first, in increasing order: LW_PCT_STATS.
+ */
+#define LW_PCT_STATS(X) \
+	X(P50,   "p50",    "p50_ns",    50,    1, "median latency") \
+	X(P90,   "p90",    "p90_ns",    90,    1, "90th percentile of latency") \
+	X(P99,   "p99",    "p99_ns",    99,    1, "99th percentile of latency") \
+	X(P999,  "p99.9",  "p99.9_ns",  99.9,  1, "99.9th percentile of latency") \
+	X(P9999, "p99.99", "p99.99_ns", 99.99, 1, "99.99th percentile of latency")
+#define LW_STATS(X) \
+	LW_PCT_STATS(X) \
+	X(MEAN,  "mean",   "mean_ns",   0,     1, "mean latency") \
+	X(MAX,   "max",    "max_ns",    0,     1, "largest latency") \
+	X(MIN,   "min",    "min_ns",    0,     0, "smallest latency")
+
+/*
+ * The counts of a probe's summary, the same way:
+ *
+ *   X(ID, NAME, KEY, COMPARED, LABEL, HELP)
+ */
+#define LW_COUNT_STATS(X) \
+	X(OVER,    "over",    "over_threshold", 0, "samples over", \
+	  "samples over the run's own threshold (-t)") \
+	X(MISSED,  "missed",  "missed_periods", 1, "missed periods", \
+	  "periods the probe missed entirely") \
+	X(DROPPED, "dropped", "dropped",        1, "dropped samples", \
+	  "samples lost between the probe and the disk")
+
+enum lw_stat {
+#define LW_X_STAT_ID(id, ...) LW_STAT_##id,
+	LW_STATS(LW_X_STAT_ID)
+	LW_NSTAT
+};
+enum lw_count_stat {
+	LW_COUNT_STATS(LW_X_STAT_ID)
+	LW_NCOUNT
+};
+#undef LW_X_STAT_ID
+
+#define LW_NPCT LW_STAT_MEAN			/* the percentiles come first */
+#define LW_NSTAT_COMPARED LW_STAT_MIN		/* the figures a comparison judges */
 extern const double lw_pct[LW_NPCT];		/* 50, 90, 99, 99.9, 99.99 */
 extern const char *const lw_pct_key[LW_NPCT];	/* "p50_ns", ... "p99.99_ns" */
+extern const char *const lw_stat_names[LW_NSTAT];	/* "p50", ... "min" */
+extern const char *const lw_stat_keys[LW_NSTAT];	/* "p50_ns", ... "min_ns" */
+extern const char *const lw_count_names[LW_NCOUNT];	/* "over", "missed", "dropped" */
+extern const char *const lw_count_keys[LW_NCOUNT];	/* "over_threshold", ... */
+/* The columns of a table of the statistics: min, mean, the percentiles, max. */
+extern const enum lw_stat lw_stat_columns[LW_NSTAT];
+/* The analysis.json key of the statistic named @name ("p99": "p99_ns"); NULL
+ * when there is none. */
+const char *lw_stat_key(const char *name);
 
 struct lw_stats {
 	uint64_t count;

@@ -18,6 +18,9 @@
  *
  * The per-CPU data is the kernel's own sub-buffers, as spliced from
  * per_cpu/cpuN/trace_pipe_raw: nothing is parsed or rewritten.
+ *
+ * The writer and the page scan are lib/tracedat.c, the structural check
+ * lib/tracedat_check.c, the reader lib/tracedat_read.c.
  */
 #ifndef LW_TRACEDAT_H
 #define LW_TRACEDAT_H

@@ -6,29 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/budgets.h"
 #include "analysis/failon.h"
 #include "boards/board.h"
 #include "lib/error.h"
 #include "lib/metrics.h"
 #include "reports/report.h"
-
-/* The coarse kind of a budget, for the callers of struct lw_rbudget. */
-static enum lw_rb_metric rb_metric(const struct lw_metric *m)
-{
-	static const struct { const char *name; enum lw_rb_metric metric; } kinds[] = {
-		{ "missed", LW_RB_MISSED }, { "dropped", LW_RB_DROPPED }, { "over", LW_RB_OVER },
-		{ "xruns", LW_RB_XRUNS }, { "dropped_frames", LW_RB_DROPPED_FRAMES },
-		{ "deadline_misses", LW_RB_DEADLINE_MISSES }, { "power", LW_RB_POWER },
-	};
-
-	if (m->from == LW_MF_PROBE && m->unit == LW_MU_NS)
-		return LW_RB_LATENCY;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kinds[i].name, m->name))
-			return kinds[i].metric;
-	return LW_RB_OTHER;
-}
 
 int lw_rbudget_parse(struct lw_rbudget *b, const char *spec)
 {
@@ -41,7 +23,6 @@ int lw_rbudget_parse(struct lw_rbudget *b, const char *spec)
 	if (strlen(r.probe) >= sizeof(b->probe) || strlen(r.name) >= sizeof(b->stat))
 		return error("--budget '%s': name too long", spec);
 	b->m = r.m;
-	b->metric = rb_metric(r.m);
 	strcpy(b->probe, r.probe);
 	strcpy(b->stat, r.name);
 	b->strict = r.op == LW_OP_LT;

@@ -17,7 +17,7 @@ static const char *const suites[] = { "verdict", "budgets", "compare" };
 
 /* @status: the run's state and why ("killed: ..."), a property of every
  * suite (NULL for a comparison). */
-int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name, const char *status)
+static int junit_write(FILE *f, const struct lw_checks *cs, const char *name, const char *status)
 {
 	char host[256] = "localhost", stamp[32];
 	time_t now = time(NULL);
@@ -140,6 +140,17 @@ static int run_helper(const char *helper, const char *name, const char *result,
 	return 0;
 }
 
+int lw_report_junit(FILE *f, const struct lw_report_in *in)
+{
+	char status[512];
+	const char *reason = in->run ? lw_rrun_str(in->run, "status_reason") : NULL;
+
+	if (in->run)
+		snprintf(status, sizeof(status), "%s%s%s", lw_rrun_str(in->run, "status") ?: "unknown",
+			 reason ? ": " : "", reason ? reason : "");
+	return junit_write(f, in->checks, in->name, in->run ? status : NULL);
+}
+
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper)
 {
 	char helper_path[4096];
@@ -166,6 +177,11 @@ int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper)
 	if (fflush(f) == EOF || ferror(f))
 		return error_errno("cannot write the LAVA results");
 	return ret;
+}
+
+int lw_report_lava_checks(FILE *f, const struct lw_report_in *in)
+{
+	return lw_report_lava(f, in->checks, 1);
 }
 
 /* ---- Markdown -------------------------------------------------------- */
@@ -214,8 +230,10 @@ static void md_checks(FILE *f, const struct lw_checks *cs, const char *suite)
 		fprintf(f, "\nThe first %zu of %zu; every one in the JUnit or HTML report.\n", shown, n);
 }
 
-int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs)
+int lw_report_markdown_run(FILE *f, const struct lw_report_in *in)
 {
+	const struct lw_rrun *r = in->run;
+	const struct lw_checks *cs = in->checks;
 	const json_t *probes = lw_rrun_probes(r), *p;
 	struct lw_vline l[LW_VERDICT_LINES];
 	size_t n = lw_verdict_lines(&r->verdict, l);
@@ -238,26 +256,35 @@ int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_che
 	fprintf(f, "%s%s, %s, run %s (%s)\n", n > 1 ? "\n" : "", lw_rrun_str(r, "preempt"),
 		lw_rrun_nohz(r, nohz, sizeof(nohz)), r->label, lw_rrun_str(r, "status"));
 	if (probes) {
-		fprintf(f, "\n| probe | samples | p50 | p99 | p99.9 | max | missed | dropped |\n"
-			"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+		static const enum lw_stat lat[] = { LW_STAT_P50, LW_STAT_P99, LW_STAT_P999,
+						    LW_STAT_MAX };
+
+		fprintf(f, "\n| probe | samples |");
+		for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++)
+			fprintf(f, " %s |", lw_stat_names[lat[k]]);
+		fprintf(f, " missed | dropped |\n| --- | ---: |");
+		for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++)
+			fprintf(f, " ---: |");
+		fprintf(f, " ---: | ---: |\n");
 		json_object_foreach((json_t *)probes, name, p) {
 			const json_t *all = json_object_get(p, "all");
-			static const char *const lat[] = { "p50_ns", "p99_ns", "p99.9_ns", "max_ns" };
 			static const char *const cnt[] = { "missed_periods", "dropped" };
 
-			fprintf(f, "| %s | %.0f |", name, jnum(all, "count", 0));
+			fprintf(f, "| %s | %.0f |", name, lw_jnum(all, "count", 0));
 			for (size_t k = 0; k < sizeof(lat) / sizeof(lat[0]); k++) {
 				char a[32];
 
-				if (json_is_number(json_object_get(all, lat[k])))
-					fprintf(f, " %s us |", lw_fmt_us(jnum(all, lat[k], 0), a,
+				const char *key = lw_stat_keys[lat[k]];
+
+				if (json_is_number(json_object_get(all, key)))
+					fprintf(f, " %s us |", lw_fmt_us(lw_jnum(all, key, 0), a,
 									  sizeof(a)));
 				else
 					fprintf(f, " unknown |");
 			}
 			for (size_t k = 0; k < sizeof(cnt) / sizeof(cnt[0]); k++)
 				if (json_is_number(json_object_get(all, cnt[k])))
-					fprintf(f, " %.0f |", jnum(all, cnt[k], 0));
+					fprintf(f, " %.0f |", lw_jnum(all, cnt[k], 0));
 				else
 					fprintf(f, " unknown |");
 			fprintf(f, "\n");
@@ -283,8 +310,10 @@ static const char *md_fig(double ns, char *buf, size_t len)
 	return buf;
 }
 
-int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs)
+int lw_report_markdown_compare(FILE *f, const struct lw_report_in *in)
 {
+	const struct lw_comparison *c = in->cmp;
+	const struct lw_checks *cs = in->checks;
 	size_t fail = lw_checks_count(cs, LW_FAIL), nl;
 	char lines[4][256], a[48];
 
@@ -313,7 +342,7 @@ int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const str
 			fprintf(f, " ---: |");
 		fprintf(f, "\n");
 		for (int k = 0; k < LW_CMP_NSTAT; k++) {
-			fprintf(f, "| %s |", lw_cmp_stat[k]);
+			fprintf(f, "| %s |", lw_stat_names[k]);
 			for (size_t g = 0; g < c->ngroup; g++) {
 				const struct lw_cmetric *m = p->m[g * LW_CMP_NSTAT + k];
 				int worse = m && !strcmp(m->verdict, "worse");

@@ -16,13 +16,11 @@
 #include "analysis/compare.h"
 #include "analysis/failon.h"
 #include "lib/error.h"
+#include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
 #include "reports/report.h"
-
-const char *const lw_cmp_stat[LW_CMP_NSTAT] = { "p50", "p90", "p99", "p99.9", "p99.99", "mean",
-						"max" };
 
 /* How verdicts are reached: doc/latwatt.1, LATWATT COMPARE, the section of
  * that name, paragraph by paragraph (tests/unit/test_reports.c keeps them
@@ -69,13 +67,6 @@ const char *const lw_cmp_method[] = {
 	"tests/unit/test_compare.c (synthetic bursty runs with a run-level random effect).",
 	NULL,
 };
-
-static double num(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static const char *str(const json_t *o, const char *k)
 {
@@ -127,17 +118,17 @@ static int read_metric(struct lw_cmetric *m, const json_t *j)
 	m->unit = str(j, "unit") ?: "";
 	m->verdict = str(j, "verdict") ?: LW_NA;
 	m->note = str(j, "note");
-	m->base = num(j, "baseline");
-	m->value = num(j, "value");
-	m->base_total = num(j, "baseline_total");
-	m->total = num(j, "total");
+	m->base = lw_jnum(j, "baseline", NAN);
+	m->value = lw_jnum(j, "value", NAN);
+	m->base_total = lw_jnum(j, "baseline_total", NAN);
+	m->total = lw_jnum(j, "total", NAN);
 	/* the change a verdict is judged on: of the rates for counts */
-	m->rel = rate ? num(j, "rate_rel") : num(j, "rel");
+	m->rel = rate ? lw_jnum(j, "rate_rel", NAN) : lw_jnum(j, "rel", NAN);
 	m->rel_infinite = json_is_true(json_object_get(j, "rel_infinite"));
 	m->ci_lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
 	m->ci_hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
-	m->p_adj = num(j, "p_adjusted");
-	m->mdc = num(json_object_get(j, "min_detectable"), "value");
+	m->p_adj = lw_jnum(j, "p_adjusted", NAN);
+	m->mdc = lw_jnum(json_object_get(j, "min_detectable"), "value", NAN);
 	for (int s = 0; s < 2; s++) {
 		const json_t *a = json_array_get(per, (size_t)s), *v;
 		size_t i;
@@ -267,7 +258,7 @@ static int read_extras(struct lw_comparison *c)
 	json_array_foreach(runs, i, r) {
 		const json_t *pw = json_object_get(r, "power");
 
-		c->power_w[i] = num(pw, "mean_w");
+		c->power_w[i] = lw_jnum(pw, "mean_w", NAN);
 		c->power_kind[i] = str(pw, "source");
 		cs = run_causes(c, r, i);
 		if (json_is_object(cs)) {
@@ -333,9 +324,9 @@ static int read_doc(struct lw_comparison *c, const char *where)
 	c->group = calloc(c->ngroup, sizeof(*c->group));
 	if (!c->group)
 		return error("out of memory");
-	c->alpha = num(set, "alpha");
-	c->practical = num(set, "practical");
-	c->conf = num(set, "confidence");
+	c->alpha = lw_jnum(set, "alpha", NAN);
+	c->practical = lw_jnum(set, "practical", NAN);
+	c->conf = lw_jnum(set, "confidence", NAN);
 	if (!json_is_integer(json_object_get(doc, "baseline")) ||
 	    (size_t)json_integer_value(json_object_get(doc, "baseline")) >= c->ngroup)
 		return error("%s: \"baseline\" is not one of the %zu groups", where, c->ngroup);
@@ -399,16 +390,16 @@ static int read_doc(struct lw_comparison *c, const char *where)
 			if (!p)
 				return error("out of memory");
 			for (int k = 0; k < LW_CMP_NSTAT; k++) {
-				const json_t *e = k < LW_NPCT ? json_object_get(pc, lw_cmp_stat[k]) :
-						  json_object_get(pj, lw_cmp_stat[k]);
+				const json_t *e = k < LW_NPCT ? json_object_get(pc, lw_stat_names[k]) :
+						  json_object_get(pj, lw_stat_names[k]);
 				struct lw_cfig *f = &p->grp[gi * LW_CMP_NSTAT + k];
 				char name[96];
 
 				if (k == LW_CMP_NSTAT - 1)
-					*f = (struct lw_cfig){ num(pj, "max_ns"), NAN, NAN };
+					*f = (struct lw_cfig){ lw_jnum(pj, "max_ns", NAN), NAN, NAN };
 				else
-					*f = fig(num(e, "value_ns"), json_object_get(e, "ci_ns"));
-				snprintf(name, sizeof(name), "%s.%s", pn, lw_cmp_stat[k]);
+					*f = fig(lw_jnum(e, "value_ns", NAN), json_object_get(e, "ci_ns"));
+				snprintf(name, sizeof(name), "%s.%s", pn, lw_stat_names[k]);
 				p->m[gi * LW_CMP_NSTAT + k] = lw_cmp_metric(&c->group[gi], name);
 			}
 		}
@@ -423,16 +414,16 @@ static int read_doc(struct lw_comparison *c, const char *where)
 
 			if (!p)
 				return error("out of memory");
-			p->count[i] = num(pj, "count");
+			p->count[i] = lw_jnum(pj, "count", NAN);
 			for (int k = 0; k < LW_NPCT; k++) {
-				const json_t *e = json_object_get(pc, lw_cmp_stat[k]);
+				const json_t *e = json_object_get(pc, lw_stat_names[k]);
 
-				p->run[i * LW_CMP_NSTAT + k] = fig(num(e, "value_ns"),
+				p->run[i * LW_CMP_NSTAT + k] = fig(lw_jnum(e, "value_ns", NAN),
 								   json_object_get(e, "ci_ns"));
 			}
-			p->run[i * LW_CMP_NSTAT + LW_NPCT] = fig(num(pj, "mean_ns"),
+			p->run[i * LW_CMP_NSTAT + LW_NPCT] = fig(lw_jnum(pj, "mean_ns", NAN),
 								 json_object_get(pj, "mean_ci_ns"));
-			p->run[i * LW_CMP_NSTAT + LW_NPCT + 1] = (struct lw_cfig){ num(pj, "max_ns"),
+			p->run[i * LW_CMP_NSTAT + LW_NPCT + 1] = (struct lw_cfig){ lw_jnum(pj, "max_ns", NAN),
 										   NAN, NAN };
 		}
 	}
@@ -778,7 +769,7 @@ int lw_comparison_checks(const struct lw_comparison *c, struct lw_checks *out)
 				char a[32], b[32], why[200];
 
 				snprintf(ck.name, sizeof(ck.name), "compare.%s.%s.%s", p->name,
-					 lw_cmp_stat[k], g->name);
+					 lw_stat_names[k], g->name);
 				ck.limit = c->tolerance * 100;
 				if (!m) {
 					ck.result = LW_SKIP;

@@ -233,7 +233,7 @@ static const char *get_pmqos(const struct lw_rrun *r, char *buf, size_t len, con
 
 static const char *get_duration(const struct lw_rrun *r, char *buf, size_t len, const char *what)
 {
-	double ns = jnum(r->manifest, "duration_ns", 0);
+	double ns = lw_jnum(r->manifest, "duration_ns", 0);
 
 	(void)what;
 	if (ns > 0)
@@ -313,7 +313,7 @@ static void stat_cell(struct page *pg, const struct lw_comparison *c, const stru
 	const char *v = g == c->baseline ? NULL : m ? m->verdict : LW_NA;
 
 	pg_raw(pg, "<td class=\"%s\" data-probe=\"%s\" data-group=\"%zu\" data-stat=\"%s\" "
-	       "data-verdict=\"%s\"", vclass(v), p->name, g, lw_cmp_stat[k], v ? v : "baseline");
+	       "data-verdict=\"%s\"", vclass(v), p->name, g, lw_stat_names[k], v ? v : "baseline");
 	attr_num(pg, "data-value", f->v);
 	attr_num(pg, "data-ci-low", f->lo);
 	attr_num(pg, "data-ci-high", f->hi);
@@ -397,7 +397,7 @@ static void figures_plot(struct page *pg, const struct lw_comparison *c, const s
 	fprintf(f, "set logscale y\nset grid ytics\nset key outside right top Left reverse\n"
 		"set ylabel \"latency (us), log scale\"\nset xrange [-0.6:%d.6]\nset xtics (", LW_CMP_NSTAT - 1);
 	for (int k = 0; k < LW_CMP_NSTAT; k++)
-		fprintf(f, "%s\"%s\" %d", k ? ", " : "", lw_cmp_stat[k], k);
+		fprintf(f, "%s\"%s\" %d", k ? ", " : "", lw_stat_names[k], k);
 	fprintf(f, ")\nset xtics nomirror\nplot ");
 	for (size_t g = 0; g < c->ngroup; g++) {
 		const char *col = group_color(g);
@@ -524,7 +524,7 @@ static void probe_section(struct page *pg, const struct lw_comparison *c, const 
 	}
 	pg_raw(pg, "</tr>\n");
 	for (int k = 0; k < LW_CMP_NSTAT; k++) {
-		pg_raw(pg, "<tr><td class=\"l\">%s</td>", lw_cmp_stat[k]);
+		pg_raw(pg, "<tr><td class=\"l\">%s</td>", lw_stat_names[k]);
 		for (size_t g = 0; g < c->ngroup; g++)
 			stat_cell(pg, c, p, g, k);
 		pg_raw(pg, "</tr>\n");
@@ -910,9 +910,11 @@ static void method_section(struct page *pg)
 	pg_section_end(pg);
 }
 
-int lw_report_html_compare(FILE *out, const struct lw_comparison *c, const struct lw_checks *cs,
-			   const struct lw_report_opts *o)
+int lw_report_html_compare(FILE *out, const struct lw_report_in *in)
 {
+	const struct lw_comparison *c = in->cmp;
+	const struct lw_checks *cs = in->checks;
+	const struct lw_report_opts *o = in->ro;
 	struct page pg = { .f = out, .o = o };
 	size_t compared = 0, last = 0;
 	char title[512];

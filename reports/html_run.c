@@ -116,16 +116,16 @@ static void header(struct page *pg, const struct lw_rrun *r)
 	pg_kv(pg, "NO_HZ mode", lw_rrun_nohz(r, nohz, sizeof(nohz)));
 	pg_kv(pg, "kernel command line", lw_rrun_str(r, "cmdline"));
 	pg_kv(pg, "scenario", lw_rrun_str(r, "scenario"));
-	lw_format_duration((uint64_t)jnum(run, "duration_ns", 0), buf, sizeof(buf));
+	lw_format_duration((uint64_t)lw_jnum(run, "duration_ns", 0), buf, sizeof(buf));
 	if (json_is_object(json_object_get(run, "end")) && r->start_ns) {
 		char actual[64];
 
-		lw_format_duration((uint64_t)jnum(json_object_get(run, "end"), "monotonic_ns", 0) -
+		lw_format_duration((uint64_t)lw_jnum(json_object_get(run, "end"), "monotonic_ns", 0) -
 				   r->start_ns, actual, sizeof(actual));
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " asked, %s measured",
 			 actual);
 	}
-	pg_kv(pg, "duration", jnum(run, "duration_ns", 0) > 0 ? buf : "not recorded");
+	pg_kv(pg, "duration", lw_jnum(run, "duration_ns", 0) > 0 ? buf : "not recorded");
 	snprintf(buf, sizeof(buf), "%s%s%s", lw_rrun_str(r, "status"),
 		 json_is_string(json_object_get(run, "status_reason")) ? ": " : "",
 		 json_is_string(json_object_get(run, "status_reason")) ?
@@ -152,8 +152,8 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 
 	pg_raw(pg, "<table class=\"stats\" data-probe=\"%s\">\n<tr><th>CPU</th><th>samples</th>",
 	       probe);
-	for (const struct lw_statkey *k = lw_statkeys; k->stat; k++)
-		pg_raw(pg, "<th>%s (us)</th>", k->stat);
+	for (int k = 0; k < LW_NSTAT; k++)
+		pg_raw(pg, "<th>%s (us)</th>", lw_stat_names[lw_stat_columns[k]]);
 	pg_raw(pg, "<th>over threshold</th><th>missed periods</th><th>dropped</th></tr>\n");
 	for (i = 0; i <= n; i++) {
 		char cpu[16], attrs[96];
@@ -168,16 +168,18 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 			strcpy(cpu, "all");
 		snprintf(attrs, sizeof(attrs), "data-probe=\"%s\" data-cpu=\"%s\"", probe, cpu);
 		pg_raw(pg, "<tr><th>%s</th><td %s data-key=\"count\" data-value=\"%.17g\">%.0f</td>",
-		       cpu, attrs, jnum(row, "count", 0), jnum(row, "count", 0));
-		for (const struct lw_statkey *k = lw_statkeys; k->stat; k++) {
-			if (json_is_number(json_object_get(row, k->key)) && jnum(row, "count", 0) > 0)
-				pg_td_ns(pg, attrs, k->key, jnum(row, k->key, 0));
+		       cpu, attrs, lw_jnum(row, "count", 0), lw_jnum(row, "count", 0));
+		for (int k = 0; k < LW_NSTAT; k++) {
+			const char *key = lw_stat_keys[lw_stat_columns[k]];
+
+			if (json_is_number(json_object_get(row, key)) && lw_jnum(row, "count", 0) > 0)
+				pg_td_ns(pg, attrs, key, lw_jnum(row, key, 0));
 			else
-				pg_raw(pg, "<td %s data-key=\"%s\">-</td>", attrs, k->key);
+				pg_raw(pg, "<td %s data-key=\"%s\">-</td>", attrs, key);
 		}
 		if (json_is_number(json_object_get(row, "over_threshold")))
 			pg_raw(pg, "<td %s data-key=\"over_threshold\" data-value=\"%.17g\">%.0f</td>",
-			       attrs, jnum(row, "over_threshold", 0), jnum(row, "over_threshold", 0));
+			       attrs, lw_jnum(row, "over_threshold", 0), lw_jnum(row, "over_threshold", 0));
 		else
 			pg_raw(pg, "<td %s data-key=\"over_threshold\">-</td>", attrs);
 		for (int k = 0; k < 2; k++) {	/* counts: null is unknown, never 0 */
@@ -185,7 +187,7 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 
 			if (json_is_number(json_object_get(row, key)))
 				pg_raw(pg, "<td %s data-key=\"%s\" data-value=\"%.17g\">%.0f</td>",
-				       attrs, key, jnum(row, key, 0), jnum(row, key, 0));
+				       attrs, key, lw_jnum(row, key, 0), lw_jnum(row, key, 0));
 			else
 				pg_raw(pg, "<td %s data-key=\"%s\">unknown</td>", attrs, key);
 		}
@@ -210,7 +212,7 @@ static const char *spike_probe(const json_t *e)
 static void over_time_figures(struct page *pg, const json_t *ot, const char *name, double thr)
 {
 	const json_t *iv = json_object_get(ot, "intervals"), *row;
-	double t0 = jnum(json_array_get(iv, 0), "start_ns", 0);
+	double t0 = lw_jnum(json_array_get(iv, 0), "start_ns", 0);
 	struct script sc;
 	char id[64], cap[320];
 	FILE *f;
@@ -224,8 +226,8 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 			const json_t *p = json_object_get(json_object_get(row, "probes"), name);
 
 			if (p)
-				fprintf(f, "%.6f %.3f %.3f\n", (jnum(row, "start_ns", 0) - t0) / 3.6e12,
-					jnum(p, "max_ns", 0) / 1e3, jnum(p, "p99.9_ns", 0) / 1e3);
+				fprintf(f, "%.6f %.3f %.3f\n", (lw_jnum(row, "start_ns", 0) - t0) / 3.6e12,
+					lw_jnum(p, "max_ns", 0) / 1e3, lw_jnum(p, lw_stat_keys[LW_STAT_P999], 0) / 1e3);
 		}
 		fprintf(f, "EOD\nset logscale y\nset grid\nset key outside right top\n"
 			"set xlabel \"hours since the start of the run\"\n"
@@ -237,7 +239,7 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 			"$m using 1:3 with steps lw 1 title \"p99.9\"\n");
 	}
 	snprintf(cap, sizeof(cap), "Latency over time of probe %s: the maximum and the p99.9 of "
-		 "every %.0f s interval, all CPUs%s.", name, jnum(ot, "interval_ns", 0) / 1e9,
+		 "every %.0f s interval, all CPUs%s.", name, lw_jnum(ot, "interval_ns", 0) / 1e9,
 		 thr > 0 ? ", the threshold dashed" : "");
 	pg_figure(pg, id, script_close(&sc), 960, 380, cap);
 
@@ -247,7 +249,7 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 		fprintf(f, "$h << EOD\n");
 		json_array_foreach((json_t *)json_object_get(ot, "histograms"), i, row) {
 			const json_t *h = json_object_get(json_object_get(row, "probes"), name), *b;
-			double bw = jnum(h, "bucket_ns", 1000) / 1e3, t = (jnum(row, "start_ns", 0) - t0) /
+			double bw = lw_jnum(h, "bucket_ns", 1000) / 1e3, t = (lw_jnum(row, "start_ns", 0) - t0) /
 									     3.6e12;
 			size_t k;
 
@@ -314,8 +316,8 @@ static void time_figure(struct page *pg, const struct lw_rrun *r, const char *na
 {
 	const json_t *tl = json_object_get(r->analysis, "timeline"), *c, *pt, *e;
 	const json_t *spk = json_object_get(json_object_get(r->analysis, "spikes"), "top");
-	double bucket = jnum(tl, "bucket_ns", 1), t0 = jnum(tl, "t0_ns", 0);
-	double span = fmax(jnum(tl, "last_ns", 0), jnum(json_object_get(r->analysis, "run"),
+	double bucket = lw_jnum(tl, "bucket_ns", 1), t0 = lw_jnum(tl, "t0_ns", 0);
+	double span = fmax(lw_jnum(tl, "last_ns", 0), lw_jnum(json_object_get(r->analysis, "run"),
 						     "duration_ns", 0));
 	size_t i, j, ncpu = 0, nm = 0, nb = span > 0 ? (size_t)(span / bucket) + 1 : 1, k;
 	size_t cap_m = json_array_size(spk) + LW_TIMELINE_TOP;
@@ -364,13 +366,13 @@ static void time_figure(struct page *pg, const struct lw_rrun *r, const char *na
 	if (json_array_size(spk)) {
 		json_array_foreach((json_t *)spk, j, e)
 			if (!strcmp(spike_probe(e), name) && nm < cap_m)
-				m[nm++] = (struct marker){ (jnum(e, "expected_ns", 0) - t0) / 1e9,
-							  jnum(e, "latency_ns", 0) / 1e3, (int)j + 1 };
+				m[nm++] = (struct marker){ (lw_jnum(e, "expected_ns", 0) - t0) / 1e9,
+							  lw_jnum(e, "latency_ns", 0) / 1e3, (int)j + 1 };
 	} else {
 		json_array_foreach(json_object_get(tp, "top"), j, e)
 			if (nm < cap_m)
-				m[nm++] = (struct marker){ jnum(e, "at_ns", 0) / 1e9,
-							  jnum(e, "latency_ns", 0) / 1e3, (int)j + 1 };
+				m[nm++] = (struct marker){ lw_jnum(e, "at_ns", 0) / 1e9,
+							  lw_jnum(e, "latency_ns", 0) / 1e3, (int)j + 1 };
 	}
 	place_labels(m, nm, span / 1e9 * 0.03, 1.6);
 	fprintf(f, "$s << EOD\n");
@@ -390,7 +392,7 @@ static void time_figure(struct page *pg, const struct lw_rrun *r, const char *na
 	fprintf(f, "plot ");
 	json_array_foreach(json_object_get(tp, "cpus"), i, c)
 		fprintf(f, "%s$t%zu using 1:2 with lines lw 1 title \"CPU %d\"", i ? ", " : "", i,
-			(int)jnum(c, "cpu", 0));
+			(int)lw_jnum(c, "cpu", 0));
 	if (nm)
 		fprintf(f, ", $s using 1:2 with points pt 6 ps 1.5 lc rgb \"#b00000\" title "
 			"\"spikes\", $s using 1:2:3 with labels offset 0,1 font \",9\" "
@@ -411,7 +413,7 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 	const json_t *probes = lw_rrun_probes(r), *p;
 	const json_t *tlp = json_object_get(json_object_get(r->analysis, "timeline"), "probes");
 	const char *name;
-	double thr = jnum(r->analysis, "threshold_ns", 0);
+	double thr = lw_jnum(r->analysis, "threshold_ns", 0);
 
 	pg_section(pg, "latency", "Latency", probes != NULL);
 	if (!probes) {
@@ -419,10 +421,10 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 		pg_section_end(pg);
 		return;
 	}
-	if (!strcmp(jstr(r->analysis, "source", ""), "histogram"))
+	if (!strcmp(lw_jstr(r->analysis, "source", ""), "histogram"))
 		pg_raw(pg, "<p>This run was imported from a histogram: percentiles have its bucket "
 		       "resolution and there is no latency over time.</p>\n");
-	if (!strcmp(jstr(r->analysis, "source", ""), "monitor"))
+	if (!strcmp(lw_jstr(r->analysis, "source", ""), "monitor"))
 		pg_raw(pg, "<p>A monitored run: a histogram per interval, not every sample. "
 		       "Percentiles have the 1 us bucket resolution; latency over time is the "
 		       "maximum of each interval.</p>\n");
@@ -470,7 +472,7 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 			gp_histogram(f, hist, titles, k, 1);
 		snprintf(cap, sizeof(cap), "Latency histogram of probe %s, 1 us buckets, counts on a "
 			 "log scale, per CPU and all CPUs%s.", name,
-			 jnum(json_object_get(all, "histogram"), "overflow", 0) > 0 ?
+			 lw_jnum(json_object_get(all, "histogram"), "overflow", 0) > 0 ?
 			 "; samples beyond the last bucket (overflow) are drawn at the largest" : "");
 		pg_figure(pg, id, script_close(&sc), 960, 420, cap);
 
@@ -562,16 +564,16 @@ static void components_text(const json_t *e, char *buf, size_t len)
 
 	buf[0] = 0;
 	if (json_is_string(json_object_get(e, "detail")))
-		snprintf(buf, len, "%s", jstr(e, "detail", ""));
+		snprintf(buf, len, "%s", lw_jstr(e, "detail", ""));
 	else if (json_is_string(json_object_get(e, "unattributable")))
-		snprintf(buf, len, "unattributable: %s", jstr(e, "unattributable", ""));
+		snprintf(buf, len, "unattributable: %s", lw_jstr(e, "unattributable", ""));
 	else
 		json_array_foreach((json_t *)comp, i, c) {
 			n = strlen(buf);
 			if (n + 1 >= len)
 				break;
-			snprintf(buf + n, len - n, "%s%s %.1fus", i ? ", " : "", jstr(c, "cause", "?"),
-				 jnum(c, "ns", 0) / 1e3);
+			snprintf(buf + n, len - n, "%s%s %.1fus", i ? ", " : "", lw_jstr(c, "cause", "?"),
+				 lw_jnum(c, "ns", 0) / 1e3);
 		}
 }
 
@@ -581,7 +583,7 @@ static void unexplained_text(struct page *pg, const json_t *sp)
 	const json_t *u = json_object_get(sp, "unexplained"), *st = json_object_get(sp, "steal"), *e;
 	size_t i;
 
-	if (!u || (!jnum(u, "idle_late_ns", 0) && !jnum(u, "running_ns", 0)))
+	if (!u || (!lw_jnum(u, "idle_late_ns", 0) && !lw_jnum(u, "running_ns", 0)))
 		return;
 	pg_raw(pg, "<p class=\"unexplained\">");
 	pg_text(pg, "Time no event explains, by what the trace knows:");
@@ -589,25 +591,25 @@ static void unexplained_text(struct page *pg, const json_t *sp)
 	json_array_foreach(json_object_get(u, "idle_late"), i, e) {
 		pg_raw(pg, "<li data-cause=\"idle-late\">");
 		pg_textf(pg, "idle-late:%s: %.1f us in %.0f spikes, idle past the state's exit latency (",
-			 jstr(e, "state", "?"), jnum(e, "ns", 0) / 1e3, jnum(e, "spikes", 0));
+			 lw_jstr(e, "state", "?"), lw_jnum(e, "ns", 0) / 1e3, lw_jnum(e, "spikes", 0));
 		if (json_is_number(json_object_get(e, "exit_latency_ns")))
-			pg_textf(pg, "%.1f us declared)", jnum(e, "exit_latency_ns", 0) / 1e3);
+			pg_textf(pg, "%.1f us declared)", lw_jnum(e, "exit_latency_ns", 0) / 1e3);
 		else
 			pg_text(pg, "none declared)");
 		pg_raw(pg, "</li>\n");
 	}
-	if (jnum(u, "running_ns", 0) > 0) {
+	if (lw_jnum(u, "running_ns", 0) > 0) {
 		pg_raw(pg, "<li data-cause=\"unexplained\">");
 		pg_textf(pg, "unexplained: %.1f us in %.0f spikes with the CPU running and no event "
-			 "(interrupts off, firmware, SMI, a hypervisor)", jnum(u, "running_ns", 0) / 1e3,
-			 jnum(u, "running_spikes", 0));
+			 "(interrupts off, firmware, SMI, a hypervisor)", lw_jnum(u, "running_ns", 0) / 1e3,
+			 lw_jnum(u, "running_spikes", 0));
 		pg_raw(pg, "</li>\n");
 	}
 	if (st) {
 		pg_raw(pg, "<li data-cause=\"steal\">");
-		if (jnum(st, "total_ns", 0) > 0)
+		if (lw_jnum(st, "total_ns", 0) > 0)
 			pg_textf(pg, "steal time the machine reported during the run: %.1f ms",
-				 jnum(st, "total_ns", 0) / 1e6);
+				 lw_jnum(st, "total_ns", 0) / 1e6);
 		else
 			pg_text(pg, "steal time reported during the run: none (or not reported)");
 		pg_raw(pg, "</li>\n");
@@ -615,13 +617,204 @@ static void unexplained_text(struct page *pg, const json_t *sp)
 	pg_raw(pg, "</ul>\n");
 }
 
+/* How many samples were spikes, above which thresholds. */
+static void spikes_intro(struct page *pg, const json_t *sp)
+{
+	const json_t *e;
+
+	pg_raw(pg, "<p>");
+	pg_textf(pg, "%.0f samples above the spike thresholds", lw_jnum(sp, "spikes_total",
+									lw_jnum(sp, "count", 0)));
+	if (json_is_number(json_object_get(sp, "attributed")))
+		pg_textf(pg, ": %.0f explained from the trace, %.0f not (lost trace events, or "
+			 "outside the trace)", lw_jnum(sp, "attributed", 0), lw_jnum(sp, "unattributable", 0));
+	pg_raw(pg, ".</p>\n");
+	if (json_object_size(json_object_get(sp, "thresholds"))) {
+		/* per probe: the threshold used, where it came from, samples above it */
+		const char *probe;
+
+		pg_raw(pg, "<ul class=\"thresholds\">\n");
+		json_object_foreach((json_t *)json_object_get(sp, "thresholds"), probe, e) {
+			pg_raw(pg, "<li>");
+			pg_textf(pg, "%s: %.0f samples above %.1f us (%s)", probe, lw_jnum(e, "above", 0),
+				 lw_jnum(e, "threshold_ns", 0) / 1e3, lw_jstr(e, "source", "?"));
+			pg_raw(pg, "</li>\n");
+		}
+		pg_raw(pg, "</ul>\n");
+	} else if (lw_jnum(sp, "threshold_ns", 0) > 0) {
+		/* an older analysis: only a threshold of the spikes' own is theirs */
+		pg_raw(pg, "<p>");
+		pg_textf(pg, "Spikes: samples above %.1f us.", lw_jnum(sp, "threshold_ns", 0) / 1e3);
+		pg_raw(pg, "</p>\n");
+	}
+}
+
+/* The causes of the spikes: a table (the TOP_CAUSES first, the rest as
+ * others) and bars of their shares. */
+static void causes_table(struct page *pg, const json_t *causes)
+{
+	size_t n = json_array_size(causes), shown = n > TOP_CAUSES + 1 ? TOP_CAUSES : n, i;
+	double odom = 0, ons = 0, oshare = 0;
+	const json_t *e;
+	struct script sc;
+	FILE *f;
+	int have_ns;
+
+	have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
+	pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
+	       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
+	json_array_foreach((json_t *)causes, i, e) {
+		if (i >= shown) {
+			odom += lw_jnum(e, "count", 0);
+			ons += lw_jnum(e, "ns", 0);
+			oshare += lw_jnum(e, "share", 0);
+			continue;
+		}
+		pg_raw(pg, "<tr data-cause=\"");
+		pg_text(pg, lw_jstr(e, "cause", "?"));
+		pg_raw(pg, "\"><td class=\"l\">");
+		pg_text(pg, lw_jstr(e, "cause", "?"));
+		pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", lw_jnum(e, "count", 0),
+		       lw_jnum(e, "count", 0));
+		if (have_ns)
+			pg_td_ns(pg, "", "ns", lw_jnum(e, "ns", 0));
+		pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+		       lw_jnum(e, "share", 0), lw_jnum(e, "share", 0) * 100);
+	}
+	if (shown < n) {
+		pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
+		pg_textf(pg, "others (%zu causes)", n - shown);
+		pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
+		if (have_ns)
+			pg_td_ns(pg, "", "ns", ons);
+		pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+		       oshare, oshare * 100);
+	}
+	pg_raw(pg, "</table>\n");
+	/* horizontal bars, the largest on top: the labels have the room
+	 * they need at the left */
+	f = script_open(&sc);
+	if (f) {
+		size_t longest = 6;
+
+		fprintf(f, "$d << EOD\n");
+		for (size_t k = shown + (shown < n); k-- > 0;) {
+			const char *name = k < shown ? lw_jstr(json_array_get(causes, k), "cause", "?") :
+					   "others";
+			double v = k < shown ? lw_jnum(json_array_get(causes, k), "share", 0) : oshare;
+
+			lw_gp_datum(f, name);
+			fprintf(f, " %g %zu\n", v * 100, shown + (shown < n) - 1 - k);
+			longest = strlen(name) > longest ? strlen(name) : longest;
+		}
+		fprintf(f, "EOD\nset style fill solid 0.7\nset xrange [0:*]\n"
+			"set yrange [-0.6:%zu.6]\nset grid xtics\nset xlabel \"share of spike "
+			"time (%%)\"\nset lmargin %zu\nset ytics scale 0\n"
+			"plot $d using ($2/2):3:($2/2):(0.35):ytic(1) with boxxyerror "
+			"lc rgb \"#4060a0\" notitle\n", shown + (shown < n) - 1,
+			longest < 60 ? longest + 2 : 62);
+	}
+	pg_figure(pg, "causes", script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
+		  have_ns ? "Share of all spike time charged to each cause; the rest as others." :
+		  "Share of spikes by cause.");
+}
+
+/* The spikes listed in full, one row each. */
+static void top_table(struct page *pg, const json_t *top)
+{
+	const json_t *e;
+	size_t i;
+
+	pg_raw(pg, "<table class=\"top\">\n<tr><th>#</th><th class=\"l\">probe</th><th>CPU</th>"
+	       "<th>latency (us)</th><th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
+	json_array_foreach((json_t *)top, i, e) {
+		char detail[512];
+
+		components_text(e, detail, sizeof(detail));
+		pg_raw(pg, "<tr><td>%zu</td><td class=\"l\">", i + 1);
+		pg_text(pg, spike_probe(e));
+		pg_raw(pg, "</td><td>%.0f</td>", lw_jnum(e, "cpu", -1));
+		pg_td_ns(pg, "data-spike=\"1\"", "latency_ns", lw_jnum(e, "latency_ns", 0));
+		pg_raw(pg, "<td class=\"l\">");
+		pg_text(pg, lw_jstr(e, "cause", "unknown"));
+		pg_raw(pg, "</td><td class=\"l\">");
+		pg_text(pg, detail);
+		pg_raw(pg, "</td></tr>\n");
+	}
+	pg_raw(pg, "</table>\n");
+}
+
+/* Spike number @i + 1, @e: what its CPU did between the expected expiry and
+ * the wake-up, as a timeline. */
+static void spike_timeline(struct page *pg, const json_t *e, size_t i)
+{
+	const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
+	double x0 = lw_jnum(e, "expected_ns", 0), lat = lw_jnum(e, "latency_ns", 0) / 1e3, at = 0;
+	struct trow rows[64];
+	char id[32], cap[384];
+	size_t j, nt;
+	int exact = json_array_size(tlv) > 0;
+	struct script sc;
+	FILE *f;
+
+	comp = json_object_get(e, "components");
+	if (!exact && !json_array_size(comp))
+		return;
+	snprintf(id, sizeof(id), "spike-%zu", i + 1);
+	f = script_open(&sc);
+	if (!f)
+		return;
+	fprintf(f, "$e << EOD\n");
+	nt = 0;
+	if (exact) {
+		json_array_foreach((json_t *)tlv, j, ev)
+			if (nt < sizeof(rows) / sizeof(rows[0]))
+				rows[nt++] = (struct trow){ (lw_jnum(ev, "start_ns", x0) - x0) / 1e3,
+					(lw_jnum(ev, "end_ns", x0) - x0) / 1e3, lw_jstr(ev, "kind", "other"),
+					lw_jstr(ev, "name", "") };
+	} else {
+		/* components in the order they were first charged; each lasts
+		 * what was charged to it, so the bar ends at the wake-up */
+		if (json_is_integer(json_object_get(e, "idle_since_ns")))
+			rows[nt++] = (struct trow){ (lw_jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0,
+						    "idle", " " };
+		json_array_foreach((json_t *)comp, j, ev) {
+			double d = lw_jnum(ev, "ns", 0) / 1e3;
+
+			if (nt < sizeof(rows) / sizeof(rows[0]))
+				rows[nt++] = (struct trow){ at, at + d, lw_jstr(ev, "kind", "other"),
+							    lw_jstr(ev, "cause", "") };
+			at += d;
+		}
+	}
+	spike_rows(f, rows, nt, lat);
+	fprintf(f, "set ytics (");
+	for (int l = 0; l < 6; l++)
+		fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
+	fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
+		"set xlabel \"us after the expected wake-up\"\n"
+		"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
+		"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
+		lat);
+	if (json_is_integer(json_object_get(e, "woken_ns")))
+		fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#2060c0\" "
+			"dt 3\nset label \"woken\" at %g, graph 0.96 left offset 0.3,0 tc rgb "
+			"\"#2060c0\"\n", (lw_jnum(e, "woken_ns", 0) - x0) / 1e3,
+			(lw_jnum(e, "woken_ns", 0) - x0) / 1e3, (lw_jnum(e, "woken_ns", 0) - x0) / 1e3);
+	fprintf(f, "plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
+		"$e using 1:2:5 with labels font \",8\" notitle\n");
+	snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); %s "
+		 "between the expected expiry (dashed) and the wake-up%s.", i + 1,
+		 lw_jnum(e, "cpu", -1), lat, "idle state, IRQs, softirqs, timers and tasks",
+		 exact ? "" : " (each cause lasts the time charged to it, in the order first "
+		 "charged)");
+	pg_figure(pg, id, script_close(&sc), 960, 280, cap);
+}
+
 static void spikes_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *sp = json_object_get(r->analysis, "spikes"), *e, *causes, *top;
-	struct script sc;
-	FILE *f;
 	size_t i;
-	int have_ns;
 
 	pg_section(pg, "spikes", "Spikes and their causes", sp != NULL);
 	if (!sp) {
@@ -631,181 +824,23 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	}
 	causes = json_object_get(sp, "causes");
 	top = json_object_get(sp, "top");
-	pg_raw(pg, "<p>");
-	pg_textf(pg, "%.0f samples above the spike thresholds", jnum(sp, "spikes_total",
-									jnum(sp, "count", 0)));
-	if (json_is_number(json_object_get(sp, "attributed")))
-		pg_textf(pg, ": %.0f explained from the trace, %.0f not (lost trace events, or "
-			 "outside the trace)", jnum(sp, "attributed", 0), jnum(sp, "unattributable", 0));
-	pg_raw(pg, ".</p>\n");
-	if (json_object_size(json_object_get(sp, "thresholds"))) {
-		/* per probe: the threshold used, where it came from, samples above it */
-		const char *probe;
-
-		pg_raw(pg, "<ul class=\"thresholds\">\n");
-		json_object_foreach((json_t *)json_object_get(sp, "thresholds"), probe, e) {
-			pg_raw(pg, "<li>");
-			pg_textf(pg, "%s: %.0f samples above %.1f us (%s)", probe, jnum(e, "above", 0),
-				 jnum(e, "threshold_ns", 0) / 1e3, jstr(e, "source", "?"));
-			pg_raw(pg, "</li>\n");
-		}
-		pg_raw(pg, "</ul>\n");
-	} else if (jnum(sp, "threshold_ns", 0) > 0) {
-		/* an older analysis: only a threshold of the spikes' own is theirs */
-		pg_raw(pg, "<p>");
-		pg_textf(pg, "Spikes: samples above %.1f us.", jnum(sp, "threshold_ns", 0) / 1e3);
-		pg_raw(pg, "</p>\n");
-	}
+	spikes_intro(pg, sp);
 	unexplained_text(pg, sp);
-	if (json_array_size(causes)) {
-		size_t n = json_array_size(causes), shown = n > TOP_CAUSES + 1 ? TOP_CAUSES : n;
-		double odom = 0, ons = 0, oshare = 0;
-
-		have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
-		pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
-		       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
-		json_array_foreach((json_t *)causes, i, e) {
-			if (i >= shown) {
-				odom += jnum(e, "count", 0);
-				ons += jnum(e, "ns", 0);
-				oshare += jnum(e, "share", 0);
-				continue;
-			}
-			pg_raw(pg, "<tr data-cause=\"");
-			pg_text(pg, jstr(e, "cause", "?"));
-			pg_raw(pg, "\"><td class=\"l\">");
-			pg_text(pg, jstr(e, "cause", "?"));
-			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", jnum(e, "count", 0),
-			       jnum(e, "count", 0));
-			if (have_ns)
-				pg_td_ns(pg, "", "ns", jnum(e, "ns", 0));
-			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
-			       jnum(e, "share", 0), jnum(e, "share", 0) * 100);
-		}
-		if (shown < n) {
-			pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
-			pg_textf(pg, "others (%zu causes)", n - shown);
-			pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
-			if (have_ns)
-				pg_td_ns(pg, "", "ns", ons);
-			pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
-			       oshare, oshare * 100);
-		}
-		pg_raw(pg, "</table>\n");
-		/* horizontal bars, the largest on top: the labels have the room
-		 * they need at the left */
-		f = script_open(&sc);
-		if (f) {
-			size_t longest = 6;
-
-			fprintf(f, "$d << EOD\n");
-			for (size_t k = shown + (shown < n); k-- > 0;) {
-				const char *name = k < shown ? jstr(json_array_get(causes, k), "cause", "?") :
-						   "others";
-				double v = k < shown ? jnum(json_array_get(causes, k), "share", 0) : oshare;
-
-				lw_gp_datum(f, name);
-				fprintf(f, " %g %zu\n", v * 100, shown + (shown < n) - 1 - k);
-				longest = strlen(name) > longest ? strlen(name) : longest;
-			}
-			fprintf(f, "EOD\nset style fill solid 0.7\nset xrange [0:*]\n"
-				"set yrange [-0.6:%zu.6]\nset grid xtics\nset xlabel \"share of spike "
-				"time (%%)\"\nset lmargin %zu\nset ytics scale 0\n"
-				"plot $d using ($2/2):3:($2/2):(0.35):ytic(1) with boxxyerror "
-				"lc rgb \"#4060a0\" notitle\n", shown + (shown < n) - 1,
-				longest < 60 ? longest + 2 : 62);
-		}
-		pg_figure(pg, "causes", script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
-			  have_ns ? "Share of all spike time charged to each cause; the rest as others." :
-			  "Share of spikes by cause.");
-	} else {
+	if (json_array_size(causes))
+		causes_table(pg, causes);
+	else
 		pg_missing(pg, "Cause breakdown", "spikes.causes");
-	}
 	if (!json_array_size(top)) {
 		pg_missing(pg, "Top spikes", "spikes.top");
 		pg_section_end(pg);
 		return;
 	}
-	pg_raw(pg, "<table class=\"top\">\n<tr><th>#</th><th class=\"l\">probe</th><th>CPU</th>"
-	       "<th>latency (us)</th><th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
-	json_array_foreach((json_t *)top, i, e) {
-		char detail[512];
-
-		components_text(e, detail, sizeof(detail));
-		pg_raw(pg, "<tr><td>%zu</td><td class=\"l\">", i + 1);
-		pg_text(pg, spike_probe(e));
-		pg_raw(pg, "</td><td>%.0f</td>", jnum(e, "cpu", -1));
-		pg_td_ns(pg, "data-spike=\"1\"", "latency_ns", jnum(e, "latency_ns", 0));
-		pg_raw(pg, "<td class=\"l\">");
-		pg_text(pg, jstr(e, "cause", "unknown"));
-		pg_raw(pg, "</td><td class=\"l\">");
-		pg_text(pg, detail);
-		pg_raw(pg, "</td></tr>\n");
-	}
-	pg_raw(pg, "</table>\n");
+	top_table(pg, top);
 	/* a timeline per top spike: what the CPU did between expiry and wake-up */
 	json_array_foreach((json_t *)top, i, e) {
-		const json_t *tlv = json_object_get(e, "timeline"), *comp, *ev;
-		double x0 = jnum(e, "expected_ns", 0), lat = jnum(e, "latency_ns", 0) / 1e3, at = 0;
-		struct trow rows[64];
-		char id[32], cap[384];
-		size_t j, nt;
-		int exact = json_array_size(tlv) > 0;
-
 		if (i >= 5)
 			break;
-		comp = json_object_get(e, "components");
-		if (!exact && !json_array_size(comp))
-			continue;
-		snprintf(id, sizeof(id), "spike-%zu", i + 1);
-		f = script_open(&sc);
-		if (!f)
-			continue;
-		fprintf(f, "$e << EOD\n");
-		nt = 0;
-		if (exact) {
-			json_array_foreach((json_t *)tlv, j, ev)
-				if (nt < sizeof(rows) / sizeof(rows[0]))
-					rows[nt++] = (struct trow){ (jnum(ev, "start_ns", x0) - x0) / 1e3,
-						(jnum(ev, "end_ns", x0) - x0) / 1e3, jstr(ev, "kind", "other"),
-						jstr(ev, "name", "") };
-		} else {
-			/* components in the order they were first charged; each lasts
-			 * what was charged to it, so the bar ends at the wake-up */
-			if (json_is_integer(json_object_get(e, "idle_since_ns")))
-				rows[nt++] = (struct trow){ (jnum(e, "idle_since_ns", x0) - x0) / 1e3, 0,
-							    "idle", " " };
-			json_array_foreach((json_t *)comp, j, ev) {
-				double d = jnum(ev, "ns", 0) / 1e3;
-
-				if (nt < sizeof(rows) / sizeof(rows[0]))
-					rows[nt++] = (struct trow){ at, at + d, jstr(ev, "kind", "other"),
-								    jstr(ev, "cause", "") };
-				at += d;
-			}
-		}
-		spike_rows(f, rows, nt, lat);
-		fprintf(f, "set ytics (");
-		for (int l = 0; l < 6; l++)
-			fprintf(f, "%s\"%s\" %d", l ? ", " : "", lanes[l], l);
-		fprintf(f, ")\nset yrange [-0.6:5.6]\nset grid xtics\nset style fill solid 0.5\n"
-			"set xlabel \"us after the expected wake-up\"\n"
-			"set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb \"black\" dt 2\n"
-			"set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b00000\" lw 2\n", lat,
-			lat);
-		if (json_is_integer(json_object_get(e, "woken_ns")))
-			fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#2060c0\" "
-				"dt 3\nset label \"woken\" at %g, graph 0.96 left offset 0.3,0 tc rgb "
-				"\"#2060c0\"\n", (jnum(e, "woken_ns", 0) - x0) / 1e3,
-				(jnum(e, "woken_ns", 0) - x0) / 1e3, (jnum(e, "woken_ns", 0) - x0) / 1e3);
-		fprintf(f, "plot $e using 1:2:3:4:6 with boxxyerror lc variable notitle, "
-			"$e using 1:2:5 with labels font \",8\" notitle\n");
-		snprintf(cap, sizeof(cap), "Spike %zu: CPU %.0f woke %.1f us late (red line); %s "
-			 "between the expected expiry (dashed) and the wake-up%s.", i + 1,
-			 jnum(e, "cpu", -1), lat, "idle state, IRQs, softirqs, timers and tasks",
-			 exact ? "" : " (each cause lasts the time charged to it, in the order first "
-			 "charged)");
-		pg_figure(pg, id, script_close(&sc), 960, 280, cap);
+		spike_timeline(pg, e, i);
 	}
 	pg_section_end(pg);
 }
@@ -839,10 +874,10 @@ static json_t *idle_residency(const json_t *idle, const char **src)
 
 		json_array_foreach(json_object_get(c, "states"), j, st)
 			json_array_append_new(states, json_pack("{s:s, s:f}", "state",
-				jstr(st, "name", "?"), "share", jnum(st, "residency", 0)));
+				lw_jstr(st, "name", "?"), "share", lw_jnum(st, "residency", 0)));
 		if (json_is_number(json_object_get(c, "active")))
 			json_array_append_new(states, json_pack("{s:s, s:f}", "state", "running",
-				"share", jnum(c, "active", 0)));
+				"share", lw_jnum(c, "active", 0)));
 		json_array_append_new(out, json_pack("{s:O, s:o}", "cpu", json_object_get(c, "cpu"),
 						     "states", states));
 	}
@@ -878,18 +913,18 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 		       "<th>p99 (us)</th><th>max (us)</th></tr>\n");
 		json_array_foreach(by, i, e) {
 			pg_raw(pg, "<tr data-probe=\"");
-			pg_text(pg, jstr(e, "probe", "?"));
+			pg_text(pg, lw_jstr(e, "probe", "?"));
 			pg_raw(pg, "\" data-state=\"");
-			pg_text(pg, jstr(e, "state", "?"));
+			pg_text(pg, lw_jstr(e, "state", "?"));
 			pg_raw(pg, "\"><td class=\"l\">");
-			pg_text(pg, jstr(e, "probe", "?"));
+			pg_text(pg, lw_jstr(e, "probe", "?"));
 			pg_raw(pg, "</td><td class=\"l\">");
-			pg_text(pg, jstr(e, "state", "?"));
-			pg_raw(pg, "</td><td data-value=\"%.0f\">%.0f</td>", jnum(e, "count", 0),
-			       jnum(e, "count", 0));
-			pg_td_ns(pg, "", "p50_ns", jnum(e, "p50_ns", 0));
-			pg_td_ns(pg, "", "p99_ns", jnum(e, "p99_ns", 0));
-			pg_td_ns(pg, "", "max_ns", jnum(e, "max_ns", 0));
+			pg_text(pg, lw_jstr(e, "state", "?"));
+			pg_raw(pg, "</td><td data-value=\"%.0f\">%.0f</td>", lw_jnum(e, "count", 0),
+			       lw_jnum(e, "count", 0));
+			pg_td_ns(pg, "", "p50_ns", lw_jnum(e, "p50_ns", 0));
+			pg_td_ns(pg, "", "p99_ns", lw_jnum(e, "p99_ns", 0));
+			pg_td_ns(pg, "", "max_ns", lw_jnum(e, "max_ns", 0));
 			pg_raw(pg, "</tr>\n");
 		}
 		pg_raw(pg, "</table>\n");
@@ -899,11 +934,11 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 			json_array_foreach(by, i, e) {
 				char lbl[96];
 
-				snprintf(lbl, sizeof(lbl), "%s %s", jstr(e, "probe", "?"),
-					 jstr(e, "state", "?"));
+				snprintf(lbl, sizeof(lbl), "%s %s", lw_jstr(e, "probe", "?"),
+					 lw_jstr(e, "state", "?"));
 				lw_gp_datum(f, lbl);
-				fprintf(f, " %g %g %g\n", jnum(e, "p50_ns", 0) / 1e3,
-					jnum(e, "p99_ns", 0) / 1e3, jnum(e, "max_ns", 0) / 1e3);
+				fprintf(f, " %g %g %g\n", lw_jnum(e, "p50_ns", 0) / 1e3,
+					lw_jnum(e, "p99_ns", 0) / 1e3, lw_jnum(e, "max_ns", 0) / 1e3);
 			}
 			fprintf(f, "EOD\nset style data histogram\nset style histogram cluster gap 1\n"
 				"set style fill solid 0.7\nset logscale y\nset yrange [0.1:*]\n"
@@ -928,7 +963,7 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 		json_array_foreach((json_t *)res, i, e)
 			json_array_foreach(json_object_get(e, "states"), j, st) {
 				size_t k;
-				const char *s = jstr(st, "state", "?");
+				const char *s = lw_jstr(st, "state", "?");
 
 				for (k = 0; k < nn && strcmp(names[k], s); k++)
 					;
@@ -943,15 +978,15 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 		if (f)
 			fprintf(f, "$d << EOD\n");
 		json_array_foreach((json_t *)res, i, e) {
-			pg_raw(pg, "<tr><th>%.0f</th>", jnum(e, "cpu", -1));
+			pg_raw(pg, "<tr><th>%.0f</th>", lw_jnum(e, "cpu", -1));
 			if (f)
-				fprintf(f, "\"CPU %.0f\"", jnum(e, "cpu", -1));
+				fprintf(f, "\"CPU %.0f\"", lw_jnum(e, "cpu", -1));
 			for (size_t k = 0; k < nn; k++) {
 				double share = 0;
 
 				json_array_foreach(json_object_get(e, "states"), j, st)
-					if (!strcmp(jstr(st, "state", "?"), names[k]))
-						share = jnum(st, "share", 0);
+					if (!strcmp(lw_jstr(st, "state", "?"), names[k]))
+						share = lw_jnum(st, "share", 0);
 				pg_raw(pg, "<td>%.1f %%</td>", share * 100);
 				if (f)
 					fprintf(f, " %g", share * 100);
@@ -1013,11 +1048,11 @@ static int power_series(FILE *f, const json_t *tl)
 		"(s)\"\nset ylabel \"power (mW)\"\nplot ");
 	json_array_foreach(json_object_get(tl, "rails"), i, rl) {
 		char t[256];
-		int est = !strcmp(jstr(rl, "kind", ""), "estimated");
+		int est = !strcmp(lw_jstr(rl, "kind", ""), "estimated");
 
 		if (!json_array_size(json_object_get(rl, "points")))
 			continue;
-		snprintf(t, sizeof(t), "%s (%s)", jstr(rl, "name", "?"), est ? "estimated" : "measured");
+		snprintf(t, sizeof(t), "%s (%s)", lw_jstr(rl, "name", "?"), est ? "estimated" : "measured");
 		fprintf(f, "%s$p%zu using 1:2 with lines lw 1.5 %s title ", n ? ", " : "", i,
 			est ? "dt 2" : "");
 		lw_gp_quote(f, t);
@@ -1045,23 +1080,23 @@ static void power_section(struct page *pg, const struct lw_rrun *r)
 	}
 	if (json_is_number(json_object_get(tot, "average_w")))
 		pg_raw(pg, "<p id=\"power-total\" data-value=\"%.17g\">Board total: %.1f mW average, "
-		       "%.3f J over %.1f s (%s).</p>\n", jnum(tot, "average_w", 0) * 1e3,
-		       jnum(tot, "average_w", 0) * 1e3, jnum(tot, "energy_j", 0),
-		       jnum(tot, "duration_s", 0), json_is_true(json_object_get(pw, "estimated")) ?
+		       "%.3f J over %.1f s (%s).</p>\n", lw_jnum(tot, "average_w", 0) * 1e3,
+		       lw_jnum(tot, "average_w", 0) * 1e3, lw_jnum(tot, "energy_j", 0),
+		       lw_jnum(tot, "duration_s", 0), json_is_true(json_object_get(pw, "estimated")) ?
 		       "estimated" : "measured");
 	pg_raw(pg, "<table class=\"rails\">\n<tr><th class=\"l\">rail</th><th class=\"l\">measured or "
 	       "estimated</th><th class=\"l\">source</th><th>mean (mW)</th><th>min (mW)</th>"
 	       "<th>max (mW)</th><th>energy (mJ)</th></tr>\n");
 	json_array_foreach((json_t *)rails, i, e) {
-		double mj = json_is_number(json_object_get(e, "energy_j")) ? jnum(e, "energy_j", 0) * 1e3
-			: json_is_number(json_object_get(e, "energy_mj")) ? jnum(e, "energy_mj", 0) : NAN;
+		double mj = json_is_number(json_object_get(e, "energy_j")) ? lw_jnum(e, "energy_j", 0) * 1e3
+			: json_is_number(json_object_get(e, "energy_mj")) ? lw_jnum(e, "energy_mj", 0) : NAN;
 
 		pg_raw(pg, "<tr data-rail=\"");
-		pg_text(pg, jstr(e, "name", "?"));
+		pg_text(pg, lw_jstr(e, "name", "?"));
 		pg_raw(pg, "\" data-kind=\"%s\"><td class=\"l\">", rail_kind(e));
-		pg_text(pg, jstr(e, "name", "?"));
+		pg_text(pg, lw_jstr(e, "name", "?"));
 		pg_raw(pg, "</td><td class=\"l\">%s</td><td class=\"l\">", rail_kind(e));
-		pg_text(pg, json_object_get(e, "kind") ? jstr(e, "source", "") : "");
+		pg_text(pg, json_object_get(e, "kind") ? lw_jstr(e, "source", "") : "");
 		pg_raw(pg, "</td>");
 		power_cell(pg, rail_mw(e, "average_w", "mean_mw"));
 		power_cell(pg, rail_mw(e, "min_w", "min_mw"));
@@ -1091,7 +1126,7 @@ static void power_section(struct page *pg, const struct lw_rrun *r)
 static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *t = json_object_get(r->analysis, "tradeoff"), *pts, *e;
-	double rec = jnum(t, "recommended_pm_qos_us", -1);
+	double rec = lw_jnum(t, "recommended_pm_qos_us", -1);
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
 	char (*lab)[128];
 	struct script sc;
@@ -1108,18 +1143,18 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 	}
 	pg_raw(pg, "<p id=\"recommended\" data-value=\"%g\">", rec);
 	if (rec >= 2e9)	/* the kernel's "no constraint" */
-		pg_textf(pg, "Recommended PM QoS: no constraint. %s", jstr(t, "reason", ""));
+		pg_textf(pg, "Recommended PM QoS: no constraint. %s", lw_jstr(t, "reason", ""));
 	else if (rec >= 0)
-		pg_textf(pg, "Recommended PM QoS: %g us. %s", rec, jstr(t, "reason", ""));
+		pg_textf(pg, "Recommended PM QoS: %g us. %s", rec, lw_jstr(t, "reason", ""));
 	else
 		pg_text(pg, "No PM QoS value is recommended.");
 	pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS</th><th>%s latency (us)"
-	       "</th><th>power (mW)</th></tr>\n", jstr(t, "stat", "p99"));
+	       "</th><th>power (mW)</th></tr>\n", lw_jstr(t, "stat", "p99"));
 	n = json_array_size(pts);
 	lab = calloc(n + 1, sizeof(*lab));
 	json_array_foreach((json_t *)pts, i, e) {
-		double q = jnum(e, "pm_qos_us", -1), w = jnum(e, "power_mw", 0);
-		double l = jnum(e, "latency_ns", 0) / 1e3;
+		double q = lw_jnum(e, "pm_qos_us", -1), w = lw_jnum(e, "power_mw", 0);
+		double l = lw_jnum(e, "latency_ns", 0) / 1e3;
 
 		xmin = fmin(xmin, w);
 		xmax = fmax(xmax, w);
@@ -1134,7 +1169,7 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 		}
 		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
 		       " class=\"recommended\"" : "", q, lab ? lab[i] : "");
-		pg_td_ns(pg, "", "latency_ns", jnum(e, "latency_ns", 0));
+		pg_td_ns(pg, "", "latency_ns", lw_jnum(e, "latency_ns", 0));
 		pg_raw(pg, "<td>%.1f</td></tr>\n", w);
 	}
 	/* points that would print their labels over each other share one label:
@@ -1144,10 +1179,10 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 
 		for (size_t k = 0; k < i; k++) {
 			const json_t *b = json_array_get(pts, k);
-			double dx = fabs(jnum(a, "power_mw", 0) - jnum(b, "power_mw", 0)) /
+			double dx = fabs(lw_jnum(a, "power_mw", 0) - lw_jnum(b, "power_mw", 0)) /
 				    fmax(xmax - xmin, 1e-9);
-			double dy = fabs(log10(fmax(jnum(a, "latency_ns", 0) / 1e3, 1e-3)) -
-					 log10(fmax(jnum(b, "latency_ns", 0) / 1e3, 1e-3))) /
+			double dy = fabs(log10(fmax(lw_jnum(a, "latency_ns", 0) / 1e3, 1e-3)) -
+					 log10(fmax(lw_jnum(b, "latency_ns", 0) / 1e3, 1e-3))) /
 				    fmax(ymax - ymin, 1e-9);
 
 			if (lab[k][0] && dx < 0.06 && dy < 0.08) {
@@ -1164,9 +1199,9 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 		fprintf(f, "$d << EOD\n");
 	json_array_foreach((json_t *)pts, i, e)
 		if (f) {
-			fprintf(f, "%g %g ", jnum(e, "power_mw", 0), jnum(e, "latency_ns", 0) / 1e3);
+			fprintf(f, "%g %g ", lw_jnum(e, "power_mw", 0), lw_jnum(e, "latency_ns", 0) / 1e3);
 			lw_gp_datum(f, lab ? lab[i] : "");
-			fprintf(f, " %d\n", jnum(e, "pm_qos_us", -1) == rec);
+			fprintf(f, " %d\n", lw_jnum(e, "pm_qos_us", -1) == rec);
 		}
 	free(lab);
 	pg_raw(pg, "</table>\n");
@@ -1174,7 +1209,7 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 		char yl[96];
 
 		/* the statistic's name comes from analysis.json: quoted for gnuplot */
-		snprintf(yl, sizeof(yl), "%s latency (us), log scale", jstr(t, "stat", "p99"));
+		snprintf(yl, sizeof(yl), "%s latency (us), log scale", lw_jstr(t, "stat", "p99"));
 		fprintf(f, "EOD\nset grid\nset xlabel \"average power (mW)\"\nset ylabel ");
 		lw_gp_quote(f, yl);
 		fprintf(f, "\nset logscale y\nset offsets graph 0.05, graph 0.1, graph 0.1, "
@@ -1222,16 +1257,16 @@ static size_t collect_misses(const char *name, const json_t *w, int have_trace,
 			break;
 		memset(m, 0, sizeof(*m));
 		m->workload = name;
-		m->cpu = (int)jnum(ev, "cpu", -1);
-		m->late_ns = jnum(ev, "lateness_ns", 0);
+		m->cpu = (int)lw_jnum(ev, "cpu", -1);
+		m->late_ns = lw_jnum(ev, "lateness_ns", 0);
 		if (!kind) {
-			m->t_ns = jnum(ev, "t_ns", 0);
-			snprintf(m->detail, sizeof(m->detail), "%s", jstr(ev, "detail", ""));
+			m->t_ns = lw_jnum(ev, "t_ns", 0);
+			snprintf(m->detail, sizeof(m->detail), "%s", lw_jstr(ev, "detail", ""));
 		} else {
-			m->t_ns = jnum(ev, kind->time_key, 0);
+			m->t_ns = lw_jnum(ev, kind->time_key, 0);
 			kind->miss_detail(m->detail, sizeof(m->detail), ev);
 		}
-		snprintf(m->cause, sizeof(m->cause), "%s", jstr(ev, "cause", have_trace ?
+		snprintf(m->cause, sizeof(m->cause), "%s", lw_jstr(ev, "cause", have_trace ?
 			 "not attributed" : "no trace analyzed"));
 		n++;
 	}
@@ -1295,7 +1330,7 @@ static void misses_plot(struct page *pg, const struct lw_rrun *r, struct miss *m
 	static const char *const colours[] = { "#b00000", "#1f60c0", "#208020", "#c08000",
 					       "#8040a0", "#707070" };
 	const char *names[PLOT_CAUSES + 1] = { NULL };
-	double dur = jnum(json_object_get(r->analysis, "run"), "duration_ns", 0);
+	double dur = lw_jnum(json_object_get(r->analysis, "run"), "duration_ns", 0);
 	size_t ns = cause_series(ms, nm, names);
 	struct script sc;
 	FILE *f = script_open(&sc);
@@ -1422,9 +1457,11 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 	pg_section_end(pg);
 }
 
-int lw_report_html_run(FILE *out, const struct lw_rrun *r, const struct lw_checks *cs,
-		       const struct lw_report_opts *o)
+int lw_report_html_run(FILE *out, const struct lw_report_in *in)
 {
+	const struct lw_rrun *r = in->run;
+	const struct lw_checks *cs = in->checks;
+	const struct lw_report_opts *o = in->ro;
 	struct page pg = { .f = out, .o = o };
 	char title[256];
 

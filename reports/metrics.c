@@ -21,7 +21,9 @@ static int add(struct lw_checks *out, const char *name, double v, const char *un
 }
 
 /* Latency statistics reported per probe (all CPUs together). */
-static const char *const lat_stats[] = { "mean", "p50", "p99", "p99.9", "max" };
+static const enum lw_stat lat_stats[] = {
+	LW_STAT_MEAN, LW_STAT_P50, LW_STAT_P99, LW_STAT_P999, LW_STAT_MAX
+};
 
 static const struct {
 	const char *key, *name;
@@ -39,11 +41,11 @@ static int probe_metrics(const char *probe, const json_t *all, struct lw_checks 
 	if (!json_is_object(all) || json_integer_value(json_object_get(all, "count")) <= 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(lat_stats) / sizeof(lat_stats[0]); i++) {
-		const json_t *v = json_object_get(all, lw_stat_key(lat_stats[i]));
+		const json_t *v = json_object_get(all, lw_stat_keys[lat_stats[i]]);
 
 		if (!json_is_number(v))
 			continue;
-		snprintf(name, sizeof(name), "%.40s.%s", probe, lat_stats[i]);
+		snprintf(name, sizeof(name), "%.40s.%s", probe, lw_stat_names[lat_stats[i]]);
 		if (add(out, name, json_number_value(v) / 1e3, "us", "latency") < 0)
 			return -1;
 	}
@@ -57,6 +59,15 @@ static int probe_metrics(const char *probe, const json_t *all, struct lw_checks 
 			return -1;
 	}
 	return 0;
+}
+
+int lw_report_lava_metrics(FILE *f, const struct lw_report_in *in)
+{
+	struct lw_checks m = { 0 };
+	int ok = lw_run_metrics(in->run, &m) == 0 && lw_report_lava(f, &m, 1) == 0;
+
+	lw_checks_free(&m);
+	return ok ? 0 : -1;
 }
 
 int lw_run_metrics(const struct lw_rrun *r, struct lw_checks *out)

@@ -170,37 +170,23 @@ void pg_td_ns(struct page *pg, const char *attrs, const char *key, double ns)
 	       lw_fmt_us(ns, us, sizeof(us)));
 }
 
-double jnum(const json_t *o, const char *key, double dflt)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
-const char *jstr(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
-
 /* A rail's figure in mW: "average_w" etc. (power/power.h's summary), or
  * "mean_mw" etc.; NAN when absent. */
 double rail_mw(const json_t *rail, const char *w_key, const char *mw_key)
 {
 	if (json_is_number(json_object_get(rail, w_key)))
-		return jnum(rail, w_key, 0) * 1e3;
+		return lw_jnum(rail, w_key, 0) * 1e3;
 	if (json_is_number(json_object_get(rail, mw_key)))
-		return jnum(rail, mw_key, 0);
+		return lw_jnum(rail, mw_key, 0);
 	return NAN;
 }
 
 const char *rail_kind(const json_t *rail)
 {
-	const char *k = jstr(rail, "kind", NULL);
+	const char *k = lw_jstr(rail, "kind", NULL);
 
 	if (!k)
-		k = jstr(rail, "source", "unlabelled");
+		k = lw_jstr(rail, "source", "unlabelled");
 	return strcmp(k, "measured") && strcmp(k, "estimated") ? "unlabelled" : k;
 }
 
@@ -240,15 +226,15 @@ static double hist_max_us(const json_t *h)
 
 	if (n)
 		m = (double)json_integer_value(json_array_get(json_array_get(b, n - 1), 0)) + 1;
-	if (jnum(h, "overflow", 0) > 0)
-		m = fmax(m, jnum(h, "overflow_max_ns", 0) / 1e3);
-	return m * jnum(h, "bucket_ns", 1000) / 1000;
+	if (lw_jnum(h, "overflow", 0) > 0)
+		m = fmax(m, lw_jnum(h, "overflow_max_ns", 0) / 1e3);
+	return m * lw_jnum(h, "bucket_ns", 1000) / 1000;
 }
 
 static double hist_p_us(const json_t *h, double q)
 {
 	const json_t *b = buckets(h), *e;
-	double total = jnum(h, "total", 0), cum = 0, bw = jnum(h, "bucket_ns", 1000) / 1e3;
+	double total = lw_jnum(h, "total", 0), cum = 0, bw = lw_jnum(h, "bucket_ns", 1000) / 1e3;
 	size_t i;
 
 	json_array_foreach((json_t *)b, i, e) {
@@ -297,7 +283,7 @@ void gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *
 	logx = xmax > 10 * fmax(p99, 1);
 	for (size_t s = 0; s < n; s++) {
 		const json_t *b = buckets(hist[s]), *e;
-		double bw = jnum(hist[s], "bucket_ns", 1000) / 1e3;
+		double bw = lw_jnum(hist[s], "bucket_ns", 1000) / 1e3;
 		/* bucket indexes come from a file: in double, where a huge one is a
 		 * huge x rather than an overflow */
 		double prev = -2;
@@ -318,10 +304,10 @@ void gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *
 		}
 		if (prev >= 0)
 			fprintf(f, "%g 0.1\n", (prev + 1 + logx) * bw);
-		if (jnum(hist[s], "overflow", 0) > 0)
-			fprintf(f, "%g %g\n%g 0.1\n", jnum(hist[s], "overflow_max_ns", 0) / 1e3,
-				jnum(hist[s], "overflow", 0),
-				jnum(hist[s], "overflow_max_ns", 0) / 1e3 + bw);
+		if (lw_jnum(hist[s], "overflow", 0) > 0)
+			fprintf(f, "%g %g\n%g 0.1\n", lw_jnum(hist[s], "overflow_max_ns", 0) / 1e3,
+				lw_jnum(hist[s], "overflow", 0),
+				lw_jnum(hist[s], "overflow_max_ns", 0) / 1e3 + bw);
 		if (prev < 0)
 			fprintf(f, "0 0.1\n");
 		fprintf(f, "EOD\n");
@@ -354,8 +340,8 @@ void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles
 
 	for (size_t s = 0; s < n; s++) {
 		const json_t *b = buckets(hist[s]), *e;
-		double total = jnum(hist[s], "total", 0), cum = 0;
-		double bw = jnum(hist[s], "bucket_ns", 1000) / 1e3;
+		double total = lw_jnum(hist[s], "total", 0), cum = 0;
+		double bw = lw_jnum(hist[s], "bucket_ns", 1000) / 1e3;
 		size_t i;
 
 		/* nines scale: y = -log10(1 - F), F the fraction at or below x */
@@ -367,8 +353,8 @@ void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles
 			fprintf(f, "%g %g\n", x, -log10(fmax(1 - cum / total, 0.5 / total)));
 			xmax = fmax(xmax, x);
 		}
-		if (jnum(hist[s], "overflow", 0) > 0) {
-			double x = jnum(hist[s], "overflow_max_ns", 0) / 1e3;
+		if (lw_jnum(hist[s], "overflow", 0) > 0) {
+			double x = lw_jnum(hist[s], "overflow_max_ns", 0) / 1e3;
 
 			fprintf(f, "%g %g\n", x, -log10(0.5 / total));
 			xmax = fmax(xmax, x);
@@ -380,16 +366,14 @@ void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles
 	if (marks && n) {
 		fprintf(f, "$m << EOD\n");
 		for (int k = 0; k < LW_NPCT; k++) {
-			static const double q[LW_NPCT] = { 50, 90, 99, 99.9, 99.99 };
-			static const char *const lbl[LW_NPCT] = { "p50", "p90", "p99", "p99.9",
-								  "p99.99" };
 			const json_t *v = json_object_get(marks, lw_pct_key[k]);
 			double us;
 
-			if (!json_is_integer(v) || -log10(1 - q[k] / 100) > ymax + 1e-9)
+			if (!json_is_integer(v) || -log10(1 - lw_pct[k] / 100) > ymax + 1e-9)
 				continue;
 			us = (double)json_integer_value(v) / 1e3;
-			fprintf(f, "%g %g \"%s %.1fus\"\n", us, -log10(1 - q[k] / 100), lbl[k], us);
+			fprintf(f, "%g %g \"%s %.1fus\"\n", us, -log10(1 - lw_pct[k] / 100),
+				lw_stat_names[k], us);
 		}
 		fprintf(f, "EOD\n");
 	}

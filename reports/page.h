@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "lib/json.h"
 #include "reports/report.h"
 
 struct page {
@@ -42,10 +43,6 @@ void pg_td_ns(struct page *pg, const char *attrs, const char *key, double ns);
 
 /* The checks of @suite ("budgets", "compare") as a table. */
 void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const char *suite);
-
-/* JSON helpers (NULL-safe). */
-double jnum(const json_t *o, const char *key, double dflt);
-const char *jstr(const json_t *o, const char *key, const char *dflt);
 
 /* A power rail of analysis.json: a figure in mW from "average_w" (etc.,
  * watts, as power/power.h summarizes) or "mean_mw"; NAN when absent.  And

@@ -19,6 +19,7 @@
 #include "analysis/checks.h"
 #include "analysis/verdict.h"
 #include "lib/rundir.h"
+#include "lib/stats.h"
 
 struct lw_metric;
 
@@ -68,21 +69,8 @@ double lw_workload_total(const json_t *w);
 
 /* ---- budgets -------------------------------------------------------- */
 
-/* What a budget is on, coarsely (the figure itself is @m in struct lw_rbudget). */
-enum lw_rb_metric {
-	LW_RB_LATENCY,		/* a latency statistic of a probe, ns */
-	LW_RB_MISSED,		/* missed periods of a probe */
-	LW_RB_DROPPED,		/* dropped samples of a probe */
-	LW_RB_OVER,		/* samples over the threshold */
-	LW_RB_XRUNS,		/* audio xruns */
-	LW_RB_DROPPED_FRAMES,	/* video dropped frames */
-	LW_RB_DEADLINE_MISSES,	/* every workload's misses */
-	LW_RB_POWER,		/* average power, mW */
-	LW_RB_OTHER,		/* any other figure of the registry (lib/metrics.h) */
-};
 
 struct lw_rbudget {
-	enum lw_rb_metric metric;
 	const struct lw_metric *m;	/* the registry's entry */
 	char probe[32];		/* "" = every probe of the run */
 	char stat[32];		/* the registry's name: p99, missed, xruns, power */
@@ -105,7 +93,7 @@ int lw_rbudget_eval(const struct lw_rbudget *b, const struct lw_rrun *r, struct 
 
 /* The budgets of a board (boards/NAME.yaml; @board NULL: the run's own
  * board, see lw_board_for_run()) checked against the run by
- * lw_budgets_check(), one check each; "not measured" ones skipped.  @suffix
+ * lw_checks_board() (analysis/checks.h), one check each; "not measured" ones skipped.  @suffix
  * (or NULL) is appended to the names.  -1 after error() (unknown board). */
 int lw_board_checks(const struct lw_rrun *r, const char *board, const char *suffix,
 		    struct lw_checks *out);
@@ -130,8 +118,9 @@ int lw_run_metrics(const struct lw_rrun *r, struct lw_checks *out);
  * group metric by metric, and the rules.  The views render this and the
  * runs' analysis.json histograms (for plots) and nothing else.
  */
-#define LW_CMP_NSTAT 7		/* p50 p90 p99 p99.9 p99.99 mean max */
-extern const char *const lw_cmp_stat[LW_CMP_NSTAT];
+/* The figures of a probe a comparison shows, named by lw_stat_names[]:
+ * p50 p90 p99 p99.9 p99.99 mean max (lib/stats.h), max last. */
+#define LW_CMP_NSTAT LW_NSTAT_COMPARED
 
 /* A figure with its interval; NAN: unknown (not recorded, not computed). */
 struct lw_cfig {
@@ -265,6 +254,9 @@ void lw_verdict_print(FILE *f, const struct lw_run_verdict *v);
  * @v, then the details, the checks @cs last; @top spikes in full. */
 void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdict *v,
 			const struct lw_checks *cs, size_t top);
+/* The text of `latwatt compare` for comparison document @doc (also
+ * `latwatt bisect`'s evidence). */
+void lw_compare_print(const json_t *doc, FILE *out);
 
 /* ---- output --------------------------------------------------------- */
 
@@ -294,24 +286,38 @@ struct lw_report_in {
 /* A writer in that table: 0, or -1 after error(). */
 typedef int lw_report_fn(FILE *f, const struct lw_report_in *in);
 
-int lw_report_html_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs,
-		       const struct lw_report_opts *o);
-int lw_report_html_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs,
-			   const struct lw_report_opts *o);
-int lw_report_junit(FILE *f, const struct lw_checks *cs, const char *name, const char *status);
+/* The writers of the formats (lw_report_formats[]), one signature. */
+lw_report_fn lw_report_html_run, lw_report_html_compare;
+lw_report_fn lw_report_junit;			/* the run's state a property of each suite */
+lw_report_fn lw_report_markdown_run, lw_report_markdown_compare;
+lw_report_fn lw_report_lava_checks;		/* the checks */
+lw_report_fn lw_report_lava_metrics;		/* the run's key figures (lw_run_metrics()) */
 /* lava-test-case lines on @f, or through the lava-test-case helper when it
  * is on PATH and @use_helper. */
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper);
-int lw_report_markdown_run(FILE *f, const struct lw_rrun *r, const struct lw_checks *cs);
-int lw_report_markdown_compare(FILE *f, const struct lw_comparison *c, const struct lw_checks *cs);
 
-/* Latency statistic keys in analysis.json, with labels. */
-struct lw_statkey {
-	const char *stat;	/* "p99" */
-	const char *key;	/* "p99_ns" */
+/*
+ * The formats `latwatt report` writes, in this order.  With an @arg the
+ * format goes to the file its option names ('-': stdout, when LW_RF_DASH);
+ * without, the option is a flag and the format goes to stdout.  @help: the
+ * --help text, its lines after the first indented.  A new format is a writer
+ * of type lw_report_fn and a line in reports/formats.c.
+ */
+enum {
+	LW_RF_DASH  = 1 << 0,	/* '-' is stdout, said in its help; two such cannot share it */
+	LW_RF_PLOTS = 1 << 1,	/* draws plots: says so when gnuplot is missing */
 };
-extern const struct lw_statkey lw_statkeys[];	/* min mean p50 … p99.99 max, NULL-ended */
-const char *lw_stat_key(const char *stat);	/* NULL when unknown */
+struct lw_report_format {
+	const char *opt;		/* long option */
+	char shortopt;			/* or 0 */
+	const char *arg;		/* "FILE", or NULL: a flag */
+	unsigned flags;			/* LW_RF_* */
+	lw_report_fn *run, *compare;	/* compare NULL: one run only */
+	const char *help;
+};
+#define LW_REPORT_MAX_FORMATS 16
+extern const struct lw_report_format lw_report_formats[];
+extern const size_t lw_report_nformats;
 
 /* "123.4" us, with a sensible number of decimals. */
 char *lw_fmt_us(double ns, char *buf, size_t len);

@@ -12,23 +12,10 @@
 #include "boards/board.h"
 #include "lib/error.h"
 #include "lib/input.h"
+#include "lib/json.h"
 #include "lib/samples.h"
 #include "reports/report.h"
 #include "workloads/rkind.h"
-
-const struct lw_statkey lw_statkeys[] = {
-	{ "min", "min_ns" }, { "mean", "mean_ns" }, { "p50", "p50_ns" }, { "p90", "p90_ns" },
-	{ "p99", "p99_ns" }, { "p99.9", "p99.9_ns" }, { "p99.99", "p99.99_ns" },
-	{ "max", "max_ns" }, { NULL, NULL },
-};
-
-const char *lw_stat_key(const char *stat)
-{
-	for (const struct lw_statkey *k = lw_statkeys; k->stat; k++)
-		if (!strcmp(k->stat, stat))
-			return k->key;
-	return NULL;
-}
 
 char *lw_fmt_us(double ns, char *buf, size_t len)
 {
@@ -182,11 +169,6 @@ const json_t *lw_rrun_probes(const struct lw_rrun *r)
 	return json_is_object(p) && json_object_size(p) ? p : NULL;
 }
 
-static const char *jstr(const json_t *v)
-{
-	return json_string_value(v);
-}
-
 const char *lw_rrun_str(const struct lw_rrun *r, const char *what)
 {
 	static const struct {
@@ -241,9 +223,9 @@ static int word_value(const char *cmdline, const char *key, char *out, size_t le
 const char *lw_rrun_nohz(const struct lw_rrun *r, char *buf, size_t len)
 {
 	const json_t *sys = json_object_get(json_object_get(r->analysis, "run"), "system");
-	const char *mode = jstr(json_object_get(sys, "nohz"));
-	const char *full = jstr(json_object_get(sys, "nohz_full"));
-	const char *cmdline = jstr(json_object_get(sys, "cmdline"));
+	const char *mode = lw_jstr(sys, "nohz", NULL);
+	const char *full = lw_jstr(sys, "nohz_full", NULL);
+	const char *cmdline = lw_jstr(sys, "cmdline", NULL);
 	char v[128];
 
 	if (mode && *mode) {

@@ -13,6 +13,7 @@
 #include "analysis/summary.h"
 #include "analysis/tracepass.h"
 #include "analysis/tradeoff.h"
+#include "lib/json.h"
 #include "lib/samples.h"
 #include "lib/stats.h"
 #include "power/idle.h"
@@ -24,20 +25,6 @@
 #define TOP_CAUSES 8
 /* Components of a spike listed; the rest are one "others" row. */
 #define TOP_COMPONENTS 5
-
-static const char *js(const json_t *o, const char *k, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : dflt;
-}
-
-static double num(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* A latency column: "-" where the count is 0, "unknown" for a null, ">400.0"
  * for a figure only bounded (a percentile in a histogram's overflow). */
@@ -56,7 +43,7 @@ static void lat_cell(FILE *out, const json_t *row, const char *key, int width)
 	}
 	snprintf(above, sizeof(above), "%.*s_above_ns", (int)(strlen(key) - 3), key);
 	if (json_is_number(json_object_get(row, above))) {
-		snprintf(buf, sizeof(buf), ">%.1f", num(row, above) / 1e3);
+		snprintf(buf, sizeof(buf), ">%.1f", lw_jnum(row, above, NAN) / 1e3);
 		fprintf(out, " %*s", width, buf);
 		return;
 	}
@@ -78,13 +65,10 @@ static void count_cell(FILE *out, const json_t *row, const char *key, int na, in
 
 static void probe_row(FILE *out, const char *label, const json_t *row, int have_threshold)
 {
-	static const char *const keys[] = { "min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns",
-					     "p99.9_ns", "p99.99_ns", "max_ns" };
-
 	fprintf(out, "%5s", label);
 	count_cell(out, row, "count", 0, 10);
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		lat_cell(out, row, keys[k], 9);
+	for (int k = 0; k < LW_NSTAT; k++)
+		lat_cell(out, row, lw_stat_keys[lw_stat_columns[k]], 9);
 	count_cell(out, row, "over_threshold", !have_threshold, 8);
 	count_cell(out, row, "missed_periods", 0, 8);
 	count_cell(out, row, "dropped", 0, 8);
@@ -128,7 +112,7 @@ static void probes_print(FILE *out, const json_t *doc)
 	const json_t *probes = json_object_get(doc, "probes"), *p, *c;
 	const json_t *thr = json_object_get(doc, "threshold_ns");
 	int have_threshold = json_is_integer(thr) && json_integer_value(thr) > 0;
-	const char *name, *src = js(doc, "source", "samples");
+	const char *name, *src = lw_jstr(doc, "source", "samples");
 	size_t i;
 
 	if (!strcmp(src, "monitor"))
@@ -138,9 +122,10 @@ static void probes_print(FILE *out, const json_t *doc)
 		fprintf(out, "\nfrom a histogram: percentiles have its bucket resolution (1us)\n");
 	json_object_foreach((json_t *)probes, name, p) {
 		fprintf(out, "\nprobe %s (latency in us)\n", name);
-		fprintf(out, "%5s %10s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s\n", "cpu",
-			"samples", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max",
-			"over", "missed", "dropped");
+		fprintf(out, "%5s %10s", "cpu", "samples");
+		for (int k = 0; k < LW_NSTAT; k++)
+			fprintf(out, " %9s", lw_stat_names[lw_stat_columns[k]]);
+		fprintf(out, " %8s %8s %8s\n", "over", "missed", "dropped");
 		json_array_foreach(json_object_get(p, "cpus"), i, c) {
 			char cpu[16];
 
@@ -153,7 +138,7 @@ static void probes_print(FILE *out, const json_t *doc)
 	}
 	if (have_threshold)
 		fprintf(out, "\nover: samples above %.1fus (%s)\n",
-			(double)json_integer_value(thr) / 1e3, js(doc, "threshold_source", "--threshold"));
+			(double)json_integer_value(thr) / 1e3, lw_jstr(doc, "threshold_source", "--threshold"));
 	legend(out, probes);
 }
 
@@ -163,32 +148,32 @@ static void unexplained_print(FILE *out, const json_t *sp)
 	const json_t *u = json_object_get(sp, "unexplained"), *st = json_object_get(sp, "steal"), *v;
 	size_t i;
 
-	if (!u || (!(num(u, "idle_late_ns") > 0) && !(num(u, "running_ns") > 0) && !st))
+	if (!u || (!(lw_jnum(u, "idle_late_ns", NAN) > 0) && !(lw_jnum(u, "running_ns", NAN) > 0) && !st))
 		return;
 	fprintf(out, "  time no event explains, by what the trace knows:\n");
 	json_array_foreach(json_object_get(u, "idle_late"), i, v) {
 		char lat[48];
 
 		if (json_is_number(json_object_get(v, "exit_latency_ns")))
-			snprintf(lat, sizeof(lat), "%.1fus", num(v, "exit_latency_ns") / 1e3);
+			snprintf(lat, sizeof(lat), "%.1fus", lw_jnum(v, "exit_latency_ns", NAN) / 1e3);
 		else
 			snprintf(lat, sizeof(lat), "none declared");
 		fprintf(out, "    idle-late:%-16s %10.1fus in %lld spikes: idle past the state's exit "
-			"latency (%s)\n", js(v, "state", "?"), num(v, "ns") / 1e3,
-			(long long)num(v, "spikes"), lat);
+			"latency (%s)\n", lw_jstr(v, "state", "?"), lw_jnum(v, "ns", NAN) / 1e3,
+			(long long)lw_jnum(v, "spikes", NAN), lat);
 	}
-	if (num(u, "running_ns") > 0)
+	if (lw_jnum(u, "running_ns", NAN) > 0)
 		fprintf(out, "    %-26s %10.1fus in %lld spikes: the CPU was running and the trace "
 			"saw nothing (interrupts off, firmware, SMI, hypervisor)\n", "unexplained",
-			num(u, "running_ns") / 1e3, (long long)num(u, "running_spikes"));
+			lw_jnum(u, "running_ns", NAN) / 1e3, (long long)lw_jnum(u, "running_spikes", NAN));
 	if (st) {
 		fprintf(out, "    steal time the machine reported during the run (/proc/stat):");
-		if (!(num(st, "total_ns") > 0))
+		if (!(lw_jnum(st, "total_ns", NAN) > 0))
 			fprintf(out, " none (0: none, or the hypervisor does not report it)");
 		json_array_foreach(json_object_get(st, "cpus"), i, v)
-			if (num(v, "steal_ns") > 0)
-				fprintf(out, " cpu%lld %.1fms", (long long)num(v, "cpu"),
-					num(v, "steal_ns") / 1e6);
+			if (lw_jnum(v, "steal_ns", NAN) > 0)
+				fprintf(out, " cpu%lld %.1fms", (long long)lw_jnum(v, "cpu", NAN),
+					lw_jnum(v, "steal_ns", NAN) / 1e6);
 		fputc('\n', out);
 	}
 }
@@ -206,13 +191,14 @@ static void causes_print(FILE *out, const json_t *sp)
 		"share");
 	json_array_foreach(causes, i, c) {
 		if (i < TOP_CAUSES) {
-			fprintf(out, "  %-40.40s %8lld %10.1f %7.1f%%\n", js(c, "cause", "?"),
-				(long long)num(c, "count"), num(c, "ns") / 1e3, num(c, "share") * 100);
+			fprintf(out, "  %-40.40s %8lld %10.1f %7.1f%%\n", lw_jstr(c, "cause", "?"),
+				(long long)lw_jnum(c, "count", NAN), lw_jnum(c, "ns", NAN) / 1e3,
+				lw_jnum(c, "share", NAN) * 100);
 			continue;
 		}
-		odom += (long long)num(c, "count");
-		ons += num(c, "ns");
-		oshare += num(c, "share");
+		odom += (long long)lw_jnum(c, "count", NAN);
+		ons += lw_jnum(c, "ns", NAN);
+		oshare += lw_jnum(c, "share", NAN);
 	}
 	if (n > TOP_CAUSES) {
 		char label[64];
@@ -226,7 +212,7 @@ static void top_spikes_print(FILE *out, const json_t *sp, size_t top)
 {
 	const json_t *list = json_object_get(sp, "top"), *c, *v;
 	size_t i, j, n = json_array_size(list), shown = n < top ? n : top;
-	long long total = (long long)num(sp, "spikes_total");
+	long long total = (long long)lw_jnum(sp, "spikes_total", NAN);
 
 	if (!shown)
 		return;
@@ -240,19 +226,20 @@ static void top_spikes_print(FILE *out, const json_t *sp, size_t top)
 
 		if (i >= shown)
 			break;
-		fprintf(out, "  %-12s cpu %-3lld %9.1fus  %s", lw_probe_name((unsigned)num(c, "probe")),
-			(long long)num(c, "cpu"), num(c, "latency_ns") / 1e3, js(c, "cause", "?"));
+		fprintf(out, "  %-12s cpu %-3lld %9.1fus  %s", lw_probe_name((unsigned)lw_jnum(c, "probe", NAN)),
+			(long long)lw_jnum(c, "cpu", NAN), lw_jnum(c, "latency_ns", NAN) / 1e3,
+			lw_jstr(c, "cause", "?"));
 		if (json_object_get(c, "unattributable"))
-			fprintf(out, " (%s)", js(c, "unattributable", "?"));
+			fprintf(out, " (%s)", lw_jstr(c, "unattributable", "?"));
 		fputc('\n', out);
 		json_array_foreach(json_object_get(c, "components"), j, v) {
 			if (j < TOP_COMPONENTS) {
-				fprintf(out, "      %-36.36s %9.1fus %5.1f%%\n", js(v, "cause", "?"),
-					num(v, "ns") / 1e3, num(v, "share") * 100);
+				fprintf(out, "      %-36.36s %9.1fus %5.1f%%\n", lw_jstr(v, "cause", "?"),
+					lw_jnum(v, "ns", NAN) / 1e3, lw_jnum(v, "share", NAN) * 100);
 				continue;
 			}
-			ons += num(v, "ns");
-			oshare += num(v, "share");
+			ons += lw_jnum(v, "ns", NAN);
+			oshare += lw_jnum(v, "share", NAN);
 		}
 		if (nc > TOP_COMPONENTS) {
 			char label[48];
@@ -272,22 +259,22 @@ static void spikes_print(FILE *out, const json_t *doc, size_t top)
 		return;
 	fprintf(out, "\nspikes: %lld samples above the spike thresholds, %lld explained from the "
 		"trace, %lld not (lost trace events, or outside the trace)\n",
-		(long long)num(sp, "spikes_total"), (long long)num(sp, "attributed"),
-		(long long)num(sp, "unattributable"));
+		(long long)lw_jnum(sp, "spikes_total", NAN), (long long)lw_jnum(sp, "attributed", NAN),
+		(long long)lw_jnum(sp, "unattributable", NAN));
 	json_object_foreach((json_t *)json_object_get(sp, "thresholds"), key, v) {
-		if (num(v, "threshold_ns") > 0)
+		if (lw_jnum(v, "threshold_ns", NAN) > 0)
 			fprintf(out, "  %s: %lld samples above %.1fus (%s)\n", key,
-				(long long)num(v, "above"), num(v, "threshold_ns") / 1e3,
-				js(v, "source", "?"));
+				(long long)lw_jnum(v, "above", NAN), lw_jnum(v, "threshold_ns", NAN) / 1e3,
+				lw_jstr(v, "source", "?"));
 		else
-			fprintf(out, "  %s: %lld samples (%s)\n", key, (long long)num(v, "above"),
-				js(v, "source", "?"));
+			fprintf(out, "  %s: %lld samples (%s)\n", key, (long long)lw_jnum(v, "above", NAN),
+				lw_jstr(v, "source", "?"));
 	}
 	if ((v = json_object_get(sp, "trace_windows")))
 		fprintf(out, "  monitored: %lld spikes inside the %lld trace windows saved, "
 			"%lld with no trace window (not attributed)\n",
-			(long long)num(v, "spikes_in_windows"), (long long)num(v, "windows"),
-			(long long)num(v, "spikes_without_trace"));
+			(long long)lw_jnum(v, "spikes_in_windows", NAN), (long long)lw_jnum(v, "windows", NAN),
+			(long long)lw_jnum(v, "spikes_without_trace", NAN));
 	causes_print(out, sp);
 	unexplained_print(out, sp);
 	top_spikes_print(out, sp, top);
@@ -306,7 +293,7 @@ static void idle_latency_print(FILE *out, const json_t *doc)
 		"max");
 	json_object_foreach((json_t *)il, key, v)
 		json_array_foreach(v, i, c) {
-			fprintf(out, "  %-16s %-12s", key, js(c, "state", "?"));
+			fprintf(out, "  %-16s %-12s", key, lw_jstr(c, "state", "?"));
 			count_cell(out, c, "count", 0, 10);
 			lat_cell(out, c, "p50_ns", 9);
 			lat_cell(out, c, "p99_ns", 9);
@@ -319,7 +306,7 @@ static void idle_latency_print(FILE *out, const json_t *doc)
 static void rate_cell(FILE *out, const json_t *c, const char *key, int width)
 {
 	if (json_is_number(json_object_get(c, key)))
-		fprintf(out, " %*.1f", width, num(c, key));
+		fprintf(out, " %*.1f", width, lw_jnum(c, key, NAN));
 	else
 		fprintf(out, " %*s", width, "-");
 }
@@ -331,27 +318,29 @@ static void nohz_print(FILE *out, const json_t *doc)
 
 	if (!json_array_size(json_object_get(nz, "cpus")))
 		return;
-	fprintf(out, "\nNO_HZ: ticks and wake-ups per second (trace of %.1fs)\n", num(nz, "duration_s"));
+	fprintf(out, "\nNO_HZ: ticks and wake-ups per second (trace of %.1fs)\n",
+		lw_jnum(nz, "duration_s", NAN));
 	fprintf(out, "  %4s %6s %12s %12s %9s %9s %10s  %s\n", "cpu", "idle", "idle ticks/s",
 		"busy ticks/s", "tick stop", "kept", "wakeups/s", "top wake-up sources (per s)");
 	json_array_foreach(json_object_get(nz, "cpus"), i, c) {
-		double idle = num(c, "idle_s"), busy = num(c, "busy_s");
+		double idle = lw_jnum(c, "idle_s", NAN), busy = lw_jnum(c, "busy_s", NAN);
 		const json_t *ts = json_object_get(c, "tick_stop");
 
-		fprintf(out, "  %4lld %5.1f%%", (long long)num(c, "cpu"),
+		fprintf(out, "  %4lld %5.1f%%", (long long)lw_jnum(c, "cpu", NAN),
 			idle + busy > 0 ? idle / (idle + busy) * 100 : 0);
 		rate_cell(out, c, "ticks_per_s_idle", 12);
 		rate_cell(out, c, "ticks_per_s_busy", 12);
-		fprintf(out, " %9lld %9lld", (long long)num(ts, "stopped"), (long long)num(ts, "kept"));
+		fprintf(out, " %9lld %9lld", (long long)lw_jnum(ts, "stopped", NAN),
+			(long long)lw_jnum(ts, "kept", NAN));
 		rate_cell(out, c, "wakeups_per_s", 10);
 		fputc(' ', out);
 		json_array_foreach(json_object_get(c, "wakeup_sources"), j, v) {
 			if (j == 3)
 				break;
 			if (json_is_number(json_object_get(v, "per_s")))
-				fprintf(out, " %s %.1f", js(v, "source", "?"), num(v, "per_s"));
+				fprintf(out, " %s %.1f", lw_jstr(v, "source", "?"), lw_jnum(v, "per_s", NAN));
 			else	/* too little time for a rate: the count */
-				fprintf(out, " %s n=%.0f", js(v, "source", "?"), num(v, "count"));
+				fprintf(out, " %s n=%.0f", lw_jstr(v, "source", "?"), lw_jnum(v, "count", NAN));
 		}
 		fputc('\n', out);
 	}
@@ -365,13 +354,13 @@ static void nohz_print(FILE *out, const json_t *doc)
 		for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
 			if (json_is_null(json_object_get(c, r[k].rate)))
 				fprintf(out, "  cpu %.0f: %s ticks/s not given: too little %s (%.1f ms, "
-					"%.0f ticks; a rate needs %.0f s)\n", num(c, "cpu"),
-					k ? "busy" : "idle", r[k].what, num(c, r[k].secs) * 1e3,
-					num(c, r[k].count), num(nz, "rate_min_s"));
+					"%.0f ticks; a rate needs %.0f s)\n", lw_jnum(c, "cpu", NAN),
+					k ? "busy" : "idle", r[k].what, lw_jnum(c, r[k].secs, NAN) * 1e3,
+					lw_jnum(c, r[k].count, NAN), lw_jnum(nz, "rate_min_s", NAN));
 		if (json_is_null(json_object_get(c, "wakeups_per_s")))
 			fprintf(out, "  cpu %.0f: wake-ups per second not given: %.0f in a trace of "
-				"%.1f ms (sources: counts, not rates)\n", num(c, "cpu"), num(c, "wakeups"),
-				num(nz, "duration_s") * 1e3);
+				"%.1f ms (sources: counts, not rates)\n", lw_jnum(c, "cpu", NAN), lw_jnum(c, "wakeups", NAN),
+				lw_jnum(nz, "duration_s", NAN) * 1e3);
 	}
 }
 
@@ -384,7 +373,7 @@ static void checks_print(FILE *out, const json_t *doc, const struct lw_checks *c
 	if (!cs->n) {
 		fprintf(out, "  none: no budget or threshold applies to this run");
 		if (json_is_string(json_object_get(doc, "board_checked")))
-			fprintf(out, " (board %s has no budgets)", js(doc, "board_checked", "?"));
+			fprintf(out, " (board %s has no budgets)", lw_jstr(doc, "board_checked", "?"));
 		fputc('\n', out);
 		return;
 	}
@@ -404,16 +393,16 @@ void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdic
 			const struct lw_checks *cs, size_t top)
 {
 	const json_t *run = json_object_get(doc, "run"), *wl = json_object_get(doc, "workloads");
-	const char *reason = js(run, "status_reason", NULL);
+	const char *reason = lw_jstr(run, "status_reason", NULL);
 	const json_t *power = json_object_get(doc, "power"), *idle = json_object_get(doc, "idle");
 
 	lw_verdict_print(out, v);
-	fprintf(out, "\nrun %s: %s%s%s\n", js(run, "path", "?"), js(run, "status", "?"),
+	fprintf(out, "\nrun %s: %s%s%s\n", lw_jstr(run, "path", "?"), lw_jstr(run, "status", "?"),
 		reason ? ", " : "", reason ? reason : "");
-	fprintf(out, "kernel %s (%s), board %s%s%s\n", js(run, "kernel_release", "?"),
-		js(run, "preempt_model", "?"), js(run, "board", "?"),
+	fprintf(out, "kernel %s (%s), board %s%s%s\n", lw_jstr(run, "kernel_release", "?"),
+		lw_jstr(run, "preempt_model", "?"), lw_jstr(run, "board", "?"),
 		json_is_string(json_object_get(run, "scenario")) ? ", scenario " : "",
-		js(run, "scenario", ""));
+		lw_jstr(run, "scenario", ""));
 	probes_print(out, doc);
 	if (json_object_get(doc, "over_time"))
 		lw_summary_print_over_time(json_object_get(doc, "over_time"), out);

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "lib/error.h"
+#include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/samples.h"
@@ -708,19 +709,14 @@ static void audio_print(FILE *out, const char *name, const json_t *s)
 	lw_rec_dist_line(out, "processing", json_object_get(s, "proc_ns"));
 }
 
-static double jnum(const json_t *o, const char *k)
-{
-	return json_number_value(json_object_get(o, k));
-}
-
 static void audio_miss_detail(char *buf, size_t len, const json_t *ev)
 {
 	const json_t *cpu = json_object_get(ev, "cpu");
 
 	snprintf(buf, len, "period %.0f, stream %.0f, CPU %d, %.1f us late%s",
-		 jnum(ev, "period"), jnum(ev, "stream"),
+		 lw_jnum(ev, "period", 0), lw_jnum(ev, "stream", 0),
 		 json_is_number(cpu) ? (int)json_number_value(cpu) : -1,
-		 jnum(ev, "lateness_ns") / 1e3,
+		 lw_jnum(ev, "lateness_ns", 0) / 1e3,
 		 json_is_true(json_object_get(ev, "skipped")) ? ", skipped" : "");
 }
 

@@ -107,6 +107,13 @@ struct lw_load_rt {
 int lw_load_rt_threads(const struct lw_load_spec *ls, const cpu_set_t *online,
 		       int (*fn)(const struct lw_load_rt *rt, void *arg), void *arg);
 
+/* Between the spec (workloads/load_spec.c) and the participant: @path's
+ * base name; whether the load is rt-app; rt-app's JSON file argument (NULL
+ * after error() prefixed @what). */
+const char *lw_load_base_name(const char *path);
+int lw_load_is_rt_app(const struct lw_load_spec *ls);
+const char *lw_load_rt_app_config(const struct lw_load_spec *ls, const char *what);
+
 /* Quote @argv back into one shell-readable string (for the manifest). */
 char *lw_load_format_argv(char *const *argv, char *buf, size_t len);
 

@@ -22,7 +22,7 @@
  *	video  dropped   dropped_list  vsync_ns     frames     dropped_frames
  *
  * The metric name is also the key of the miss count in a comparison's
- * per-run "workloads" object, beside .total_key (analysis/compare.c).
+ * per-run "workloads" object, beside .total_key (analysis/compare_json.c).
  */
 #ifndef LW_RKIND_H
 #define LW_RKIND_H
@@ -61,7 +61,7 @@ struct lw_rthread {
 };
 
 /* What the trace pass needs to explain a listed miss from the trace
- * (analysis/tracepass.c): the window from the start of its period (the
+ * (analysis/misses.c): the window from the start of its period (the
  * boundary, the vsync) to the moment its work was done, in three stages
  * (the first: audio boundary -> interrupt thread running, video vsync ->
  * frame captured; the worker's wake-up; its processing), the thread that

@@ -6,6 +6,7 @@
 
 #include "tests/unit/lw_test.h"
 #include "boards/board.h"
+#include "lib/metrics.h"
 #include "lib/yamltree.h"
 #include "lib/parse.h"
 #include "lib/sysinfo.h"
@@ -53,7 +54,7 @@ static void test_full(void **st)
 	/* budgets: p99, max, cyclic p99.9, cyclic mean, 5 scalars */
 	assert_int_equal(b->nbudget, 9);
 	for (int i = 0; i < b->nbudget; i++)
-		if (b->budget[i].kind == LW_BUDGET_AVG_POWER)
+		if (b->budget[i].m == lw_metric_find("power"))
 			assert_true(fabs(b->budget[i].limit - 3500) < 1e-9);	/* 3.5 W in mW */
 	assert_int_equal(b->nsources, 1);
 	lw_board_free(b);

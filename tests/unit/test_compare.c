@@ -20,6 +20,7 @@
 #include "analysis/compare.h"
 #include "analysis/failon.h"
 #include "lib/samples.h"
+#include "reports/report.h"
 
 #define N_SAMPLES 4000
 #define PER_BLOCK 10		/* samples per 10 ms: a 1 kHz probe */

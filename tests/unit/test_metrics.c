@@ -3,13 +3,16 @@
  * summary, the three rule users accept the registry's names, and the man
  * page describes every name. */
 #include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "tests/unit/lw_test.h"
 
-#include "analysis/budgets.h"
 #include "analysis/failon.h"
 #include "boards/board.h"
+#include "cmd/commands.h"
 #include "lib/metrics.h"
 #include "reports/report.h"
 
@@ -108,10 +111,10 @@ static void test_board_keys(void **st)
 
 	assert_non_null(b);
 	assert_int_equal(b->nbudget, 3);
-	assert_int_equal(b->budget[0].kind, LW_BUDGET_XRUNS);
-	assert_int_equal(b->budget[1].kind, LW_BUDGET_AVG_POWER);
+	assert_ptr_equal(b->budget[0].m, lw_metric_find("xruns"));
+	assert_ptr_equal(b->budget[1].m, lw_metric_find("power"));
 	assert_true(b->budget[1].limit == 2000);
-	assert_int_equal(b->budget[2].kind, LW_BUDGET_ENERGY_PER_PERIOD);
+	assert_ptr_equal(b->budget[2].m, lw_metric_find("energy_per_period"));
 	lw_board_free(b);
 	assert_error(lw_board_parse("k.yaml", "format: 1\nname: k\nbudgets:\n  p99: 1\n") == NULL,
 		     "k.yaml:4:3: budgets: unknown key (known here: latency_us, audio_xruns");
@@ -167,6 +170,63 @@ static void test_man_page(void **st)
 	}
 }
 
+/* `latwatt report --help` lists the names --budget takes from the registry:
+ * every name it lists is a registry name a run's summary holds, and every
+ * such name is listed. */
+static void test_report_help_names(void **st)
+{
+	char path[PATH_MAX], text[8192], *names, *end, *w, *dir = lw_test_tmpdir();
+	char *av[] = { "report", "--help", NULL };
+	int saved, fd, listed[64] = { 0 };
+	FILE *f;
+	size_t n;
+
+	(void)st;
+	assert_true(lw_nmetrics <= 64);
+	snprintf(path, sizeof(path), "%s/help", dir);
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	dup2(fd, 1);
+	close(fd);
+	assert_int_equal(cmd_report(2, av), LW_EXIT_OK);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	names = strstr(text, "STAT one of ");
+	assert_non_null(names);
+	names += strlen("STAT one of ");
+	end = strstr(names, "; see RULES AND METRICS");
+	assert_non_null(end);
+	*end = 0;
+	/* the units in parentheses are words of the text, not names */
+	for (char *p = names; (p = strchr(p, '('));) {
+		char *q = strchr(p, ')');
+
+		assert_non_null(q);
+		memset(p, ' ', (size_t)(q - p + 1));
+	}
+	for (w = strtok(names, " ,\n"); w; w = strtok(NULL, " ,\n")) {
+		const struct lw_metric *m = lw_metric_find(w);
+
+		if (!m || strcmp(m->name, w))
+			fail_msg("report --help lists '%s', not a name of the registry", w);
+		if (m->from == LW_MF_NONE)
+			fail_msg("report --help lists '%s', which no run's summary holds", w);
+		listed[m - lw_metrics] = 1;
+	}
+	for (size_t i = 0; i < lw_nmetrics; i++)
+		if (lw_metrics[i].from != LW_MF_NONE && !listed[i])
+			fail_msg("report --help does not list %s", lw_metrics[i].name);
+	lw_test_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_summary_readers),
 		cmocka_unit_test(test_board_keys),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_report_help_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -526,7 +526,8 @@ static void test_report(void **st)
 			(json_int_t)(r.start_ns + 1000000), "cpu", 0, "lateness_ns", (json_int_t)2000));
 	json_object_set_new(r.analysis, "workloads", wl);
 	f = open_memstream(&html, &len);
-	assert_int_equal(lw_report_html_run(f, &r, &cs, &ro), 0);
+	assert_int_equal(lw_report_html_run(f, &(struct lw_report_in){ .run = &r, .checks = &cs,
+								  .ro = &ro }), 0);
 	fclose(f);
 	for (size_t i = 0; (k = lw_rkind_at(i)); i++) {
 		char detail[160];

@@ -5,7 +5,7 @@
 
 #include "tests/unit/lw_test.h"
 #include "lib/safefile.h"
-#include "analysis/budgets.h"
+#include "analysis/checks.h"
 #include "boards/board.h"
 #include "power/idle.h"
 #include "power/model.h"
@@ -160,23 +160,22 @@ static const char budget_board[] =
 	"  average_power_mw: 3000\n"
 	"  energy_per_audio_period_uj: 5000\n";
 
-static json_t *find_result(const json_t *res, const char *name)
+static const struct lw_check *find_check(const struct lw_checks *cs, const char *name)
 {
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(res, i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "name")), name))
-			return r;
-	fail_msg("no result %s", name);
+	for (size_t i = 0; i < cs->n; i++)
+		if (!strcmp(cs->c[i].name, name))
+			return &cs->c[i];
+	fail_msg("no check %s", name);
 	return NULL;
 }
 
+/* A board's budgets judged by the checks evaluator (analysis/checks.c). */
 static void test_budgets(void **st)
 {
 	struct lw_board *b = lw_board_parse("budgets.yaml", budget_board);
-	json_t *an, *res;
-	int broken;
+	struct lw_checks cs = { 0 };
+	const struct lw_check *mx, *epp;
+	json_t *an;
 
 	assert_non_null(b);
 	/* workloads as analyze writes them: instances named by kind, numbered
@@ -186,33 +185,32 @@ static void test_budgets(void **st)
 		"workloads", "audio", "kind", "audio", "xruns", 0, "periods", 1000,
 		"video", "kind", "video", "dropped", 1, "video-1", "kind", "video", "dropped", 1,
 		"power", "total", "average_w", 2.5, "energy_j", 4.0);
-	broken = lw_budgets_check(b, an, &res);
+	assert_int_equal(lw_checks_board(b, an, NULL, &cs), 0);
 	/* max 180 us > 100 us; deadline misses 0 + (1 + 1) > 1 */
-	assert_int_equal(broken, 2);
-	assert_true(json_is_true(json_object_get(find_result(res, "latency cyclic p99"), "pass")));
-	json_t *mx = find_result(res, "latency cyclic max");
-
-	assert_true(json_is_false(json_object_get(mx, "pass")));
-	assert_true(near(json_real_value(json_object_get(mx, "measured")), 180.0));
-	assert_true(near(json_real_value(json_object_get(mx, "limit")), 100.0));
-	assert_string_equal(json_string_value(json_object_get(mx, "unit")), "us");
+	assert_int_equal(lw_checks_count(&cs, LW_FAIL), 2);
+	assert_int_equal(find_check(&cs, "budget.cyclic.p99")->result, LW_PASS);
+	mx = find_check(&cs, "budget.cyclic.max");
+	assert_int_equal(mx->result, LW_FAIL);
+	assert_true(near(mx->measured, 180.0));
+	assert_true(near(mx->limit, 100.0));
+	assert_string_equal(mx->unit, "us");
 	/* the timerlat budget: that probe did not run */
-	assert_true(json_is_null(json_object_get(find_result(res, "latency timerlat p99.9"), "pass")));
-	assert_true(json_is_false(json_object_get(find_result(res, "deadline misses"), "pass")));
-	assert_true(json_is_true(json_object_get(find_result(res, "average power"), "pass")));
+	assert_int_equal(find_check(&cs, "budget.timerlat.p99.9")->result, LW_SKIP);
+	assert_int_equal(find_check(&cs, "budget.deadline_misses")->result, LW_FAIL);
+	assert_int_equal(find_check(&cs, "budget.power")->result, LW_PASS);
 	/* 4 J over 1000 periods = 4000 uJ */
-	json_t *epp = find_result(res, "energy per audio period");
-
-	assert_true(near(json_real_value(json_object_get(epp, "measured")), 4000.0));
-	assert_true(json_is_true(json_object_get(epp, "pass")));
-	json_decref(res);
+	epp = find_check(&cs, "budget.energy_per_period");
+	assert_true(near(epp->measured, 4000.0));
+	assert_int_equal(epp->result, LW_PASS);
+	lw_checks_free(&cs);
 	json_decref(an);
 
 	/* all met */
 	an = json_pack("{s:{s:{s:{s:f, s:f}}}}", "probes", "cyclic", "all", "p99_ns", 1000.0,
 		       "max_ns", 2000.0);
-	assert_int_equal(lw_budgets_check(b, an, &res), 0);
-	json_decref(res);
+	assert_int_equal(lw_checks_board(b, an, NULL, &cs), 0);
+	assert_int_equal(lw_checks_count(&cs, LW_FAIL), 0);
+	lw_checks_free(&cs);
 	json_decref(an);
 	lw_board_free(b);
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "lw_test.h"
+#include "lib/metrics.h"
 #include "lib/samples.h"
 #include "reports/report.h"
 
@@ -13,7 +14,7 @@ static void test_budget_forms(void **st)
 	struct lw_rbudget b;
 
 	assert_int_equal(lw_rbudget_parse(&b, "p99<100us"), 0);
-	assert_int_equal(b.metric, LW_RB_LATENCY);
+	assert_ptr_equal(b.m, lw_metric_find("p99"));
 	assert_string_equal(b.stat, "p99");
 	assert_string_equal(b.probe, "");
 	assert_true(b.strict);
@@ -35,19 +36,19 @@ static void test_budget_forms(void **st)
 	assert_true(b.limit == 1500);
 
 	assert_int_equal(lw_rbudget_parse(&b, "cyclic.missed<1"), 0);
-	assert_int_equal(b.metric, LW_RB_MISSED);
+	assert_ptr_equal(b.m, lw_metric_find("missed"));
 	assert_true(b.limit == 1);
 
 	assert_int_equal(lw_rbudget_parse(&b, "power<=6.5W"), 0);
-	assert_int_equal(b.metric, LW_RB_POWER);
+	assert_ptr_equal(b.m, lw_metric_find("power"));
 	assert_true(fabs(b.limit - 6500) < 1e-9);
 	assert_int_equal(lw_rbudget_parse(&b, "power<900"), 0);	/* bare: mW */
 	assert_true(b.limit == 900);
 
 	assert_int_equal(lw_rbudget_parse(&b, "xruns<1"), 0);
-	assert_int_equal(b.metric, LW_RB_XRUNS);
+	assert_ptr_equal(b.m, lw_metric_find("xruns"));
 	assert_int_equal(lw_rbudget_parse(&b, "deadline_misses<=0"), 0);
-	assert_int_equal(b.metric, LW_RB_DEADLINE_MISSES);
+	assert_ptr_equal(b.m, lw_metric_find("deadline_misses"));
 	assert_string_equal(b.origin, "--budget deadline_misses<=0");
 }
 
