@@ -16,11 +16,11 @@
 
 #include "boards/board.h"
 #include "lib/metrics.h"
+#include "lib/sysfs.h"
 #include "lib/yamltree.h"
 #include "lib/error.h"
 #include "lib/input.h"
 #include "lib/safefile.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/powersrc.h"
 #include "lib/rundir.h"

@@ -15,8 +15,8 @@
 
 #include "lib/error.h"
 #include "lib/journal.h"
+#include "lib/sysfs.h"
 #include "lib/writer.h"
-#include "lib/knobs.h"
 #include "lib/safefile.h"
 
 #define JOURNAL_SCHEMA "latwatt-journal"

@@ -25,4 +25,11 @@ struct lw_sched {
 int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct lw_sched *s,
 		    const char *what);
 
+/* The stack a measurement loop touches before it starts, so that it takes
+ * no page fault on it (memory is locked for realtime runs). */
+#define LW_PREFAULT_STACK (64 * 1024)
+
+/* Touch LW_PREFAULT_STACK bytes of the calling thread's stack. */
+void lw_prefault_stack(void);
+
 #endif

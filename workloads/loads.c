@@ -23,6 +23,7 @@
 #include "lib/safefile.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
 #include "lib/timeutil.h"
 #include "workloads/loads.h"
 
@@ -1023,32 +1024,6 @@ static void loads_stop(struct lw_run *run, struct lw_part *p)
 	end_cgroup(ls);
 }
 
-static int copy_file(const char *from, int dfd, const char *to)
-{
-	char buf[65536];
-	int in = lw_in_open(from, 0, LW_CAP_JSON, NULL), out;
-	ssize_t n;
-
-	if (in < 0)
-		return -1;
-	out = lw_create_at(dfd, to, 0644, O_WRONLY);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	if (n < 0)
-		error_errno("cannot copy %s to %s", from, to);
-	close(in);
-	if (close(out) < 0 && n >= 0)
-		n = error_errno("cannot write %s", to);
-	return n < 0 ? -1 : 0;
-}
-
 /* Files, resolved program, argv: everything before the first fork. */
 static int prepare(struct lw_run *run, struct loads *ls, struct load *l)
 {
@@ -1068,7 +1043,7 @@ static int prepare(struct lw_run *run, struct loads *ls, struct load *l)
 		if ((size_t)snprintf(l->config_copy, sizeof(l->config_copy), "%s/%.63s.json", ls->dir,
 				     l->s.name) >= sizeof(l->config_copy))
 			return error("%s: path too long", ls->dir);
-		if (!cfg || copy_file(cfg, ls->dfd, l->config_copy) < 0)
+		if (!cfg || lw_copy_file_at(cfg, LW_CAP_JSON, ls->dfd, l->config_copy) < 0)
 			return -1;
 		for (i = 1; i < l->s.argc; i++)
 			if (l->argv[i] == cfg)
