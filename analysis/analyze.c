@@ -5,7 +5,6 @@
 
 #include "analysis/analyze.h"
 #include "analysis/budgets.h"
-#include "analysis/failon.h"
 #include "analysis/runstate.h"
 #include "analysis/timeline.h"
 #include "analysis/tradeoff.h"

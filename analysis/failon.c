@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/compare.h"
+#include "analysis/compare_words.h"
 #include "analysis/failon.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -157,7 +157,7 @@ int lw_rule_parse_lang(const struct lw_rule_lang *lang, const char *text, struct
 				   "(a time such as 50us)", name + 5);
 		r->threshold_ns = ns;
 		char t[32];
-		snprintf(r->name, sizeof(r->name), "over:%s", lw_cmp_format_threshold(ns, t, sizeof(t)));
+		snprintf(r->name, sizeof(r->name), "over:%s", lw_format_threshold(ns, t, sizeof(t)));
 	}
 	if (r->op == LW_OP_WORSE)
 		return 0;

@@ -8,7 +8,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "lib/pmqos.h"
 #include "lib/sysfs.h"
 #include "lib/sysinfo.h"
 

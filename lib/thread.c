@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "lib/error.h"
-#include "lib/run.h"
 #include "lib/thread.h"
 
 int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct lw_sched *s,

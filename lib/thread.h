@@ -12,6 +12,11 @@
 #include <sched.h>
 #include <stddef.h>
 
+/* Stack of every thread latwatt creates.  Memory is locked (mlockall
+ * MCL_FUTURE) for realtime runs, so a default 8 MB stack would be faulted in
+ * whole and delay the start of the run. */
+#define LW_THREAD_STACK (256 * 1024)
+
 struct lw_sched {
 	int policy;		/* SCHED_FIFO, SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */
 	int priority;		/* SCHED_FIFO only */

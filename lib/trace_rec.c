@@ -23,6 +23,7 @@
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/sysfs.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "lib/trace_rec.h"
 #include "lib/tracedat.h"

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "lib/journal.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
 #include "lib/sysfs.h"
