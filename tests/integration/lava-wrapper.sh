@@ -29,6 +29,8 @@ lava-test-set start latwatt
 lava-test-case analyze --result pass
 lava-test-set stop
 lava-test-set start budgets
+lava-test-case verdict --result fail --measurement 2 --units count
+lava-test-case threshold.cyclic --result fail --measurement 54 --units count
 lava-test-case budget.cyclic.p99 --result pass --measurement 235.932 --units us
 lava-test-case budget.cyclic.max --result pass --measurement 3113.56 --units us
 lava-test-case budget.deadline_misses --result skip
@@ -81,8 +83,28 @@ done
 [ ${#shells[@]} -gt 0 ] || fail "no shell found" "tried busybox sh, dash, sh, bash"
 
 # Every budget met: status 0, no failing case.
+# every budget met: the fixture without its run's --threshold (54 samples
+# above its 100 us break it: a check like the budgets, in the verdict)
+cp -r "$fixture" "$TMP/met-run"
+rm -f "$TMP/met-run/analysis.json"
+"$PYTHON" - "$TMP/met-run/manifest.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+a = m.get("argv", [])
+m["argv"] = [x for i, x in enumerate(a) if x != "--threshold" and (i == 0 or a[i - 1] != "--threshold")]
+def drop(o):
+    if isinstance(o, dict):
+        o.pop("threshold_ns", None)
+        for v in o.values():
+            drop(v)
+    elif isinstance(o, list):
+        for v in o:
+            drop(v)
+drop(m)
+json.dump(m, open(sys.argv[1], "w"), indent=2)
+EOF
 rc=0
-sh "$wrapper" --from "$fixture" --board qemu-x86_64 --p99 1000 --latwatt "$LATWATT" >"$TMP/met" 2>&1 || rc=$?
+sh "$wrapper" --from "$TMP/met-run" --board qemu-x86_64 --p99 1000 --latwatt "$LATWATT" >"$TMP/met" 2>&1 || rc=$?
 if [ $rc = 0 ] && ! grep -q -- '--result fail' "$TMP/met" &&
 	grep -q '^lava-test-case budget.cyclic.p99-2 --result pass --measurement 235.932 --units us$' "$TMP/met"; then
 	pass "every budget met: status 0"
