@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "analysis/analyze.h"
-#include "analysis/failon.h"
 #include "analysis/runstate.h"
 #include "analysis/timeline.h"
 #include "analysis/tradeoff.h"

@@ -54,16 +54,6 @@ int lw_cmp_add_threshold(struct lw_cmp_opts *o, uint64_t ns)
 	return 0;
 }
 
-char *lw_cmp_format_threshold(uint64_t ns, char *buf, size_t len)
-{
-	if (ns && ns % LW_NSEC_PER_MSEC == 0)
-		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)LW_NSEC_PER_MSEC);
-	else if (ns && ns % LW_NSEC_PER_USEC == 0)
-		snprintf(buf, len, "%" PRIu64 "us", ns / (uint64_t)LW_NSEC_PER_USEC);
-	else
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	return buf;
-}
 
 /* ---- per-run computations ------------------------------------------- */
 
@@ -819,7 +809,7 @@ static void count_metrics(json_t *ms, const struct cmpctx *c, unsigned probe)
 	for (size_t t = 0; t < o->nthr; t++) {
 		char d[32];
 
-		snprintf(name, sizeof(name), "over:%s", lw_cmp_format_threshold(o->thr[t], d, sizeof(d)));
+		snprintf(name, sizeof(name), "over:%s", lw_format_threshold(o->thr[t], d, sizeof(d)));
 		if (unknown_figure(c, probe, -1, 1, o->thr[t], note, sizeof(note))) {
 			m = metric(pn, name, "count", "count", NAN, NAN);
 			json_object_set_new(m, "threshold_ns", lw_jint(o->thr[t]));

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "analysis/evt.h"
+#include "analysis/compare_words.h"
 #include "analysis/teststat.h"
 #include "lib/stats.h"
 
@@ -124,10 +125,8 @@ struct lw_crun {
  * that are complete (analysis/repeat.h: by their files; each one left out
  * is named in a note with its state), in order, into *runs (allocated, each
  * allocated); *n = 0 when @path is not such a directory; -1 after error()
- * when none is complete.
+ * when none is complete.  (LW_REPEAT_PREFIX, LW_REPEAT_FILE: lib/rundir.h)
  */
-#define LW_REPEAT_PREFIX "run-"
-#define LW_REPEAT_FILE   "repeat.json"
 int lw_repeat_list(const char *path, char ***runs, size_t *n);
 
 /* Load a run directory (its samples, or its histogram when imported). */
@@ -156,9 +155,6 @@ void lw_cmp_opts_default(struct lw_cmp_opts *o);
 /* Add a threshold unless present; -1 after error() when there are too many. */
 int lw_cmp_add_threshold(struct lw_cmp_opts *o, uint64_t ns);
 
-/* A threshold as metric names spell it: "50us", "2ms", "1500ns". */
-char *lw_cmp_format_threshold(uint64_t ns, char *buf, size_t len);
-
 /* A group of runs of one system (repeats): runs[first .. first + n). */
 struct lw_cgroup {
 	const char *name;
@@ -177,11 +173,5 @@ json_t *lw_compare_groups(const struct lw_crun *runs, const struct lw_cgroup *gr
 /* Each run a group of its own. */
 json_t *lw_compare(const struct lw_crun *runs, size_t n, size_t baseline,
 		   const struct lw_cmp_opts *o);
-
-/* Verdict strings. */
-#define LW_BETTER "better"
-#define LW_WORSE  "worse"
-#define LW_NSD    "no significant difference"
-#define LW_NA     "n/a"
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/compare.h"
+#include "analysis/compare_words.h"
 #include "analysis/failon.h"
 #include "lib/error.h"
 #include "lib/json.h"
@@ -131,7 +131,7 @@ static int rule_metric(const struct lw_rule_lang *lang, const char *text, size_t
 				   "(a time such as 50us)", name + 5);
 		r->threshold_ns = ns;
 		char t[32];
-		snprintf(r->name, sizeof(r->name), "over:%s", lw_cmp_format_threshold(ns, t, sizeof(t)));
+		snprintf(r->name, sizeof(r->name), "over:%s", lw_format_threshold(ns, t, sizeof(t)));
 	}
 	*namep = name;
 	return 0;

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/compare.h"
 #include "analysis/repeat.h"
 #include "analysis/runstate.h"
 #include "lib/error.h"

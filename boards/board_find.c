@@ -23,7 +23,7 @@
 #include "lib/error.h"
 #include "lib/input.h"
 #include "lib/safefile.h"
-#include "lib/knobs.h"
+#include "lib/sysfs.h"
 #include "lib/parse.h"
 #include "lib/powersrc.h"
 #include "lib/rundir.h"

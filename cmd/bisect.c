@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +38,7 @@
 #include "lib/rundir.h"
 #include "lib/safefile.h"
 #include "reports/report.h"
+#include "lib/spawn.h"
 
 static const char usage[] =
 "usage: latwatt bisect -o DIR --good V --bad V --versions LIST|@FILE --metric RULE...\n"
@@ -541,40 +541,36 @@ static int split_words(const char *cmd, const char *version, const char *out,
 	return n;
 }
 
-/* Run @argv with stdout and stderr into @logpath (ours, new); its status. */
+/* While a run goes on: the run stops and keeps what it has. */
+static void pass_interrupt(struct lw_child *c, void *arg)
+{
+	(void)arg;
+	if (interrupted)
+		kill(c->pid, SIGINT);
+}
+
+/* Run @argv with stdout and stderr into @logpath (ours, new); its status
+ * (127 when it is not there, said in the log). */
 static int spawn(char *const argv[], const char *logpath)
 {
-	pid_t pid;
+	struct lw_child c = { .argv = (const char *const *)argv, .err = LW_CHILD_TO_OUT,
+			      .sig_default = LW_SIG_BIT(SIGINT) | LW_SIG_BIT(SIGTERM),
+			      .on_signal = pass_interrupt, .quiet = 1 };
 	int st, fd;
 
 	fd = lw_create(logpath, 0644);
 	if (fd < 0)
 		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(fd);
-		return error_errno("fork");
-	}
-	if (!pid) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		close(fd);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+	c.out = fd;
+	st = lw_child_run(&c);
+	if (st < 0 && c.fail_step == LW_CHILD_EXEC) {
+		dprintf(fd, "cannot run %s: %s\n", argv[0], strerror(c.fail_errno));
+		st = 127;
+	} else if (st < 0) {
+		st = error("cannot run %s: %s", argv[0], strerror(c.fail_errno));
 	}
 	close(fd);
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
-			return error_errno("waitpid");
-		if (interrupted)
-			kill(pid, SIGINT);	/* the run stops and keeps what it has */
-	}
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
+	return st;
 }
 
 static void free_words(char **w)

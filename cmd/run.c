@@ -13,7 +13,6 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "analysis/compare.h"
 #include "analysis/repeat.h"
 #include "cmd/commands.h"
 #include "cmd/runopts.h"
@@ -21,6 +20,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/pmqos.h"
+#include "lib/rundir.h"
 #include "lib/run.h"
 #include "lib/safefile.h"
 #include "lib/sysinfo.h"

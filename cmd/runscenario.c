@@ -11,9 +11,9 @@
 #include "cmd/runscenario.h"
 #include "lib/error.h"
 #include "lib/safefile.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
 #include "workloads/loads.h"
 #include "workloads/workload.h"
 

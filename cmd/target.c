@@ -28,7 +28,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +39,7 @@
 #include "lib/rundir.h"
 #include "lib/safefile.h"
 #include "lib/shquote.h"
+#include "lib/spawn.h"
 
 #ifndef LW_TARGET_LIBDIR
 #define LW_TARGET_LIBDIR "/usr/local/lib/latwatt"
@@ -185,107 +185,50 @@ static int ssh_argv(struct argv *a, const struct target *t, int tty, const char 
 }
 
 /*
- * Start argv with stdin/stdout from @in/@out (-1: /dev/null, or inherited
+ * argv with stdin/stdout from @in/@out (-1: /dev/null, or inherited
  * stdout), in a process group of its own so that a Ctrl-C at the terminal
  * reaches this process only, which then stops the remote side in order.
+ * The program's path goes into @prog.
  */
-static pid_t spawn(const struct argv *a, int in, int out, int close_fd)
+static int child_of(struct lw_child *c, const struct argv *a, int in, int out, char *prog,
+		    size_t len)
 {
-	char prog[PATH_MAX];
-	pid_t pid;
-
 	/* ssh and tar from an absolute PATH entry that only root or this user
 	 * control (lib/input.h) */
-	switch (lw_in_which(a->v[0], prog, sizeof(prog))) {
+	switch (lw_in_which(a->v[0], prog, len)) {
 	case 0:
 		break;
 	case 1:
-		error("%s not found in PATH", a->v[0]);
-		return -1;
+		return error("%s not found in PATH", a->v[0]);
 	default:
 		return -1;
 	}
-	pid = fork();
-
-	if (pid < 0) {
-		error_errno("cannot start %s", a->v[0]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		if (dup2(in >= 0 ? in : null, 0) < 0 || (out >= 0 && dup2(out, 1) < 0))
-			_exit(127);
-		if (close_fd >= 0)
-			close(close_fd);
-		execv(prog, (char *const *)a->v);
-		fprintf(stderr, "%s: cannot run %s: %s\n", lw_progname(), a->v[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	return pid;
+	*c = (struct lw_child){ .argv = a->v, .path = prog, .in = in >= 0 ? in : LW_CHILD_NULL,
+				.out = out >= 0 ? out : 0, .pgroup = 1,
+				.sig_default = LW_SIG_STOPS };
+	return 0;
 }
 
-/* Wait for @pid; its exit status, 128+N for a signal, -1 on error. */
-static int wait_child(pid_t pid)
+static int spawn(struct lw_child *c, const struct argv *a, int in, int out)
 {
-	int st;
+	char prog[PATH_MAX];
 
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return error_errno("waitpid");
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + WTERMSIG(st);
+	if (child_of(c, a, in, out, prog, sizeof(prog)) < 0)
+		return -1;
+	return lw_child_start(c);
 }
 
 /* ssh @cmd with stdin from @in (-1: none), stdout into @buf (NULL:
  * inherited).  The remote command's exit status (255: ssh failed). */
 static int ssh_run(const struct target *t, const char *cmd, int in, char *buf, size_t len)
 {
+	struct lw_child c;
 	struct argv a;
-	int p[2] = { -1, -1 }, rc;
-	size_t got = 0;
-	pid_t pid;
+	char prog[PATH_MAX];
 
-	if (ssh_argv(&a, t, 0, cmd) < 0)
+	if (ssh_argv(&a, t, 0, cmd) < 0 || child_of(&c, &a, in, -1, prog, sizeof(prog)) < 0)
 		return -1;
-	if (buf && pipe2(p, O_CLOEXEC) < 0)
-		return error_errno("pipe");
-	pid = spawn(&a, in, p[1], p[0]);
-	if (p[1] >= 0)
-		close(p[1]);
-	if (pid < 0) {
-		if (p[0] >= 0)
-			close(p[0]);
-		return -1;
-	}
-	if (buf) {
-		for (;;) {
-			ssize_t r = read(p[0], buf + got, len - 1 - got);
-
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			got += (size_t)r;
-			if (got == len - 1) {
-				char sink[512];
-
-				while (read(p[0], sink, sizeof(sink)) > 0)
-					;
-				break;
-			}
-		}
-		buf[got] = '\0';
-		close(p[0]);
-	}
-	rc = wait_child(pid);
-	return rc;
+	return buf ? lw_child_capture(&c, buf, len) : lw_child_run(&c);
 }
 
 /* ------------------------------------------------------------ the board */
@@ -544,6 +487,33 @@ static void remote_interrupt(const struct target *t)
 	lw_sb_free(&c);
 }
 
+struct board_wait {
+	struct target *t;
+	int *interrupted;
+	int sent, killed;
+};
+
+/* A signal while the run there goes on: ^C stops it in order, and if it
+ * does not stop within 60 s, the connection is closed. */
+static void board_signal(struct lw_child *ch, void *arg)
+{
+	struct board_wait *w = arg;
+
+	if (stop_signal && !w->sent) {
+		note("stopping the run on %s", w->t->ssh);
+		remote_interrupt(w->t);
+		w->sent = 1;
+		*w->interrupted = 1;
+		alarm_fired = 0;
+		alarm(60);
+	} else if (alarm_fired && !w->killed) {
+		/* the run did not stop: closing the terminal sends it SIGHUP */
+		note("the run on %s did not stop within 60 s: closing the connection", w->t->ssh);
+		kill(ch->pid, SIGTERM);
+		w->killed = 1;
+	}
+}
+
 /*
  * latwatt run there, in a terminal so that its progress lines show here.
  * Returns its exit status (255: the connection failed), -1 on error.
@@ -551,10 +521,11 @@ static void remote_interrupt(const struct target *t)
 static int run_on_board(struct target *t, int *interrupted)
 {
 	struct lw_sb c = { 0 }, args = { 0 };
+	struct board_wait w = { .t = t, .interrupted = interrupted };
+	struct lw_child ch;
 	const char *cmd;
 	struct argv a;
-	int st, rc = -1, sent = 0, killed = 0;
-	pid_t pid;
+	int rc = -1;
 
 	lw_sb_add(&args, "run -o ");
 	lw_sb_quote(&args, t->rdir);
@@ -581,32 +552,12 @@ static int run_on_board(struct target *t, int *interrupted)
 	lw_sb_add(&c, "; fi");
 	if (!(cmd = lw_sb_str(&c)) || ssh_argv(&a, t, 1, cmd) < 0)
 		goto out;
-	pid = spawn(&a, -1, -1, -1);
-	if (pid < 0)
+	if (spawn(&ch, &a, -1, -1) < 0)
 		goto out;
-	for (;;) {
-		if (waitpid(pid, &st, 0) == pid)
-			break;
-		if (errno != EINTR) {
-			error_errno("waitpid");
-			goto out;
-		}
-		if (stop_signal && !sent) {
-			note("stopping the run on %s", t->ssh);
-			remote_interrupt(t);
-			sent = 1;
-			*interrupted = 1;
-			alarm_fired = 0;
-			alarm(60);
-		} else if (alarm_fired && !killed) {
-			/* the run did not stop: closing the terminal sends it SIGHUP */
-			note("the run on %s did not stop within 60 s: closing the connection", t->ssh);
-			kill(pid, SIGTERM);
-			killed = 1;
-		}
-	}
+	ch.on_signal = board_signal;
+	ch.on_signal_arg = &w;
+	rc = lw_child_wait(&ch);
 	alarm(0);
-	rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 out:
 	lw_sb_free(&c);
 	lw_sb_free(&args);
@@ -668,8 +619,8 @@ static int copy_home(struct target *t)
 	char stage[PATH_MAX], name[256];
 	struct lw_sb c = { 0 };
 	struct argv ssh, tar = { .n = 0 };
-	int p[2], rc1, rc2, sfd;
-	pid_t ps, pt;
+	int p[2], rc1, rc2, sfd, ss, st;
+	struct lw_child cs, ct;
 	const char *cmd;
 
 	if (make_stage(t, stage, sizeof(stage), name, sizeof(name)) < 0)
@@ -691,12 +642,12 @@ static int copy_home(struct target *t)
 		error_errno("pipe");
 		goto fail;
 	}
-	ps = spawn(&ssh, -1, p[1], p[0]);
-	pt = ps < 0 ? -1 : spawn(&tar, p[0], -1, p[1]);
+	ss = spawn(&cs, &ssh, -1, p[1]);
+	st = ss < 0 ? -1 : spawn(&ct, &tar, p[0], -1);
 	close(p[0]);
 	close(p[1]);
-	rc1 = ps < 0 ? -1 : wait_child(ps);
-	rc2 = pt < 0 ? -1 : wait_child(pt);
+	rc1 = ss < 0 ? -1 : lw_child_wait(&cs);
+	rc2 = st < 0 ? -1 : lw_child_wait(&ct);
 	if (rc1 != 0 || rc2 != 0) {
 		error("cannot copy the run back from %s:%s/run (ssh status %d, tar status %d)",
 		      t->ssh, t->rdir, rc1, rc2);

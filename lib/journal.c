@@ -15,33 +15,11 @@
 
 #include "lib/error.h"
 #include "lib/journal.h"
+#include "lib/sysfs.h"
 #include "lib/writer.h"
-#include "lib/knobs.h"
 #include "lib/safefile.h"
 
 #define JOURNAL_SCHEMA "latwatt-journal"
-
-/* Field 22 of /proc/PID/stat: when the process started, in clock ticks
- * since boot (fixed for the process's life); 0 when unreadable.  The
- * command name (field 2) may hold spaces and parentheses: fields are
- * counted from its closing parenthesis, the last one in the line. */
-unsigned long long lw_proc_starttime(long pid)
-{
-	char path[64], buf[1024], *p;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (lw_read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
-		return 0;
-	/* ") S ppid ...": field 3 (the state) starts two characters on */
-	p += 2;
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return 0;
-		p++;
-	}
-	return strtoull(p, NULL, 10);
-}
 
 /* Is the run @pid (started at @start) still running?  When in doubt (its
  * start time unreadable), yes: undoing a live run's state would break it. */

@@ -53,10 +53,6 @@ void lw_journal_end(struct lw_journal *j);
  * number of journals replayed (and writes removed), or -1 if something
  * could not be undone. */
 int lw_journal_replay(FILE *out, int dry_run);
-/* When process @pid started (field 22 of /proc/PID/stat, clock ticks since
- * boot): with the pid, what names a process for its whole life. 0 when
- * unreadable. */
-unsigned long long lw_proc_starttime(long pid);
 /* Is @rundir the run directory of a live run with a journal? */
 int lw_journal_rundir_live(const char *rundir);
 

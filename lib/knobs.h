@@ -30,10 +30,4 @@ int lw_knob_write(struct lw_knobs *k, const char *path, const char *value);
 /* Restore every knob (reverse order); returns the number that failed. */
 int lw_knobs_restore(struct lw_knobs *k);
 
-/* Read a small sysfs/procfs file, newline stripped; -1 with errno if
- * unreadable. */
-int lw_read_file(const char *path, char *buf, size_t len);
-/* Write a string to a sysfs/procfs file. */
-int lw_write_file(const char *path, const char *value);
-
 #endif

@@ -10,7 +10,6 @@
 
 #include "lib/error.h"
 #include "lib/monitor.h"
-#include "lib/run.h"
 #include "lib/safefile.h"
 #include "lib/stats.h"
 #include "lib/parse.h"

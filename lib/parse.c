@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,4 +252,15 @@ int lw_opt_error(int c, char **argv, const char *cmd)
 	if (c == ':')
 		return error("option %s needs a value", argv[optind - 1]);
 	return error("unknown option '%s' (see 'latwatt %s --help')", argv[optind - 1], cmd);
+}
+
+char *lw_format_threshold(uint64_t ns, char *buf, size_t len)
+{
+	if (ns && ns % LW_NSEC_PER_MSEC == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)LW_NSEC_PER_MSEC);
+	else if (ns && ns % LW_NSEC_PER_USEC == 0)
+		snprintf(buf, len, "%" PRIu64 "us", ns / (uint64_t)LW_NSEC_PER_USEC);
+	else
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
 }

@@ -43,6 +43,8 @@ int lw_online_cpus(cpu_set_t *out);
  */
 int lw_opt_error(int c, char **argv, const char *cmd);
 
+/* A latency threshold as metric names spell it: "50us", "2ms", "1500ns". */
+char *lw_format_threshold(uint64_t ns, char *buf, size_t len);
 /* Format @ns as a short human duration ("2.67ms", "30s"). */
 char *lw_format_duration(uint64_t ns, char *buf, size_t len);
 

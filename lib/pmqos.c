@@ -6,6 +6,7 @@
 #include "lib/error.h"
 #include "lib/pmqos.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
 
 struct pmqos {
 	struct lw_part part;
@@ -13,19 +14,6 @@ struct pmqos {
 	int64_t system;		/* value found at start */
 	int fd;
 };
-
-int64_t lw_pmqos_read(const char *dev)
-{
-	int fd = open(dev, O_RDONLY | O_CLOEXEC);
-	int32_t v;
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, &v, sizeof(v));
-	close(fd);
-	return n == sizeof(v) ? v : -1;
-}
 
 static int pmqos_start(struct lw_run *run, struct lw_part *p)
 {

@@ -12,10 +12,8 @@
 
 struct lw_part;
 
-#define LW_PMQOS_DEV "/dev/cpu_dma_latency"
+/* (lw_pmqos_read() and LW_PMQOS_DEV are in lib/sysfs.h) */
 
-/* The current system-wide value in microseconds, or -1. */
-int64_t lw_pmqos_read(const char *dev);
 /* A participant that holds @value_us for the run (value_us < 0: records the
  * system's value and changes nothing). */
 struct lw_part *lw_pmqos_new(int64_t value_us);

@@ -84,13 +84,7 @@ static inline int lw_ring_push(struct lw_ring *r, const struct lw_sample *s)
 	return 0;
 }
 
-/* Stack of every thread latwatt creates.  Memory is locked (mlockall
- * MCL_FUTURE) for realtime runs, so a default 8 MB stack would be faulted in
- * whole and delay the start of the run. */
-#define LW_THREAD_STACK (256 * 1024)
-
 #define LW_MAX_PARTS 32
-#define LW_MAX_RINGS 256
 
 enum lw_stop_reason {
 	LW_STOP_NONE = 0,

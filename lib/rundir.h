@@ -22,6 +22,11 @@
 #define LW_MANIFEST_VERSION 1
 #define LW_VERSION          "0.1.0"
 
+/* A directory of repeats (latwatt run --repeat): PARENT/repeat.json and one
+ * run directory per repeat, PARENT/run-01, run-02 ... */
+#define LW_REPEAT_PREFIX "run-"
+#define LW_REPEAT_FILE   "repeat.json"
+
 struct lw_rundir {
 	char   *path;
 	json_t *manifest;	/* owned */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/safefile.h"
 
 int lw_safefile_walk_only;
@@ -606,4 +607,30 @@ int lw_tmpfile(void)
 		error_errno("cannot create a scratch file in %s", dir);
 	close(dfd);
 	return fd;
+}
+
+int lw_copy_file_at(const char *from, uint64_t cap, int dfd, const char *to)
+{
+	char buf[65536];
+	int in = lw_in_open(from, 0, cap, NULL), out;
+	ssize_t n;
+
+	if (in < 0)
+		return -1;
+	out = lw_create_at(dfd, to, 0644, O_WRONLY);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (n < 0)
+		error_errno("cannot copy %s to %s", from, to);
+	close(in);
+	if (close(out) < 0 && n >= 0)
+		n = error_errno("cannot write %s", to);
+	return n < 0 ? -1 : 0;
 }

@@ -19,6 +19,7 @@
 #ifndef LW_SAFEFILE_H
 #define LW_SAFEFILE_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -90,6 +91,9 @@ extern int lw_safefile_walk_only;
 int lw_create_at(int dfd, const char *path, mode_t mode, int flags);
 int lw_create(const char *path, mode_t mode);
 int lw_create_flags(const char *path, mode_t mode, int flags);
+/* Copy @from (read as lib/input.h reads what it is given: a regular file of
+ * at most @cap bytes) to @path created fresh in @dfd; 0, or -1 after error(). */
+int lw_copy_file_at(const char *from, uint64_t cap, int dfd, const char *path);
 /* lw_create as a stdio stream ("w"). */
 FILE *lw_fcreate_at(int dfd, const char *path, mode_t mode);
 FILE *lw_fcreate(const char *path, mode_t mode);

@@ -58,6 +58,10 @@ struct lw_sample {
 };
 _Static_assert(sizeof(struct lw_sample) == 24, "sample record is 24 bytes");
 
+/* The rings of samples a run has at most (a run's, which the monitor's
+ * histories are indexed by). */
+#define LW_MAX_RINGS 256
+
 /* Writer: buffered; lw_samples_close() flushes and fsyncs. */
 struct lw_samples_writer;
 struct lw_samples_writer *lw_samples_create(int dfd, const char *path, uint64_t start_mono);

@@ -8,8 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "lib/knobs.h"
-#include "lib/pmqos.h"
+#include "lib/sysfs.h"
 #include "lib/sysinfo.h"
 
 #define PM_QOS_DEFAULT_US 2000000000LL	/* PM_QOS_CPU_LATENCY_DEFAULT_VALUE */

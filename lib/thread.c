@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "lib/error.h"
-#include "lib/run.h"
 #include "lib/thread.h"
 
 int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct lw_sched *s,
@@ -35,4 +34,12 @@ int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct l
 	if (ret)
 		return error("cannot start %s: %s", what, strerror(ret));
 	return 0;
+}
+
+void lw_prefault_stack(void)
+{
+	volatile unsigned char buf[LW_PREFAULT_STACK];
+
+	for (size_t i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
 }

@@ -12,6 +12,11 @@
 #include <sched.h>
 #include <stddef.h>
 
+/* Stack of every thread latwatt creates.  Memory is locked (mlockall
+ * MCL_FUTURE) for realtime runs, so a default 8 MB stack would be faulted in
+ * whole and delay the start of the run. */
+#define LW_THREAD_STACK (256 * 1024)
+
 struct lw_sched {
 	int policy;		/* SCHED_FIFO, SCHED_OTHER, SCHED_BATCH, SCHED_IDLE */
 	int priority;		/* SCHED_FIFO only */
@@ -24,5 +29,12 @@ struct lw_sched {
  * remedy when SCHED_FIFO is refused). */
 int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct lw_sched *s,
 		    const char *what);
+
+/* The stack a measurement loop touches before it starts, so that it takes
+ * no page fault on it (memory is locked for realtime runs). */
+#define LW_PREFAULT_STACK (64 * 1024)
+
+/* Touch LW_PREFAULT_STACK bytes of the calling thread's stack. */
+void lw_prefault_stack(void);
 
 #endif

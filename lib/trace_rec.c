@@ -20,9 +20,10 @@
 
 #include "lib/error.h"
 #include "lib/safefile.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "lib/trace_rec.h"
 #include "lib/tracedat.h"

@@ -11,10 +11,9 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "lib/journal.h"
-#include "lib/knobs.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
+#include "lib/sysfs.h"
 #include "lib/writer.h"
 
 #define BOOT_ID "/proc/sys/kernel/random/boot_id"

@@ -18,7 +18,8 @@
 #include <iio.h>
 #endif
 
-#include "power/sources.h"
+struct lw_chans;
+struct lw_power_source_type;
 
 enum lw_chan_kind {
 	LW_CHAN_POWER,	/* a power reading, optional volts/amps beside it */

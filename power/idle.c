@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "lib/error.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "lib/sysfs.h"
 #include "power/idle.h"
 
 static int rd_u64(const char *root, int cpu, int s, const char *f, json_int_t *v)

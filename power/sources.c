@@ -14,7 +14,7 @@
 #endif
 
 #include "lib/error.h"
-#include "lib/knobs.h"
+#include "lib/sysfs.h"
 #include "power/chan.h"
 #include "power/power.h"
 #include "power/sources.h"

@@ -8,6 +8,7 @@
 
 #include "lib/error.h"
 #include "power/chan.h"
+#include "power/sources.h"
 #include "power/power.h"
 
 static int discover_battery(const struct lw_power_opts *o, struct lw_chans *cs)

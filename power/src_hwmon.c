@@ -8,6 +8,7 @@
 
 #include "lib/error.h"
 #include "power/chan.h"
+#include "power/sources.h"
 #include "power/power.h"
 
 /* Attribute PRE<i>SUF (PRE alone when @i < 0) under base or base/device. */

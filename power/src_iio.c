@@ -12,6 +12,7 @@
 
 #include "lib/error.h"
 #include "power/chan.h"
+#include "power/sources.h"
 #include "power/power.h"
 
 /* in_<type><idx>_<what> or, for the one channel of a type, in_<type>_<what> */

@@ -14,6 +14,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "power/chan.h"
+#include "power/sources.h"
 #include "power/power.h"
 
 #define MAX_CPUS   256

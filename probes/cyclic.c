@@ -17,7 +17,6 @@
 #include "probes/spike.h"
 
 #define RING_SAMPLES   (1u << 16)
-#define PREFAULT_STACK (64 * 1024)
 
 struct cyclic_thread {
 	struct cyclic *c;
@@ -41,14 +40,6 @@ struct cyclic {
 	int nthreads;
 };
 
-static void prefault_stack(void)
-{
-	volatile unsigned char buf[PREFAULT_STACK];
-
-	for (size_t i = 0; i < sizeof(buf); i += 4096)
-		buf[i] = 0;
-}
-
 /* The measurement loop: sleep, read the clock, store, repeat. */
 static void *cyclic_main(void *arg)
 {
@@ -64,7 +55,7 @@ static void *cyclic_main(void *arg)
 	atomic_store(&t->ktid, (int)gettid());
 	snprintf(name, sizeof(name), "lw-cyclic/%d", t->cpu);
 	pthread_setname_np(pthread_self(), name);
-	prefault_stack();
+	lw_prefault_stack();
 
 	next = lw_mono_ns() + interval;
 	while (!lw_run_stopping(run)) {

@@ -12,6 +12,7 @@
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
 #include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "lib/ust.h"
@@ -21,7 +22,6 @@
 #include "probes/spike.h"
 
 #define RING_SAMPLES   (1u << 16)
-#define PREFAULT_STACK (64 * 1024)
 /* Beyond this, per-CPU kernel work starved on a non-isolated CPU shows. */
 #define LONG_RUN_NS    (20 * LW_NSEC_PER_SEC)
 
@@ -49,14 +49,6 @@ struct noise {
 	char rt_runtime_error[160];
 };
 
-static void prefault_stack(void)
-{
-	volatile unsigned char buf[PREFAULT_STACK];
-
-	for (size_t i = 0; i < sizeof(buf); i += 4096)
-		buf[i] = 0;
-}
-
 /* The measurement loop: read the clock, compare, repeat.  Only a gap leaves
  * the two-instruction path; its bookkeeping is excluded by resync. */
 static void *noise_main(void *arg)
@@ -72,7 +64,7 @@ static void *noise_main(void *arg)
 	snprintf(name, sizeof(name), "lw-noise/%d", t->cpu);
 	pthread_setname_np(pthread_self(), name);
 	atomic_store(&t->ktid, (int)gettid());
-	prefault_stack();
+	lw_prefault_stack();
 
 	t->start_ns = lw_mono_ns();
 	lw_gap_init(&g, o->gap_threshold_ns, t->start_ns);

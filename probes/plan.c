@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "lib/error.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "lib/sysfs.h"
 #include "lib/ust.h"
 #include "probes/plan.h"
 

@@ -13,6 +13,7 @@
 #include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
 #include "lib/timeutil.h"
 #include "lib/ust.h"
 #include "probes/plan.h"

@@ -4,13 +4,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/input.h"
 #include "lib/parse.h"
+#include "lib/spawn.h"
 #include "reports/page.h"
 
 static const char *const suites[] = { "verdict", "budgets", "compare" };
@@ -113,8 +113,8 @@ static int run_helper(const char *helper, const char *name, const char *result,
 		      const char *measurement, const char *units)
 {
 	const char *argv[9] = { "lava-test-case", name, "--result", result };
+	struct lw_child c = { .argv = argv, .path = helper };
 	int st, i = 4;
-	pid_t pid;
 
 	if (measurement) {
 		argv[i++] = "--measurement";
@@ -124,19 +124,11 @@ static int run_helper(const char *helper, const char *name, const char *result,
 	}
 	argv[i] = NULL;
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return error_errno("cannot run lava-test-case");
-	if (pid == 0) {
-		execv(helper, (char *const *)argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return error_errno("cannot wait for lava-test-case");
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return error("lava-test-case %s failed (status %d)", name,
-			     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	st = lw_child_run(&c);
+	if (st < 0)
+		return -1;
+	if (st)
+		return error("lava-test-case %s failed (status %d)", name, st);
 	return 0;
 }
 

@@ -6,16 +6,16 @@
  * every id prefixed so that several plots can live in one page.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/input.h"
-#include "lib/shquote.h"
+#include "lib/spawn.h"
 #include "reports/report.h"
 
 /* gnuplot's path (lib/input.h: from an absolute PATH entry that only root
@@ -171,10 +171,13 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 	char dir[] = "/tmp/latwatt-plot.XXXXXX", out[64], err[64];
 	char *svg = NULL, *res = NULL;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	struct lw_sb cmd = { 0 };
 	const char *gnuplot = gnuplot_path();
+	/* -d: no ~/.gnuplot or system gnuplotrc, whoever's HOME this is */
+	const char *argv[] = { "gnuplot", "-d", NULL };
+	struct lw_child c = { .argv = argv, .path = gnuplot, .in = LW_CHILD_PIPE,
+			   .quiet = 1 };
 	FILE *gp = NULL;
-	int st, werr = 0;
+	int st, werr = 0, efd;
 
 	if (!gnuplot) {
 		error("gnuplot failed on plot %s: not found", id);
@@ -186,16 +189,25 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 	}
 	snprintf(out, sizeof(out), "%s/plot.svg", dir);
 	snprintf(err, sizeof(err), "%s/stderr", dir);
-	/* -d: no ~/.gnuplot or system gnuplotrc, whoever's HOME this is */
-	lw_sb_add(&cmd, "exec ");
-	lw_sb_quote(&cmd, gnuplot);
-	lw_sb_add(&cmd, " -d 2>");
-	lw_sb_add(&cmd, err);
 	sigaction(SIGPIPE, &ign, &old);		/* gnuplot may die mid-script */
-	if (lw_sb_str(&cmd))
-		gp = popen(cmd.s, "w");
-	if (!gp) {
+	/* its stderr into our own new directory, its script on a pipe */
+	efd = open(err, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (efd < 0) {
+		error_errno("cannot create %s", err);
+		goto out;
+	}
+	c.err = efd;
+	st = lw_child_start(&c);
+	close(efd);
+	if (st < 0) {
+		error("gnuplot failed on plot %s: cannot run %s: %s", id, gnuplot,
+		      strerror(c.fail_errno));
+		goto out;
+	}
+	if (!(gp = fdopen(c.in, "w"))) {
 		error_errno("cannot run gnuplot");
+		close(c.in);
+		lw_child_wait(&c);
 		goto out;
 	}
 	fprintf(gp, "set terminal svg size %d,%d font \"sans,11\" background \"white\"\n"
@@ -205,7 +217,8 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 	fputs("\nunset output\n", gp);
 	if (fflush(gp) == EOF || ferror(gp))
 		werr = errno ? errno : EPIPE;
-	st = pclose(gp);
+	fclose(gp);
+	st = lw_child_wait(&c);
 	if (st != 0 || werr) {
 		char *e = slurp(err, 4096), *line = NULL;
 
@@ -214,8 +227,7 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 			if (*t && strspn(t, " \t^") != strlen(t))
 				line = t + strspn(t, " \t");
 		error("gnuplot failed on plot %s: %s", id,
-		      line ? line : st == -1 ? "cannot wait for it" :
-		      WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "not found" : "no message");
+		      line ? line : st == -1 ? "cannot wait for it" : "no message");
 		free(e);
 		goto out;
 	}
@@ -227,7 +239,6 @@ char *lw_gnuplot_svg(const char *script, const char *id, int width, int height)
 	res = lw_svg_embed(svg, id);
 out:
 	sigaction(SIGPIPE, &old, NULL);
-	lw_sb_free(&cmd);
 	free(svg);
 	unlink(out);
 	unlink(err);

@@ -27,6 +27,7 @@
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/samples.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "workloads/common.h"
 #include "workloads/dsp.h"
@@ -223,7 +224,7 @@ static void *stream_main(void *arg)
 	atomic_store(&s->ktid, (int)gettid());
 	snprintf(name, sizeof(name), "lw-audio/%d", s->idx);
 	pthread_setname_np(pthread_self(), name);
-	wl_prefault_stack();
+	lw_prefault_stack();
 
 	calibrate(s);
 	if (a->c.load > 0 && s->cal_ns_per_voice > 0) {
@@ -328,7 +329,7 @@ static void *irq_main(void *arg)
 
 	atomic_store(&a->irq_tid, (int)gettid());
 	pthread_setname_np(pthread_self(), "lw-audio-irq");
-	wl_prefault_stack();
+	lw_prefault_stack();
 	while (!quitting(a)) {
 		uint64_t b = boundary(a, k), now;
 		struct timespec ts = lw_ns_to_ts(b);

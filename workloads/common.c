@@ -12,8 +12,6 @@
 #include "lib/timeutil.h"
 #include "workloads/common.h"
 
-#define PREFAULT_STACK (64 * 1024)
-
 const char *wl_policy_name(int policy)
 {
 	switch (policy) {
@@ -36,14 +34,6 @@ int wl_cpu_nth(const cpu_set_t *set, int n)
 		if (CPU_ISSET(cpu, set) && k-- == 0)
 			return cpu;
 	return -1;
-}
-
-void wl_prefault_stack(void)
-{
-	volatile unsigned char buf[PREFAULT_STACK];
-
-	for (size_t i = 0; i < sizeof(buf); i += 4096)
-		buf[i] = 0;
 }
 
 void wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)

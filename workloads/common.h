@@ -21,8 +21,6 @@ const char *wl_policy_name(int policy);
 
 /* The @n-th CPU of @set, cyclically; -1 for an empty set. */
 int wl_cpu_nth(const cpu_set_t *set, int n);
-/* Touch @bytes of stack so the realtime loop takes no page fault on it. */
-void wl_prefault_stack(void);
 
 /* Futex wait while *@addr == @val, at most @timeout_ns; wake every waiter. */
 void wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns);

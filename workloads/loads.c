@@ -22,8 +22,10 @@
 #include "lib/input.h"
 #include "lib/journal.h"
 #include "lib/safefile.h"
+#include "lib/spawn.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
 #include "lib/timeutil.h"
 #include "workloads/loads.h"
 
@@ -83,7 +85,6 @@ struct loads {
 	int no_rt;
 	cpu_set_t online;
 	struct lw_run *run;
-	pid_t self;			/* our pid, for the children's parent check */
 	char dir[PATH_MAX];		/* RUN/loads */
 	int dfd;			/* RUN/loads, made in the run's directory */
 	char cg[PATH_MAX];		/* our cgroup v2 for the loads, "" if none */
@@ -126,60 +127,33 @@ static void log_line(struct load *l, const char *fmt, ...)
 	}
 }
 
-/* Close every descriptor above 2 but @keep (async-signal-safe). */
-static void close_fds_but(int keep)
-{
-	if (keep > 3)
-		close_range(3, (unsigned)keep - 1, 0);
-	if (close_range((unsigned)keep + 1, ~0U, 0) < 0)	/* before 5.9: one by one */
-		for (int fd = keep + 1; fd < 4096; fd++)
-			close(fd);
-}
+/* What the child sets for itself after the common steps of lib/spawn
+ * (async-signal-safe calls only: we forked a threaded process); 0, or the
+ * step of step_names[] that failed, with errno. */
+struct child_arg {
+	const struct loads *ls;
+	const struct load *l;
+};
 
-/*
- * The child: everything here is async-signal-safe (we forked a threaded
- * process).  Errors go back through @errfd as an errno and a step number.
- */
-static void child(struct loads *ls, struct load *l, int errfd, int devnull)
+static int child_setup(void *arg)
 {
-	int err[2];
+	const struct child_arg *a = arg;
+	const struct load *l = a->l;
 	struct sched_param sp = { .sched_priority = 0 };
 
-	lw_run_unblock_signals();
-	signal(SIGPIPE, SIG_DFL);
-	err[1] = 0;
-	/* into the loads' cgroup first: all it starts, setsid or not, stays in */
-	if (ls->cg_fd >= 0 && write(ls->cg_fd, "0", 1) != 1) { err[1] = 9; goto fail; }
-	if (setpgid(0, 0) < 0) { err[1] = 1; goto fail; }
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0) { err[1] = 2; goto fail; }
-	if (getppid() != ls->self)
-		_exit(127);	/* latwatt is already gone */
-	if (dup2(devnull, 0) < 0 || dup2(l->log_fd, 1) < 0 || dup2(l->log_fd, 2) < 0) {
-		err[1] = 3; goto fail;
-	}
-	if (fchdir(ls->dfd) < 0) { err[1] = 4; goto fail; }
-	if (l->s.cpus_given && sched_setaffinity(0, sizeof(l->s.cpus), &l->s.cpus) < 0) {
-		err[1] = 5; goto fail;
-	}
-	if ((l->s.policy == SCHED_FIFO || l->s.policy == SCHED_RR) && !ls->no_rt) {
+	if (l->s.cpus_given && sched_setaffinity(0, sizeof(l->s.cpus), &l->s.cpus) < 0)
+		return 5;
+	if ((l->s.policy == SCHED_FIFO || l->s.policy == SCHED_RR) && !a->ls->no_rt) {
 		sp.sched_priority = l->s.prio;
-		if (sched_setscheduler(0, l->s.policy, &sp) < 0) { err[1] = 6; goto fail; }
+		if (sched_setscheduler(0, l->s.policy, &sp) < 0)
+			return 6;
 	} else if (l->s.policy == SCHED_BATCH || l->s.policy == SCHED_IDLE) {
-		if (sched_setscheduler(0, l->s.policy, &sp) < 0) { err[1] = 6; goto fail; }
+		if (sched_setscheduler(0, l->s.policy, &sp) < 0)
+			return 6;
 	}
-	if (l->s.nice && setpriority(PRIO_PROCESS, 0, l->s.nice) < 0) { err[1] = 7; goto fail; }
-	/* nothing of ours goes with it: a descriptor of the trace (which libtracefs
-	 * opens without O_CLOEXEC) held by a load, or by what it left behind with
-	 * setsid, would keep the run's trace instance busy after the run */
-	close_fds_but(errfd);
-	execv(l->path, l->argv);
-	err[1] = 8;
-fail:
-	err[0] = errno;
-	if (write(errfd, err, sizeof(err)) < 0) {
-		/* nothing more to say */
-	}
-	_exit(127);
+	if (l->s.nice && setpriority(PRIO_PROCESS, 0, l->s.nice) < 0)
+		return 7;
+	return 0;
 }
 
 static const char *const step_names[] = {
@@ -189,57 +163,52 @@ static const char *const step_names[] = {
 	"cannot set its nice value", "cannot execute", "cannot enter the loads' cgroup",
 };
 
+/* lib/spawn's steps as step_names[] numbers them */
+static const int spawn_steps[] = {
+	[LW_CHILD_CGROUP] = 9, [LW_CHILD_PGROUP] = 1, [LW_CHILD_PDEATHSIG] = 2,
+	[LW_CHILD_REDIRECT] = 3, [LW_CHILD_CHDIR] = 4, [LW_CHILD_EXEC] = 8,
+};
+
 /* Start one instance of @l; 0 or -1 after error(). */
 static int spawn(struct lw_run *run, struct loads *ls, struct load *l)
 {
-	int pfd[2], devnull, err[2];
-	ssize_t n;
-	pid_t pid;
+	/*
+	 * Into the loads' cgroup first (all it starts, setsid or not, stays
+	 * in), a process group of its own, SIGTERM when latwatt dies, output
+	 * into its log, in RUN/loads, and nothing else of ours goes with it: a
+	 * descriptor of the trace (which libtracefs opens without O_CLOEXEC)
+	 * held by a load, or by what it left behind with setsid, would keep
+	 * the run's trace instance busy after the run.
+	 */
+	struct child_arg arg = { ls, l };
+	struct lw_child c = {
+		.argv = (const char *const *)l->argv, .path = l->path,
+		.in = LW_CHILD_NULL, .out = l->log_fd, .err = l->log_fd,
+		.pgroup = 1, .pdeathsig = SIGTERM, .cgroup_fd = ls->cg_fd > 0 ? ls->cg_fd : 0,
+		.dir_fd = ls->dfd, .close_fds = 1, .sig_default = LW_SIG_BIT(SIGPIPE),
+		.setup = child_setup, .setup_arg = &arg, .quiet = 1,
+	};
 	char cmd[4096];
+	pid_t pid;
+	int step;
 
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0)
-		return error_errno("load %s: cannot open /dev/null", l->s.name);
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		close(devnull);
-		return error_errno("load %s: cannot create a pipe", l->s.name);
-	}
 	log_line(l, "# latwatt: start %llu at %llu ns: %s\n", (unsigned long long)l->starts + 1,
 		 (unsigned long long)lw_mono_ns(), lw_load_format_argv(l->argv, cmd, sizeof(cmd)));
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		close(devnull);
-		return error_errno("load %s: cannot fork", l->s.name);
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		child(ls, l, pfd[1], devnull);
-	}
-	/* Also from here, so that a stop right away finds the group. */
-	setpgid(pid, pid);
-	close(pfd[1]);
-	close(devnull);
-	do
-		n = read(pfd[0], err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (n == (ssize_t)sizeof(err)) {
-		int st;
-
-		waitpid(pid, &st, 0);
-		errno = err[0];
-		if (err[1] == 6 && errno == EPERM)
+	if (lw_child_start(&c) < 0) {
+		if (c.fail_step == LW_CHILD_FORK)
+			return error_errno("load %s: cannot fork", l->s.name);
+		step = c.fail_step == LW_CHILD_SETUP ? c.fail_setup : spawn_steps[c.fail_step];
+		if (step == 6 && errno == EPERM)
 			return error("load %s: cannot run %s at priority %d: %s (run as root, "
 				     "or drop policy=)", l->s.name, policy_name(l->s.policy),
 				     l->s.prio, strerror(errno));
 		return error_errno("load %s: %s %s", l->s.name,
-				   step_names[err[1] > 0 && err[1] <= 9 ? err[1] : 8], l->path);
+				   step_names[step > 0 && step <= 9 ? step : 8], l->path);
 	}
+	pid = c.pid;
 	if (add_group(l, pid) < 0) {
 		kill(-pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		lw_child_wait(&c);
 		return error("out of memory");
 	}
 	l->pid = pid;
@@ -264,17 +233,6 @@ static struct load_run *current_run(struct load *l)
 	return NULL;
 }
 
-static void describe_status(int st, char *buf, size_t len)
-{
-	if (WIFEXITED(st))
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
-	else if (WIFSIGNALED(st))
-		snprintf(buf, len, "was killed by SIG%s",
-			 sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
-	else
-		snprintf(buf, len, "ended (status 0x%x)", st);
-}
-
 /* The leader of @l ended with @st. */
 static void leader_ended(struct lw_run *run, struct loads *ls, struct load *l, int st)
 {
@@ -290,7 +248,7 @@ static void leader_ended(struct lw_run *run, struct loads *ls, struct load *l, i
 	l->pid = 0;
 	l->last_status = st;
 	atomic_fetch_sub(&ls->up, 1);
-	describe_status(st, how, sizeof(how));
+	lw_child_describe(st, how, sizeof(how));
 	log_line(l, "# latwatt: %s %s at %llu ns\n", l->s.argv[0], how,
 		 (unsigned long long)lw_mono_ns());
 }
@@ -304,7 +262,7 @@ static void reap_groups(struct lw_run *run, struct loads *ls, struct load *l)
 
 		if (!pgid)
 			continue;
-		while ((pid = waitpid(-pgid, &st, WNOHANG)) > 0)
+		while ((pid = lw_child_reap_group(pgid, &st, 1)) > 0)
 			if (pid == l->pid)
 				leader_ended(run, ls, l, st);
 		if (pid < 0 && errno == ECHILD)
@@ -338,7 +296,7 @@ static void *monitor_main(void *arg)
 				continue;
 			}
 			l->failed = 1;
-			describe_status(st, how, sizeof(how));
+			lw_child_describe(st, how, sizeof(how));
 			snprintf(why, sizeof(why), "load %s %s (see %s)", l->s.name, how, l->log_rel);
 			lw_run_request_stop(run, LW_STOP_ERROR, why);
 		}
@@ -403,8 +361,8 @@ static void stop_all(struct lw_run *run, struct loads *ls)
 			log_line(l, "# latwatt: group %d still running after SIGTERM, SIGKILL\n",
 				 (int)pgid);
 			kill(-pgid, SIGKILL);
-			while ((pid = waitpid(-pgid, &st, 0)) > 0 || (pid < 0 && errno == EINTR))
-				if (pid > 0 && pid == l->pid)
+			while ((pid = lw_child_reap_group(pgid, &st, 0)) > 0)
+				if (pid == l->pid)
 					leader_ended(run, ls, l, st);
 			l->groups[g] = 0;
 		}
@@ -522,8 +480,7 @@ static void end_cgroup(struct loads *ls)
 		warning("the loads' cgroup %s is left for 'latwatt cleanup'", ls->cg);
 	/* orphans reparented to us (we are their subreaper) */
 	for (int i = 0; i < n; i++)
-		while (waitpid(pids[i], NULL, WNOHANG) < 0 && errno == EINTR)
-			;
+		lw_child_reap_nohang(pids[i]);
 	ls->cg[0] = 0;
 }
 
@@ -538,32 +495,6 @@ static void loads_stop(struct lw_run *run, struct lw_part *p)
 	}
 	stop_all(run, ls);
 	end_cgroup(ls);
-}
-
-static int copy_file(const char *from, int dfd, const char *to)
-{
-	char buf[65536];
-	int in = lw_in_open(from, 0, LW_CAP_JSON, NULL), out;
-	ssize_t n;
-
-	if (in < 0)
-		return -1;
-	out = lw_create_at(dfd, to, 0644, O_WRONLY);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	if (n < 0)
-		error_errno("cannot copy %s to %s", from, to);
-	close(in);
-	if (close(out) < 0 && n >= 0)
-		n = error_errno("cannot write %s", to);
-	return n < 0 ? -1 : 0;
 }
 
 /* Files, resolved program, argv: everything before the first fork. */
@@ -585,7 +516,7 @@ static int prepare(struct lw_run *run, struct loads *ls, struct load *l)
 		if ((size_t)snprintf(l->config_copy, sizeof(l->config_copy), "%s/%.63s.json", ls->dir,
 				     l->s.name) >= sizeof(l->config_copy))
 			return error("%s: path too long", ls->dir);
-		if (!cfg || copy_file(cfg, ls->dfd, l->config_copy) < 0)
+		if (!cfg || lw_copy_file_at(cfg, LW_CAP_JSON, ls->dfd, l->config_copy) < 0)
 			return -1;
 		for (i = 1; i < l->s.argc; i++)
 			if (l->argv[i] == cfg)
@@ -605,7 +536,6 @@ static int loads_start(struct lw_run *run, struct lw_part *p)
 	int i;
 
 	ls->run = run;
-	ls->self = getpid();
 	lw_rundir_file(&run->dir, "loads", ls->dir, sizeof(ls->dir));
 	ls->dfd = lw_mkdir_at(run->dir.dfd, ls->dir, 0755);
 	if (ls->dfd < 0)

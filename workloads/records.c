@@ -13,6 +13,7 @@
 #include "lib/error.h"
 #include "lib/safefile.h"
 #include "lib/run.h"
+#include "lib/thread.h"
 #include "workloads/records.h"
 
 #if __BYTE_ORDER != __LITTLE_ENDIAN

@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "lib/sysfs.h"
 #include "lib/yamltree.h"
 #include "lib/error.h"
 #include "lib/input.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "workloads/scenario.h"
 

@@ -32,9 +32,9 @@
 
 #include "lib/error.h"
 #include "lib/safefile.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/sysfs.h"
 #include "lib/timeutil.h"
 #include "workloads/common.h"
 #include "workloads/workload.h"

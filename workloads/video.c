@@ -24,6 +24,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "workloads/common.h"
 #include "workloads/pixel.h"
@@ -157,7 +158,7 @@ static void *dma_main(void *arg)
 
 	atomic_store(&v->dma_tid, (int)gettid());
 	pthread_setname_np(pthread_self(), "lw-video-dma");
-	wl_prefault_stack();
+	lw_prefault_stack();
 	while (!quitting(v)) {
 		uint64_t vs = vsync(v, k), t, done;
 		struct timespec ts = lw_ns_to_ts(vs);
@@ -206,7 +207,7 @@ static void *proc_main(void *arg)
 
 	atomic_store(&v->proc_tid, (int)gettid());
 	pthread_setname_np(pthread_self(), "lw-video");
-	wl_prefault_stack();
+	lw_prefault_stack();
 	v->worst_slack = INT64_MAX;
 	while (!quitting(v)) {
 		uint32_t f = atomic_load_explicit(&v->fired, memory_order_acquire);

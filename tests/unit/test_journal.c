@@ -8,7 +8,7 @@
 
 #include "tests/unit/lw_test.h"
 #include "lib/journal.h"
-#include "lib/knobs.h"
+#include "lib/sysfs.h"
 
 /* Field 22 of /proc/self/stat, split independently: the start time. */
 static unsigned long long field22(void)

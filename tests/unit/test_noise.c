@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
-#include "lib/knobs.h"
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/samples.h"
+#include "lib/sysfs.h"
 #include "probes/noise.h"
 
 static void test_noise_run(void **st)

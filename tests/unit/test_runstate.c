@@ -15,6 +15,7 @@
 #include "lib/safefile.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
+#include "lib/sysfs.h"
 #include "lib/journal.h"
 #include "lib/writer.h"
 #include "power/power.h"

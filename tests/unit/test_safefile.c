@@ -383,6 +383,34 @@ static void test_tmpfile(void **st)
 	free(old);
 }
 
+/* lw_copy_file_at: the copy is a new file of its own (a link planted at
+ * the name is replaced, not written through); a source over the cap or
+ * missing is refused naming it. */
+static void test_copy_file(void **st)
+{
+	char from[PATH_MAX], to[PATH_MAX], victim[PATH_MAX];
+	FILE *f;
+
+	path_of(from, sizeof(from), "from.json");
+	path_of(to, sizeof(to), "to.json");
+	path_of(victim, sizeof(victim), "victim");
+	f = fopen(from, "w");
+	assert_non_null(f);
+	fputs("{\"a\": 1}\n", f);
+	fclose(f);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("untouched", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, to), 0);
+	assert_int_equal(lw_copy_file_at(from, 1024, LW_AT_PATH, to), 0);
+	assert_string_equal(slurp(to), "{\"a\": 1}\n");
+	assert_string_equal(slurp(victim), "untouched");
+	assert_error(lw_copy_file_at(from, 4, LW_AT_PATH, to) < 0, "from.json");
+	path_of(from, sizeof(from), "missing.json");
+	assert_error(lw_copy_file_at(from, 1024, LW_AT_PATH, to) < 0, "missing.json");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +423,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_beneath_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folder_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmpfile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_file, setup, teardown),
 		cmocka_unit_test(test_error_formats_last_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
