@@ -214,7 +214,7 @@ int lw_child_start(struct lw_child *c)
 	if (!err && pipe2(ep, O_CLOEXEC) < 0)
 		err = errno;
 	if (!err) {
-		fflush(NULL);	/* nothing buffered is written twice */
+		fflush(NULL);	/* what we printed comes before what it prints */
 		c->pid = fork();
 		if (c->pid < 0)
 			err = errno;
