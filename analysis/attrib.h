@@ -193,7 +193,7 @@ struct lw_spike {
 	uint64_t expected_ns;
 	uint64_t latency_ns;
 	int cpu;
-	unsigned probe;		/* enum lw_probe_id */
+	unsigned probe;		/* enum lw_sample_id */
 	int tid;		/* the probe thread's kernel tid, or -1 */
 	int kprio;		/* its kernel priority, or -1 */
 	const char *comm;	/* its name, to know it where tid is -1; or NULL */

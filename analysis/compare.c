@@ -1093,7 +1093,7 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 	json_t *ms = json_array(), *cj;
 	const struct lw_crun *r0 = c->a->rc[0].r;
 	const struct lw_rkind *k;
-	unsigned probes[LW_PROBE_MAX];
+	unsigned probes[LW_SAMPLE_MAX];
 	size_t np = 0;
 	struct lw_runs_test t;
 	double one = 0;
@@ -1104,7 +1104,7 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 				json_decref(ms);
 				return NULL;
 			}
-			if (np < LW_PROBE_MAX)
+			if (np < LW_SAMPLE_MAX)
 				probes[np++] = r0->p[i].probe;
 		}
 	for (size_t i = 0; (k = lw_rkind_at(i)); i++)

@@ -95,7 +95,7 @@ int lw_bmax_add(struct lw_cprobe *p, uint64_t t_ns, uint64_t lat);
 int lw_bmax_coarsen(struct lw_cprobe *p, size_t cap);
 
 struct lw_cprobe {
-	unsigned probe;			/* enum lw_probe_id */
+	unsigned probe;			/* enum lw_sample_id */
 	struct lw_dist d;		/* every CPU */
 	struct lw_hist hist;		/* 1 us buckets, every CPU */
 	uint64_t missed, dropped;

@@ -424,23 +424,23 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 {
 	/* a killed run may end in a partial record, as the summary allowed */
 	struct lw_samples_reader *rd = lw_run_samples_open(path, r->manifest, LW_SAMPLES_QUIET);
-	struct lw_cprobe *by_id[LW_PROBE_MAX] = { 0 };
-	struct lw_bbuild bb[LW_PROBE_MAX];
+	struct lw_cprobe *by_id[LW_SAMPLE_MAX] = { 0 };
+	struct lw_bbuild bb[LW_SAMPLE_MAX];
 	struct lw_sample s;
 	uint64_t start, rec = 0, limit;
 	int ret;
 
 	if (!rd)
 		return -1;
-	for (unsigned i = 0; i < LW_PROBE_MAX; i++)
+	for (unsigned i = 0; i < LW_SAMPLE_MAX; i++)
 		lw_bbuild_init(&bb[i]);
 	start = lw_samples_start(rd);
 	limit = run_blocks(r->manifest, start);
 	for (size_t i = 0; i < r->np; i++)
-		if (r->p[i].probe < LW_PROBE_MAX)
+		if (r->p[i].probe < LW_SAMPLE_MAX)
 			by_id[r->p[i].probe] = &r->p[i];
 	while ((ret = lw_samples_next(rd, &s)) == 1) {
-		struct lw_cprobe *p = s.probe < LW_PROBE_MAX ? by_id[s.probe] : NULL;
+		struct lw_cprobe *p = s.probe < LW_SAMPLE_MAX ? by_id[s.probe] : NULL;
 		uint64_t t = s.expected_ns > start ? s.expected_ns - start : 0;
 		uint64_t idx = t / LW_BLOCK_BASE_NS;
 
@@ -461,7 +461,7 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		}
 	}
 	lw_samples_close_reader(rd);
-	for (unsigned i = 0; i < LW_PROBE_MAX; i++) {
+	for (unsigned i = 0; i < LW_SAMPLE_MAX; i++) {
 		if (ret >= 0 && by_id[i] && lw_bbuild_finish(&bb[i], &by_id[i]->bs) < 0)
 			ret = -1;
 		lw_bbuild_free(&bb[i]);

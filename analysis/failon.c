@@ -92,7 +92,7 @@ static int rule_metric(const struct lw_rule_lang *lang, const char *text, size_t
 				size_t n = 0;
 
 				list[0] = 0;
-				for (unsigned p = 0; p < LW_PROBE_MAX && n < sizeof(list); p++)
+				for (unsigned p = 0; p < LW_SAMPLE_MAX && n < sizeof(list); p++)
 					if (lw_probe_by_name(lw_probe_name(p)) == (int)p)
 						n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
 								      n ? ", " : "", lw_probe_name(p));

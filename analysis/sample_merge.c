@@ -75,7 +75,7 @@ struct lw_sample_merge *lw_sample_merge_open(const char *path, unsigned flags, i
 					     void *ctx)
 {
 	struct lw_sample_merge *m = calloc(1, sizeof(*m));
-	int32_t *map = calloc((size_t)LW_PROBE_MAX * (size_t)(ncpus > 0 ? ncpus : 1), sizeof(*map));
+	int32_t *map = calloc((size_t)LW_SAMPLE_MAX * (size_t)(ncpus > 0 ? ncpus : 1), sizeof(*map));
 	struct series *ser = NULL;
 	unsigned *ser_probe = NULL;
 	int *ser_cpu = NULL;
@@ -98,7 +98,7 @@ struct lw_sample_merge *lw_sample_merge_open(const char *path, unsigned flags, i
 
 		if (visit && visit(ctx, &s, i) < 0)
 			goto fail;
-		if (s.probe >= LW_PROBE_MAX || s.cpu >= ncpus)
+		if (s.probe >= LW_SAMPLE_MAX || s.cpu >= ncpus)
 			continue;
 		slot = &map[(size_t)s.probe * (size_t)ncpus + s.cpu];
 		if (!*slot) {

@@ -42,7 +42,7 @@ int lw_merge_order(struct lw_merge_series *s, const struct lw_sample *smp, const
 
 /* Every record of the file is given to @visit (may be NULL) in file order
  * with its index, while the lanes are found; a negative return from @visit
- * stops and fails the open.  Records whose probe >= LW_PROBE_MAX or cpu >=
+ * stops and fails the open.  Records whose probe >= LW_SAMPLE_MAX or cpu >=
  * @ncpus are visited but not merged.  @flags: as lw_samples_open_flags(). */
 struct lw_sample_merge *lw_sample_merge_open(const char *path, unsigned flags, int ncpus,
 					     int (*visit)(void *ctx, const struct lw_sample *s,

@@ -91,7 +91,7 @@ static uint64_t manifest_dropped(const json_t *m, unsigned probe, int cpu, int *
 
 static int32_t *lookup_new(void)
 {
-	int32_t *l = calloc(LW_PROBE_MAX * (LOOKUP_ALL + 1), sizeof(*l));
+	int32_t *l = calloc(LW_SAMPLE_MAX * (LOOKUP_ALL + 1), sizeof(*l));
 
 	if (!l)
 		error("out of memory");
@@ -154,7 +154,7 @@ static int select_passes(const struct lw_summary *sum, struct lw_rank_sel *sel,
 			break;
 		}
 		while ((rr = lw_samples_next(r, &smp)) == 1) {
-			if (smp.probe == 0 || smp.probe >= LW_PROBE_MAX)
+			if (smp.probe == 0 || smp.probe >= LW_SAMPLE_MAX)
 				continue;
 			for (int k = 0; k < 2; k++) {
 				int32_t si = lookup[LOOKUP_KEY(smp.probe, k ? LOOKUP_ALL : smp.cpu)];
@@ -363,7 +363,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 		long idx[2];
 
 		rec++;
-		if (smp.probe == 0 || smp.probe >= LW_PROBE_MAX) {
+		if (smp.probe == 0 || smp.probe >= LW_SAMPLE_MAX) {
 			ret = error("%s: record %" PRIu64 " has unknown probe id %u", path, rec,
 				    smp.probe);
 			break;
@@ -636,9 +636,9 @@ static int column_add(struct lw_summary *sum, const json_t *j, json_t *probes)
 static int monitor_line(struct lw_summary *sum, const char *path, size_t lineno, json_t *j)
 {
 	json_t *ser = json_object_get(j, "series"), *e, *row, *probes, *hists;
-	struct lw_hist iv[LW_PROBE_MAX];
-	uint64_t over[LW_PROBE_MAX] = { 0 }, missed[LW_PROBE_MAX] = { 0 };
-	int have[LW_PROBE_MAX] = { 0 }, ret = -1;
+	struct lw_hist iv[LW_SAMPLE_MAX];
+	uint64_t over[LW_SAMPLE_MAX] = { 0 }, missed[LW_SAMPLE_MAX] = { 0 };
+	int have[LW_SAMPLE_MAX] = { 0 }, ret = -1;
 	size_t i;
 
 	if (!json_is_integer(json_object_get(j, "start_ns")) ||
@@ -677,7 +677,7 @@ static int monitor_line(struct lw_summary *sum, const char *path, size_t lineno,
 	}
 	probes = json_object();
 	hists = json_object();
-	for (int p = 1; p < LW_PROBE_MAX; p++) {
+	for (int p = 1; p < LW_SAMPLE_MAX; p++) {
 		int ovf;
 
 		if (!have[p])
@@ -701,7 +701,7 @@ static int monitor_line(struct lw_summary *sum, const char *path, size_t lineno,
 	json_array_append_new(json_object_get(sum->over_time, "intervals"), row);
 	ret = 0;
 out:
-	for (int p = 1; p < LW_PROBE_MAX; p++)
+	for (int p = 1; p < LW_SAMPLE_MAX; p++)
 		if (have[p])
 			lw_hist_free(&iv[p]);
 	return ret;
@@ -905,7 +905,7 @@ void lw_summary_print_over_time(const json_t *ot, FILE *out)
 		lw_format_duration((uint64_t)json_integer_value(json_object_get(ot, "interval_ns")) *
 				   group, d, sizeof(d)));
 	fprintf(out, "%10s", "from");
-	for (unsigned p = 1; p < LW_PROBE_MAX; p++)
+	for (unsigned p = 1; p < LW_SAMPLE_MAX; p++)
 		for (size_t i = 0; i < n; i++)
 			if (json_object_get(json_object_get(json_array_get(iv, i), "probes"),
 					    lw_probe_name(p))) {
@@ -918,7 +918,7 @@ void lw_summary_print_over_time(const json_t *ot, FILE *out)
 									     "start_ns"));
 
 		fprintf(out, "%10s", lw_format_duration(from - t0, d, sizeof(d)));
-		for (unsigned p = 1; p < LW_PROBE_MAX; p++) {
+		for (unsigned p = 1; p < LW_SAMPLE_MAX; p++) {
 			uint64_t max = 0, cnt = 0;
 			int any = 0;
 

@@ -412,7 +412,7 @@ static uint64_t qos_latency(const struct idle_table *it, const struct point *p, 
 #define GRP_BUCKETS 4096	/* 1 us up to 4 ms, beyond in the overflow: 32 KB */
 #define NRANK 3
 static const double grp_pct[NRANK] = { 50, 99, 99.9 };
-#define NGRP (LW_PROBE_MAX * (MAX_STATES + 2) + MAX_STATES + 1)
+#define NGRP (LW_SAMPLE_MAX * (MAX_STATES + 2) + MAX_STATES + 1)
 
 struct grp {
 	struct lw_hist h;
@@ -423,9 +423,9 @@ struct grp {
 struct idle_stats {
 	FILE *f;		/* the points, in time order */
 	uint64_t n;
-	struct grp *idle[LW_PROBE_MAX][MAX_STATES + 2];	/* by state + 2 */
+	struct grp *idle[LW_SAMPLE_MAX][MAX_STATES + 2];	/* by state + 2 */
 	int first_cpu;		/* of the first point */
-	int pcpu[LW_PROBE_MAX];	/* of each probe's first point on a CPU < 1024; -1 */
+	int pcpu[LW_SAMPLE_MAX];	/* of each probe's first point on a CPU < 1024; -1 */
 	int has_cyclic, first_probe;
 	/* the trade-off: its probe, its PM QoS limits (ascending), their groups */
 	unsigned tprobe;
@@ -440,7 +440,7 @@ static int point_put(struct idle_stats *x, const struct lw_sample *s, int state)
 
 	if (!x->n)
 		x->first_cpu = p.cpu;
-	x->has_cyclic |= p.probe == LW_PROBE_CYCLIC;
+	x->has_cyclic |= p.probe == LW_SAMPLE_CYCLIC;
 	if (!x->first_probe)
 		x->first_probe = p.probe;
 	if (x->pcpu[p.probe] < 0 && p.cpu < 1024)
@@ -489,7 +489,7 @@ static size_t grp_list(struct idle_stats *x, struct grp **all)
 {
 	size_t n = 0;
 
-	for (unsigned p = 0; p < LW_PROBE_MAX; p++)
+	for (unsigned p = 0; p < LW_SAMPLE_MAX; p++)
 		for (int st = 0; st < MAX_STATES + 2; st++)
 			if (x->idle[p][st])
 				all[n++] = x->idle[p][st];
@@ -512,7 +512,7 @@ static int stats_pass(struct idle_stats *x, const struct idle_table *it, int pas
 			const struct point *p = &buf[i];
 			struct grp **g;
 
-			if (p->probe >= LW_PROBE_MAX || p->state < STATE_UNKNOWN || p->state >= MAX_STATES)
+			if (p->probe >= LW_SAMPLE_MAX || p->state < STATE_UNKNOWN || p->state >= MAX_STATES)
 				return error("the scratch file changed under the analysis");
 			g = &x->idle[p->probe][p->state + 2];
 			if (!*g) {
@@ -537,7 +537,7 @@ static int stats_pass(struct idle_stats *x, const struct idle_table *it, int pas
  * that probe's first CPU (boards have one idle-state table), ascending. */
 static int tradeoff_setup(struct idle_stats *x, const struct idle_table *it)
 {
-	x->tprobe = x->has_cyclic ? LW_PROBE_CYCLIC : (unsigned)x->first_probe;
+	x->tprobe = x->has_cyclic ? LW_SAMPLE_CYCLIC : (unsigned)x->first_probe;
 	if (!x->tprobe)
 		return 0;
 	x->q[x->nq++] = PM_QOS_NONE;
@@ -617,7 +617,7 @@ static json_t *idle_latency_json(const struct idle_stats *x, const struct idle_t
 {
 	json_t *out = json_object();
 
-	for (unsigned probe = 1; probe < LW_PROBE_MAX; probe++) {
+	for (unsigned probe = 1; probe < LW_SAMPLE_MAX; probe++) {
 		json_t *arr = NULL;
 
 		for (int st = STATE_UNKNOWN; st < MAX_STATES; st++) {
@@ -818,7 +818,7 @@ static int spike_of(struct spike_pass *sp, const struct lw_sample *smp, uint64_t
 {
 	struct lw_spike s;
 
-	if (smp->probe >= LW_PROBE_MAX || smp->cpu >= sp->ncpus || smp->latency_ns <= sp->thr[smp->probe])
+	if (smp->probe >= LW_SAMPLE_MAX || smp->cpu >= sp->ncpus || smp->latency_ns <= sp->thr[smp->probe])
 		return 0;
 	s = (struct lw_spike){ .expected_ns = smp->expected_ns, .latency_ns = smp->latency_ns,
 			       .cpu = smp->cpu, .probe = smp->probe, .index = idx };
@@ -853,8 +853,8 @@ struct tpass {
 	struct idle_table *it;
 	struct nohz_cpu *nz;
 	struct idle_stats *x;
-	uint64_t thr[LW_PROBE_MAX], above[LW_PROBE_MAX], first, last;
-	char thr_src[LW_PROBE_MAX][128];
+	uint64_t thr[LW_SAMPLE_MAX], above[LW_SAMPLE_MAX], first, last;
+	char thr_src[LW_SAMPLE_MAX][128];
 	char (*noise_comm)[16];
 	struct lw_sample nx;		/* the next sample, record nxi; mr its reading */
 	uint64_t nxi;
@@ -887,7 +887,7 @@ static int tp_setup(struct tpass *p)
 	x = p->x = calloc(1, sizeof(*p->x));
 	if (!p->it || !p->unk || !p->nz || !p->cur_state || !x)
 		return error("out of memory");
-	for (unsigned pr = 0; pr < LW_PROBE_MAX; pr++)
+	for (unsigned pr = 0; pr < LW_SAMPLE_MAX; pr++)
 		x->pcpu[pr] = -1;
 	for (int c = 0; c < p->ncpus; c++) {
 		p->cur_state[c] = STATE_UNKNOWN;
@@ -908,7 +908,7 @@ static int tp_setup(struct tpass *p)
 	if (!p->a || twins_load(&p->tw, rd->manifest) < 0 || twins_gaps(&p->tw, p->a) < 0)
 		return -1;
 
-	for (unsigned pr = 1; pr < LW_PROBE_MAX; pr++)
+	for (unsigned pr = 1; pr < LW_SAMPLE_MAX; pr++)
 		p->thr[pr] = spike_threshold(rd->manifest, p->analysis, p->o, pr, p->thr_src[pr],
 					     sizeof(p->thr_src[pr]));
 	p->noise_comm = calloc((size_t)p->ncpus, sizeof(*p->noise_comm));
@@ -1166,7 +1166,7 @@ static void tp_json(struct tpass *p)
 		json_t *th = json_object(), *ths = json_object();
 		json_t *probes = json_object_get(analysis, "probes");
 
-		for (unsigned pr = 1; pr < LW_PROBE_MAX; pr++) {
+		for (unsigned pr = 1; pr < LW_SAMPLE_MAX; pr++) {
 			json_object_set_new(th, lw_probe_name(pr), json_integer((json_int_t)p->thr[pr]));
 			if (json_object_get(probes, lw_probe_name(pr)))	/* the probes that ran */
 				json_object_set_new(ths, lw_probe_name(pr), json_pack("{s:I, s:s, s:I}",

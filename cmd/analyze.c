@@ -76,7 +76,7 @@ int cmd_analyze(int argc, char **argv)
 	struct lw_analyze_opts ao;
 	uint64_t v;
 	int status, partial;
-	int histogram = 0, as_json = 0, write = 1, probe = LW_PROBE_CYCLIC, c;
+	int histogram = 0, as_json = 0, write = 1, probe = LW_SAMPLE_CYCLIC, c;
 	struct lw_rundir rd;
 	struct lw_summary sum;
 	json_t *doc;
@@ -100,7 +100,7 @@ int cmd_analyze(int argc, char **argv)
 		case 'S':
 			if (lw_parse_usecs("--spike-threshold", optarg, &v) < 0)
 				return LW_EXIT_ERROR;
-			for (int p = 1; p < LW_PROBE_MAX; p++)
+			for (int p = 1; p < LW_SAMPLE_MAX; p++)
 				ao.tp.threshold_ns[p] = v ? v : 1;
 			break;
 		case 'T':

@@ -30,8 +30,8 @@ static void plots(const json_t *j, FILE *null, int depth)
 				const json_t *h[1] = { v };
 				const char *t[1] = { "fuzz" };
 
-				gp_histogram(null, h, t, 1, 1);
-				gp_cdf(null, h, t, 1, 1, json_object_get(j, "percentiles"));
+				lw_gp_histogram(null, h, t, 1, 1);
+				lw_gp_cdf(null, h, t, 1, 1, json_object_get(j, "percentiles"));
 			} else {
 				plots(v, null, depth + 1);
 			}

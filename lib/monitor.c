@@ -111,7 +111,7 @@ struct lw_monitor *lw_monitor_new(const struct lw_monitor_opts *o, int dfd, cons
 	m->w = w;
 	for (int i = 0; i < SLOTS; i++)
 		m->slot[i].idx = -1;
-	m->lookup = calloc((size_t)LW_PROBE_MAX * LOOKUP_CPUS, sizeof(*m->lookup));
+	m->lookup = calloc((size_t)LW_SAMPLE_MAX * LOOKUP_CPUS, sizeof(*m->lookup));
 	snprintf(m->path, sizeof(m->path), "%s/monitor", dir);
 	/* in the run directory @dfd: a symlink planted there is replaced,
 	 * never written through */
@@ -142,7 +142,7 @@ static int series_of(struct lw_monitor *m, const struct lw_sample *s)
 {
 	size_t key;
 
-	if (s->probe == 0 || s->probe >= LW_PROBE_MAX)
+	if (s->probe == 0 || s->probe >= LW_SAMPLE_MAX)
 		return -1;
 	key = (size_t)s->probe * LOOKUP_CPUS + s->cpu;
 	if (m->lookup[key])

@@ -20,23 +20,23 @@ static const struct {
 	const char *name;
 	int gaps;	/* gaps of a busy loop (start, length), not wake-up latencies */
 	int pipeline;	/* a pipeline's end-to-end latency, not a wake-up */
-} kinds[LW_PROBE_MAX] = {
-	[LW_PROBE_CYCLIC]          = { .name = "cyclic" },
-	[LW_PROBE_TIMERLAT_IRQ]    = { .name = "timerlat-irq" },
-	[LW_PROBE_TIMERLAT_THREAD] = { .name = "timerlat-thread" },
-	[LW_PROBE_NOISE]           = { .name = "noise", .gaps = 1 },
-	[LW_PROBE_AUDIO]           = { .name = "audio" },
-	[LW_PROBE_VIDEO]           = { .name = "video", .pipeline = 1 },
+} kinds[LW_SAMPLE_MAX] = {
+	[LW_SAMPLE_CYCLIC]          = { .name = "cyclic" },
+	[LW_SAMPLE_TIMERLAT_IRQ]    = { .name = "timerlat-irq" },
+	[LW_SAMPLE_TIMERLAT_THREAD] = { .name = "timerlat-thread" },
+	[LW_SAMPLE_NOISE]           = { .name = "noise", .gaps = 1 },
+	[LW_SAMPLE_AUDIO]           = { .name = "audio" },
+	[LW_SAMPLE_VIDEO]           = { .name = "video", .pipeline = 1 },
 };
 
 const char *lw_probe_name(unsigned id)
 {
-	return id < LW_PROBE_MAX && kinds[id].name ? kinds[id].name : "unknown";
+	return id < LW_SAMPLE_MAX && kinds[id].name ? kinds[id].name : "unknown";
 }
 
 int lw_probe_by_name(const char *name)
 {
-	for (unsigned i = 0; i < LW_PROBE_MAX; i++)
+	for (unsigned i = 0; i < LW_SAMPLE_MAX; i++)
 		if (kinds[i].name && !strcmp(kinds[i].name, name))
 			return (int)i;
 	return -1;
@@ -44,12 +44,12 @@ int lw_probe_by_name(const char *name)
 
 int lw_probe_gaps(unsigned id)
 {
-	return id < LW_PROBE_MAX && kinds[id].gaps;
+	return id < LW_SAMPLE_MAX && kinds[id].gaps;
 }
 
 int lw_probe_wakeup(unsigned id)
 {
-	return id > 0 && id < LW_PROBE_MAX && kinds[id].name && !kinds[id].gaps &&
+	return id > 0 && id < LW_SAMPLE_MAX && kinds[id].name && !kinds[id].gaps &&
 	       !kinds[id].pipeline;
 }
 

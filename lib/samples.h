@@ -25,14 +25,14 @@
 #define LW_SAMPLES_HDR     64
 
 /* Probe identifiers, stable: they are stored in files. */
-enum lw_probe_id {
-	LW_PROBE_CYCLIC          = 1,	/* clock_nanosleep wake-up latency */
-	LW_PROBE_TIMERLAT_IRQ    = 2,	/* kernel timerlat: IRQ latency */
-	LW_PROBE_TIMERLAT_THREAD = 3,	/* kernel timerlat: thread latency */
-	LW_PROBE_NOISE           = 4,	/* busy-loop gap: start, length */
-	LW_PROBE_AUDIO           = 5,	/* audio period wake-up (interrupt to thread) */
-	LW_PROBE_VIDEO           = 6,	/* video frame capture-to-display */
-	LW_PROBE_MAX
+enum lw_sample_id {
+	LW_SAMPLE_CYCLIC          = 1,	/* clock_nanosleep wake-up latency */
+	LW_SAMPLE_TIMERLAT_IRQ    = 2,	/* kernel timerlat: IRQ latency */
+	LW_SAMPLE_TIMERLAT_THREAD = 3,	/* kernel timerlat: thread latency */
+	LW_SAMPLE_NOISE           = 4,	/* busy-loop gap: start, length */
+	LW_SAMPLE_AUDIO           = 5,	/* audio period wake-up (interrupt to thread) */
+	LW_SAMPLE_VIDEO           = 6,	/* video frame capture-to-display */
+	LW_SAMPLE_MAX
 };
 
 const char *lw_probe_name(unsigned id);	/* "cyclic", ...; "unknown" */
@@ -53,7 +53,7 @@ struct lw_sample {
 	uint64_t latency_ns;	/* how late it ran (noise: gap length) */
 	uint32_t missed;	/* whole periods skipped because of this lateness */
 	uint16_t cpu;
-	uint8_t  probe;		/* enum lw_probe_id */
+	uint8_t  probe;		/* enum lw_sample_id */
 	uint8_t  flags;		/* enum lw_sample_flags */
 };
 _Static_assert(sizeof(struct lw_sample) == 24, "sample record is 24 bytes");

@@ -47,7 +47,7 @@ static void *cyclic_main(void *arg)
 	struct lw_run *run = t->run;
 	const struct lw_cyclic_opts *o = &t->c->o;
 	const uint64_t interval = t->interval_ns;
-	struct lw_sample s = { .cpu = (uint16_t)t->cpu, .probe = LW_PROBE_CYCLIC };
+	struct lw_sample s = { .cpu = (uint16_t)t->cpu, .probe = LW_SAMPLE_CYCLIC };
 	uint64_t next, now, lat, max = 0, min = UINT64_MAX;
 	struct timespec ts;
 	char name[16];
@@ -79,11 +79,11 @@ static void *cyclic_main(void *arg)
 		s.flags = 0;
 		if (o->threshold_ns && lat > o->threshold_ns) {
 			s.flags = LW_SAMPLE_OVER_THRESHOLD;
-			lw_probe_spike(run, LW_PROBE_CYCLIC, t->cpu, next, lat);
+			lw_probe_spike(run, LW_SAMPLE_CYCLIC, t->cpu, next, lat);
 			t->over++;
 		}
 		lw_ring_push(t->ring, &s);
-		lw_ust_probe_sample(LW_PROBE_CYCLIC, t->cpu, next, lat);
+		lw_ust_probe_sample(LW_SAMPLE_CYCLIC, t->cpu, next, lat);
 		t->count++;
 		t->missed += s.missed;
 		if (lat > max) {
@@ -178,7 +178,7 @@ static int cyclic_finish(struct lw_run *run, struct lw_part *p)
 					    "error", json_string(strerror(t->err)));
 	}
 	json_object_set_new(probes, "cyclic", json_pack("{s:i, s:s, s:I, s:I, s:s, s:i, s:I, s:I, s:o}",
-		"probe_id", LW_PROBE_CYCLIC,
+		"probe_id", LW_SAMPLE_CYCLIC,
 		"cpus", lw_format_cpulist(&c->o.cpus, cpus, sizeof(cpus)),
 		"interval_ns", (json_int_t)c->o.interval_ns,
 		"distance_ns", (json_int_t)c->o.distance_ns,
@@ -261,7 +261,7 @@ static struct lw_part *cyclic_create(const struct lw_probe_plan *p,
 
 const struct lw_probe lw_probe_cyclic = {
 	.name = "cyclic", .bit = LW_PROBES_CYCLIC, .by_default = 1,
-	.samples = { LW_PROBE_CYCLIC }, .cpus_rule = LW_PROBE_CPUS_SHARED,
+	.samples = { LW_SAMPLE_CYCLIC }, .cpus_rule = LW_PROBE_CPUS_SHARED,
 	.on = offsetof(struct lw_probe_plan, cyclic),
 	.cpus = offsetof(struct lw_probe_plan, cyclic_cpus),
 	.plan = cyclic_plan, .create = cyclic_create, .help = "",

@@ -56,7 +56,7 @@ static void *noise_main(void *arg)
 	struct noise_thread *t = arg;
 	struct lw_run *run = t->run;
 	const struct lw_noise_opts *o = &t->n->o;
-	struct lw_sample s = { .cpu = (uint16_t)t->cpu, .probe = LW_PROBE_NOISE };
+	struct lw_sample s = { .cpu = (uint16_t)t->cpu, .probe = LW_SAMPLE_NOISE };
 	struct lw_gap g;
 	uint64_t now, start, d, max = 0;
 	char name[16];
@@ -78,11 +78,11 @@ static void *noise_main(void *arg)
 		s.flags = 0;
 		if (o->threshold_ns && d > o->threshold_ns) {
 			s.flags = LW_SAMPLE_OVER_THRESHOLD;
-			lw_probe_spike(run, LW_PROBE_NOISE, t->cpu, start, d);
+			lw_probe_spike(run, LW_SAMPLE_NOISE, t->cpu, start, d);
 			t->over++;
 		}
 		lw_ring_push(t->ring, &s);
-		lw_ust_probe_sample(LW_PROBE_NOISE, t->cpu, start, d);
+		lw_ust_probe_sample(LW_SAMPLE_NOISE, t->cpu, start, d);
 		if (d > max) {
 			max = d;
 			atomic_store_explicit(&t->max_ns, max, memory_order_relaxed);
@@ -260,7 +260,7 @@ static int noise_finish(struct lw_run *run, struct lw_part *p)
 	}
 	json_object_set_new(probes, "noise", json_pack(
 		"{s:i, s:s, s:s, s:I, s:s, s:i, s:I, s:I, s:o, s:o}",
-		"probe_id", LW_PROBE_NOISE,
+		"probe_id", LW_SAMPLE_NOISE,
 		"method", "busy loop reading CLOCK_MONOTONIC; a delta above gap_threshold_ns is a "
 			  "gap (expected_ns = start, latency_ns = length)",
 		"cpus", lw_format_cpulist(&n->o.cpus, cpus, sizeof(cpus)),
@@ -360,7 +360,7 @@ static struct lw_part *noise_create(const struct lw_probe_plan *p,
 
 const struct lw_probe lw_probe_noise = {
 	.name = "noise", .bit = LW_PROBES_NOISE,
-	.samples = { LW_PROBE_NOISE }, .cpus_rule = LW_PROBE_CPUS_ALONE,
+	.samples = { LW_SAMPLE_NOISE }, .cpus_rule = LW_PROBE_CPUS_ALONE,
 	.on = offsetof(struct lw_probe_plan, noise),
 	.cpus = offsetof(struct lw_probe_plan, noise_cpus),
 	.given = noise_given, .plan = noise_plan, .create = noise_create,

@@ -3,7 +3,7 @@
  * The noise probe, the oslat / osnoise method, for isolated (nohz_full)
  * CPUs: one thread per noise CPU, pinned, reads CLOCK_MONOTONIC in a tight
  * loop and records every gap between two readings longer than the gap
- * threshold as a sample (probe LW_PROBE_NOISE, expected_ns = the gap's
+ * threshold as a sample (probe LW_SAMPLE_NOISE, expected_ns = the gap's
  * start, latency_ns = its length).  See probes/gap.h.
  *
  * RT throttling: a SCHED_FIFO busy loop is stopped by the kernel for

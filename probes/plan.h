@@ -113,7 +113,7 @@ struct lw_probe {
 	const char *name;		/* in --probes and the manifest's "selected" */
 	unsigned bit;			/* LW_PROBES_* */
 	int by_default;			/* in the default --probes */
-	unsigned char samples[3];	/* its sample ids (enum lw_probe_id), 0 ends */
+	unsigned char samples[3];	/* its sample ids (enum lw_sample_id), 0 ends */
 	enum lw_probe_cpus cpus_rule;
 	/* offsets in struct lw_probe_plan: its flag (int), its CPUs (cpu_set_t),
 	 * and why it was skipped (char[200], "" when not; offset 0: never) */

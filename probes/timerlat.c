@@ -82,7 +82,7 @@ int lw_timerlat_sample(struct lw_tl_cpu *st, const struct lw_tl_event *e, uint64
 	s->latency_ns = e->latency_ns;
 	s->missed = period_ns ? (uint32_t)(e->latency_ns / period_ns) : 0;
 	s->cpu = (uint16_t)e->cpu;
-	s->probe = e->context == LW_TL_IRQ ? LW_PROBE_TIMERLAT_IRQ : LW_PROBE_TIMERLAT_THREAD;
+	s->probe = e->context == LW_TL_IRQ ? LW_SAMPLE_TIMERLAT_IRQ : LW_SAMPLE_TIMERLAT_THREAD;
 	return 1;
 }
 
@@ -525,7 +525,7 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 	json_object_set_new(probes, "timerlat", json_pack(
 		"{s:b, s:{s:i, s:i}, s:s, s:s, s:s, s:I, s:s, s:i, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:o}",
 		"ran", 1,
-		"probe_ids", "irq", LW_PROBE_TIMERLAT_IRQ, "thread", LW_PROBE_TIMERLAT_THREAD,
+		"probe_ids", "irq", LW_SAMPLE_TIMERLAT_IRQ, "thread", LW_SAMPLE_TIMERLAT_THREAD,
 		"instance", tl->name,
 		"trace_clock", "mono",
 		"cpus", lw_format_cpulist(&tl->o.cpus, list, sizeof(list)),
@@ -670,7 +670,7 @@ static struct lw_part *timerlat_create(const struct lw_probe_plan *p,
 
 const struct lw_probe lw_probe_timerlat = {
 	.name = "timerlat", .bit = LW_PROBES_TIMERLAT, .by_default = 1,
-	.samples = { LW_PROBE_TIMERLAT_IRQ, LW_PROBE_TIMERLAT_THREAD },
+	.samples = { LW_SAMPLE_TIMERLAT_IRQ, LW_SAMPLE_TIMERLAT_THREAD },
 	.cpus_rule = LW_PROBE_CPUS_SHARED,
 	.on = offsetof(struct lw_probe_plan, timerlat),
 	.cpus = offsetof(struct lw_probe_plan, timerlat_cpus),

@@ -8,8 +8,8 @@
  * osnoise/timerlat_period_us) and records, for each activation, the timer
  * latency seen by the IRQ handler and then by the woken kernel thread
  * (event ftrace:timerlat: seqnum, context 0 = irq / 1 = thread, and
- * timer_latency in ns).  Both become samples, probes LW_PROBE_TIMERLAT_IRQ
- * and LW_PROBE_TIMERLAT_THREAD.
+ * timer_latency in ns).  Both become samples, probes LW_SAMPLE_TIMERLAT_IRQ
+ * and LW_SAMPLE_TIMERLAT_THREAD.
  *
  * expected_ns, the timer's expiry on CLOCK_MONOTONIC: the kernel computes
  * timer_latency = now - expiry with a fresh CLOCK_MONOTONIC reading and

@@ -114,15 +114,15 @@ static void us_text(struct page *pg, double ns)
 	char b[32];
 
 	if (isfinite(ns))
-		pg_text(pg, lw_fmt_us(ns, b, sizeof(b)));
+		lw_pg_text(pg, lw_fmt_us(ns, b, sizeof(b)));
 	else
-		pg_text(pg, "unknown");
+		lw_pg_text(pg, "unknown");
 }
 
 static void attr_num(struct page *pg, const char *name, double v)
 {
 	if (isfinite(v))
-		pg_raw(pg, " %s=\"%.17g\"", name, v);
+		lw_pg_raw(pg, " %s=\"%.17g\"", name, v);
 }
 
 /* ---- the answer ------------------------------------------------------- */
@@ -134,31 +134,31 @@ static void verdict_block(struct page *pg, const struct lw_comparison *c, const 
 	const char *cls = fail ? "fail" : pass ? "pass" : "skip";
 	char lines[4][256];
 
-	pg_raw(pg, "<div class=\"verdict %s\" id=\"verdict\" data-verdict=\"%s\">\n<p class=\"head\">",
+	lw_pg_raw(pg, "<div class=\"verdict %s\" id=\"verdict\" data-verdict=\"%s\">\n<p class=\"head\">",
 	       cls, cls);
 	if (fail)
-		pg_textf(pg, "FAIL: %zu of %zu comparison rules broken", fail, cs->n);
+		lw_pg_textf(pg, "FAIL: %zu of %zu comparison rules broken", fail, cs->n);
 	else if (pass)
-		pg_textf(pg, "PASS: %zu comparison rule%s met", pass, pass == 1 ? "" : "s");
+		lw_pg_textf(pg, "PASS: %zu comparison rule%s met", pass, pass == 1 ? "" : "s");
 	else
-		pg_text(pg, cs->n ? "No verdict: no comparison rule could be judged" :
+		lw_pg_text(pg, cs->n ? "No verdict: no comparison rule could be judged" :
 			"No verdict: no comparison rule was given");
 	if ((fail || pass) && skip)
-		pg_textf(pg, "; %zu undecided", skip);
-	pg_raw(pg, "</p>\n<ul class=\"answer\">\n");
+		lw_pg_textf(pg, "; %zu undecided", skip);
+	lw_pg_raw(pg, "</p>\n<ul class=\"answer\">\n");
 	nl = lw_cmp_summary(c, lines, 4);
 	for (size_t i = 0, g = 0; i < nl; i++, g++) {
 		while (g < c->ngroup && !c->group[g].compared)
 			g++;
 		if (g < c->ngroup && !strncmp(lines[i], c->group[g].name, strlen(c->group[g].name)))
-			pg_raw(pg, "<li data-group=\"%zu\" data-verdicts=\"%s\">", g,
+			lw_pg_raw(pg, "<li data-group=\"%zu\" data-verdicts=\"%s\">", g,
 			       c->group[g].verdicts ? "true" : "false");
 		else	/* "first N of M" */
-			pg_raw(pg, "<li>");
-		pg_text(pg, lines[i]);
-		pg_raw(pg, "</li>\n");
+			lw_pg_raw(pg, "<li>");
+		lw_pg_text(pg, lines[i]);
+		lw_pg_raw(pg, "</li>\n");
 	}
-	pg_raw(pg, "</ul>\n</div>\n<p class=\"missing\">Figures and verdicts are those of "
+	lw_pg_raw(pg, "</ul>\n</div>\n<p class=\"missing\">Figures and verdicts are those of "
 	       "<code>latwatt compare</code> (<a href=\"#method\">how verdicts are reached</a>).</p>\n");
 }
 
@@ -166,15 +166,15 @@ static void verdict_block(struct page *pg, const struct lw_comparison *c, const 
 
 static void group_head(struct page *pg, const struct lw_comparison *c, const char *first)
 {
-	pg_raw(pg, "<tr><th class=\"l\">%s</th>", first);
+	lw_pg_raw(pg, "<tr><th class=\"l\">%s</th>", first);
 	for (size_t g = 0; g < c->ngroup; g++) {
-		pg_raw(pg, "<th class=\"l\" data-group=\"%zu\"><span class=\"swatch\" style=\"background:"
+		lw_pg_raw(pg, "<th class=\"l\" data-group=\"%zu\"><span class=\"swatch\" style=\"background:"
 		       "%s\"></span>", g, group_color(g));
-		pg_text(pg, c->group[g].name);
-		pg_raw(pg, "<br/><small>%s%zu run%s</small></th>", g == c->baseline ? "baseline, " : "",
+		lw_pg_text(pg, c->group[g].name);
+		lw_pg_raw(pg, "<br/><small>%s%zu run%s</small></th>", g == c->baseline ? "baseline, " : "",
 		       c->group[g].n, c->group[g].n == 1 ? "" : "s");
 	}
-	pg_raw(pg, "</tr>\n");
+	lw_pg_raw(pg, "</tr>\n");
 }
 
 /* A row of run-level strings: a group's value when its runs agree, else
@@ -185,9 +185,9 @@ static void groups_row(struct page *pg, const struct lw_comparison *c, const cha
 {
 	char a[512], b[512];
 
-	pg_raw(pg, "<tr><td>");
-	pg_text(pg, label);
-	pg_raw(pg, "</td>");
+	lw_pg_raw(pg, "<tr><td>");
+	lw_pg_text(pg, label);
+	lw_pg_raw(pg, "</td>");
 	for (size_t g = 0; g < c->ngroup; g++) {
 		const struct lw_cmp_group *cg = &c->group[g];
 		int same = 1;
@@ -195,22 +195,22 @@ static void groups_row(struct page *pg, const struct lw_comparison *c, const cha
 		get(&c->run[cg->first], a, sizeof(a), what);
 		for (size_t i = 1; i < cg->n; i++)
 			same &= !strcmp(a, get(&c->run[cg->first + i], b, sizeof(b), what));
-		pg_raw(pg, "<td>");
+		lw_pg_raw(pg, "<td>");
 		if (same) {
-			pg_text(pg, a);
+			lw_pg_text(pg, a);
 		} else {
-			pg_raw(pg, "<ul class=\"runs\">");
+			lw_pg_raw(pg, "<ul class=\"runs\">");
 			for (size_t i = 0; i < cg->n; i++) {
-				pg_raw(pg, "<li>");
-				pg_textf(pg, "%s: %s", c->run[cg->first + i].label,
+				lw_pg_raw(pg, "<li>");
+				lw_pg_textf(pg, "%s: %s", c->run[cg->first + i].label,
 					 get(&c->run[cg->first + i], b, sizeof(b), what));
-				pg_raw(pg, "</li>");
+				lw_pg_raw(pg, "</li>");
 			}
-			pg_raw(pg, "</ul>");
+			lw_pg_raw(pg, "</ul>");
 		}
-		pg_raw(pg, "</td>");
+		lw_pg_raw(pg, "</td>");
 	}
-	pg_raw(pg, "</tr>\n");
+	lw_pg_raw(pg, "</tr>\n");
 }
 
 static const char *get_str(const struct lw_rrun *r, char *buf, size_t len, const char *what)
@@ -250,32 +250,32 @@ static void groups_table(struct page *pg, const struct lw_comparison *c)
 		{ "scenario", "scenario" }, { "status", "status" },
 	};
 
-	pg_section(pg, "runs", "Groups and their runs", 1);
-	pg_raw(pg, "<table class=\"kv runs\">\n");
+	lw_pg_section(pg, "runs", "Groups and their runs", 1);
+	lw_pg_raw(pg, "<table class=\"kv runs\">\n");
 	group_head(pg, c, "");
-	pg_raw(pg, "<tr><td>runs</td>");
+	lw_pg_raw(pg, "<tr><td>runs</td>");
 	for (size_t g = 0; g < c->ngroup; g++) {
-		pg_raw(pg, "<td><ul class=\"runs\">");
+		lw_pg_raw(pg, "<td><ul class=\"runs\">");
 		for (size_t i = 0; i < c->group[g].n; i++) {
 			const struct lw_rrun *r = &c->run[c->group[g].first + i];
 
-			pg_raw(pg, "<li data-run=\"%zu\">", c->group[g].first + i);
-			pg_text(pg, r->label);
-			pg_raw(pg, " <small class=\"mono\">");
-			pg_text(pg, r->path);
-			pg_raw(pg, "</small></li>");
+			lw_pg_raw(pg, "<li data-run=\"%zu\">", c->group[g].first + i);
+			lw_pg_text(pg, r->label);
+			lw_pg_raw(pg, " <small class=\"mono\">");
+			lw_pg_text(pg, r->path);
+			lw_pg_raw(pg, "</small></li>");
 		}
-		pg_raw(pg, "</ul></td>");
+		lw_pg_raw(pg, "</ul></td>");
 	}
-	pg_raw(pg, "</tr>\n");
+	lw_pg_raw(pg, "</tr>\n");
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
 		groups_row(pg, c, rows[k].label, get_str, rows[k].what);
 	groups_row(pg, c, "NO_HZ mode", get_nohz, NULL);
 	groups_row(pg, c, "duration", get_duration, NULL);
 	groups_row(pg, c, "PM QoS", get_pmqos, NULL);
 	groups_row(pg, c, "started (UTC)", get_str, "start");
-	pg_raw(pg, "</table>\n");
-	pg_section_end(pg);
+	lw_pg_raw(pg, "</table>\n");
+	lw_pg_section_end(pg);
 }
 
 /* ---- latency ---------------------------------------------------------- */
@@ -286,21 +286,21 @@ static void change_text(struct page *pg, const struct lw_comparison *c, const st
 	char p[32];
 
 	if (m->rel_infinite)
-		pg_text(pg, "from 0");
+		lw_pg_text(pg, "from 0");
 	else if (isfinite(m->rel))
-		pg_textf(pg, "%+.1f %%", m->rel * 100);
+		lw_pg_textf(pg, "%+.1f %%", m->rel * 100);
 	else
-		pg_text(pg, "change unknown");
+		lw_pg_text(pg, "change unknown");
 	if (isfinite(m->ci_lo) && isfinite(m->ci_hi))
-		pg_textf(pg, " [%+.1f %%, %+.1f %%]", m->ci_lo * 100, m->ci_hi * 100);
+		lw_pg_textf(pg, " [%+.1f %%, %+.1f %%]", m->ci_lo * 100, m->ci_hi * 100);
 	if (isfinite(m->p_adj)) {
 		if (m->p_adj < 0.001)
 			snprintf(p, sizeof(p), "< 0.001");
 		else
 			snprintf(p, sizeof(p), "%.3f", m->p_adj);
-		pg_textf(pg, ", p %s after Holm", p);
+		lw_pg_textf(pg, ", p %s after Holm", p);
 	}
-	pg_textf(pg, ": %s", !strcmp(m->verdict, LW_NA) ? "no verdict" : m->verdict);
+	lw_pg_textf(pg, ": %s", !strcmp(m->verdict, LW_NA) ? "no verdict" : m->verdict);
 	(void)c;
 }
 
@@ -312,7 +312,7 @@ static void stat_cell(struct page *pg, const struct lw_comparison *c, const stru
 	const struct lw_cmetric *m = p->m[g * LW_CMP_NSTAT + k];
 	const char *v = g == c->baseline ? NULL : m ? m->verdict : LW_NA;
 
-	pg_raw(pg, "<td class=\"%s\" data-probe=\"%s\" data-group=\"%zu\" data-stat=\"%s\" "
+	lw_pg_raw(pg, "<td class=\"%s\" data-probe=\"%s\" data-group=\"%zu\" data-stat=\"%s\" "
 	       "data-verdict=\"%s\"", vclass(v), p->name, g, lw_stat_names[k], v ? v : "baseline");
 	attr_num(pg, "data-value", f->v);
 	attr_num(pg, "data-ci-low", f->lo);
@@ -321,52 +321,52 @@ static void stat_cell(struct page *pg, const struct lw_comparison *c, const stru
 		attr_num(pg, "data-change", m->rel);
 		attr_num(pg, "data-p", m->p_adj);
 	}
-	pg_raw(pg, "><b>");
+	lw_pg_raw(pg, "><b>");
 	us_text(pg, f->v);
-	pg_raw(pg, "</b>");
+	lw_pg_raw(pg, "</b>");
 	if (isfinite(f->lo) && isfinite(f->hi)) {
-		pg_raw(pg, " <small>[");
+		lw_pg_raw(pg, " <small>[");
 		us_text(pg, f->lo);
-		pg_raw(pg, ", ");
+		lw_pg_raw(pg, ", ");
 		us_text(pg, f->hi);
-		pg_raw(pg, "]</small>");
+		lw_pg_raw(pg, "]</small>");
 	}
 	if (m) {
-		pg_raw(pg, "<div class=\"chg\">");
+		lw_pg_raw(pg, "<div class=\"chg\">");
 		change_text(pg, c, m);
-		pg_raw(pg, "</div>");
+		lw_pg_raw(pg, "</div>");
 	}
-	pg_raw(pg, "<ul class=\"runs\">");
+	lw_pg_raw(pg, "<ul class=\"runs\">");
 	for (size_t i = 0; i < cg->n && cg->n > 1; i++) {
 		size_t ri = cg->first + i;
 		const struct lw_cfig *rf = &p->run[ri * LW_CMP_NSTAT + k];
 
-		pg_raw(pg, "<li data-run=\"%zu\"", ri);
+		lw_pg_raw(pg, "<li data-run=\"%zu\"", ri);
 		attr_num(pg, "data-value", rf->v);
 		attr_num(pg, "data-ci-low", rf->lo);
 		attr_num(pg, "data-ci-high", rf->hi);
-		pg_raw(pg, ">");
-		pg_text(pg, c->run[ri].label);
-		pg_raw(pg, " ");
+		lw_pg_raw(pg, ">");
+		lw_pg_text(pg, c->run[ri].label);
+		lw_pg_raw(pg, " ");
 		us_text(pg, rf->v);
 		if (isfinite(rf->lo) && isfinite(rf->hi)) {
-			pg_raw(pg, " <small>[");
+			lw_pg_raw(pg, " <small>[");
 			us_text(pg, rf->lo);
-			pg_raw(pg, ", ");
+			lw_pg_raw(pg, ", ");
 			us_text(pg, rf->hi);
-			pg_raw(pg, "]</small>");
+			lw_pg_raw(pg, "]</small>");
 		}
-		pg_raw(pg, "</li>");
+		lw_pg_raw(pg, "</li>");
 	}
-	pg_raw(pg, "</ul></td>");
+	lw_pg_raw(pg, "</ul></td>");
 }
 
 /* The groups' figures per statistic: each run a small point, the group's
  * figure a larger one with its interval, groups side by side. */
 static void figures_plot(struct page *pg, const struct lw_comparison *c, const struct lw_cmp_probe *p)
 {
-	struct script sc;
-	FILE *f = script_open(&sc);
+	struct lw_script sc;
+	FILE *f = lw_script_open(&sc);
 	double w = 0.7 / (double)c->ngroup;
 	char id[64], cap[256], lbl[160];
 	int others = 0;
@@ -423,7 +423,7 @@ static void figures_plot(struct page *pg, const struct lw_comparison *c, const s
 	snprintf(id, sizeof(id), "cmp-groups-%s", p->name);
 	snprintf(cap, sizeof(cap), "Probe %s: each group's figure (filled, with its interval) and "
 		 "each of its runs' (rings), side by side per statistic.", p->name);
-	pg_figure(pg, id, script_close(&sc), 960, 400, cap);
+	lw_pg_figure(pg, id, lw_script_close(&sc), 960, 400, cap);
 }
 
 /* Histogram and distribution of every run, drawn in its group's colour,
@@ -431,10 +431,10 @@ static void figures_plot(struct page *pg, const struct lw_comparison *c, const s
 static void overlay_plots(struct page *pg, const struct lw_comparison *c, const struct lw_cmp_probe *p)
 {
 	const json_t **hist = calloc(c->nrun, sizeof(*hist));
-	struct gp_style *st = calloc(c->nrun, sizeof(*st));
+	struct lw_gp_style *st = calloc(c->nrun, sizeof(*st));
 	char (*names)[160] = calloc(c->ngroup + 1, sizeof(*names));
 	int *titled = calloc(c->ngroup + 1, sizeof(*titled));
-	struct script sc;
+	struct lw_script sc;
 	char id[64], cap[256];
 	size_t n = 0;
 	FILE *f;
@@ -464,24 +464,24 @@ static void overlay_plots(struct page *pg, const struct lw_comparison *c, const 
 		}
 	}
 	if (!n) {
-		pg_raw(pg, "<p class=\"missing\">No histogram of probe %s in the runs' analysis.json: "
+		lw_pg_raw(pg, "<p class=\"missing\">No histogram of probe %s in the runs' analysis.json: "
 		       "no distribution plots.</p>\n", p->name);
 		goto out;
 	}
 	snprintf(id, sizeof(id), "cmp-hist-%s", p->name);
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (f)
-		gp_histogram_styled(f, hist, NULL, n, 0, st, "outside right top Left reverse");
+		lw_gp_histogram_styled(f, hist, NULL, n, 0, st, "outside right top Left reverse");
 	snprintf(cap, sizeof(cap), "Latency histograms of probe %s, all CPUs: every run, in its "
 		 "group's colour.", p->name);
-	pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+	lw_pg_figure(pg, id, lw_script_close(&sc), 960, 420, cap);
 	snprintf(id, sizeof(id), "cmp-cdf-%s", p->name);
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (f)
-		gp_cdf_styled(f, hist, NULL, n, 0, NULL, st, "outside right top Left reverse");
+		lw_gp_cdf_styled(f, hist, NULL, n, 0, NULL, st, "outside right top Left reverse");
 	snprintf(cap, sizeof(cap), "Cumulative distributions of probe %s on a nines scale: every "
 		 "run, in its group's colour.", p->name);
-	pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+	lw_pg_figure(pg, id, lw_script_close(&sc), 960, 420, cap);
 out:
 	free(hist);
 	free(st);
@@ -491,53 +491,53 @@ out:
 
 static void probe_section(struct page *pg, const struct lw_comparison *c, const struct lw_cmp_probe *p)
 {
-	pg_raw(pg, "<h3>Probe ");
-	pg_text(pg, p->name);
-	pg_raw(pg, "</h3>\n<table class=\"groups\" data-probe=\"%s\">\n", p->name);
+	lw_pg_raw(pg, "<h3>Probe ");
+	lw_pg_text(pg, p->name);
+	lw_pg_raw(pg, "</h3>\n<table class=\"groups\" data-probe=\"%s\">\n", p->name);
 	group_head(pg, c, "latency (us)");
-	pg_raw(pg, "<tr><td class=\"l\">samples</td>");
+	lw_pg_raw(pg, "<tr><td class=\"l\">samples</td>");
 	for (size_t g = 0; g < c->ngroup; g++) {
 		double total = 0;
 
 		for (size_t i = 0; i < c->group[g].n; i++)
 			total += p->count[c->group[g].first + i];
-		pg_raw(pg, "<td data-group=\"%zu\" data-stat=\"samples\"", g);
+		lw_pg_raw(pg, "<td data-group=\"%zu\" data-stat=\"samples\"", g);
 		attr_num(pg, "data-value", total);
-		pg_raw(pg, "><b>");
+		lw_pg_raw(pg, "><b>");
 		if (isfinite(total))
-			pg_textf(pg, "%.0f", total);
+			lw_pg_textf(pg, "%.0f", total);
 		else
-			pg_text(pg, "unknown");
-		pg_raw(pg, "</b><ul class=\"runs\">");
+			lw_pg_text(pg, "unknown");
+		lw_pg_raw(pg, "</b><ul class=\"runs\">");
 		for (size_t i = 0; i < c->group[g].n; i++) {
 			size_t ri = c->group[g].first + i;
 
-			pg_raw(pg, "<li data-run=\"%zu\">", ri);
-			pg_text(pg, c->run[ri].label);
+			lw_pg_raw(pg, "<li data-run=\"%zu\">", ri);
+			lw_pg_text(pg, c->run[ri].label);
 			if (isfinite(p->count[ri]))
-				pg_textf(pg, " %.0f", p->count[ri]);
+				lw_pg_textf(pg, " %.0f", p->count[ri]);
 			else
-				pg_text(pg, " unknown");
-			pg_raw(pg, "</li>");
+				lw_pg_text(pg, " unknown");
+			lw_pg_raw(pg, "</li>");
 		}
-		pg_raw(pg, "</ul></td>");
+		lw_pg_raw(pg, "</ul></td>");
 	}
-	pg_raw(pg, "</tr>\n");
+	lw_pg_raw(pg, "</tr>\n");
 	for (int k = 0; k < LW_CMP_NSTAT; k++) {
-		pg_raw(pg, "<tr><td class=\"l\">%s</td>", lw_stat_names[k]);
+		lw_pg_raw(pg, "<tr><td class=\"l\">%s</td>", lw_stat_names[k]);
 		for (size_t g = 0; g < c->ngroup; g++)
 			stat_cell(pg, c, p, g, k);
-		pg_raw(pg, "</tr>\n");
+		lw_pg_raw(pg, "</tr>\n");
 	}
-	pg_raw(pg, "</table>\n<p class=\"missing\">");
-	pg_textf(pg, "Each group's figure (bold) is the geometric mean of its runs' figures, with its "
+	lw_pg_raw(pg, "</table>\n<p class=\"missing\">");
+	lw_pg_textf(pg, "Each group's figure (bold) is the geometric mean of its runs' figures, with its "
 		 "%.0f %% interval from the spread between its runs (one run: the run's own interval); "
 		 "beneath it, each run's own figure with its within-run interval (block bootstrap). "
 		 "Beside a group's figure: its change against the baseline group with its interval, "
 		 "the p-value the verdict was decided on (adjusted by Holm over every metric tested), "
 		 "and the verdict of latwatt compare. The max is shown, not judged.",
 		 c->conf * 100);
-	pg_raw(pg, "</p>\n");
+	lw_pg_raw(pg, "</p>\n");
 	figures_plot(pg, c, p);
 	overlay_plots(pg, c, p);
 }
@@ -552,25 +552,25 @@ static void metric_value(struct page *pg, const struct lw_cmetric *m, int side)
 	if (count && m->nper[side] + m->nper[!side])	/* a count: the group's total */
 		v = side ? m->total : m->base_total;
 	if (!isfinite(v)) {
-		pg_text(pg, m->note && !strncmp(m->note, "not recorded", 12) ? "not recorded" :
+		lw_pg_text(pg, m->note && !strncmp(m->note, "not recorded", 12) ? "not recorded" :
 			m->note && !strncmp(m->note, "unknown", 7) ? "unknown" : "-");
 		return;
 	}
 	if (!strcmp(m->unit, "ns"))
-		us_text(pg, v), pg_text(pg, " us");
+		us_text(pg, v), lw_pg_text(pg, " us");
 	else if (count)
-		pg_textf(pg, "%.0f", v);
+		lw_pg_textf(pg, "%.0f", v);
 	else if (!strcmp(m->unit, "W"))
-		pg_textf(pg, "%.3f W", v);
+		lw_pg_textf(pg, "%.3f W", v);
 	else if (!strcmp(m->unit, "fraction"))
-		pg_textf(pg, "%.1f %%", v * 100);
+		lw_pg_textf(pg, "%.1f %%", v * 100);
 	else
-		pg_textf(pg, "%g", v);
+		lw_pg_textf(pg, "%g", v);
 	if (count && m->nper[side] > 1) {
-		pg_raw(pg, "<ul class=\"runs\">");
+		lw_pg_raw(pg, "<ul class=\"runs\">");
 		for (size_t i = 0; i < m->nper[side]; i++)
-			pg_raw(pg, "<li>%.0f</li>", m->per[side][i]);
-		pg_raw(pg, "</ul>");
+			lw_pg_raw(pg, "<li>%.0f</li>", m->per[side][i]);
+		lw_pg_raw(pg, "</ul>");
 	}
 }
 
@@ -578,69 +578,69 @@ static void verdicts_section(struct page *pg, const struct lw_comparison *c)
 {
 	const struct lw_cmp_group *b = &c->group[c->baseline];
 
-	pg_section(pg, "verdicts", "Every metric compared", 1);
-	pg_raw(pg, "<p class=\"missing\">");
-	pg_textf(pg, "As latwatt compare prints them: a latency or power is a group's geometric mean, "
+	lw_pg_section(pg, "verdicts", "Every metric compared", 1);
+	lw_pg_raw(pg, "<p class=\"missing\">");
+	lw_pg_textf(pg, "As latwatt compare prints them: a latency or power is a group's geometric mean, "
 		 "a count the total over its runs (each run's beneath), a share the mean. p is "
 		 "adjusted by Holm over the metrics tested; a verdict needs p < %g and a change beyond "
 		 "%.0f %%; mdc is the smallest change these runs could detect.", c->alpha,
 		 c->practical * 100);
-	pg_raw(pg, "</p>\n");
+	lw_pg_raw(pg, "</p>\n");
 	for (size_t g = 0; g < c->ngroup; g++) {
 		const struct lw_cmp_group *cg = &c->group[g];
 
 		if (!cg->compared)
 			continue;
-		pg_raw(pg, "<h3>");
-		pg_textf(pg, "%s against %s", cg->name, b->name);
-		pg_raw(pg, "</h3>\n<table class=\"metrics\" data-group=\"%zu\">\n<tr><th class=\"l\">"
+		lw_pg_raw(pg, "<h3>");
+		lw_pg_textf(pg, "%s against %s", cg->name, b->name);
+		lw_pg_raw(pg, "</h3>\n<table class=\"metrics\" data-group=\"%zu\">\n<tr><th class=\"l\">"
 		       "metric</th><th>", g);
-		pg_text(pg, b->name);
-		pg_raw(pg, "</th><th>");
-		pg_text(pg, cg->name);
-		pg_raw(pg, "</th><th>change</th><th>p (Holm)</th><th>mdc</th><th class=\"l\">verdict"
+		lw_pg_text(pg, b->name);
+		lw_pg_raw(pg, "</th><th>");
+		lw_pg_text(pg, cg->name);
+		lw_pg_raw(pg, "</th><th>change</th><th>p (Holm)</th><th>mdc</th><th class=\"l\">verdict"
 		       "</th><th class=\"l\">note</th></tr>\n");
 		for (size_t i = 0; i < cg->nm; i++) {
 			const struct lw_cmetric *m = &cg->m[i];
 
-			pg_raw(pg, "<tr data-metric=\"");
-			pg_text(pg, m->name);
-			pg_raw(pg, "\" data-verdict=\"%s\"", m->verdict);
+			lw_pg_raw(pg, "<tr data-metric=\"");
+			lw_pg_text(pg, m->name);
+			lw_pg_raw(pg, "\" data-verdict=\"%s\"", m->verdict);
 			attr_num(pg, "data-p", m->p_adj);
-			pg_raw(pg, "><td class=\"l\">");
-			pg_text(pg, m->name);
-			pg_raw(pg, "</td><td>");
+			lw_pg_raw(pg, "><td class=\"l\">");
+			lw_pg_text(pg, m->name);
+			lw_pg_raw(pg, "</td><td>");
 			metric_value(pg, m, 0);
-			pg_raw(pg, "</td><td>");
+			lw_pg_raw(pg, "</td><td>");
 			metric_value(pg, m, 1);
-			pg_raw(pg, "</td><td>");
+			lw_pg_raw(pg, "</td><td>");
 			if (m->rel_infinite)
-				pg_text(pg, "from 0");
+				lw_pg_text(pg, "from 0");
 			else if (isfinite(m->rel))
-				pg_textf(pg, "%+.1f %%", m->rel * 100);
+				lw_pg_textf(pg, "%+.1f %%", m->rel * 100);
 			else
-				pg_text(pg, "-");
+				lw_pg_text(pg, "-");
 			if (isfinite(m->ci_lo) && isfinite(m->ci_hi))
-				pg_textf(pg, " [%+.1f, %+.1f] %%", m->ci_lo * 100, m->ci_hi * 100);
-			pg_raw(pg, "</td><td>");
+				lw_pg_textf(pg, " [%+.1f, %+.1f] %%", m->ci_lo * 100, m->ci_hi * 100);
+			lw_pg_raw(pg, "</td><td>");
 			if (isfinite(m->p_adj))
-				pg_textf(pg, m->p_adj < 0.001 ? "< 0.001" : "%.3f", m->p_adj);
+				lw_pg_textf(pg, m->p_adj < 0.001 ? "< 0.001" : "%.3f", m->p_adj);
 			else
-				pg_text(pg, "-");
-			pg_raw(pg, "</td><td>");
+				lw_pg_text(pg, "-");
+			lw_pg_raw(pg, "</td><td>");
 			if (isfinite(m->mdc))
-				pg_textf(pg, m->mdc > 10 ? "> 1000 %%" : "%.0f %%", m->mdc * 100);
+				lw_pg_textf(pg, m->mdc > 10 ? "> 1000 %%" : "%.0f %%", m->mdc * 100);
 			else
-				pg_text(pg, "-");
-			pg_raw(pg, "</td><td class=\"l %s\">", vclass(m->verdict));
-			pg_text(pg, !strcmp(m->verdict, LW_NA) ? "no verdict" : m->verdict);
-			pg_raw(pg, "</td><td class=\"l note\">");
-			pg_text(pg, m->note ? m->note : "");
-			pg_raw(pg, "</td></tr>\n");
+				lw_pg_text(pg, "-");
+			lw_pg_raw(pg, "</td><td class=\"l %s\">", vclass(m->verdict));
+			lw_pg_text(pg, !strcmp(m->verdict, LW_NA) ? "no verdict" : m->verdict);
+			lw_pg_raw(pg, "</td><td class=\"l note\">");
+			lw_pg_text(pg, m->note ? m->note : "");
+			lw_pg_raw(pg, "</td></tr>\n");
 		}
-		pg_raw(pg, "</table>\n");
+		lw_pg_raw(pg, "</table>\n");
 	}
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 /* ---- causes and power --------------------------------------------------- */
@@ -688,67 +688,67 @@ static void causes_section(struct page *pg, const struct lw_comparison *c)
 	size_t top = c->ncause < TOP_CAUSES ? c->ncause : TOP_CAUSES;
 	size_t rows = top + (c->ncause > top);
 	double xmax = 1;
-	struct script sc;
+	struct lw_script sc;
 	char lbl[160], cap[200];
 	int others = 0;
 	FILE *f;
 
-	pg_section(pg, "causes", "Spike causes", c->ncause > 0);
+	lw_pg_section(pg, "causes", "Spike causes", c->ncause > 0);
 	if (!c->ncause) {
-		pg_missing(pg, "Spike causes in every run", "spikes.causes");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Spike causes in every run", "spikes.causes");
+		lw_pg_section_end(pg);
 		return;
 	}
-	pg_raw(pg, "<table class=\"causes\">\n");
+	lw_pg_raw(pg, "<table class=\"causes\">\n");
 	group_head(pg, c, "cause (share of spike time)");
 	for (size_t k = 0; k < rows; k++) {
-		pg_raw(pg, "<tr data-cause=\"");
-		pg_text(pg, k < top ? c->cause[k] : "others");
-		pg_raw(pg, "\"><td class=\"l\">");
+		lw_pg_raw(pg, "<tr data-cause=\"");
+		lw_pg_text(pg, k < top ? c->cause[k] : "others");
+		lw_pg_raw(pg, "\"><td class=\"l\">");
 		if (k < top)
-			pg_text(pg, c->cause[k]);
+			lw_pg_text(pg, c->cause[k]);
 		else
-			pg_textf(pg, "others (%zu causes)", c->ncause - top);
-		pg_raw(pg, "</td>");
+			lw_pg_textf(pg, "others (%zu causes)", c->ncause - top);
+		lw_pg_raw(pg, "</td>");
 		for (size_t g = 0; g < c->ngroup; g++) {
 			double v = group_share(c, g, k, top);
 
-			pg_raw(pg, "<td><b>");
+			lw_pg_raw(pg, "<td><b>");
 			if (isfinite(v))
-				pg_textf(pg, "%.1f %%", v * 100);
+				lw_pg_textf(pg, "%.1f %%", v * 100);
 			else
-				pg_text(pg, "not recorded");
-			pg_raw(pg, "</b>");
+				lw_pg_text(pg, "not recorded");
+			lw_pg_raw(pg, "</b>");
 			if (c->group[g].n > 1) {
-				pg_raw(pg, "<ul class=\"runs\">");
+				lw_pg_raw(pg, "<ul class=\"runs\">");
 				for (size_t i = 0; i < c->group[g].n; i++) {
 					double r = run_share(c, c->group[g].first + i, k, top);
 
-					pg_raw(pg, "<li>");
-					pg_text(pg, c->run[c->group[g].first + i].label);
+					lw_pg_raw(pg, "<li>");
+					lw_pg_text(pg, c->run[c->group[g].first + i].label);
 					if (isfinite(r))
-						pg_textf(pg, " %.1f %%", r * 100);
+						lw_pg_textf(pg, " %.1f %%", r * 100);
 					else
-						pg_text(pg, " not recorded");
-					pg_raw(pg, "</li>");
+						lw_pg_text(pg, " not recorded");
+					lw_pg_raw(pg, "</li>");
 				}
-				pg_raw(pg, "</ul>");
+				lw_pg_raw(pg, "</ul>");
 			}
-			pg_raw(pg, "</td>");
+			lw_pg_raw(pg, "</td>");
 		}
-		pg_raw(pg, "</tr>\n");
+		lw_pg_raw(pg, "</tr>\n");
 	}
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 	if (c->ncause > top)
-		pg_raw(pg, "<p class=\"missing\">The first %zu of %zu causes, by their largest share in "
+		lw_pg_raw(pg, "<p class=\"missing\">The first %zu of %zu causes, by their largest share in "
 		       "a run; the rest summed as others.</p>\n", top, c->ncause);
 	if (c->causes_computed)
-		pg_raw(pg, "<p class=\"missing\">Some runs were never analyzed: their causes come from "
+		lw_pg_raw(pg, "<p class=\"missing\">Some runs were never analyzed: their causes come from "
 		       "this report's own analysis of their trace. latwatt compare reads causes from "
 		       "analysis.json only, so the metrics above have none for them; run latwatt "
 		       "analyze on the runs for both.</p>\n");
 	/* horizontal bars: the causes' names read level, cut to LABEL_CHARS */
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (f) {
 		double h = 0.8 / (double)c->ngroup;
 
@@ -799,9 +799,9 @@ static void causes_section(struct page *pg, const struct lw_comparison *c)
 	}
 	snprintf(cap, sizeof(cap), "Share of spike time by cause, each group's mean over its runs: "
 		 "the first %zu causes%s.", top, c->ncause > top ? " and the rest as others" : "");
-	pg_figure(pg, "cmp-causes", script_close(&sc), 960, 110 + (int)rows * (10 + 12 *
+	lw_pg_figure(pg, "cmp-causes", lw_script_close(&sc), 960, 110 + (int)rows * (10 + 12 *
 		  (int)(c->ngroup > 2 ? c->ngroup : 2)), cap);
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 static void power_section(struct page *pg, const struct lw_comparison *c)
@@ -815,60 +815,60 @@ static void power_section(struct page *pg, const struct lw_comparison *c)
 	for (size_t g = 0; g < c->ngroup && !first; g++)
 		if (c->group[g].compared)
 			first = &c->group[g];
-	pg_section(pg, "power", "Power", have);
+	lw_pg_section(pg, "power", "Power", have);
 	if (!have) {
-		pg_missing(pg, "Power in every run", "power.total.average_w");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Power in every run", "power.total.average_w");
+		lw_pg_section_end(pg);
 		return;
 	}
-	pg_raw(pg, "<table class=\"power\">\n");
+	lw_pg_raw(pg, "<table class=\"power\">\n");
 	group_head(pg, c, "average power");
-	pg_raw(pg, "<tr><td class=\"l\">W</td>");
+	lw_pg_raw(pg, "<tr><td class=\"l\">W</td>");
 	for (size_t g = 0; g < c->ngroup; g++) {
 		const struct lw_cmp_group *cg = &c->group[g];
 
 		pm = lw_cmp_metric(g == c->baseline ? first : cg, "power");
-		pg_raw(pg, "<td data-group=\"%zu\"><b>", g);
+		lw_pg_raw(pg, "<td data-group=\"%zu\"><b>", g);
 		if (pm && isfinite(g == c->baseline ? pm->base : pm->value))
-			pg_textf(pg, "%.3f W", g == c->baseline ? pm->base : pm->value);
+			lw_pg_textf(pg, "%.3f W", g == c->baseline ? pm->base : pm->value);
 		else
-			pg_text(pg, "not recorded in every run");
-		pg_raw(pg, "</b>");
+			lw_pg_text(pg, "not recorded in every run");
+		lw_pg_raw(pg, "</b>");
 		if (pm && g != c->baseline) {
-			pg_raw(pg, "<div class=\"chg\">");
+			lw_pg_raw(pg, "<div class=\"chg\">");
 			change_text(pg, c, pm);
-			pg_raw(pg, "</div>");
+			lw_pg_raw(pg, "</div>");
 		}
-		pg_raw(pg, "<ul class=\"runs\">");
+		lw_pg_raw(pg, "<ul class=\"runs\">");
 		for (size_t i = 0; i < cg->n; i++) {
 			size_t ri = cg->first + i;
 
-			pg_raw(pg, "<li>");
-			pg_text(pg, c->run[ri].label);
+			lw_pg_raw(pg, "<li>");
+			lw_pg_text(pg, c->run[ri].label);
 			if (isfinite(c->power_w[ri]))
-				pg_textf(pg, " %.3f W (%s)", c->power_w[ri],
+				lw_pg_textf(pg, " %.3f W (%s)", c->power_w[ri],
 					 c->power_kind[ri] ? c->power_kind[ri] : "unlabelled");
 			else
-				pg_text(pg, " not recorded");
-			pg_raw(pg, "</li>");
+				lw_pg_text(pg, " not recorded");
+			lw_pg_raw(pg, "</li>");
 		}
-		pg_raw(pg, "</ul></td>");
+		lw_pg_raw(pg, "</ul></td>");
 	}
-	pg_raw(pg, "</tr>\n</table>\n<p class=\"missing\">A group's power is the geometric mean of "
+	lw_pg_raw(pg, "</tr>\n</table>\n<p class=\"missing\">A group's power is the geometric mean of "
 	       "its runs' averages.</p>\n");
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 /* ---- rules and method ------------------------------------------------- */
 
 static void rules_section(struct page *pg, const struct lw_comparison *c, const struct lw_checks *cs)
 {
-	pg_section(pg, "rules", "Comparison rules", cs->n > 0);
+	lw_pg_section(pg, "rules", "Comparison rules", cs->n > 0);
 	if (!strcmp(c->source, "runs"))
-		pg_raw(pg, "<p class=\"missing\">The rule: no percentile of a group worse than the "
+		lw_pg_raw(pg, "<p class=\"missing\">The rule: no percentile of a group worse than the "
 		       "baseline's (compare's verdict) by more than %.0f %% (--tolerance).</p>\n",
 		       c->tolerance * 100);
-	pg_raw(pg, "<table class=\"checks\" data-suite=\"compare\">\n<tr><th class=\"l\">rule</th>"
+	lw_pg_raw(pg, "<table class=\"checks\" data-suite=\"compare\">\n<tr><th class=\"l\">rule</th>"
 	       "<th>result</th><th>measured</th><th>limit</th><th class=\"l\">details</th></tr>\n");
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct lw_check *k = &cs->c[i];
@@ -877,37 +877,37 @@ static void rules_section(struct page *pg, const struct lw_comparison *c, const 
 
 		if (strcmp(k->suite, "compare"))
 			continue;
-		pg_raw(pg, "<tr data-check=\"");
-		pg_text(pg, k->name);
-		pg_raw(pg, "\" data-result=\"%s\"><td class=\"l\"><code>", res);
-		pg_text(pg, k->name);
-		pg_raw(pg, "</code></td><td class=\"%s\">%s</td>", k->result == LW_SKIP ? "skip" : res,
+		lw_pg_raw(pg, "<tr data-check=\"");
+		lw_pg_text(pg, k->name);
+		lw_pg_raw(pg, "\" data-result=\"%s\"><td class=\"l\"><code>", res);
+		lw_pg_text(pg, k->name);
+		lw_pg_raw(pg, "</code></td><td class=\"%s\">%s</td>", k->result == LW_SKIP ? "skip" : res,
 		       k->result == LW_FAIL ? "FAIL" : res);
 		if (k->result == LW_SKIP)
-			pg_raw(pg, "<td>-</td><td>-</td>");
+			lw_pg_raw(pg, "<td>-</td><td>-</td>");
 		else
-			pg_raw(pg, "<td>%.4g %s</td><td>%.4g %s</td>", k->measured, k->unit, k->limit,
+			lw_pg_raw(pg, "<td>%.4g %s</td><td>%.4g %s</td>", k->measured, k->unit, k->limit,
 			       k->unit);
-		pg_raw(pg, "<td class=\"l\">");
-		pg_text(pg, k->message);
-		pg_raw(pg, "</td></tr>\n");
+		lw_pg_raw(pg, "<td class=\"l\">");
+		lw_pg_text(pg, k->message);
+		lw_pg_raw(pg, "</td></tr>\n");
 	}
-	pg_raw(pg, "</table>\n");
-	pg_section_end(pg);
+	lw_pg_raw(pg, "</table>\n");
+	lw_pg_section_end(pg);
 }
 
 static void method_section(struct page *pg)
 {
-	pg_section(pg, "method", "How verdicts are reached", 1);
-	pg_raw(pg, "<p class=\"missing\">As latwatt(1) says it (LATWATT COMPARE); the methods of "
+	lw_pg_section(pg, "method", "How verdicts are reached", 1);
+	lw_pg_raw(pg, "<p class=\"missing\">As latwatt(1) says it (LATWATT COMPARE); the methods of "
 	       "each metric, the within-run bootstrap among them, are under its \"Metrics and "
 	       "methods\".</p>\n");
 	for (size_t i = 0; lw_cmp_method[i]; i++) {
-		pg_raw(pg, "<p class=\"method\">");
-		pg_text(pg, lw_cmp_method[i]);
-		pg_raw(pg, "</p>\n");
+		lw_pg_raw(pg, "<p class=\"method\">");
+		lw_pg_text(pg, lw_cmp_method[i]);
+		lw_pg_raw(pg, "</p>\n");
 	}
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 int lw_report_html_compare(FILE *out, const struct lw_report_in *in)
@@ -930,21 +930,21 @@ int lw_report_html_compare(FILE *out, const struct lw_report_in *in)
 	else
 		snprintf(title, sizeof(title), "latwatt comparison: %zu groups against %s", compared,
 			 c->group[c->baseline].name);
-	pg_begin(&pg, title);
+	lw_pg_begin(&pg, title);
 	verdict_block(&pg, c, cs);
 	groups_table(&pg, c);
-	pg_section(&pg, "latency", "Latency", c->nprobe > 0);
+	lw_pg_section(&pg, "latency", "Latency", c->nprobe > 0);
 	if (!c->nprobe)
-		pg_missing(&pg, "Latency samples", "probes");
+		lw_pg_missing(&pg, "Latency samples", "probes");
 	for (size_t i = 0; i < c->nprobe; i++)
 		probe_section(&pg, c, &c->probe[i]);
-	pg_section_end(&pg);
+	lw_pg_section_end(&pg);
 	verdicts_section(&pg, c);
 	causes_section(&pg, c);
 	power_section(&pg, c);
 	rules_section(&pg, c, cs);
 	method_section(&pg);
-	pg_end(&pg);
+	lw_pg_end(&pg);
 	if (fflush(out) == EOF || ferror(out))
 		return error_errno("cannot write the report");
 	if (pg.failed)

@@ -30,7 +30,7 @@ void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const c
 {
 	int budgets = !strcmp(suite, "budgets");
 
-	pg_raw(pg, "<table class=\"checks\" data-suite=\"%s\">\n<tr><th class=\"l\">check</th>"
+	lw_pg_raw(pg, "<table class=\"checks\" data-suite=\"%s\">\n<tr><th class=\"l\">check</th>"
 	       "%s<th>result</th><th>measured</th><th>limit</th><th class=\"l\">details</th></tr>\n",
 	       suite, budgets ? "<th class=\"l\">rule</th><th class=\"l\">from</th>" : "");
 	for (size_t i = 0; i < cs->n; i++) {
@@ -38,30 +38,30 @@ void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const c
 
 		if (strcmp(c->suite, suite))
 			continue;
-		pg_raw(pg, "<tr data-check=\"");
-		pg_text(pg, c->name);
-		pg_raw(pg, "\" data-result=\"%s\"><td class=\"l\"><code>", verdict_class(c->result));
-		pg_text(pg, c->name);
-		pg_raw(pg, "</code></td>");
+		lw_pg_raw(pg, "<tr data-check=\"");
+		lw_pg_text(pg, c->name);
+		lw_pg_raw(pg, "\" data-result=\"%s\"><td class=\"l\"><code>", verdict_class(c->result));
+		lw_pg_text(pg, c->name);
+		lw_pg_raw(pg, "</code></td>");
 		if (budgets) {
-			pg_raw(pg, "<td class=\"l\"><code>");
-			pg_text(pg, c->rule);
-			pg_raw(pg, "</code></td><td class=\"l\">");
-			pg_text(pg, c->origin);
-			pg_raw(pg, "</td>");
+			lw_pg_raw(pg, "<td class=\"l\"><code>");
+			lw_pg_text(pg, c->rule);
+			lw_pg_raw(pg, "</code></td><td class=\"l\">");
+			lw_pg_text(pg, c->origin);
+			lw_pg_raw(pg, "</td>");
 		}
-		pg_raw(pg, "<td class=\"%s\">%s</td>", verdict_class(c->result),
+		lw_pg_raw(pg, "<td class=\"%s\">%s</td>", verdict_class(c->result),
 		       verdict_word(c->result));
 		if (c->result == LW_SKIP)
-			pg_raw(pg, "<td>-</td><td>-</td>");
+			lw_pg_raw(pg, "<td>-</td><td>-</td>");
 		else
-			pg_raw(pg, "<td data-value=\"%.17g\">%.4g %s</td><td data-value=\"%.17g\">%.4g %s</td>",
+			lw_pg_raw(pg, "<td data-value=\"%.17g\">%.4g %s</td><td data-value=\"%.17g\">%.4g %s</td>",
 			       c->measured, c->measured, c->unit, c->limit, c->limit, c->unit);
-		pg_raw(pg, "<td class=\"l\">");
-		pg_text(pg, c->message);
-		pg_raw(pg, "</td></tr>\n");
+		lw_pg_raw(pg, "<td class=\"l\">");
+		lw_pg_text(pg, c->message);
+		lw_pg_raw(pg, "</td></tr>\n");
 	}
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 }
 
 /* The class of a verdict's result word. */
@@ -77,28 +77,28 @@ static void verdict_block(struct page *pg, const struct lw_rrun *r)
 	struct lw_vline l[LW_VERDICT_LINES];
 	size_t n = lw_verdict_lines(&r->verdict, l);
 
-	pg_raw(pg, "<div id=\"verdict\" data-verdict=\"%s\">\n<p><span class=\"verdict %s\">"
+	lw_pg_raw(pg, "<div id=\"verdict\" data-verdict=\"%s\">\n<p><span class=\"verdict %s\">"
 	       "<strong>%s</strong></span> ", outcome_class(l[0].result), outcome_class(l[0].result),
 	       l[0].result);
-	pg_text(pg, l[0].text);
-	pg_raw(pg, "</p>\n");
+	lw_pg_text(pg, l[0].text);
+	lw_pg_raw(pg, "</p>\n");
 	if (n > 1) {
-		pg_raw(pg, "<table class=\"vlines\">\n");
+		lw_pg_raw(pg, "<table class=\"vlines\">\n");
 		for (size_t i = 1; i < n; i++) {
-			pg_raw(pg, "<tr data-line=\"");
-			pg_text(pg, l[i].label);
-			pg_raw(pg, "\"><th>");
-			pg_text(pg, l[i].label);
-			pg_raw(pg, "</th><td class=\"%s\">", l[i].result[0] ?
+			lw_pg_raw(pg, "<tr data-line=\"");
+			lw_pg_text(pg, l[i].label);
+			lw_pg_raw(pg, "\"><th>");
+			lw_pg_text(pg, l[i].label);
+			lw_pg_raw(pg, "</th><td class=\"%s\">", l[i].result[0] ?
 			       outcome_class(l[i].result) : "");
-			pg_text(pg, l[i].result);
-			pg_raw(pg, "</td><td>");
-			pg_text(pg, l[i].text);
-			pg_raw(pg, "</td></tr>\n");
+			lw_pg_text(pg, l[i].result);
+			lw_pg_raw(pg, "</td><td>");
+			lw_pg_text(pg, l[i].text);
+			lw_pg_raw(pg, "</td></tr>\n");
 		}
-		pg_raw(pg, "</table>\n");
+		lw_pg_raw(pg, "</table>\n");
 	}
-	pg_raw(pg, "</div>\n");
+	lw_pg_raw(pg, "</div>\n");
 }
 
 static void header(struct page *pg, const struct lw_rrun *r)
@@ -107,15 +107,15 @@ static void header(struct page *pg, const struct lw_rrun *r)
 	char buf[512], nohz[256];
 
 	verdict_block(pg, r);
-	pg_section(pg, "run", "Run", 1);
-	pg_raw(pg, "<table class=\"kv\">\n");
-	pg_kv(pg, "board", lw_rrun_str(r, "board"));
-	pg_kv(pg, "kernel release", lw_rrun_str(r, "kernel_release"));
-	pg_kv(pg, "kernel version", lw_rrun_str(r, "kernel_version"));
-	pg_kv(pg, "preemption model", lw_rrun_str(r, "preempt"));
-	pg_kv(pg, "NO_HZ mode", lw_rrun_nohz(r, nohz, sizeof(nohz)));
-	pg_kv(pg, "kernel command line", lw_rrun_str(r, "cmdline"));
-	pg_kv(pg, "scenario", lw_rrun_str(r, "scenario"));
+	lw_pg_section(pg, "run", "Run", 1);
+	lw_pg_raw(pg, "<table class=\"kv\">\n");
+	lw_pg_kv(pg, "board", lw_rrun_str(r, "board"));
+	lw_pg_kv(pg, "kernel release", lw_rrun_str(r, "kernel_release"));
+	lw_pg_kv(pg, "kernel version", lw_rrun_str(r, "kernel_version"));
+	lw_pg_kv(pg, "preemption model", lw_rrun_str(r, "preempt"));
+	lw_pg_kv(pg, "NO_HZ mode", lw_rrun_nohz(r, nohz, sizeof(nohz)));
+	lw_pg_kv(pg, "kernel command line", lw_rrun_str(r, "cmdline"));
+	lw_pg_kv(pg, "scenario", lw_rrun_str(r, "scenario"));
 	lw_format_duration((uint64_t)lw_jnum(run, "duration_ns", 0), buf, sizeof(buf));
 	if (json_is_object(json_object_get(run, "end")) && r->start_ns) {
 		char actual[64];
@@ -125,23 +125,23 @@ static void header(struct page *pg, const struct lw_rrun *r)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " asked, %s measured",
 			 actual);
 	}
-	pg_kv(pg, "duration", lw_jnum(run, "duration_ns", 0) > 0 ? buf : "not recorded");
+	lw_pg_kv(pg, "duration", lw_jnum(run, "duration_ns", 0) > 0 ? buf : "not recorded");
 	snprintf(buf, sizeof(buf), "%s%s%s", lw_rrun_str(r, "status"),
 		 json_is_string(json_object_get(run, "status_reason")) ? ": " : "",
 		 json_is_string(json_object_get(run, "status_reason")) ?
 		 lw_rrun_str(r, "status_reason") : "");
-	pg_kv(pg, "status", buf);
-	pg_kv(pg, "started (UTC)", lw_rrun_str(r, "start"));
-	pg_kv(pg, "CPUs measured", lw_rrun_str(r, "cpus"));
-	pg_kv(pg, "CPU", lw_rrun_str(r, "cpu_model"));
-	pg_kv(pg, "clocksource", lw_rrun_str(r, "clocksource"));
-	pg_kv(pg, "latwatt command", lw_rrun_str(r, "command"));
-	pg_kv(pg, "PM QoS (cpu_dma_latency)", lw_rrun_pmqos(r, buf, sizeof(buf)));
-	pg_kv(pg, "analysis", r->analysis_computed ?
+	lw_pg_kv(pg, "status", buf);
+	lw_pg_kv(pg, "started (UTC)", lw_rrun_str(r, "start"));
+	lw_pg_kv(pg, "CPUs measured", lw_rrun_str(r, "cpus"));
+	lw_pg_kv(pg, "CPU", lw_rrun_str(r, "cpu_model"));
+	lw_pg_kv(pg, "clocksource", lw_rrun_str(r, "clocksource"));
+	lw_pg_kv(pg, "latwatt command", lw_rrun_str(r, "command"));
+	lw_pg_kv(pg, "PM QoS (cpu_dma_latency)", lw_rrun_pmqos(r, buf, sizeof(buf)));
+	lw_pg_kv(pg, "analysis", r->analysis_computed ?
 	      "computed for this report (the run has no analysis.json of this version)" :
 	      "analysis.json");
-	pg_raw(pg, "</table>\n");
-	pg_section_end(pg);
+	lw_pg_raw(pg, "</table>\n");
+	lw_pg_section_end(pg);
 }
 
 /* Per-probe percentile table: data attributes carry analysis.json's values. */
@@ -150,11 +150,11 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 	const json_t *cpus = json_object_get(p, "cpus"), *row;
 	size_t i, n = json_array_size(cpus);
 
-	pg_raw(pg, "<table class=\"stats\" data-probe=\"%s\">\n<tr><th>CPU</th><th>samples</th>",
+	lw_pg_raw(pg, "<table class=\"stats\" data-probe=\"%s\">\n<tr><th>CPU</th><th>samples</th>",
 	       probe);
 	for (int k = 0; k < LW_NSTAT; k++)
-		pg_raw(pg, "<th>%s (us)</th>", lw_stat_names[lw_stat_columns[k]]);
-	pg_raw(pg, "<th>over threshold</th><th>missed periods</th><th>dropped</th></tr>\n");
+		lw_pg_raw(pg, "<th>%s (us)</th>", lw_stat_names[lw_stat_columns[k]]);
+	lw_pg_raw(pg, "<th>over threshold</th><th>missed periods</th><th>dropped</th></tr>\n");
 	for (i = 0; i <= n; i++) {
 		char cpu[16], attrs[96];
 
@@ -167,33 +167,33 @@ static void stats_table(struct page *pg, const char *probe, const json_t *p)
 		else
 			strcpy(cpu, "all");
 		snprintf(attrs, sizeof(attrs), "data-probe=\"%s\" data-cpu=\"%s\"", probe, cpu);
-		pg_raw(pg, "<tr><th>%s</th><td %s data-key=\"count\" data-value=\"%.17g\">%.0f</td>",
+		lw_pg_raw(pg, "<tr><th>%s</th><td %s data-key=\"count\" data-value=\"%.17g\">%.0f</td>",
 		       cpu, attrs, lw_jnum(row, "count", 0), lw_jnum(row, "count", 0));
 		for (int k = 0; k < LW_NSTAT; k++) {
 			const char *key = lw_stat_keys[lw_stat_columns[k]];
 
 			if (json_is_number(json_object_get(row, key)) && lw_jnum(row, "count", 0) > 0)
-				pg_td_ns(pg, attrs, key, lw_jnum(row, key, 0));
+				lw_pg_td_ns(pg, attrs, key, lw_jnum(row, key, 0));
 			else
-				pg_raw(pg, "<td %s data-key=\"%s\">-</td>", attrs, key);
+				lw_pg_raw(pg, "<td %s data-key=\"%s\">-</td>", attrs, key);
 		}
 		if (json_is_number(json_object_get(row, "over_threshold")))
-			pg_raw(pg, "<td %s data-key=\"over_threshold\" data-value=\"%.17g\">%.0f</td>",
+			lw_pg_raw(pg, "<td %s data-key=\"over_threshold\" data-value=\"%.17g\">%.0f</td>",
 			       attrs, lw_jnum(row, "over_threshold", 0), lw_jnum(row, "over_threshold", 0));
 		else
-			pg_raw(pg, "<td %s data-key=\"over_threshold\">-</td>", attrs);
+			lw_pg_raw(pg, "<td %s data-key=\"over_threshold\">-</td>", attrs);
 		for (int k = 0; k < 2; k++) {	/* counts: null is unknown, never 0 */
 			const char *key = k ? "dropped" : "missed_periods";
 
 			if (json_is_number(json_object_get(row, key)))
-				pg_raw(pg, "<td %s data-key=\"%s\" data-value=\"%.17g\">%.0f</td>",
+				lw_pg_raw(pg, "<td %s data-key=\"%s\" data-value=\"%.17g\">%.0f</td>",
 				       attrs, key, lw_jnum(row, key, 0), lw_jnum(row, key, 0));
 			else
-				pg_raw(pg, "<td %s data-key=\"%s\">unknown</td>", attrs, key);
+				lw_pg_raw(pg, "<td %s data-key=\"%s\">unknown</td>", attrs, key);
 		}
-		pg_raw(pg, "</tr>\n");
+		lw_pg_raw(pg, "</tr>\n");
 	}
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 }
 
 /* A spike's probe: a name, or the probe id the attribution engine writes. */
@@ -213,13 +213,13 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 {
 	const json_t *iv = json_object_get(ot, "intervals"), *row;
 	double t0 = lw_jnum(json_array_get(iv, 0), "start_ns", 0);
-	struct script sc;
+	struct lw_script sc;
 	char id[64], cap[320];
 	FILE *f;
 	size_t i;
 
 	snprintf(id, sizeof(id), "maxima-%s", name);
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (f) {
 		fprintf(f, "$m << EOD\n");
 		json_array_foreach((json_t *)iv, i, row) {
@@ -241,10 +241,10 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 	snprintf(cap, sizeof(cap), "Latency over time of probe %s: the maximum and the p99.9 of "
 		 "every %.0f s interval, all CPUs%s.", name, lw_jnum(ot, "interval_ns", 0) / 1e9,
 		 thr > 0 ? ", the threshold dashed" : "");
-	pg_figure(pg, id, script_close(&sc), 960, 380, cap);
+	lw_pg_figure(pg, id, lw_script_close(&sc), 960, 380, cap);
 
 	snprintf(id, sizeof(id), "histtime-%s", name);
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (f) {
 		fprintf(f, "$h << EOD\n");
 		json_array_foreach((json_t *)json_object_get(ot, "histograms"), i, row) {
@@ -269,7 +269,7 @@ static void over_time_figures(struct page *pg, const json_t *ot, const char *nam
 		 "above): a column per interval (per group of intervals in a long run: 128 "
 		 "columns at most), 1 us buckets up, the count of each as its colour, log "
 		 "scales.", name);
-	pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+	lw_pg_figure(pg, id, lw_script_close(&sc), 960, 420, cap);
 }
 
 /* A spike marker of the latency-over-time plot. */
@@ -323,7 +323,7 @@ static void time_figure(struct page *pg, const struct lw_rrun *r, const char *na
 	size_t cap_m = json_array_size(spk) + LW_TIMELINE_TOP;
 	struct marker *m = calloc(cap_m, sizeof(*m));
 	char id[64], cap[320];
-	struct script sc;
+	struct lw_script sc;
 	FILE *f;
 
 	if (!m)
@@ -331,7 +331,7 @@ static void time_figure(struct page *pg, const struct lw_rrun *r, const char *na
 
 	k = nb > pg->o->points ? (nb + pg->o->points - 1) / pg->o->points : 1;
 	snprintf(id, sizeof(id), "time-%s", name);
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (!f) {
 		free(m);
 		return;
@@ -403,7 +403,7 @@ static void time_figure(struct page *pg, const struct lw_rrun *r, const char *na
 		 "table%s.", name, bucket * (double)k / 1e6, json_array_size(spk) ?
 		 "spikes explained" : "largest samples",
 		 thr > 0 ? ", the threshold dashed" : "");
-	pg_figure(pg, id, script_close(&sc), 960, 380, cap);
+	lw_pg_figure(pg, id, lw_script_close(&sc), 960, 380, cap);
 	free(m);
 	(void)ncpu;
 }
@@ -415,17 +415,17 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 	const char *name;
 	double thr = lw_jnum(r->analysis, "threshold_ns", 0);
 
-	pg_section(pg, "latency", "Latency", probes != NULL);
+	lw_pg_section(pg, "latency", "Latency", probes != NULL);
 	if (!probes) {
-		pg_missing(pg, "Latency samples", "probes");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Latency samples", "probes");
+		lw_pg_section_end(pg);
 		return;
 	}
 	if (!strcmp(lw_jstr(r->analysis, "source", ""), "histogram"))
-		pg_raw(pg, "<p>This run was imported from a histogram: percentiles have its bucket "
+		lw_pg_raw(pg, "<p>This run was imported from a histogram: percentiles have its bucket "
 		       "resolution and there is no latency over time.</p>\n");
 	if (!strcmp(lw_jstr(r->analysis, "source", ""), "monitor"))
-		pg_raw(pg, "<p>A monitored run: a histogram per interval, not every sample. "
+		lw_pg_raw(pg, "<p>A monitored run: a histogram per interval, not every sample. "
 		       "Percentiles have the 1 us bucket resolution; latency over time is the "
 		       "maximum of each interval.</p>\n");
 	json_object_foreach((json_t *)probes, name, p) {
@@ -434,7 +434,7 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 		const json_t **hist = calloc(n + 1, sizeof(*hist));
 		const char **titles = calloc(n + 1, sizeof(*titles));
 		char (*tbuf)[32] = calloc(n + 1, sizeof(*tbuf)), id[64], cap[256];
-		struct script sc;
+		struct lw_script sc;
 		FILE *f;
 		int probe_id = lw_probe_by_name(name);
 
@@ -445,9 +445,9 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 			error("out of memory");
 			continue;
 		}
-		pg_raw(pg, "<h3>Probe ");
-		pg_text(pg, name);
-		pg_raw(pg, "</h3>\n");
+		lw_pg_raw(pg, "<h3>Probe ");
+		lw_pg_text(pg, name);
+		lw_pg_raw(pg, "</h3>\n");
 		stats_table(pg, name, p);
 		for (size_t i = 0; i < n; i++) {
 			const json_t *c = json_array_get(cpus, i);
@@ -467,14 +467,14 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 
 		/* histogram, OSADL style */
 		snprintf(id, sizeof(id), "hist-%s", name);
-		f = script_open(&sc);
+		f = lw_script_open(&sc);
 		if (f)
-			gp_histogram(f, hist, titles, k, 1);
+			lw_gp_histogram(f, hist, titles, k, 1);
 		snprintf(cap, sizeof(cap), "Latency histogram of probe %s, 1 us buckets, counts on a "
 			 "log scale, per CPU and all CPUs%s.", name,
 			 lw_jnum(json_object_get(all, "histogram"), "overflow", 0) > 0 ?
 			 "; samples beyond the last bucket (overflow) are drawn at the largest" : "");
-		pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+		lw_pg_figure(pg, id, lw_script_close(&sc), 960, 420, cap);
 
 		/* latency over time, from the analysis' timeline */
 		if (json_is_object(json_object_get(tlp, name)))
@@ -485,18 +485,18 @@ static void latency_sections(struct page *pg, const struct lw_rrun *r)
 
 		/* cumulative distribution */
 		snprintf(id, sizeof(id), "cdf-%s", name);
-		f = script_open(&sc);
+		f = lw_script_open(&sc);
 		if (f)
-			gp_cdf(f, hist, titles, k, 1, all);
+			lw_gp_cdf(f, hist, titles, k, 1, all);
 		snprintf(cap, sizeof(cap), "Cumulative distribution of probe %s on a nines scale: "
 			 "share of samples at or below a latency; the percentiles of all CPUs marked.",
 			 name);
-		pg_figure(pg, id, script_close(&sc), 960, 420, cap);
+		lw_pg_figure(pg, id, lw_script_close(&sc), 960, 420, cap);
 		free(hist);
 		free(titles);
 		free(tbuf);
 	}
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 /* Lanes of a spike timeline, from an event or component kind. */
@@ -585,36 +585,36 @@ static void unexplained_text(struct page *pg, const json_t *sp)
 
 	if (!u || (!lw_jnum(u, "idle_late_ns", 0) && !lw_jnum(u, "running_ns", 0)))
 		return;
-	pg_raw(pg, "<p class=\"unexplained\">");
-	pg_text(pg, "Time no event explains, by what the trace knows:");
-	pg_raw(pg, "</p>\n<ul class=\"unexplained\">\n");
+	lw_pg_raw(pg, "<p class=\"unexplained\">");
+	lw_pg_text(pg, "Time no event explains, by what the trace knows:");
+	lw_pg_raw(pg, "</p>\n<ul class=\"unexplained\">\n");
 	json_array_foreach(json_object_get(u, "idle_late"), i, e) {
-		pg_raw(pg, "<li data-cause=\"idle-late\">");
-		pg_textf(pg, "idle-late:%s: %.1f us in %.0f spikes, idle past the state's exit latency (",
+		lw_pg_raw(pg, "<li data-cause=\"idle-late\">");
+		lw_pg_textf(pg, "idle-late:%s: %.1f us in %.0f spikes, idle past the state's exit latency (",
 			 lw_jstr(e, "state", "?"), lw_jnum(e, "ns", 0) / 1e3, lw_jnum(e, "spikes", 0));
 		if (json_is_number(json_object_get(e, "exit_latency_ns")))
-			pg_textf(pg, "%.1f us declared)", lw_jnum(e, "exit_latency_ns", 0) / 1e3);
+			lw_pg_textf(pg, "%.1f us declared)", lw_jnum(e, "exit_latency_ns", 0) / 1e3);
 		else
-			pg_text(pg, "none declared)");
-		pg_raw(pg, "</li>\n");
+			lw_pg_text(pg, "none declared)");
+		lw_pg_raw(pg, "</li>\n");
 	}
 	if (lw_jnum(u, "running_ns", 0) > 0) {
-		pg_raw(pg, "<li data-cause=\"unexplained\">");
-		pg_textf(pg, "unexplained: %.1f us in %.0f spikes with the CPU running and no event "
+		lw_pg_raw(pg, "<li data-cause=\"unexplained\">");
+		lw_pg_textf(pg, "unexplained: %.1f us in %.0f spikes with the CPU running and no event "
 			 "(interrupts off, firmware, SMI, a hypervisor)", lw_jnum(u, "running_ns", 0) / 1e3,
 			 lw_jnum(u, "running_spikes", 0));
-		pg_raw(pg, "</li>\n");
+		lw_pg_raw(pg, "</li>\n");
 	}
 	if (st) {
-		pg_raw(pg, "<li data-cause=\"steal\">");
+		lw_pg_raw(pg, "<li data-cause=\"steal\">");
 		if (lw_jnum(st, "total_ns", 0) > 0)
-			pg_textf(pg, "steal time the machine reported during the run: %.1f ms",
+			lw_pg_textf(pg, "steal time the machine reported during the run: %.1f ms",
 				 lw_jnum(st, "total_ns", 0) / 1e6);
 		else
-			pg_text(pg, "steal time reported during the run: none (or not reported)");
-		pg_raw(pg, "</li>\n");
+			lw_pg_text(pg, "steal time reported during the run: none (or not reported)");
+		lw_pg_raw(pg, "</li>\n");
 	}
-	pg_raw(pg, "</ul>\n");
+	lw_pg_raw(pg, "</ul>\n");
 }
 
 /* How many samples were spikes, above which thresholds. */
@@ -622,30 +622,30 @@ static void spikes_intro(struct page *pg, const json_t *sp)
 {
 	const json_t *e;
 
-	pg_raw(pg, "<p>");
-	pg_textf(pg, "%.0f samples above the spike thresholds", lw_jnum(sp, "spikes_total",
+	lw_pg_raw(pg, "<p>");
+	lw_pg_textf(pg, "%.0f samples above the spike thresholds", lw_jnum(sp, "spikes_total",
 									lw_jnum(sp, "count", 0)));
 	if (json_is_number(json_object_get(sp, "attributed")))
-		pg_textf(pg, ": %.0f explained from the trace, %.0f not (lost trace events, or "
+		lw_pg_textf(pg, ": %.0f explained from the trace, %.0f not (lost trace events, or "
 			 "outside the trace)", lw_jnum(sp, "attributed", 0), lw_jnum(sp, "unattributable", 0));
-	pg_raw(pg, ".</p>\n");
+	lw_pg_raw(pg, ".</p>\n");
 	if (json_object_size(json_object_get(sp, "thresholds"))) {
 		/* per probe: the threshold used, where it came from, samples above it */
 		const char *probe;
 
-		pg_raw(pg, "<ul class=\"thresholds\">\n");
+		lw_pg_raw(pg, "<ul class=\"thresholds\">\n");
 		json_object_foreach((json_t *)json_object_get(sp, "thresholds"), probe, e) {
-			pg_raw(pg, "<li>");
-			pg_textf(pg, "%s: %.0f samples above %.1f us (%s)", probe, lw_jnum(e, "above", 0),
+			lw_pg_raw(pg, "<li>");
+			lw_pg_textf(pg, "%s: %.0f samples above %.1f us (%s)", probe, lw_jnum(e, "above", 0),
 				 lw_jnum(e, "threshold_ns", 0) / 1e3, lw_jstr(e, "source", "?"));
-			pg_raw(pg, "</li>\n");
+			lw_pg_raw(pg, "</li>\n");
 		}
-		pg_raw(pg, "</ul>\n");
+		lw_pg_raw(pg, "</ul>\n");
 	} else if (lw_jnum(sp, "threshold_ns", 0) > 0) {
 		/* an older analysis: only a threshold of the spikes' own is theirs */
-		pg_raw(pg, "<p>");
-		pg_textf(pg, "Spikes: samples above %.1f us.", lw_jnum(sp, "threshold_ns", 0) / 1e3);
-		pg_raw(pg, "</p>\n");
+		lw_pg_raw(pg, "<p>");
+		lw_pg_textf(pg, "Spikes: samples above %.1f us.", lw_jnum(sp, "threshold_ns", 0) / 1e3);
+		lw_pg_raw(pg, "</p>\n");
 	}
 }
 
@@ -656,12 +656,12 @@ static void causes_table(struct page *pg, const json_t *causes)
 	size_t n = json_array_size(causes), shown = n > TOP_CAUSES + 1 ? TOP_CAUSES : n, i;
 	double odom = 0, ons = 0, oshare = 0;
 	const json_t *e;
-	struct script sc;
+	struct lw_script sc;
 	FILE *f;
 	int have_ns;
 
 	have_ns = json_is_number(json_object_get(json_array_get(causes, 0), "ns"));
-	pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
+	lw_pg_raw(pg, "<table class=\"causes\">\n<tr><th class=\"l\">cause</th><th>spikes it "
 	       "dominates</th>%s<th>share</th></tr>\n", have_ns ? "<th>time (us)</th>" : "");
 	json_array_foreach((json_t *)causes, i, e) {
 		if (i >= shown) {
@@ -670,30 +670,30 @@ static void causes_table(struct page *pg, const json_t *causes)
 			oshare += lw_jnum(e, "share", 0);
 			continue;
 		}
-		pg_raw(pg, "<tr data-cause=\"");
-		pg_text(pg, lw_jstr(e, "cause", "?"));
-		pg_raw(pg, "\"><td class=\"l\">");
-		pg_text(pg, lw_jstr(e, "cause", "?"));
-		pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", lw_jnum(e, "count", 0),
+		lw_pg_raw(pg, "<tr data-cause=\"");
+		lw_pg_text(pg, lw_jstr(e, "cause", "?"));
+		lw_pg_raw(pg, "\"><td class=\"l\">");
+		lw_pg_text(pg, lw_jstr(e, "cause", "?"));
+		lw_pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", lw_jnum(e, "count", 0),
 		       lw_jnum(e, "count", 0));
 		if (have_ns)
-			pg_td_ns(pg, "", "ns", lw_jnum(e, "ns", 0));
-		pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+			lw_pg_td_ns(pg, "", "ns", lw_jnum(e, "ns", 0));
+		lw_pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
 		       lw_jnum(e, "share", 0), lw_jnum(e, "share", 0) * 100);
 	}
 	if (shown < n) {
-		pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
-		pg_textf(pg, "others (%zu causes)", n - shown);
-		pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
+		lw_pg_raw(pg, "<tr data-cause=\"others\"><td class=\"l\">");
+		lw_pg_textf(pg, "others (%zu causes)", n - shown);
+		lw_pg_raw(pg, "</td><td data-value=\"%.17g\">%.0f</td>", odom, odom);
 		if (have_ns)
-			pg_td_ns(pg, "", "ns", ons);
-		pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
+			lw_pg_td_ns(pg, "", "ns", ons);
+		lw_pg_raw(pg, "<td data-key=\"share\" data-value=\"%.17g\">%.1f %%</td></tr>\n",
 		       oshare, oshare * 100);
 	}
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 	/* horizontal bars, the largest on top: the labels have the room
 	 * they need at the left */
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (f) {
 		size_t longest = 6;
 
@@ -714,7 +714,7 @@ static void causes_table(struct page *pg, const json_t *causes)
 			"lc rgb \"#4060a0\" notitle\n", shown + (shown < n) - 1,
 			longest < 60 ? longest + 2 : 62);
 	}
-	pg_figure(pg, "causes", script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
+	lw_pg_figure(pg, "causes", lw_script_close(&sc), 960, 80 + 28 * (int)(shown + (shown < n)),
 		  have_ns ? "Share of all spike time charged to each cause; the rest as others." :
 		  "Share of spikes by cause.");
 }
@@ -725,23 +725,23 @@ static void top_table(struct page *pg, const json_t *top)
 	const json_t *e;
 	size_t i;
 
-	pg_raw(pg, "<table class=\"top\">\n<tr><th>#</th><th class=\"l\">probe</th><th>CPU</th>"
+	lw_pg_raw(pg, "<table class=\"top\">\n<tr><th>#</th><th class=\"l\">probe</th><th>CPU</th>"
 	       "<th>latency (us)</th><th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
 	json_array_foreach((json_t *)top, i, e) {
 		char detail[512];
 
 		components_text(e, detail, sizeof(detail));
-		pg_raw(pg, "<tr><td>%zu</td><td class=\"l\">", i + 1);
-		pg_text(pg, spike_probe(e));
-		pg_raw(pg, "</td><td>%.0f</td>", lw_jnum(e, "cpu", -1));
-		pg_td_ns(pg, "data-spike=\"1\"", "latency_ns", lw_jnum(e, "latency_ns", 0));
-		pg_raw(pg, "<td class=\"l\">");
-		pg_text(pg, lw_jstr(e, "cause", "unknown"));
-		pg_raw(pg, "</td><td class=\"l\">");
-		pg_text(pg, detail);
-		pg_raw(pg, "</td></tr>\n");
+		lw_pg_raw(pg, "<tr><td>%zu</td><td class=\"l\">", i + 1);
+		lw_pg_text(pg, spike_probe(e));
+		lw_pg_raw(pg, "</td><td>%.0f</td>", lw_jnum(e, "cpu", -1));
+		lw_pg_td_ns(pg, "data-spike=\"1\"", "latency_ns", lw_jnum(e, "latency_ns", 0));
+		lw_pg_raw(pg, "<td class=\"l\">");
+		lw_pg_text(pg, lw_jstr(e, "cause", "unknown"));
+		lw_pg_raw(pg, "</td><td class=\"l\">");
+		lw_pg_text(pg, detail);
+		lw_pg_raw(pg, "</td></tr>\n");
 	}
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 }
 
 /* Spike number @i + 1, @e: what its CPU did between the expected expiry and
@@ -754,14 +754,14 @@ static void spike_timeline(struct page *pg, const json_t *e, size_t i)
 	char id[32], cap[384];
 	size_t j, nt;
 	int exact = json_array_size(tlv) > 0;
-	struct script sc;
+	struct lw_script sc;
 	FILE *f;
 
 	comp = json_object_get(e, "components");
 	if (!exact && !json_array_size(comp))
 		return;
 	snprintf(id, sizeof(id), "spike-%zu", i + 1);
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (!f)
 		return;
 	fprintf(f, "$e << EOD\n");
@@ -808,7 +808,7 @@ static void spike_timeline(struct page *pg, const json_t *e, size_t i)
 		 lw_jnum(e, "cpu", -1), lat, "idle state, IRQs, softirqs, timers and tasks",
 		 exact ? "" : " (each cause lasts the time charged to it, in the order first "
 		 "charged)");
-	pg_figure(pg, id, script_close(&sc), 960, 280, cap);
+	lw_pg_figure(pg, id, lw_script_close(&sc), 960, 280, cap);
 }
 
 static void spikes_section(struct page *pg, const struct lw_rrun *r)
@@ -816,10 +816,10 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	const json_t *sp = json_object_get(r->analysis, "spikes"), *e, *causes, *top;
 	size_t i;
 
-	pg_section(pg, "spikes", "Spikes and their causes", sp != NULL);
+	lw_pg_section(pg, "spikes", "Spikes and their causes", sp != NULL);
 	if (!sp) {
-		pg_missing(pg, "Spike attribution (needs the kernel trace)", "spikes");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Spike attribution (needs the kernel trace)", "spikes");
+		lw_pg_section_end(pg);
 		return;
 	}
 	causes = json_object_get(sp, "causes");
@@ -829,10 +829,10 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	if (json_array_size(causes))
 		causes_table(pg, causes);
 	else
-		pg_missing(pg, "Cause breakdown", "spikes.causes");
+		lw_pg_missing(pg, "Cause breakdown", "spikes.causes");
 	if (!json_array_size(top)) {
-		pg_missing(pg, "Top spikes", "spikes.top");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Top spikes", "spikes.top");
+		lw_pg_section_end(pg);
 		return;
 	}
 	top_table(pg, top);
@@ -842,7 +842,7 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 			break;
 		spike_timeline(pg, e, i);
 	}
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 /*
@@ -890,7 +890,7 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 	json_t *res, *by;
 	const char *res_src, *probe;
 	char cap[256];
-	struct script sc;
+	struct lw_script sc;
 	FILE *f;
 	size_t i, j;
 
@@ -905,30 +905,30 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 			json_array_append_new(by, row);
 		}
 	res = idle_residency(idle, &res_src);
-	pg_section(pg, "idle", "Idle states", json_array_size(by) || json_array_size(res));
-	pg_raw(pg, "<h3>Latency by the idle state the CPU was in at the expected wake-up</h3>\n");
+	lw_pg_section(pg, "idle", "Idle states", json_array_size(by) || json_array_size(res));
+	lw_pg_raw(pg, "<h3>Latency by the idle state the CPU was in at the expected wake-up</h3>\n");
 	if (json_array_size(by)) {
-		pg_raw(pg, "<table class=\"by-state\">\n<tr><th class=\"l\">probe</th>"
+		lw_pg_raw(pg, "<table class=\"by-state\">\n<tr><th class=\"l\">probe</th>"
 		       "<th class=\"l\">idle state</th><th>samples</th><th>p50 (us)</th>"
 		       "<th>p99 (us)</th><th>max (us)</th></tr>\n");
 		json_array_foreach(by, i, e) {
-			pg_raw(pg, "<tr data-probe=\"");
-			pg_text(pg, lw_jstr(e, "probe", "?"));
-			pg_raw(pg, "\" data-state=\"");
-			pg_text(pg, lw_jstr(e, "state", "?"));
-			pg_raw(pg, "\"><td class=\"l\">");
-			pg_text(pg, lw_jstr(e, "probe", "?"));
-			pg_raw(pg, "</td><td class=\"l\">");
-			pg_text(pg, lw_jstr(e, "state", "?"));
-			pg_raw(pg, "</td><td data-value=\"%.0f\">%.0f</td>", lw_jnum(e, "count", 0),
+			lw_pg_raw(pg, "<tr data-probe=\"");
+			lw_pg_text(pg, lw_jstr(e, "probe", "?"));
+			lw_pg_raw(pg, "\" data-state=\"");
+			lw_pg_text(pg, lw_jstr(e, "state", "?"));
+			lw_pg_raw(pg, "\"><td class=\"l\">");
+			lw_pg_text(pg, lw_jstr(e, "probe", "?"));
+			lw_pg_raw(pg, "</td><td class=\"l\">");
+			lw_pg_text(pg, lw_jstr(e, "state", "?"));
+			lw_pg_raw(pg, "</td><td data-value=\"%.0f\">%.0f</td>", lw_jnum(e, "count", 0),
 			       lw_jnum(e, "count", 0));
-			pg_td_ns(pg, "", "p50_ns", lw_jnum(e, "p50_ns", 0));
-			pg_td_ns(pg, "", "p99_ns", lw_jnum(e, "p99_ns", 0));
-			pg_td_ns(pg, "", "max_ns", lw_jnum(e, "max_ns", 0));
-			pg_raw(pg, "</tr>\n");
+			lw_pg_td_ns(pg, "", "p50_ns", lw_jnum(e, "p50_ns", 0));
+			lw_pg_td_ns(pg, "", "p99_ns", lw_jnum(e, "p99_ns", 0));
+			lw_pg_td_ns(pg, "", "max_ns", lw_jnum(e, "max_ns", 0));
+			lw_pg_raw(pg, "</tr>\n");
 		}
-		pg_raw(pg, "</table>\n");
-		f = script_open(&sc);
+		lw_pg_raw(pg, "</table>\n");
+		f = lw_script_open(&sc);
 		if (f) {
 			fprintf(f, "$d << EOD\n");
 			json_array_foreach(by, i, e) {
@@ -947,14 +947,14 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 				"plot $d using 2:xtic(1) title \"p50\", '' using 3 title \"p99\", "
 				"'' using 4 title \"max\"\n");
 		}
-		pg_figure(pg, "idle-latency", script_close(&sc), 960, 380,
+		lw_pg_figure(pg, "idle-latency", lw_script_close(&sc), 960, 380,
 			  "Wake-up latency by the idle state the CPU was in at the expected wake-up "
 			  "(busy: not idle).");
 	} else {
-		pg_missing(pg, "Latency by idle state (needs the kernel trace)", "idle_latency");
+		lw_pg_missing(pg, "Latency by idle state (needs the kernel trace)", "idle_latency");
 	}
 	json_decref(by);
-	pg_raw(pg, "<h3>Idle residency per CPU</h3>\n");
+	lw_pg_raw(pg, "<h3>Idle residency per CPU</h3>\n");
 	if (json_array_size(res)) {
 		/* state names in order of first appearance */
 		const char *names[16];
@@ -970,15 +970,15 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 				if (k == nn && nn < 16)
 					names[nn++] = s;
 			}
-		pg_raw(pg, "<table class=\"residency\">\n<tr><th>CPU</th>");
+		lw_pg_raw(pg, "<table class=\"residency\">\n<tr><th>CPU</th>");
 		for (size_t k = 0; k < nn; k++)
-			pg_th(pg, names[k]);
-		pg_raw(pg, "</tr>\n");
-		f = script_open(&sc);
+			lw_pg_th(pg, names[k]);
+		lw_pg_raw(pg, "</tr>\n");
+		f = lw_script_open(&sc);
 		if (f)
 			fprintf(f, "$d << EOD\n");
 		json_array_foreach((json_t *)res, i, e) {
-			pg_raw(pg, "<tr><th>%.0f</th>", lw_jnum(e, "cpu", -1));
+			lw_pg_raw(pg, "<tr><th>%.0f</th>", lw_jnum(e, "cpu", -1));
 			if (f)
 				fprintf(f, "\"CPU %.0f\"", lw_jnum(e, "cpu", -1));
 			for (size_t k = 0; k < nn; k++) {
@@ -987,15 +987,15 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 				json_array_foreach(json_object_get(e, "states"), j, st)
 					if (!strcmp(lw_jstr(st, "state", "?"), names[k]))
 						share = lw_jnum(st, "share", 0);
-				pg_raw(pg, "<td>%.1f %%</td>", share * 100);
+				lw_pg_raw(pg, "<td>%.1f %%</td>", share * 100);
 				if (f)
 					fprintf(f, " %g", share * 100);
 			}
-			pg_raw(pg, "</tr>\n");
+			lw_pg_raw(pg, "</tr>\n");
 			if (f)
 				fprintf(f, "\n");
 		}
-		pg_raw(pg, "</table>\n");
+		lw_pg_raw(pg, "</table>\n");
 		if (f) {
 			fprintf(f, "EOD\nset style data histogram\nset style histogram rowstacked\n"
 				"set style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:100]\n"
@@ -1009,20 +1009,20 @@ static void idle_section(struct page *pg, const struct lw_rrun *r)
 		}
 		snprintf(cap, sizeof(cap), "Share of the run each CPU spent in each idle state%s%s%s.",
 			 *res_src ? " (from " : "", res_src, *res_src ? ")" : "");
-		pg_figure(pg, "residency", script_close(&sc), 800, 340, cap);
+		lw_pg_figure(pg, "residency", lw_script_close(&sc), 800, 340, cap);
 	} else {
-		pg_missing(pg, "Idle residency", "idle.sysfs or idle.trace");
+		lw_pg_missing(pg, "Idle residency", "idle.sysfs or idle.trace");
 	}
 	json_decref(res);
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 static void power_cell(struct page *pg, double v)
 {
 	if (isnan(v))
-		pg_raw(pg, "<td>-</td>");
+		lw_pg_raw(pg, "<td>-</td>");
 	else
-		pg_raw(pg, "<td data-value=\"%.17g\">%.1f</td>", v, v);
+		lw_pg_raw(pg, "<td data-value=\"%.17g\">%.1f</td>", v, v);
 }
 
 /* Power over time from the analysis' "power"."timeline": a series per
@@ -1065,62 +1065,62 @@ static int power_series(FILE *f, const json_t *tl)
 static void power_section(struct page *pg, const struct lw_rrun *r)
 {
 	const json_t *pw = json_object_get(r->analysis, "power"), *rails, *e, *tot;
-	struct script sc;
+	struct lw_script sc;
 	FILE *f;
 	size_t i;
 	int n;
 
 	rails = json_object_get(pw, "rails");
 	tot = json_object_get(pw, "total");
-	pg_section(pg, "power", "Power", json_array_size(rails) > 0);
+	lw_pg_section(pg, "power", "Power", json_array_size(rails) > 0);
 	if (!json_array_size(rails)) {
-		pg_missing(pg, "Power (no sensor, and no trace for the energy model)", "power.rails");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Power (no sensor, and no trace for the energy model)", "power.rails");
+		lw_pg_section_end(pg);
 		return;
 	}
 	if (json_is_number(json_object_get(tot, "average_w")))
-		pg_raw(pg, "<p id=\"power-total\" data-value=\"%.17g\">Board total: %.1f mW average, "
+		lw_pg_raw(pg, "<p id=\"power-total\" data-value=\"%.17g\">Board total: %.1f mW average, "
 		       "%.3f J over %.1f s (%s).</p>\n", lw_jnum(tot, "average_w", 0) * 1e3,
 		       lw_jnum(tot, "average_w", 0) * 1e3, lw_jnum(tot, "energy_j", 0),
 		       lw_jnum(tot, "duration_s", 0), json_is_true(json_object_get(pw, "estimated")) ?
 		       "estimated" : "measured");
-	pg_raw(pg, "<table class=\"rails\">\n<tr><th class=\"l\">rail</th><th class=\"l\">measured or "
+	lw_pg_raw(pg, "<table class=\"rails\">\n<tr><th class=\"l\">rail</th><th class=\"l\">measured or "
 	       "estimated</th><th class=\"l\">source</th><th>mean (mW)</th><th>min (mW)</th>"
 	       "<th>max (mW)</th><th>energy (mJ)</th></tr>\n");
 	json_array_foreach((json_t *)rails, i, e) {
 		double mj = json_is_number(json_object_get(e, "energy_j")) ? lw_jnum(e, "energy_j", 0) * 1e3
 			: json_is_number(json_object_get(e, "energy_mj")) ? lw_jnum(e, "energy_mj", 0) : NAN;
 
-		pg_raw(pg, "<tr data-rail=\"");
-		pg_text(pg, lw_jstr(e, "name", "?"));
-		pg_raw(pg, "\" data-kind=\"%s\"><td class=\"l\">", rail_kind(e));
-		pg_text(pg, lw_jstr(e, "name", "?"));
-		pg_raw(pg, "</td><td class=\"l\">%s</td><td class=\"l\">", rail_kind(e));
-		pg_text(pg, json_object_get(e, "kind") ? lw_jstr(e, "source", "") : "");
-		pg_raw(pg, "</td>");
-		power_cell(pg, rail_mw(e, "average_w", "mean_mw"));
-		power_cell(pg, rail_mw(e, "min_w", "min_mw"));
-		power_cell(pg, rail_mw(e, "max_w", "max_mw"));
+		lw_pg_raw(pg, "<tr data-rail=\"");
+		lw_pg_text(pg, lw_jstr(e, "name", "?"));
+		lw_pg_raw(pg, "\" data-kind=\"%s\"><td class=\"l\">", lw_rail_kind(e));
+		lw_pg_text(pg, lw_jstr(e, "name", "?"));
+		lw_pg_raw(pg, "</td><td class=\"l\">%s</td><td class=\"l\">", lw_rail_kind(e));
+		lw_pg_text(pg, json_object_get(e, "kind") ? lw_jstr(e, "source", "") : "");
+		lw_pg_raw(pg, "</td>");
+		power_cell(pg, lw_rail_mw(e, "average_w", "mean_mw"));
+		power_cell(pg, lw_rail_mw(e, "min_w", "min_mw"));
+		power_cell(pg, lw_rail_mw(e, "max_w", "max_mw"));
 		power_cell(pg, mj);
-		pg_raw(pg, "</tr>\n");
+		lw_pg_raw(pg, "</tr>\n");
 	}
-	pg_raw(pg, "</table>\n");
-	f = script_open(&sc);
+	lw_pg_raw(pg, "</table>\n");
+	f = lw_script_open(&sc);
 	if (!f) {
-		pg_section_end(pg);
+		lw_pg_section_end(pg);
 		return;
 	}
 	n = power_series(f, json_object_get(pw, "timeline"));
 	if (n <= 0) {
 		fclose(f);
 		free(sc.buf);
-		pg_missing(pg, "Power over time", "power.timeline");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Power over time", "power.timeline");
+		lw_pg_section_end(pg);
 		return;
 	}
-	pg_figure(pg, "power", script_close(&sc), 960, 360,
+	lw_pg_figure(pg, "power", lw_script_close(&sc), 960, 360,
 		  "Power over time per rail: measured rails solid, estimated (energy model) dashed.");
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
@@ -1129,26 +1129,26 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 	double rec = lw_jnum(t, "recommended_pm_qos_us", -1);
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
 	char (*lab)[128];
-	struct script sc;
+	struct lw_script sc;
 	char cap[256];
 	FILE *f;
 	size_t i, n;
 
 	pts = json_object_get(t, "points");
-	pg_section(pg, "tradeoff", "Latency and power trade-off", json_array_size(pts) > 0);
+	lw_pg_section(pg, "tradeoff", "Latency and power trade-off", json_array_size(pts) > 0);
 	if (!json_array_size(pts)) {
-		pg_missing(pg, "Latency-power trade-off (a PM QoS sweep)", "tradeoff.points");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Latency-power trade-off (a PM QoS sweep)", "tradeoff.points");
+		lw_pg_section_end(pg);
 		return;
 	}
-	pg_raw(pg, "<p id=\"recommended\" data-value=\"%g\">", rec);
+	lw_pg_raw(pg, "<p id=\"recommended\" data-value=\"%g\">", rec);
 	if (rec >= 2e9)	/* the kernel's "no constraint" */
-		pg_textf(pg, "Recommended PM QoS: no constraint. %s", lw_jstr(t, "reason", ""));
+		lw_pg_textf(pg, "Recommended PM QoS: no constraint. %s", lw_jstr(t, "reason", ""));
 	else if (rec >= 0)
-		pg_textf(pg, "Recommended PM QoS: %g us. %s", rec, lw_jstr(t, "reason", ""));
+		lw_pg_textf(pg, "Recommended PM QoS: %g us. %s", rec, lw_jstr(t, "reason", ""));
 	else
-		pg_text(pg, "No PM QoS value is recommended.");
-	pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS</th><th>%s latency (us)"
+		lw_pg_text(pg, "No PM QoS value is recommended.");
+	lw_pg_raw(pg, "</p>\n<table class=\"tradeoff\">\n<tr><th>PM QoS</th><th>%s latency (us)"
 	       "</th><th>power (mW)</th></tr>\n", lw_jstr(t, "stat", "p99"));
 	n = json_array_size(pts);
 	lab = calloc(n + 1, sizeof(*lab));
@@ -1167,10 +1167,10 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 			else
 				snprintf(lab[i], sizeof(lab[i]), "%.0f us", q);
 		}
-		pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
+		lw_pg_raw(pg, "<tr%s><td data-value=\"%.17g\">%s</td>", q == rec ?
 		       " class=\"recommended\"" : "", q, lab ? lab[i] : "");
-		pg_td_ns(pg, "", "latency_ns", lw_jnum(e, "latency_ns", 0));
-		pg_raw(pg, "<td>%.1f</td></tr>\n", w);
+		lw_pg_td_ns(pg, "", "latency_ns", lw_jnum(e, "latency_ns", 0));
+		lw_pg_raw(pg, "<td>%.1f</td></tr>\n", w);
 	}
 	/* points that would print their labels over each other share one label:
 	 * "none, 1 us" on the first, nothing on the others */
@@ -1194,7 +1194,7 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 			}
 		}
 	}
-	f = script_open(&sc);
+	f = lw_script_open(&sc);
 	if (f)
 		fprintf(f, "$d << EOD\n");
 	json_array_foreach((json_t *)pts, i, e)
@@ -1204,7 +1204,7 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 			fprintf(f, " %d\n", lw_jnum(e, "pm_qos_us", -1) == rec);
 		}
 	free(lab);
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 	if (f) {
 		char yl[96];
 
@@ -1220,8 +1220,8 @@ static void tradeoff_section(struct page *pg, const struct lw_rrun *r)
 	}
 	snprintf(cap, sizeof(cap), "Latency against power for each PM QoS value; the recommended "
 		 "value circled.");
-	pg_figure(pg, "tradeoff", script_close(&sc), 800, 380, cap);
-	pg_section_end(pg);
+	lw_pg_figure(pg, "tradeoff", lw_script_close(&sc), 800, 380, cap);
+	lw_pg_section_end(pg);
 }
 
 /* A deadline miss: when, on which CPU, how late, and what caused it. */
@@ -1332,8 +1332,8 @@ static void misses_plot(struct page *pg, const struct lw_rrun *r, struct miss *m
 	const char *names[PLOT_CAUSES + 1] = { NULL };
 	double dur = lw_jnum(json_object_get(r->analysis, "run"), "duration_ns", 0);
 	size_t ns = cause_series(ms, nm, names);
-	struct script sc;
-	FILE *f = script_open(&sc);
+	struct lw_script sc;
+	FILE *f = lw_script_open(&sc);
 
 	if (!f)
 		return;
@@ -1365,7 +1365,7 @@ static void misses_plot(struct page *pg, const struct lw_rrun *r, struct miss *m
 		lw_gp_quote(f, t);
 	}
 	fprintf(f, "\n");
-	pg_figure(pg, "workloads", script_close(&sc), 960, 140 + 50 * (int)nlanes + 20 * (int)ns,
+	lw_pg_figure(pg, "workloads", lw_script_close(&sc), 960, 140 + 50 * (int)nlanes + 20 * (int)ns,
 		  "Deadline misses over time, a row per workload, coloured by the cause the "
 		  "analysis found behind each (the spike on its CPU in its period); "
 		  "the most frequent causes have their own colour.");
@@ -1379,7 +1379,7 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 	size_t nm = 0, nlanes = 0, total = 0, cap = 0, listed;
 	struct miss *ms;
 
-	pg_section(pg, "workloads", "Workloads", json_object_size(wl) > 0);
+	lw_pg_section(pg, "workloads", "Workloads", json_object_size(wl) > 0);
 	json_object_foreach((json_t *)wl, name, w) {
 		const struct lw_rkind *rk = lw_rkind_find(lw_workload_kind(w, name));
 
@@ -1388,12 +1388,12 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 	}
 	ms = calloc(cap + 1, sizeof(*ms));
 	if (!json_object_size(wl) || !ms) {
-		pg_missing(pg, "Workloads (audio xruns, video drops)", "workloads");
-		pg_section_end(pg);
+		lw_pg_missing(pg, "Workloads (audio xruns, video drops)", "workloads");
+		lw_pg_section_end(pg);
 		free(ms);
 		return;
 	}
-	pg_raw(pg, "<table class=\"workloads\">\n<tr><th class=\"l\">workload</th><th class=\"l\">"
+	lw_pg_raw(pg, "<table class=\"workloads\">\n<tr><th class=\"l\">workload</th><th class=\"l\">"
 	       "kind</th><th>periods or frames</th><th>deadline misses</th></tr>\n");
 	json_object_foreach((json_t *)wl, name, w) {
 		double miss = lw_workload_misses(w), tot = lw_workload_total(w);
@@ -1401,21 +1401,21 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 		const struct lw_rkind *rk = lw_rkind_find(kind);
 		size_t got;
 
-		pg_raw(pg, "<tr data-workload=\"");
-		pg_text(pg, name);
-		pg_raw(pg, "\"><td class=\"l\">");
-		pg_text(pg, name);
-		pg_raw(pg, "</td><td class=\"l\">");
-		pg_text(pg, kind);
+		lw_pg_raw(pg, "<tr data-workload=\"");
+		lw_pg_text(pg, name);
+		lw_pg_raw(pg, "\"><td class=\"l\">");
+		lw_pg_text(pg, name);
+		lw_pg_raw(pg, "</td><td class=\"l\">");
+		lw_pg_text(pg, kind);
 		if (tot >= 0)
-			pg_raw(pg, "</td><td>%.0f</td>", tot);
+			lw_pg_raw(pg, "</td><td>%.0f</td>", tot);
 		else
-			pg_raw(pg, "</td><td>-</td>");
+			lw_pg_raw(pg, "</td><td>-</td>");
 		if (miss >= 0)
-			pg_raw(pg, "<td data-value=\"%.17g\">%.0f %s</td></tr>\n", miss, miss,
+			lw_pg_raw(pg, "<td data-value=\"%.17g\">%.0f %s</td></tr>\n", miss, miss,
 			       rk ? rk->noun : "misses");
 		else
-			pg_raw(pg, "<td>%s</td></tr>\n", rk ? "unknown" : "- (no deadlines)");
+			lw_pg_raw(pg, "<td>%s</td></tr>\n", rk ? "unknown" : "- (no deadlines)");
 		got = collect_misses(name, w, have_trace, ms + nm, cap - nm);
 		if (got && nlanes < sizeof(rows) / sizeof(rows[0])) {
 			for (size_t i = nm; i < nm + got; i++)
@@ -1425,36 +1425,36 @@ static void workloads_section(struct page *pg, const struct lw_rrun *r)
 		}
 		total += miss > 0 ? (size_t)miss : 0;
 	}
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 	if (!nm) {
-		pg_raw(pg, "<p>No xrun or dropped frame %s in this run.</p>\n",
+		lw_pg_raw(pg, "<p>No xrun or dropped frame %s in this run.</p>\n",
 		       total ? "listed" : "happened");
-		pg_section_end(pg);
+		lw_pg_section_end(pg);
 		free(ms);
 		return;
 	}
 	listed = nm < TABLE_MISSES ? nm : TABLE_MISSES;
 	if (total > listed)
-		pg_raw(pg, "<p id=\"misses-listed\">The first %zu of %zu deadline misses:</p>\n",
+		lw_pg_raw(pg, "<p id=\"misses-listed\">The first %zu of %zu deadline misses:</p>\n",
 		       listed, total);
-	pg_raw(pg, "<table class=\"misses\">\n<tr><th class=\"l\">workload</th><th>time (s)</th>"
+	lw_pg_raw(pg, "<table class=\"misses\">\n<tr><th class=\"l\">workload</th><th>time (s)</th>"
 	       "<th class=\"l\">cause</th><th class=\"l\">detail</th></tr>\n");
 	for (size_t i = 0; i < listed; i++) {
-		pg_raw(pg, "<tr><td class=\"l\">");
-		pg_text(pg, ms[i].workload);
-		pg_raw(pg, "</td><td>%.3f</td><td class=\"l\">", (ms[i].t_ns - (double)r->start_ns) / 1e9);
-		pg_text(pg, ms[i].cause);
-		pg_raw(pg, "</td><td class=\"l\">");
-		pg_text(pg, ms[i].detail);
-		pg_raw(pg, "</td></tr>\n");
+		lw_pg_raw(pg, "<tr><td class=\"l\">");
+		lw_pg_text(pg, ms[i].workload);
+		lw_pg_raw(pg, "</td><td>%.3f</td><td class=\"l\">", (ms[i].t_ns - (double)r->start_ns) / 1e9);
+		lw_pg_text(pg, ms[i].cause);
+		lw_pg_raw(pg, "</td><td class=\"l\">");
+		lw_pg_text(pg, ms[i].detail);
+		lw_pg_raw(pg, "</td></tr>\n");
 	}
-	pg_raw(pg, "</table>\n");
+	lw_pg_raw(pg, "</table>\n");
 	if (nm < total)
-		pg_raw(pg, "<p>The plot shows the %zu misses the analysis lists, of %zu.</p>\n", nm,
+		lw_pg_raw(pg, "<p>The plot shows the %zu misses the analysis lists, of %zu.</p>\n", nm,
 		       total);
 	misses_plot(pg, r, ms, nm, rows, nlanes);
 	free(ms);
-	pg_section_end(pg);
+	lw_pg_section_end(pg);
 }
 
 int lw_report_html_run(FILE *out, const struct lw_report_in *in)
@@ -1467,7 +1467,7 @@ int lw_report_html_run(FILE *out, const struct lw_report_in *in)
 
 	snprintf(title, sizeof(title), "latwatt report: %s, %s", lw_rrun_str(r, "board"),
 		 lw_rrun_str(r, "kernel_release"));
-	pg_begin(&pg, title);
+	lw_pg_begin(&pg, title);
 	header(&pg, r);
 	latency_sections(&pg, r);
 	spikes_section(&pg, r);
@@ -1475,15 +1475,15 @@ int lw_report_html_run(FILE *out, const struct lw_report_in *in)
 	power_section(&pg, r);
 	tradeoff_section(&pg, r);
 	workloads_section(&pg, r);
-	pg_section(&pg, "budgets", "Checks: budgets and thresholds", r->checks.n > 0);
+	lw_pg_section(&pg, "budgets", "Checks: budgets and thresholds", r->checks.n > 0);
 	if (r->checks.n)
 		lw_report_checks_table(&pg, cs, "budgets");
 	else
-		pg_raw(&pg, "<p class=\"missing\">No budget or threshold applies to this run: give "
+		lw_pg_raw(&pg, "<p class=\"missing\">No budget or threshold applies to this run: give "
 		       "some with --budget (e.g. p99&lt;100us), in the scenario or the board file, "
 		       "or run with --threshold.</p>\n");
-	pg_section_end(&pg);
-	pg_end(&pg);
+	lw_pg_section_end(&pg);
+	lw_pg_end(&pg);
 	if (fflush(out) == EOF || ferror(out))
 		return error_errno("cannot write the report");
 	if (pg.failed)

@@ -39,12 +39,12 @@ static const char css[] =
 "table.metrics td,table.metrics th{white-space:nowrap}table.metrics td.note{white-space:normal}\n"
 "table.groups,table.runs,table.causes,table.power{display:block;overflow-x:auto;max-width:100%}\n";
 
-void pg_text(struct page *pg, const char *s)
+void lw_pg_text(struct page *pg, const char *s)
 {
 	lw_xml_escape(pg->f, s ? s : "");
 }
 
-void pg_textf(struct page *pg, const char *fmt, ...)
+void lw_pg_textf(struct page *pg, const char *fmt, ...)
 {
 	char *s = NULL;
 	va_list ap;
@@ -57,7 +57,7 @@ void pg_textf(struct page *pg, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pg_raw(struct page *pg, const char *fmt, ...)
+void lw_pg_raw(struct page *pg, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -66,56 +66,56 @@ void pg_raw(struct page *pg, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pg_begin(struct page *pg, const char *title)
+void lw_pg_begin(struct page *pg, const char *title)
 {
-	pg_raw(pg, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n"
+	lw_pg_raw(pg, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n"
 	       "<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"generator\" content=\"latwatt %s\"/>\n"
 	       "<title>", LW_VERSION);
-	pg_text(pg, title);
-	pg_raw(pg, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", css);
-	pg_text(pg, title);
-	pg_raw(pg, "</h1>\n");
+	lw_pg_text(pg, title);
+	lw_pg_raw(pg, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", css);
+	lw_pg_text(pg, title);
+	lw_pg_raw(pg, "</h1>\n");
 	if (!pg->o->plots)
-		pg_raw(pg, "<p class=\"noplot\" id=\"noplots\">Plots need gnuplot, which is not on "
+		lw_pg_raw(pg, "<p class=\"noplot\" id=\"noplots\">Plots need gnuplot, which is not on "
 		       "PATH (Debian: gnuplot-nox); the tables hold every figure.</p>\n");
 }
 
-void pg_end(struct page *pg)
+void lw_pg_end(struct page *pg)
 {
-	pg_raw(pg, "<footer><p class=\"missing\">latwatt %s report; plots drawn by gnuplot; "
+	lw_pg_raw(pg, "<footer><p class=\"missing\">latwatt %s report; plots drawn by gnuplot; "
 	       "all times on CLOCK_MONOTONIC.</p></footer>\n</body>\n</html>\n", LW_VERSION);
 }
 
-void pg_section(struct page *pg, const char *id, const char *title, int recorded)
+void lw_pg_section(struct page *pg, const char *id, const char *title, int recorded)
 {
-	pg_raw(pg, "<section id=\"%s\" data-section=\"%s\" data-state=\"%s\">\n<h2>", id, id,
+	lw_pg_raw(pg, "<section id=\"%s\" data-section=\"%s\" data-state=\"%s\">\n<h2>", id, id,
 	       recorded ? "recorded" : "not-recorded");
-	pg_text(pg, title);
-	pg_raw(pg, "</h2>\n");
+	lw_pg_text(pg, title);
+	lw_pg_raw(pg, "</h2>\n");
 }
 
-void pg_section_end(struct page *pg)
+void lw_pg_section_end(struct page *pg)
 {
-	pg_raw(pg, "</section>\n");
+	lw_pg_raw(pg, "</section>\n");
 }
 
-void pg_missing(struct page *pg, const char *what, const char *keys)
+void lw_pg_missing(struct page *pg, const char *what, const char *keys)
 {
-	pg_raw(pg, "<p class=\"missing\">");
-	pg_textf(pg, "%s: not recorded in this run", what);
+	lw_pg_raw(pg, "<p class=\"missing\">");
+	lw_pg_textf(pg, "%s: not recorded in this run", what);
 	if (keys) {
-		pg_raw(pg, " (analysis.json has no <code>");
-		pg_text(pg, keys);
-		pg_raw(pg, "</code>)");
+		lw_pg_raw(pg, " (analysis.json has no <code>");
+		lw_pg_text(pg, keys);
+		lw_pg_raw(pg, "</code>)");
 	}
-	pg_raw(pg, ".</p>\n");
+	lw_pg_raw(pg, ".</p>\n");
 }
 
-void pg_figure(struct page *pg, const char *id, char *script, int w, int h, const char *caption)
+void lw_pg_figure(struct page *pg, const char *id, char *script, int w, int h, const char *caption)
 {
 	char *svg = NULL;
 
-	pg_raw(pg, "<figure id=\"fig-%s\">\n", id);
+	lw_pg_raw(pg, "<figure id=\"fig-%s\">\n", id);
 	if (pg->o->plots && script) {
 		svg = lw_gnuplot_svg(script, id, w, h);
 		if (svg) {
@@ -124,55 +124,55 @@ void pg_figure(struct page *pg, const char *id, char *script, int w, int h, cons
 			pg->nplots++;
 		} else {
 			pg->failed++;
-			pg_raw(pg, "<p class=\"noplot\" data-plot=\"%s\">", id);
-			pg_textf(pg, "Plot not drawn: %s", lw_last_error());
-			pg_raw(pg, "</p>\n");
+			lw_pg_raw(pg, "<p class=\"noplot\" data-plot=\"%s\">", id);
+			lw_pg_textf(pg, "Plot not drawn: %s", lw_last_error());
+			lw_pg_raw(pg, "</p>\n");
 		}
 	} else {
-		pg_raw(pg, "<p class=\"noplot\" data-plot=\"%s\">Plot not drawn: plots need gnuplot."
+		lw_pg_raw(pg, "<p class=\"noplot\" data-plot=\"%s\">Plot not drawn: plots need gnuplot."
 		       "</p>\n", id);
 	}
-	pg_raw(pg, "<figcaption>");
-	pg_text(pg, caption);
-	pg_raw(pg, "</figcaption>\n</figure>\n");
+	lw_pg_raw(pg, "<figcaption>");
+	lw_pg_text(pg, caption);
+	lw_pg_raw(pg, "</figcaption>\n</figure>\n");
 	free(svg);
 	free(script);
 }
 
-void pg_th(struct page *pg, const char *s)
+void lw_pg_th(struct page *pg, const char *s)
 {
-	pg_raw(pg, "<th>");
-	pg_text(pg, s);
-	pg_raw(pg, "</th>");
+	lw_pg_raw(pg, "<th>");
+	lw_pg_text(pg, s);
+	lw_pg_raw(pg, "</th>");
 }
 
-void pg_td(struct page *pg, const char *s)
+void lw_pg_td(struct page *pg, const char *s)
 {
-	pg_raw(pg, "<td>");
-	pg_text(pg, s);
-	pg_raw(pg, "</td>");
+	lw_pg_raw(pg, "<td>");
+	lw_pg_text(pg, s);
+	lw_pg_raw(pg, "</td>");
 }
 
-void pg_kv(struct page *pg, const char *key, const char *value)
+void lw_pg_kv(struct page *pg, const char *key, const char *value)
 {
-	pg_raw(pg, "<tr><td>");
-	pg_text(pg, key);
-	pg_raw(pg, "</td><td>");
-	pg_text(pg, value);
-	pg_raw(pg, "</td></tr>\n");
+	lw_pg_raw(pg, "<tr><td>");
+	lw_pg_text(pg, key);
+	lw_pg_raw(pg, "</td><td>");
+	lw_pg_text(pg, value);
+	lw_pg_raw(pg, "</td></tr>\n");
 }
 
-void pg_td_ns(struct page *pg, const char *attrs, const char *key, double ns)
+void lw_pg_td_ns(struct page *pg, const char *attrs, const char *key, double ns)
 {
 	char us[32];
 
-	pg_raw(pg, "<td %s data-key=\"%s\" data-value=\"%.17g\">%s</td>", attrs, key, ns,
+	lw_pg_raw(pg, "<td %s data-key=\"%s\" data-value=\"%.17g\">%s</td>", attrs, key, ns,
 	       lw_fmt_us(ns, us, sizeof(us)));
 }
 
 /* A rail's figure in mW: "average_w" etc. (power/power.h's summary), or
  * "mean_mw" etc.; NAN when absent. */
-double rail_mw(const json_t *rail, const char *w_key, const char *mw_key)
+double lw_rail_mw(const json_t *rail, const char *w_key, const char *mw_key)
 {
 	if (json_is_number(json_object_get(rail, w_key)))
 		return lw_jnum(rail, w_key, 0) * 1e3;
@@ -181,7 +181,7 @@ double rail_mw(const json_t *rail, const char *w_key, const char *mw_key)
 	return NAN;
 }
 
-const char *rail_kind(const json_t *rail)
+const char *lw_rail_kind(const json_t *rail)
 {
 	const char *k = lw_jstr(rail, "kind", NULL);
 
@@ -190,7 +190,7 @@ const char *rail_kind(const json_t *rail)
 	return strcmp(k, "measured") && strcmp(k, "estimated") ? "unlabelled" : k;
 }
 
-FILE *script_open(struct script *s)
+FILE *lw_script_open(struct lw_script *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->f = open_memstream(&s->buf, &s->len);
@@ -199,7 +199,7 @@ FILE *script_open(struct script *s)
 	return s->f;
 }
 
-char *script_close(struct script *s)
+char *lw_script_close(struct lw_script *s)
 {
 	if (!s->f)
 		return NULL;
@@ -247,7 +247,7 @@ static double hist_p_us(const json_t *h, double q)
 
 /* The style of series @s: its own colour and title, or the default's. */
 static void series_style(FILE *f, size_t s, size_t n, int bold_last, const char *const *titles,
-			 const struct gp_style *style)
+			 const struct lw_gp_style *style)
 {
 	if (style) {
 		fprintf(f, "%s lc rgb \"%s\" ", style[s].bold ? "2.5" : "1.2", style[s].color);
@@ -263,14 +263,14 @@ static void series_style(FILE *f, size_t s, size_t n, int bold_last, const char 
 	lw_gp_quote(f, titles[s]);
 }
 
-void gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+void lw_gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
 		  int bold_last)
 {
-	gp_histogram_styled(f, hist, titles, n, bold_last, NULL, NULL);
+	lw_gp_histogram_styled(f, hist, titles, n, bold_last, NULL, NULL);
 }
 
-void gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
-			 int bold_last, const struct gp_style *style, const char *key)
+void lw_gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+			 int bold_last, const struct lw_gp_style *style, const char *key)
 {
 	double xmax = 1, p99 = 0;
 	int logx;
@@ -327,14 +327,14 @@ void gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *
 	fprintf(f, "\n");
 }
 
-void gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+void lw_gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
 	    int bold_last, const json_t *marks)
 {
-	gp_cdf_styled(f, hist, titles, n, bold_last, marks, NULL, NULL);
+	lw_gp_cdf_styled(f, hist, titles, n, bold_last, marks, NULL, NULL);
 }
 
-void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
-		   int bold_last, const json_t *marks, const struct gp_style *style, const char *key)
+void lw_gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+		   int bold_last, const json_t *marks, const struct lw_gp_style *style, const char *key)
 {
 	double ymax = 1, xmax = 1;
 

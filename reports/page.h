@@ -18,28 +18,28 @@ struct page {
 };
 
 /* Text, escaped. */
-void pg_text(struct page *pg, const char *s);
-void pg_textf(struct page *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lw_pg_text(struct page *pg, const char *s);
+void lw_pg_textf(struct page *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Raw markup (trusted, already escaped). */
-void pg_raw(struct page *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pg_begin(struct page *pg, const char *title);
-void pg_end(struct page *pg);
+void lw_pg_raw(struct page *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lw_pg_begin(struct page *pg, const char *title);
+void lw_pg_end(struct page *pg);
 /* <section id=@id data-section=@id data-state=...><h2>@title</h2> */
-void pg_section(struct page *pg, const char *id, const char *title, int recorded);
-void pg_section_end(struct page *pg);
+void lw_pg_section(struct page *pg, const char *id, const char *title, int recorded);
+void lw_pg_section_end(struct page *pg);
 /* "Not recorded in this run" with the analysis.json keys a producer fills. */
-void pg_missing(struct page *pg, const char *what, const char *keys);
+void lw_pg_missing(struct page *pg, const char *what, const char *keys);
 /* A figure: the plot drawn by gnuplot from @script, or a note that plots
  * need gnuplot.  @script is freed. */
-void pg_figure(struct page *pg, const char *id, char *script, int w, int h, const char *caption);
+void lw_pg_figure(struct page *pg, const char *id, char *script, int w, int h, const char *caption);
 /* Header row / cell helpers. */
-void pg_th(struct page *pg, const char *s);
-void pg_td(struct page *pg, const char *s);
+void lw_pg_th(struct page *pg, const char *s);
+void lw_pg_td(struct page *pg, const char *s);
 /* A table row "key: value" of a definition table. */
-void pg_kv(struct page *pg, const char *key, const char *value);
+void lw_pg_kv(struct page *pg, const char *key, const char *value);
 /* A cell holding a latency (shown in us) with its exact value in ns as data
  * attributes: data-key, data-value and any extra attributes in @attrs. */
-void pg_td_ns(struct page *pg, const char *attrs, const char *key, double ns);
+void lw_pg_td_ns(struct page *pg, const char *attrs, const char *key, double ns);
 
 /* The checks of @suite ("budgets", "compare") as a table. */
 void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const char *suite);
@@ -47,35 +47,35 @@ void lw_report_checks_table(struct page *pg, const struct lw_checks *cs, const c
 /* A power rail of analysis.json: a figure in mW from "average_w" (etc.,
  * watts, as power/power.h summarizes) or "mean_mw"; NAN when absent.  And
  * whether it was "measured" or "estimated" ("unlabelled" otherwise). */
-double rail_mw(const json_t *rail, const char *w_key, const char *mw_key);
-const char *rail_kind(const json_t *rail);
+double lw_rail_mw(const json_t *rail, const char *w_key, const char *mw_key);
+const char *lw_rail_kind(const json_t *rail);
 
 /* A gnuplot script in memory. */
-struct script {
+struct lw_script {
 	char *buf;
 	size_t len;
 	FILE *f;
 };
-FILE *script_open(struct script *s);
-char *script_close(struct script *s);	/* the text, caller frees */
+FILE *lw_script_open(struct lw_script *s);
+char *lw_script_close(struct lw_script *s);	/* the text, caller frees */
 
 /* Plot scripts shared by run and comparison pages (data from analysis.json
  * histograms): write into @f. @series: histogram objects, @titles: names. */
-void gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+void lw_gp_histogram(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
 		  int bold_last);
-void gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+void lw_gp_cdf(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
 	    int bold_last, const json_t *marks);
 /* The same with a style per series (@style[s]: its colour, "#rrggbb", its
  * title or NULL for none, bold) instead of @titles and @bold_last, and the
  * legend placed by @key (gnuplot's "set key" arguments; NULL: the default). */
-struct gp_style {
+struct lw_gp_style {
 	const char *color;
 	const char *title;
 	int bold;
 };
-void gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
-			 int bold_last, const struct gp_style *style, const char *key);
-void gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
-		   int bold_last, const json_t *marks, const struct gp_style *style, const char *key);
+void lw_gp_histogram_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+			 int bold_last, const struct lw_gp_style *style, const char *key);
+void lw_gp_cdf_styled(FILE *f, const json_t *const *hist, const char *const *titles, size_t n,
+		   int bold_last, const json_t *marks, const struct lw_gp_style *style, const char *key);
 
 #endif

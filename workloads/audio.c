@@ -208,7 +208,7 @@ static void mark_xrun(struct audio_stream *s, int cpu, uint64_t period, uint64_t
 	lw_fmt_str(&f, " lateness_ns=");
 	lw_fmt_u64(&f, late > 0 ? (uint64_t)late : 0);
 	lw_fmt_str(&f, "\n");
-	wl_deadline_miss(s->a->run, buf, (size_t)(f.p - buf));
+	lw_wl_deadline_miss(s->a->run, buf, (size_t)(f.p - buf));
 	s->marked++;
 }
 
@@ -217,7 +217,7 @@ static void *stream_main(void *arg)
 	struct audio_stream *s = arg;
 	struct audio *a = s->a;
 	const uint32_t periods = (uint32_t)a->c.periods;
-	struct lw_sample smp = { .probe = LW_PROBE_AUDIO };
+	struct lw_sample smp = { .probe = LW_SAMPLE_AUDIO };
 	uint64_t next = 0;
 	char name[16];
 
@@ -240,7 +240,7 @@ static void *stream_main(void *arg)
 		snprintf(s->errmsg, sizeof(s->errmsg), "out of memory for %u voices", s->voices);
 	}
 	atomic_fetch_add(&a->ready, 1);
-	wl_futex_wake(&a->ready);
+	lw_wl_futex_wake(&a->ready);
 	if (s->err)
 		return NULL;
 
@@ -254,7 +254,7 @@ static void *stream_main(void *arg)
 		int cpu;
 
 		if (!behind) {
-			wl_futex_wait(&a->fired, f, WAIT_SLICE_NS);
+			lw_wl_futex_wait(&a->fired, f, WAIT_SLICE_NS);
 			continue;
 		}
 		run_ns = lw_mono_ns();
@@ -268,7 +268,7 @@ static void *stream_main(void *arg)
 				b = boundary(a, next);
 				r = (struct lw_audio_record){
 					.boundary_ns = b, .period = next,
-					.irq_ns = known ? wl_since(atomic_load(&a->irq_ts[next % IRQ_TS_SLOTS]), b) : 0,
+					.irq_ns = known ? lw_wl_since(atomic_load(&a->irq_ts[next % IRQ_TS_SLOTS]), b) : 0,
 					.slack_ns = (int64_t)boundary(a, next + 1) - (int64_t)run_ns,
 					.stream = (uint16_t)s->idx, .cpu = (uint16_t)cpu,
 					.flags = LW_REC_MISS | LW_REC_SKIPPED | LW_REC_MARKED,
@@ -291,8 +291,8 @@ static void *stream_main(void *arg)
 
 		r = (struct lw_audio_record){
 			.boundary_ns = b, .period = next,
-			.irq_ns = wl_since(irq, b), .wakeup_ns = wake,
-			.proc_ns = wl_since(end, run_ns), .slack_ns = slack,
+			.irq_ns = lw_wl_since(irq, b), .wakeup_ns = wake,
+			.proc_ns = lw_wl_since(end, run_ns), .slack_ns = slack,
 			.stream = (uint16_t)s->idx, .cpu = (uint16_t)cpu,
 		};
 		if (slack < 0) {
@@ -344,7 +344,7 @@ static void *irq_main(void *arg)
 		now = lw_mono_ns();
 		atomic_store_explicit(&a->irq_ts[k % IRQ_TS_SLOTS], now, memory_order_relaxed);
 		atomic_store_explicit(&a->fired, (uint32_t)(k + 1), memory_order_release);
-		wl_futex_wake(&a->fired);
+		lw_wl_futex_wake(&a->fired);
 		if (now - b > a->irq_max_late)
 			a->irq_max_late = now - b;
 		k++;
@@ -372,7 +372,7 @@ static void audio_stop(struct lw_run *run, struct lw_part *p)
 		pthread_join(a->irq, NULL);
 		a->irq_created = 0;
 	}
-	wl_futex_wake(&a->fired);
+	lw_wl_futex_wake(&a->fired);
 	for (int i = 0; i < a->nstreams; i++)
 		if (a->s[i].created) {
 			pthread_join(a->s[i].tid, NULL);
@@ -391,7 +391,7 @@ static int alloc_stream(struct audio *a, struct audio_stream *s, int idx)
 
 	s->a = a;
 	s->idx = idx;
-	s->cpu = wl_cpu_nth(&c->cpu, idx);
+	s->cpu = lw_wl_cpu_nth(&c->cpu, idx);
 	s->dma = calloc(n * c->periods, sizeof(float));
 	s->work = calloc(n, sizeof(float));
 	s->bus = calloc(n, sizeof(float));
@@ -436,7 +436,7 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 	struct lw_sched irq_sched = {
 		.policy = a->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->irq_prio,
 		.cpu = -1, .cpus = &c->cpu,
-		.stack = WL_STACK_SIZE,
+		.stack = LW_WL_STACK_SIZE,
 	};
 	char path[4096], what[64];
 	uint64_t deadline;
@@ -464,7 +464,7 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 		struct lw_sched sch = {
 			.policy = a->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->prio,
 			.cpu = s->cpu,
-			.stack = WL_STACK_SIZE,
+			.stack = LW_WL_STACK_SIZE,
 		};
 
 		snprintf(what, sizeof(what), "%s stream %d on cpu %d", a->name, i, s->cpu);
@@ -480,7 +480,7 @@ static int audio_start(struct lw_run *run, struct lw_part *p)
 			      (unsigned long long)(READY_TIMEOUT_NS / LW_NSEC_PER_SEC));
 			goto fail;
 		}
-		wl_futex_wait(&a->ready, (uint32_t)n, WAIT_SLICE_NS);
+		lw_wl_futex_wait(&a->ready, (uint32_t)n, WAIT_SLICE_NS);
 	}
 	for (int i = 0; i < a->nstreams; i++)
 		if (a->s[i].err) {
@@ -521,7 +521,7 @@ static json_t *stream_json(const struct audio *a, const struct audio_stream *s)
 static int audio_finish(struct lw_run *run, struct lw_part *p)
 {
 	struct audio *a = p->priv;
-	json_t *m = wl_manifest_entry(run, a->name), *streams = json_array();
+	json_t *m = lw_wl_manifest_entry(run, a->name), *streams = json_array();
 	uint64_t periods = 0, xruns = 0, skipped = 0, marked = 0, maxw = 0;
 	int64_t worst = INT64_MAX;
 	char file[64];
@@ -599,7 +599,7 @@ static struct lw_part *audio_create(const void *config, const struct lw_workload
 	}
 	memcpy(&a->c, config, sizeof(a->c));
 	a->no_rt = env->no_rt;
-	wl_instance_name(a->name, sizeof(a->name), "audio", env->instance);
+	lw_wl_instance_name(a->name, sizeof(a->name), "audio", env->instance);
 	a->part = (struct lw_part){
 		.name = "audio", .start = audio_start, .stop = audio_stop,
 		.finish = audio_finish, .progress = audio_progress, .destroy = audio_destroy,
@@ -787,7 +787,7 @@ static const struct lw_rkind audio_records = {
 	.total_key = "periods",
 	.metric = "xruns",
 	.noun = "xruns",
-	.probe = LW_PROBE_AUDIO,
+	.probe = LW_SAMPLE_AUDIO,
 	.threads_key = "streams",
 	.miss_window = audio_miss_window,
 	.stage_names = { "interrupt", "wake-up", "processing" },

@@ -12,7 +12,7 @@
 #include "lib/timeutil.h"
 #include "workloads/common.h"
 
-const char *wl_policy_name(int policy)
+const char *lw_wl_policy_name(int policy)
 {
 	switch (policy) {
 	case SCHED_FIFO:  return "SCHED_FIFO";
@@ -23,7 +23,7 @@ const char *wl_policy_name(int policy)
 	}
 }
 
-int wl_cpu_nth(const cpu_set_t *set, int n)
+int lw_wl_cpu_nth(const cpu_set_t *set, int n)
 {
 	int count = CPU_COUNT(set), k;
 
@@ -36,19 +36,19 @@ int wl_cpu_nth(const cpu_set_t *set, int n)
 	return -1;
 }
 
-void wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)
+void lw_wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)
 {
 	struct timespec ts = lw_ns_to_ts(timeout_ns);
 
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
-void wl_futex_wake(_Atomic uint32_t *addr)
+void lw_wl_futex_wake(_Atomic uint32_t *addr)
 {
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-void wl_instance_name(char *buf, size_t len, const char *kind, int instance)
+void lw_wl_instance_name(char *buf, size_t len, const char *kind, int instance)
 {
 	if (instance)
 		snprintf(buf, len, "%s-%d", kind, instance);
@@ -56,12 +56,12 @@ void wl_instance_name(char *buf, size_t len, const char *kind, int instance)
 		snprintf(buf, len, "%s", kind);
 }
 
-void wl_deadline_miss(struct lw_run *run, const char *msg, size_t len)
+void lw_wl_deadline_miss(struct lw_run *run, const char *msg, size_t len)
 {
 	lw_run_mark(run, msg, len);
 }
 
-json_t *wl_manifest_entry(struct lw_run *run, const char *instance)
+json_t *lw_wl_manifest_entry(struct lw_run *run, const char *instance)
 {
 	return lw_json_object_at(lw_json_object_at(run->dir.manifest, "workloads"), instance);
 }

@@ -15,19 +15,19 @@
 struct lw_run;
 
 /* Stack of workload threads: room for 64k receive buffers and prefaulting. */
-#define WL_STACK_SIZE (512 * 1024)
+#define LW_WL_STACK_SIZE (512 * 1024)
 
-const char *wl_policy_name(int policy);
+const char *lw_wl_policy_name(int policy);
 
 /* The @n-th CPU of @set, cyclically; -1 for an empty set. */
-int wl_cpu_nth(const cpu_set_t *set, int n);
+int lw_wl_cpu_nth(const cpu_set_t *set, int n);
 
 /* Futex wait while *@addr == @val, at most @timeout_ns; wake every waiter. */
-void wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns);
-void wl_futex_wake(_Atomic uint32_t *addr);
+void lw_wl_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns);
+void lw_wl_futex_wake(_Atomic uint32_t *addr);
 
 /* "audio" for instance 0, "audio-2" for instance 2. */
-void wl_instance_name(char *buf, size_t len, const char *kind, int instance);
+void lw_wl_instance_name(char *buf, size_t len, const char *kind, int instance);
 
 /*
  * A deadline miss: the one call site for every event a miss produces (the
@@ -35,12 +35,12 @@ void wl_instance_name(char *buf, size_t len, const char *kind, int instance);
  * in).  @msg is a complete marker line ("latwatt xrun workload=... \n").
  * Safe from realtime threads: no allocation, one write(2).
  */
-void wl_deadline_miss(struct lw_run *run, const char *msg, size_t len);
+void lw_wl_deadline_miss(struct lw_run *run, const char *msg, size_t len);
 
 /* @to - @from for two CLOCK_MONOTONIC times, 0 when @to is not after @from. */
-static inline uint64_t wl_since(uint64_t to, uint64_t from) { return to > from ? to - from : 0; }
+static inline uint64_t lw_wl_since(uint64_t to, uint64_t from) { return to > from ? to - from : 0; }
 
 /* The manifest object of a workload instance: manifest.workloads.<instance>. */
-json_t *wl_manifest_entry(struct lw_run *run, const char *instance);
+json_t *lw_wl_manifest_entry(struct lw_run *run, const char *instance);
 
 #endif

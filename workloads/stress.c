@@ -376,7 +376,7 @@ static int worker_prepare(struct stress *s, struct worker *w)
 	const struct lw_sched rx_sched = {
 		.policy = s->c.policy == 1 ? SCHED_BATCH : s->c.policy == 2 ? SCHED_IDLE : SCHED_OTHER,
 		.cpu = -1, .cpus = &s->c.cpus,
-		.stack = WL_STACK_SIZE,
+		.stack = LW_WL_STACK_SIZE,
 	};
 	char path[4096], file[64];
 
@@ -509,8 +509,8 @@ static int stress_start(struct lw_run *run, struct lw_part *p)
 		struct lw_sched sch = {
 			.policy = s->c.policy == 1 ? SCHED_BATCH :
 				  s->c.policy == 2 ? SCHED_IDLE : SCHED_OTHER,
-			.cpu = wl_cpu_nth(&s->c.cpus, i),
-			.stack = WL_STACK_SIZE,
+			.cpu = lw_wl_cpu_nth(&s->c.cpus, i),
+			.stack = LW_WL_STACK_SIZE,
 		};
 		char what[64];
 
@@ -533,7 +533,7 @@ fail:
 static int stress_finish(struct lw_run *run, struct lw_part *p)
 {
 	struct stress *s = p->priv;
-	json_t *m = wl_manifest_entry(run, s->name), *workers = json_array();
+	json_t *m = lw_wl_manifest_entry(run, s->name), *workers = json_array();
 	double secs = (double)(s->stop_ns - s->start_ns) / 1e9;
 	uint64_t total = 0;
 	char cpus[256];
@@ -555,7 +555,7 @@ static int stress_finish(struct lw_run *run, struct lw_part *p)
 	json_object_set_new(m, "intensity", json_real(s->c.intensity));
 	json_object_set_new(m, "cpus", json_string(lw_format_cpulist(&s->c.cpus, cpus, sizeof(cpus))));
 	json_object_set_new(m, "size", json_integer((json_int_t)s->size));
-	json_object_set_new(m, "policy", json_string(wl_policy_name(
+	json_object_set_new(m, "policy", json_string(lw_wl_policy_name(
 		s->c.policy == 1 ? SCHED_BATCH : s->c.policy == 2 ? SCHED_IDLE : SCHED_OTHER)));
 	json_object_set_new(m, "started_ns", json_integer((json_int_t)s->start_ns));
 	json_object_set_new(m, "stopped_ns", json_integer((json_int_t)s->stop_ns));
@@ -596,7 +596,7 @@ static struct lw_part *stress_create(const void *config, const struct lw_workloa
 		return NULL;
 	}
 	memcpy(&s->c, config, sizeof(s->c));
-	wl_instance_name(s->name, sizeof(s->name), "stress", env->instance);
+	lw_wl_instance_name(s->name, sizeof(s->name), "stress", env->instance);
 	s->part = (struct lw_part){
 		.name = "stress", .start = stress_start, .stop = stress_stop,
 		.finish = stress_finish, .progress = stress_progress, .destroy = stress_destroy,

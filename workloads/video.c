@@ -147,7 +147,7 @@ static void mark_drop(struct video *v, int cpu, uint64_t frame, uint64_t vs, int
 	lw_fmt_str(&f, " lateness_ns=");
 	lw_fmt_u64(&f, late > 0 ? (uint64_t)late : 0);
 	lw_fmt_str(&f, "\n");
-	wl_deadline_miss(v->run, buf, (size_t)(f.p - buf));
+	lw_wl_deadline_miss(v->run, buf, (size_t)(f.p - buf));
 	v->marked++;
 }
 
@@ -174,10 +174,10 @@ static void *dma_main(void *arg)
 		t = lw_mono_ns();
 		memcpy(v->ring[k % v->c.buffers], v->src[k & 1], v->frame_bytes);
 		done = lw_mono_ns();
-		atomic_store_explicit(&s->dma_ns, wl_since(done, t), memory_order_relaxed);
+		atomic_store_explicit(&s->dma_ns, lw_wl_since(done, t), memory_order_relaxed);
 		atomic_store_explicit(&s->done_ns, done, memory_order_relaxed);
 		atomic_store_explicit(&v->fired, (uint32_t)(k + 1), memory_order_release);
-		wl_futex_wake(&v->fired);
+		lw_wl_futex_wake(&v->fired);
 		if (done - vs > v->max_capture)
 			v->max_capture = done - vs;
 		k++;
@@ -202,7 +202,7 @@ static void process_frame(struct video *v, const uint8_t *f)
 static void *proc_main(void *arg)
 {
 	struct video *v = arg;
-	struct lw_sample smp = { .probe = LW_PROBE_VIDEO };
+	struct lw_sample smp = { .probe = LW_SAMPLE_VIDEO };
 	uint64_t next = 0;
 
 	atomic_store(&v->proc_tid, (int)gettid());
@@ -219,7 +219,7 @@ static void *proc_main(void *arg)
 		int cpu;
 
 		if (!behind) {
-			wl_futex_wait(&v->fired, f, WAIT_SLICE_NS);
+			lw_wl_futex_wait(&v->fired, f, WAIT_SLICE_NS);
 			continue;
 		}
 		run_ns = lw_mono_ns();
@@ -230,7 +230,7 @@ static void *proc_main(void *arg)
 			vs = vsync(v, next);
 			r = (struct lw_video_record){
 				.vsync_ns = vs, .frame = next,
-				.capture_ns = wl_since(atomic_load(&s->done_ns), vs),
+				.capture_ns = lw_wl_since(atomic_load(&s->done_ns), vs),
 				.dma_ns = atomic_load(&s->dma_ns),
 				.slack_ns = (int64_t)vsync(v, next + 1) - (int64_t)run_ns,
 				.slot = (uint16_t)(next % v->c.buffers), .cpu = (uint16_t)cpu,
@@ -254,9 +254,9 @@ static void *proc_main(void *arg)
 		wake = run_ns > done ? run_ns - done : 0;
 		r = (struct lw_video_record){
 			.vsync_ns = vs, .frame = next,
-			.capture_ns = wl_since(done, vs), .dma_ns = atomic_load(&s->dma_ns),
-			.wakeup_ns = wake, .proc_ns = wl_since(ready, run_ns),
-			.latency_ns = wl_since(ready, vs), .slack_ns = slack,
+			.capture_ns = lw_wl_since(done, vs), .dma_ns = atomic_load(&s->dma_ns),
+			.wakeup_ns = wake, .proc_ns = lw_wl_since(ready, run_ns),
+			.latency_ns = lw_wl_since(ready, vs), .slack_ns = slack,
 			.slot = (uint16_t)(next % v->c.buffers), .cpu = (uint16_t)cpu,
 		};
 		if (slack < 0) {
@@ -296,7 +296,7 @@ static void video_stop(struct lw_run *run, struct lw_part *p)
 		pthread_join(v->dma, NULL);
 		v->dma_created = 0;
 	}
-	wl_futex_wake(&v->fired);
+	lw_wl_futex_wake(&v->fired);
 	if (v->proc_created) {
 		pthread_join(v->proc, NULL);
 		v->proc_created = 0;
@@ -380,12 +380,12 @@ static int video_start(struct lw_run *run, struct lw_part *p)
 	struct lw_sched dma = {
 		.policy = v->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->dma_prio,
 		.cpu = -1, .cpus = &c->cpu,
-		.stack = WL_STACK_SIZE,
+		.stack = LW_WL_STACK_SIZE,
 	};
 	struct lw_sched proc = {
 		.policy = v->no_rt ? SCHED_OTHER : SCHED_FIFO, .priority = (int)c->prio,
 		.cpu = v->proc_cpu,
-		.stack = WL_STACK_SIZE,
+		.stack = LW_WL_STACK_SIZE,
 	};
 	char path[4096], what[64];
 
@@ -419,7 +419,7 @@ fail:
 static int video_finish(struct lw_run *run, struct lw_part *p)
 {
 	struct video *v = p->priv;
-	json_t *m = wl_manifest_entry(run, v->name);
+	json_t *m = lw_wl_manifest_entry(run, v->name);
 	char file[64];
 
 	snprintf(file, sizeof(file), "%s.records", v->name);
@@ -488,7 +488,7 @@ static struct lw_part *video_create(const void *config, const struct lw_workload
 	}
 	memcpy(&v->c, config, sizeof(v->c));
 	v->no_rt = env->no_rt;
-	wl_instance_name(v->name, sizeof(v->name), "video", env->instance);
+	lw_wl_instance_name(v->name, sizeof(v->name), "video", env->instance);
 	v->part = (struct lw_part){
 		.name = "video", .start = video_start, .stop = video_stop,
 		.finish = video_finish, .progress = video_progress, .destroy = video_destroy,
@@ -500,7 +500,7 @@ static struct lw_part *video_create(const void *config, const struct lw_workload
 	v->ow = (unsigned)(v->c.out_width ? v->c.out_width : v->c.width);
 	v->oh = (unsigned)(v->c.out_height ? v->c.out_height : v->c.height);
 	v->scale = v->ow != v->c.width || v->oh != v->c.height;
-	v->proc_cpu = wl_cpu_nth(&v->c.cpu, 0);
+	v->proc_cpu = lw_wl_cpu_nth(&v->c.cpu, 0);
 	/* Frames are allocated (and locked) now, before the run's clock starts. */
 	if (video_alloc(v) < 0) {
 		video_destroy(&v->part);

@@ -33,7 +33,7 @@ static struct lw_attrib *new_engine(void)
 static void spike(struct lw_attrib *a, uint64_t expected, uint64_t latency)
 {
 	struct lw_spike s = { .expected_ns = expected, .latency_ns = latency, .cpu = 0,
-			      .probe = LW_PROBE_CYCLIC, .tid = PROBE_TID, .kprio = PROBE_KPRIO };
+			      .probe = LW_SAMPLE_CYCLIC, .tid = PROBE_TID, .kprio = PROBE_KPRIO };
 
 	assert_int_equal(lw_attrib_add_spike(a, &s), 0);
 }
@@ -285,7 +285,7 @@ static void test_timer_storm(void **st)
 static void gap(struct lw_attrib *a, uint64_t start, uint64_t len, int tid)
 {
 	struct lw_spike s = { .expected_ns = start, .latency_ns = len, .cpu = 0,
-			      .probe = LW_PROBE_NOISE, .tid = tid, .kprio = NOISE_KPRIO,
+			      .probe = LW_SAMPLE_NOISE, .tid = tid, .kprio = NOISE_KPRIO,
 			      .comm = "lw-noise/0", .gap = 1 };
 
 	assert_int_equal(lw_attrib_add_spike(a, &s), 0);

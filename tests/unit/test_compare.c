@@ -64,7 +64,7 @@ static struct lw_cprobe *new_run(struct lw_crun *run, const char *label)
 				  "board", label, "duration_ns", (json_int_t)N_SAMPLES / PER_BLOCK * 10000000,
 				  "system", "kernel", "release", "6.1.0-test", "preempt", "model",
 				  "PREEMPT_RT", "rt", 1);
-	p = lw_crun_add_probe(run, LW_PROBE_CYCLIC);
+	p = lw_crun_add_probe(run, LW_SAMPLE_CYCLIC);
 	assert_non_null(p);
 	assert_int_equal(lw_hist_init(&p->hist, 1000, 10000), 0);
 	return p;
@@ -581,7 +581,7 @@ static void test_bmax_widths(void **st)
 	const size_t secs = 20 * 3600;
 	uint64_t *truth = calloc(secs, sizeof(*truth));
 	struct lw_crun r = { 0 };
-	struct lw_cprobe *p = lw_crun_add_probe(&r, LW_PROBE_CYCLIC);
+	struct lw_cprobe *p = lw_crun_add_probe(&r, LW_SAMPLE_CYCLIC);
 	struct lw_rng rng;
 	uint64_t last = 0;
 

@@ -45,7 +45,7 @@ static void make_rundir(const char *path, size_t n, double median_ns, uint64_t s
 			.expected_ns = start + (i / 2 + 1) * 1000000,
 			.latency_ns = (uint64_t)(median_ns * exp(0.4 * lw_rng_normal(&r))),
 			.cpu = (uint16_t)(i % 2),
-			.probe = LW_PROBE_CYCLIC,
+			.probe = LW_SAMPLE_CYCLIC,
 		};
 
 		assert_int_equal(lw_samples_write(w, &s, 1), 0);
@@ -64,7 +64,7 @@ static void make_crun(struct lw_crun *r, int tag)
 	memset(r, 0, sizeof(*r));
 	r->label = strdup("x");
 	r->manifest = json_pack("{s:s, s:i}", "status", "complete", "tag", tag);
-	p = lw_crun_add_probe(r, LW_PROBE_CYCLIC);
+	p = lw_crun_add_probe(r, LW_SAMPLE_CYCLIC);
 	assert_int_equal(lw_dist_from_sorted(&p->d, v, 5), 0);
 	assert_int_equal(lw_hist_init(&p->hist, 1000, 10000), 0);
 	for (int i = 0; i < 5; i++)

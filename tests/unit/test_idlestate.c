@@ -57,18 +57,18 @@ static void test_merge_order(void **st)
 		for (int c = 0; c < 2; c++)
 			for (int i = 0; i < 30; i++, cyc[c] += 1000)
 				all[n++].s = (struct lw_sample){ .expected_ns = cyc[c], .latency_ns = 10 + i,
-								 .cpu = (uint16_t)c, .probe = LW_PROBE_CYCLIC };
+								 .cpu = (uint16_t)c, .probe = LW_SAMPLE_CYCLIC };
 		for (int a = 0; a < 2; a++)
 			for (int i = 0; i < 25; i++, aud[a] += 1333)
 				all[n++].s = (struct lw_sample){ .expected_ns = aud[a], .latency_ns = 7,
-								 .cpu = 0, .probe = LW_PROBE_AUDIO };
+								 .cpu = 0, .probe = LW_SAMPLE_AUDIO };
 		all[n++].s = (struct lw_sample){ .expected_ns = 5, .cpu = 0, .probe = 9 };
-		all[n++].s = (struct lw_sample){ .expected_ns = 5, .cpu = 7, .probe = LW_PROBE_CYCLIC };
+		all[n++].s = (struct lw_sample){ .expected_ns = 5, .cpu = 7, .probe = LW_SAMPLE_CYCLIC };
 	}
 	for (size_t i = 0; i < n; i++) {
 		all[i].index = i;
 		assert_int_equal(lw_samples_write(w, &all[i].s, 1), 0);
-		if (all[i].s.probe < LW_PROBE_MAX && all[i].s.cpu < 2)
+		if (all[i].s.probe < LW_SAMPLE_MAX && all[i].s.cpu < 2)
 			want[nw++] = all[i];
 	}
 	assert_int_equal(lw_samples_close(w), 0);
@@ -105,7 +105,7 @@ static void test_merge_refuses_disorder(void **st)
 	assert_non_null(w);
 	for (int i = 0; i < 40; i++) {
 		struct lw_sample s = { .expected_ns = (uint64_t)(1000 - i), .cpu = 1,
-				       .probe = LW_PROBE_CYCLIC };
+				       .probe = LW_SAMPLE_CYCLIC };
 
 		assert_int_equal(lw_samples_write(w, &s, 1), 0);
 	}
@@ -119,8 +119,8 @@ static void test_merge_refuses_disorder(void **st)
 
 /* The states as the trace pass defines them: a sample takes the state of its
  * CPU before the first event at or after its expected time. */
-static void brute_force(const char *run, int ncpus, uint64_t *vals[LW_PROBE_MAX][NSTATE],
-			size_t cnt[LW_PROBE_MAX][NSTATE])
+static void brute_force(const char *run, int ncpus, uint64_t *vals[LW_SAMPLE_MAX][NSTATE],
+			size_t cnt[LW_SAMPLE_MAX][NSTATE])
 {
 	char path[512];
 	struct lw_samples_reader *r;
@@ -139,7 +139,7 @@ static void brute_force(const char *run, int ncpus, uint64_t *vals[LW_PROBE_MAX]
 	cur = calloc((size_t)ncpus, sizeof(*cur));
 	for (uint64_t i = 0; lw_samples_next(r, &pts[n].s) == 1; i++) {
 		pts[n].index = i;
-		if (pts[n].s.probe < LW_PROBE_MAX && pts[n].s.cpu < ncpus)
+		if (pts[n].s.probe < LW_SAMPLE_MAX && pts[n].s.cpu < ncpus)
 			n++;
 	}
 	lw_samples_close_reader(r);
@@ -148,7 +148,7 @@ static void brute_force(const char *run, int ncpus, uint64_t *vals[LW_PROBE_MAX]
 		cur[c] = -2;
 	sw = lw_trace_event_id(t, "sched", "sched_switch");
 	idle = lw_trace_event_id(t, "power", "cpu_idle");
-	for (unsigned p = 0; p < LW_PROBE_MAX; p++)
+	for (unsigned p = 0; p < LW_SAMPLE_MAX; p++)
 		for (int s = 0; s < NSTATE; s++)
 			vals[p][s] = calloc(n + 1, sizeof(uint64_t));
 	/* the points of one state: appended in time order */
@@ -181,8 +181,8 @@ static void brute_force(const char *run, int ncpus, uint64_t *vals[LW_PROBE_MAX]
 static void idle_latency_brute_force(const char *run, int stalls)
 {
 	struct lw_tracepass_opts o = { .top = 5 };
-	uint64_t *vals[LW_PROBE_MAX][NSTATE];
-	size_t cnt[LW_PROBE_MAX][NSTATE] = { { 0 } }, groups = 0, seen = 0;
+	uint64_t *vals[LW_SAMPLE_MAX][NSTATE];
+	size_t cnt[LW_SAMPLE_MAX][NSTATE] = { { 0 } }, groups = 0, seen = 0;
 	struct lw_summary sum;
 	struct lw_rundir rd;
 	struct lw_trace *t;
@@ -201,7 +201,7 @@ static void idle_latency_brute_force(const char *run, int stalls)
 	brute_force(run, ncpus, vals, cnt);
 
 	il = json_object_get(doc, "idle_latency");
-	for (unsigned p = 1; p < LW_PROBE_MAX; p++)
+	for (unsigned p = 1; p < LW_SAMPLE_MAX; p++)
 		for (int s = 0; s < NSTATE; s++) {
 			json_t *arr = json_object_get(il, lw_probe_name(p));
 			struct lw_stats stt;
@@ -224,7 +224,7 @@ static void idle_latency_brute_force(const char *run, int stalls)
 	/* the fixture has samples both busy and in an idle state */
 	assert_true(groups >= 2);
 	assert_int_equal(seen, groups);
-	for (unsigned p = 0; p < LW_PROBE_MAX; p++)
+	for (unsigned p = 0; p < LW_SAMPLE_MAX; p++)
 		for (int s = 0; s < NSTATE; s++)
 			free(vals[p][s]);
 	if (stalls) {

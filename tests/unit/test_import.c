@@ -45,7 +45,7 @@ static void test_good_file(void **st)
 	for (size_t i = 0; i < sum.n; i++) {
 		const struct lw_series *s = &sum.s[i];
 
-		assert_int_equal(s->probe, LW_PROBE_CYCLIC);
+		assert_int_equal(s->probe, LW_SAMPLE_CYCLIC);
 		assert_false(s->stats.exact);
 		if (s->cpu == 0) {	/* thread 0 of the fixture: min 15, max 7657, avg 63.25 */
 			assert_int_equal(s->stats.count, 500);

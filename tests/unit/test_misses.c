@@ -289,7 +289,7 @@ static void test_kinds(void **st)
 		assert_non_null(k->total_key);
 		assert_non_null(k->metric);
 		assert_non_null(k->noun);
-		assert_true(k->probe < 0 || (k->probe < LW_PROBE_MAX && k->threads_key));
+		assert_true(k->probe < 0 || (k->probe < LW_SAMPLE_MAX && k->threads_key));
 		assert_ptr_equal(lw_rkind_find(k->kind), k);
 		if (k->probe >= 0)
 			assert_ptr_equal(lw_rkind_of_probe(k->probe), k);
@@ -315,10 +315,10 @@ static void test_kinds(void **st)
 	/* the workloads that write records, with their record structs */
 	assert_int_equal(lw_rkind_find("audio")->record_size, sizeof(struct lw_audio_record));
 	assert_int_equal(lw_rkind_find("video")->record_size, sizeof(struct lw_video_record));
-	assert_int_equal(lw_rkind_find("audio")->probe, LW_PROBE_AUDIO);
+	assert_int_equal(lw_rkind_find("audio")->probe, LW_SAMPLE_AUDIO);
 	assert_null(lw_rkind_find("stress"));
 	assert_null(lw_rkind_find(NULL));
-	assert_null(lw_rkind_of_probe(LW_PROBE_CYCLIC));
+	assert_null(lw_rkind_of_probe(LW_SAMPLE_CYCLIC));
 	/* the keys older runs hold */
 	assert_string_equal(lw_rkind_find("audio")->miss_key, "xruns");
 	assert_string_equal(lw_rkind_find("audio")->list_key, "xrun_list");

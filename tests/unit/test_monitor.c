@@ -63,7 +63,7 @@ static void run_monitor_mt(const char *dir, uint64_t cap, struct lw_summary *sum
 			for (size_t i = from; i < from + 100 && i < N; i++)
 				s[k++] = (struct lw_sample){ .expected_ns = START + (i + 1) * PERIOD,
 					.latency_ns = lat(cpu, i), .cpu = (uint16_t)cpu,
-					.probe = LW_PROBE_CYCLIC };
+					.probe = LW_SAMPLE_CYCLIC };
 			assert_int_equal(lw_monitor_feed(m, cpu, s, k), 0);
 		}
 		assert_int_equal(lw_monitor_tick(m), 0);

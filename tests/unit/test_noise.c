@@ -83,7 +83,7 @@ static void test_noise_run(void **st)
 	r = lw_samples_open(path);
 	assert_non_null(r);
 	while (lw_samples_next(r, &s) == 1) {
-		assert_int_equal(s.probe, LW_PROBE_NOISE);
+		assert_int_equal(s.probe, LW_SAMPLE_NOISE);
 		assert_int_equal(s.cpu, last);
 		assert_true(s.latency_ns > 1000);
 		assert_int_equal(!!(s.flags & LW_SAMPLE_OVER_THRESHOLD), s.latency_ns > 2000);

@@ -349,7 +349,7 @@ static void test_descriptors(void **state)
 		assert_non_null(d->create);
 		assert_true(d->samples[0] > 0);
 		for (size_t k = 0; d->samples[k]; k++)
-			assert_true(d->samples[k] < LW_PROBE_MAX);
+			assert_true(d->samples[k] < LW_SAMPLE_MAX);
 		assert_true(h == 0 || d->help[h - 1] == '\n');
 		all |= d->bit;
 	}

@@ -31,7 +31,7 @@ static void write_samples(const char *run, int n)
 	assert_non_null(w);
 	for (int i = 0; i < n; i++) {
 		struct lw_sample s = { .expected_ns = 1000 + (uint64_t)i * 1000, .latency_ns = 5000,
-				       .cpu = 0, .probe = LW_PROBE_CYCLIC };
+				       .cpu = 0, .probe = LW_SAMPLE_CYCLIC };
 
 		assert_int_equal(lw_samples_write(w, &s, 1), 0);
 	}

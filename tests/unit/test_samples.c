@@ -20,7 +20,7 @@ static void write_file(const char *path, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct lw_sample s = { .expected_ns = 1000000 * i, .latency_ns = 7 * i + 1,
 				       .missed = (uint32_t)(i % 3), .cpu = (uint16_t)(i % 4),
-				       .probe = LW_PROBE_CYCLIC, .flags = (uint8_t)(i & 1) };
+				       .probe = LW_SAMPLE_CYCLIC, .flags = (uint8_t)(i & 1) };
 		assert_int_equal(lw_samples_write(w, &s, 1), 0);
 	}
 	assert_int_equal(lw_samples_close(w), 0);
@@ -44,7 +44,7 @@ static void test_round_trip(void **st)
 		assert_int_equal(s.latency_ns, 7 * i + 1);
 		assert_int_equal(s.missed, i % 3);
 		assert_int_equal(s.cpu, i % 4);
-		assert_int_equal(s.probe, LW_PROBE_CYCLIC);
+		assert_int_equal(s.probe, LW_SAMPLE_CYCLIC);
 		assert_int_equal(s.flags, i & 1);
 		i++;
 	}
@@ -106,7 +106,7 @@ static void test_bad_header(void **st)
 
 static void test_probe_names(void **st)
 {
-	for (unsigned i = 1; i < LW_PROBE_MAX; i++)
+	for (unsigned i = 1; i < LW_SAMPLE_MAX; i++)
 		assert_int_equal(lw_probe_by_name(lw_probe_name(i)), (int)i);
 	assert_int_equal(lw_probe_by_name("nope"), -1);
 	assert_string_equal(lw_probe_name(200), "unknown");
@@ -115,8 +115,8 @@ static void test_probe_names(void **st)
 /* Only the noise probe's samples are gaps; an unknown id is not. */
 static void test_probe_gaps(void **st)
 {
-	for (unsigned i = 0; i < LW_PROBE_MAX; i++)
-		assert_int_equal(lw_probe_gaps(i), i == LW_PROBE_NOISE);
+	for (unsigned i = 0; i < LW_SAMPLE_MAX; i++)
+		assert_int_equal(lw_probe_gaps(i), i == LW_SAMPLE_NOISE);
 	assert_false(lw_probe_gaps(200));
 }
 

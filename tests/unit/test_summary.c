@@ -70,7 +70,7 @@ static void one_kind(int kind)
 		/* CPUs unevenly: CPU 2 gets a tenth */
 		int cpu = i % 10 == 0 ? 2 : (int)(i % 2);
 		struct lw_sample s = { .expected_ns = 1000 + i, .latency_ns = latency(kind, i, &seed),
-				       .cpu = (uint16_t)cpu, .probe = LW_PROBE_CYCLIC };
+				       .cpu = (uint16_t)cpu, .probe = LW_SAMPLE_CYCLIC };
 
 		assert_int_equal(lw_samples_write(w, &s, 1), 0);
 		ref[cpu].v[ref[cpu].n++] = s.latency_ns;
@@ -79,7 +79,7 @@ static void one_kind(int kind)
 	/* a second probe, so that series do not mix */
 	{
 		struct lw_sample s = { .expected_ns = 5, .latency_ns = 1, .cpu = 0,
-				       .probe = LW_PROBE_NOISE };
+				       .probe = LW_SAMPLE_NOISE };
 		assert_int_equal(lw_samples_write(w, &s, 1), 0);
 	}
 	assert_int_equal(lw_samples_close(w), 0);
@@ -93,7 +93,7 @@ static void one_kind(int kind)
 		struct lw_dist d, dw;
 		uint64_t rank[6], got[6];
 
-		if (s->probe != LW_PROBE_CYCLIC) {
+		if (s->probe != LW_SAMPLE_CYCLIC) {
 			assert_int_equal(s->stats.count, 1);
 			assert_int_equal(s->stats.pct[0], 1);
 			continue;

@@ -56,10 +56,10 @@ static void test_buckets_and_growth(void **st)
 				lat = 9000000000ULL;	/* a spike of 9 s: no 32-bit figure */
 			if (lat > ref[cpu][b])
 				ref[cpu][b] = lat;
-			assert_int_equal(lw_timeline_add(&tl, LW_PROBE_CYCLIC, cpu, t0 + i * step, lat), 0);
+			assert_int_equal(lw_timeline_add(&tl, LW_SAMPLE_CYCLIC, cpu, t0 + i * step, lat), 0);
 		}
 	/* another probe's samples are not mixed in */
-	assert_int_equal(lw_timeline_add(&tl, LW_PROBE_NOISE, 0, t0, 99999999), 0);
+	assert_int_equal(lw_timeline_add(&tl, LW_SAMPLE_NOISE, 0, t0, 99999999), 0);
 	assert_int_equal(tl.width, 200000000);
 	j = lw_timeline_json(&tl);
 	assert_non_null(j);

@@ -196,7 +196,7 @@ static void test_irq_then_thread_share_the_expiry(void **state)
 				   .context = LW_TL_THREAD, .latency_ns = 11700 };
 
 	assert_int_equal(lw_timerlat_sample(&st, &irq, 1000000, &s), 1);
-	assert_int_equal(s.probe, LW_PROBE_TIMERLAT_IRQ);
+	assert_int_equal(s.probe, LW_SAMPLE_TIMERLAT_IRQ);
 	assert_int_equal(s.expected_ns, 1000000000);
 	assert_int_equal(s.latency_ns, 1200);
 	assert_int_equal(s.cpu, 2);
@@ -204,7 +204,7 @@ static void test_irq_then_thread_share_the_expiry(void **state)
 	assert_int_equal(s.flags, 0);
 
 	assert_int_equal(lw_timerlat_sample(&st, &thr, 1000000, &s), 1);
-	assert_int_equal(s.probe, LW_PROBE_TIMERLAT_THREAD);
+	assert_int_equal(s.probe, LW_SAMPLE_TIMERLAT_THREAD);
 	/* 1000011900 - 11700 = 1000000200: the IRQ's value wins */
 	assert_int_equal(s.expected_ns, 1000000000);
 	assert_int_equal(s.latency_ns, 11700);
