@@ -1403,7 +1403,8 @@ void lw_attrib_finish(struct lw_attrib *a)
 	/* lost windows are all known now */
 	while (a->nwait)
 		finalize(a, a->wait[--a->nwait]);
-	qsort(a->keep, a->nkeep, sizeof(*a->keep), cmp_expected);
+	if (a->nkeep)	/* qsort(NULL, 0) is undefined */
+		qsort(a->keep, a->nkeep, sizeof(*a->keep), cmp_expected);
 }
 
 size_t lw_attrib_kept(const struct lw_attrib *a) { return a->nkeep; }

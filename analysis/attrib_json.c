@@ -168,11 +168,14 @@ json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
 	}
 	for (size_t i = 0; i < a->nkeep; i++)
 		by_lat[i] = &a->keep[i];
-	qsort(by_lat, a->nkeep, sizeof(*by_lat), cmp_latency_desc);
+	if (a->nkeep)	/* qsort and memcpy of NULL, 0 are undefined */
+		qsort(by_lat, a->nkeep, sizeof(*by_lat), cmp_latency_desc);
 	for (size_t i = 0; i < a->nkeep && i < top_n; i++)
 		json_array_append_new(spikes, spike_json(by_lat[i]));
-	memcpy(causes, a->causes, a->ncauses * sizeof(*causes));
-	qsort(causes, a->ncauses, sizeof(*causes), cmp_cause);
+	if (a->ncauses) {
+		memcpy(causes, a->causes, a->ncauses * sizeof(*causes));
+		qsort(causes, a->ncauses, sizeof(*causes), cmp_cause);
+	}
 	for (size_t j = 0; j < a->ncauses; j++) {
 		struct lw_component c = { causes[j].kind, causes[j].name, causes[j].ns, -1, 0 };
 
