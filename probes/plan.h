@@ -17,9 +17,11 @@
  * lw_probe_plan() is pure: it takes what the system offers in a struct
  * lw_probe_env (read by lw_probe_env_read(), or made up by the tests).
  *
- * Each probe is a struct lw_probe in LW_PROBE_LIST: the plan, the
- * manifest's "selected", `latwatt run`'s construction of the probes and its
- * monitor's series count, and --probes' names and help go through the list.
+ * Each probe is a struct lw_probe in LW_PROBE_LIST: the plan (an entry
+ * want[LW_PROBE_INDEX_NAME] per probe), the manifest's "selected", `latwatt
+ * run`'s construction of the probes and its monitor's series count, --probes'
+ * names and help, and the options of the probes' parameters (each probe's
+ * params[] table) go through the list.
  * The probes that take CPUs alone plan first, then the shared ones on what
  * they leave; each from the last in the list to the first, so an earlier
  * probe can stand in for a later one that cannot run (cyclic for timerlat).
@@ -122,7 +124,7 @@ struct lw_part;
  */
 struct lw_probe_param {
 	const char *option;		/* "--noise-threshold" */
-	size_t offset;			/* uint64_t in struct lw_probe_opts; 0 when unset */
+	size_t offset;			/* of its uint64_t in struct lw_probe_opts (0: not given) */
 	uint64_t def;			/* 0: the probe's plan() chooses */
 	int (*parse)(const char *what, const char *s, uint64_t *v);
 	const char *help;		/* `latwatt run --help` lines */
