@@ -101,8 +101,11 @@ void lw_run_usage(FILE *f)
 	fprintf(f, "      --probes LIST       %s (default: cyclic, plus timerlat\n"
 		"                          where the kernel has the timerlat tracer)\n",
 		lw_probe_names(names, sizeof(names)));
-	for (size_t i = 0; lw_probes[i]; i++)
+	for (size_t i = 0; lw_probes[i]; i++) {
 		fputs(lw_probes[i]->help, f);
+		for (size_t k = 0; k < LW_PROBE_PARAMS && lw_probes[i]->params[k].option; k++)
+			fputs(lw_probes[i]->params[k].help, f);
+	}
 	fputs("\n"
 	      "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n", f);
 }
@@ -112,12 +115,17 @@ enum {
 	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS, OPT_LTTNG,
 	OPT_MONITOR, OPT_MONITOR_WINDOW, OPT_MONITOR_DISK,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
-	OPT_PROBES, OPT_TIMERLAT_PERIOD, OPT_NOISE_CPUS, OPT_NOISE_THRESHOLD,
+	OPT_PROBES, OPT_NOISE_CPUS,
 	OPT_REPEAT, OPT_SETTLE, OPT_BUDGET,
+	OPT_PROBE_PARAM = 300,	/* + probe index * LW_PROBE_PARAMS + parameter */
 	OPT_SCENARIO = 400,
 };
 
-static const struct option long_opts[] = {
+_Static_assert(OPT_PROBE_PARAM + LW_NPROBES * LW_PROBE_PARAMS <= OPT_SCENARIO,
+	       "room for the probes' parameters");
+
+/* The options but the probes' parameters (added by run_options()). */
+static const struct option fixed_opts[] = {
 	{ "output",    required_argument, NULL, 'o' },
 	{ "duration",  required_argument, NULL, 'd' },
 	{ "cpus",      required_argument, NULL, 'c' },
@@ -149,13 +157,32 @@ static const struct option long_opts[] = {
 	{ "monitor-disk",   required_argument, NULL, OPT_MONITOR_DISK },
 	{ "workload",  required_argument, NULL, 'w' },
 	{ "probes",          required_argument, NULL, OPT_PROBES },
-	{ "timerlat-period", required_argument, NULL, OPT_TIMERLAT_PERIOD },
 	{ "noise-cpus",      required_argument, NULL, OPT_NOISE_CPUS },
-	{ "noise-threshold", required_argument, NULL, OPT_NOISE_THRESHOLD },
 	{ "scenario",  required_argument, NULL, OPT_SCENARIO },
 	{ "load",      required_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* fixed_opts[], then an option per parameter of each probe (--timerlat-period,
+ * --noise-threshold: their tables in probes/NAME.c). */
+static const struct option *run_options(void)
+{
+	static struct option all[sizeof(fixed_opts) / sizeof(fixed_opts[0]) +
+				 LW_NPROBES * LW_PROBE_PARAMS];
+	size_t n = 0;
+
+	if (all[0].name)
+		return all;
+	for (; fixed_opts[n].name; n++)
+		all[n] = fixed_opts[n];
+	for (size_t i = 0; lw_probes[i]; i++)
+		for (size_t k = 0; k < LW_PROBE_PARAMS && lw_probes[i]->params[k].option; k++)
+			all[n++] = (struct option){
+				lw_probes[i]->params[k].option + 2, required_argument, NULL,
+				OPT_PROBE_PARAM + (int)(i * LW_PROBE_PARAMS + k) };
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	return all;
+}
 
 void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 {
@@ -256,25 +283,23 @@ static int trace_power_option(struct lw_run_opts *o, int c, const char *arg)
  * trace_power_option(). */
 static int probe_option(struct lw_run_opts *o, int c, const char *arg, const cpu_set_t *online)
 {
+	if (c >= OPT_PROBE_PARAM && c < OPT_PROBE_PARAM + LW_NPROBES * LW_PROBE_PARAMS) {
+		/* a parameter in its probe's table (probes/NAME.c) */
+		int n = c - OPT_PROBE_PARAM;
+		const struct lw_probe *d = lw_probes[n / LW_PROBE_PARAMS];
+
+		return lw_probe_param_set(&o->probes, &d->params[n % LW_PROBE_PARAMS], arg) < 0 ?
+		       -1 : 0;
+	}
 	switch (c) {
 	case OPT_PROBES:
 		if (lw_parse_probes("--probes", arg, &o->probes.probes) < 0)
-			return -1;
-		break;
-	case OPT_TIMERLAT_PERIOD:
-		if (lw_parse_timerlat_period("--timerlat-period", arg,
-					     &o->probes.timerlat_period_ns) < 0)
 			return -1;
 		break;
 	case OPT_NOISE_CPUS:
 		if (lw_parse_cpulist("--noise-cpus", arg, online, &o->probes.noise_cpus) < 0)
 			return -1;
 		o->probes.noise_cpus_set = 1;
-		break;
-	case OPT_NOISE_THRESHOLD:
-		if (lw_parse_noise_threshold("--noise-threshold", arg,
-					     &o->probes.noise_threshold_ns) < 0)
-			return -1;
 		break;
 	default:
 		return 1;
@@ -289,7 +314,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 
 	optind = 0;	/* full re-initialisation: parsing may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:l:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:d:c:i:p:b:fqhw:l:", run_options(), NULL)) != -1) {
 		if ((taken = trace_power_option(o, c, optarg)) <= 0 ||
 		    (taken = probe_option(o, c, optarg, online)) <= 0) {
 			if (taken < 0)
@@ -419,7 +444,7 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 
 const struct option *lw_run_long_options(void)
 {
-	return long_opts;
+	return run_options();
 }
 
 const char *const lw_run_repeatable[] = {

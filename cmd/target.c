@@ -87,8 +87,9 @@ static const char usage[] =
 struct target {
 	const char *ssh, *identity, *dir, *output, *latwatt;
 	unsigned port, timeout;
-	const char **opt;		/* ssh -o options */
+	const char **opt;		/* ssh -o options (optv) */
 	int nopt;
+	const char *optv[32];
 	int keep;
 	struct lw_board *board;
 	const char *board_file;		/* local file copied to the board */
@@ -731,7 +732,11 @@ static int record_target(const struct target *t, int status, int interrupted)
 
 /* ------------------------------------------------------------- command */
 
-int cmd_target(int argc, char **argv)
+/*
+ * The options into @t (its ssh -o options in t->optv) and @board_name.
+ * Returns 0, 1 after --help, or -1 after error().
+ */
+static int parse_target_options(struct target *t, const char **board_name, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "ssh",             required_argument, NULL, 's' },
@@ -747,161 +752,153 @@ int cmd_target(int argc, char **argv)
 		{ "help",            no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct target t = { .timeout = 15, .odfd = -1 };
-	const char *board_name = NULL, *opt[32];
-	struct sigaction sa = { 0 }, old_int, old_term, old_alrm;
-	struct stat st;
-	int c, nopt = 0, rc = LW_EXIT_ERROR, status = -1, interrupted = 0;
+	int c;
 	unsigned long v;
 	char *end;
 
-	stop_signal = 0;
-	alarm_fired = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:s:p:i:O:b:o:L:d:t:kh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': t.ssh = optarg; break;
-		case 'i': t.identity = optarg; break;
-		case 'b': board_name = optarg; break;
-		case 'o': t.output = optarg; break;
-		case 'L': t.latwatt = optarg; break;
-		case 'd': t.dir = optarg; break;
-		case 'k': t.keep = 1; break;
+		case 's': t->ssh = optarg; break;
+		case 'i': t->identity = optarg; break;
+		case 'b': *board_name = optarg; break;
+		case 'o': t->output = optarg; break;
+		case 'L': t->latwatt = optarg; break;
+		case 'd': t->dir = optarg; break;
+		case 'k': t->keep = 1; break;
 		case 'O':
-			if (nopt >= (int)(sizeof(opt) / sizeof(opt[0])) - 8) {
-				error("too many --ssh-option");
-				return LW_EXIT_ERROR;
-			}
-			if (!strchr(optarg, '=') || optarg[0] == '-') {
-				error("--ssh-option '%s': give an ssh option as Key=value", optarg);
-				return LW_EXIT_ERROR;
-			}
-			opt[nopt++] = optarg;
+			if (t->nopt >= (int)(sizeof(t->optv) / sizeof(t->optv[0])) - 8)
+				return error("too many --ssh-option");
+			if (!strchr(optarg, '=') || optarg[0] == '-')
+				return error("--ssh-option '%s': give an ssh option as Key=value",
+					     optarg);
+			t->optv[t->nopt++] = optarg;
 			break;
 		case 'p':
 		case 't':
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || v == 0 || v > 65535) {
-				error("--%s '%s': not a number from 1 to 65535",
-				      c == 'p' ? "port" : "connect-timeout", optarg);
-				return LW_EXIT_ERROR;
-			}
+			if (!*optarg || *end || errno || v == 0 || v > 65535)
+				return error("--%s '%s': not a number from 1 to 65535",
+					     c == 'p' ? "port" : "connect-timeout", optarg);
 			if (c == 'p')
-				t.port = (unsigned)v;
+				t->port = (unsigned)v;
 			else
-				t.timeout = (unsigned)v;
+				t->timeout = (unsigned)v;
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return LW_EXIT_OK;
+			return 1;
 		default:
 			lw_opt_error(c, argv, "target");
-			return LW_EXIT_ERROR;
+			return -1;
 		}
 	}
-	t.run_args = argv + optind;
-	t.nrun_args = argc - optind;
-	if (t.nrun_args && !strcmp(t.run_args[0], "--")) {
-		t.run_args++;
-		t.nrun_args--;
+	t->run_args = argv + optind;
+	t->nrun_args = argc - optind;
+	if (t->nrun_args && !strcmp(t->run_args[0], "--")) {
+		t->run_args++;
+		t->nrun_args--;
 	}
-	for (int i = 0; i < t.nrun_args; i++) {
-		const char *a = t.run_args[i];
+	return 0;
+}
+
+/* The run's arguments leave -o (and -b with --board) to this side; the output
+ * is new.  Opens the output's folder (t->odfd).  Returns 0 or -1 after error(). */
+static int check_run_args(struct target *t, const char *board_name)
+{
+	struct stat st;
+
+	for (int i = 0; i < t->nrun_args; i++) {
+		const char *a = t->run_args[i];
 
 		if (!strcmp(a, "-o") || !strncmp(a, "--output", 8) || (!strncmp(a, "-o", 2) && a[2]) ||
-		    (board_name && (!strcmp(a, "-b") || !strncmp(a, "--board", 7)))) {
-			error("'%s' is for 'latwatt target' itself, not among the run's arguments", a);
-			return LW_EXIT_ERROR;
-		}
+		    (board_name && (!strcmp(a, "-b") || !strncmp(a, "--board", 7))))
+			return error("'%s' is for 'latwatt target' itself, not among the run's "
+				     "arguments", a);
 	}
-	if (!t.output) {
-		error("no output: give -o RUN (see 'latwatt target --help')");
-		return LW_EXIT_ERROR;
-	}
-	if (lstat(t.output, &st) == 0) {
-		error("%s exists: pick another -o RUN", t.output);
-		return LW_EXIT_ERROR;
-	}
+	if (!t->output)
+		return error("no output: give -o RUN (see 'latwatt target --help')");
+	if (lstat(t->output, &st) == 0)
+		return error("%s exists: pick another -o RUN", t->output);
 	/* where the run is staged and put, before anything is done: its folder
 	 * chain checked (lib/safefile.h), held open to the end */
-	t.odfd = lw_dir_of(t.output, t.obase, sizeof(t.obase));
-	if (t.odfd < 0)
-		return LW_EXIT_ERROR;
+	t->odfd = lw_dir_of(t->output, t->obase, sizeof(t->obase));
+	return t->odfd < 0 ? -1 : 0;
+}
+
+/* The board file's target: section under the options, the defaults, and the
+ * checks of where to go.  Returns 0 or -1 after error(). */
+static int settle_target(struct target *t, const char *board_name)
+{
 	if (board_name) {
-		t.board = lw_board_find(board_name, NULL);
-		if (!t.board)
-			goto out;
-		if (t.board->discovered && !t.board->path) {
-			error("board '%s' is this machine: give the board file of the target",
-			      board_name);
-			goto out;
-		}
-		t.board_file = t.board->path;
-		if (!t.ssh)
-			t.ssh = t.board->target.ssh;
-		if (!t.port)
-			t.port = t.board->target.port;
-		if (!t.identity)
-			t.identity = t.board->target.identity;
-		if (!t.dir)
-			t.dir = t.board->target.dir;
-		for (int i = 0; i < t.board->target.noptions && nopt < (int)(sizeof(opt) / sizeof(opt[0])); i++)
-			opt[nopt++] = t.board->target.options[i];
+		t->board = lw_board_find(board_name, NULL);
+		if (!t->board)
+			return -1;
+		if (t->board->discovered && !t->board->path)
+			return error("board '%s' is this machine: give the board file of the target",
+				     board_name);
+		t->board_file = t->board->path;
+		if (!t->ssh)
+			t->ssh = t->board->target.ssh;
+		if (!t->port)
+			t->port = t->board->target.port;
+		if (!t->identity)
+			t->identity = t->board->target.identity;
+		if (!t->dir)
+			t->dir = t->board->target.dir;
+		for (int i = 0; i < t->board->target.noptions &&
+				t->nopt < (int)(sizeof(t->optv) / sizeof(t->optv[0])); i++)
+			t->optv[t->nopt++] = t->board->target.options[i];
 	}
-	t.opt = opt;
-	t.nopt = nopt;
-	snprintf(t.port_s, sizeof(t.port_s), "%u", t.port);
-	snprintf(t.timeout_s, sizeof(t.timeout_s), "ConnectTimeout=%u", t.timeout);
-	if (!t.dir)
-		t.dir = "/tmp";
-	if (!t.ssh) {
-		error("no board to reach: give --ssh [USER@]HOST, or a board file with a target: section");
-		goto out;
-	}
-	if (!lw_ssh_dest_ok(t.ssh)) {
-		error("--ssh '%s' is not a [USER@]HOST (letters, digits, '.', '_', '-', not "
-		      "starting with '-')", t.ssh);
-		goto out;
-	}
-	if (t.dir[0] != '/' || strchr(t.dir, '\n')) {
-		error("--remote-dir '%s' is not an absolute path", t.dir);
-		goto out;
-	}
+	t->opt = t->optv;
+	snprintf(t->port_s, sizeof(t->port_s), "%u", t->port);
+	snprintf(t->timeout_s, sizeof(t->timeout_s), "ConnectTimeout=%u", t->timeout);
+	if (!t->dir)
+		t->dir = "/tmp";
+	if (!t->ssh)
+		return error("no board to reach: give --ssh [USER@]HOST, or a board file with a "
+			     "target: section");
+	if (!lw_ssh_dest_ok(t->ssh))
+		return error("--ssh '%s' is not a [USER@]HOST (letters, digits, '.', '_', '-', not "
+			     "starting with '-')", t->ssh);
+	if (t->dir[0] != '/' || strchr(t->dir, '\n'))
+		return error("--remote-dir '%s' is not an absolute path", t->dir);
+	return 0;
+}
 
-	/* a signal stops the remote run in order instead of killing this side */
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sa.sa_handler = on_alarm;
-	sigaction(SIGALRM, &sa, &old_alrm);
+/* Look at the board, copy latwatt there, run it and bring the run home.
+ * Returns the exit status. */
+static int run_target(struct target *t)
+{
+	int rc = LW_EXIT_ERROR, status = -1, interrupted = 0;
 
-	note("looking at %s", t.ssh);
-	if (probe_board(&t) < 0)
+	note("looking at %s", t->ssh);
+	if (probe_board(t) < 0)
 		goto cleanup;
-	if (find_latwatt(&t) < 0)
+	if (find_latwatt(t) < 0)
 		goto cleanup;
-	if (t.board && t.board->arch && strcmp(t.board->arch, t.machine))
+	if (t->board && t->board->arch && strcmp(t->board->arch, t->machine))
 		warning("%s says arch %s, %s says %s: is it the right board file?",
-			t.board_file ? t.board_file : t.board->name, t.board->arch, t.ssh, t.machine);
-	note("%s: %s, root, %s", t.ssh, t.machine,
-	     !strcmp(t.tracefs, "tracefs") ? "tracefs there" : "tracefs mounted now");
-	if (stop_signal || copy_to_board(&t) < 0)
+			t->board_file ? t->board_file : t->board->name, t->board->arch, t->ssh,
+			t->machine);
+	note("%s: %s, root, %s", t->ssh, t->machine,
+	     !strcmp(t->tracefs, "tracefs") ? "tracefs there" : "tracefs mounted now");
+	if (stop_signal || copy_to_board(t) < 0)
 		goto cleanup;
 	if (stop_signal)
 		goto cleanup;
-	status = run_on_board(&t, &interrupted);
+	status = run_on_board(t, &interrupted);
 	if (status < 0)
 		goto cleanup;
 	if (status == 255)
-		warning("ssh to %s failed during the run: bringing home what is there", t.ssh);
-	note("copying the run back to %s", t.output);
-	if (copy_home(&t) < 0)
+		warning("ssh to %s failed during the run: bringing home what is there", t->ssh);
+	note("copying the run back to %s", t->output);
+	if (copy_home(t) < 0)
 		goto cleanup;
-	if (record_target(&t, status, interrupted) < 0)
+	if (record_target(t, status, interrupted) < 0)
 		goto cleanup;
-	note("run directory %s (remote latwatt run status %d)", t.output, status);
+	note("run directory %s (remote latwatt run status %d)", t->output, status);
 	if (interrupted || stop_signal)
 		rc = LW_EXIT_INTERRUPTED;
 	else if (status == 255)
@@ -913,7 +910,35 @@ cleanup:
 		note("interrupted before the run started: nothing to bring home");
 		rc = LW_EXIT_INTERRUPTED;
 	}
-	remove_from_board(&t);
+	remove_from_board(t);
+	return rc;
+}
+
+int cmd_target(int argc, char **argv)
+{
+	struct target t = { .timeout = 15, .odfd = -1 };
+	const char *board_name = NULL;
+	struct sigaction sa = { 0 }, old_int, old_term, old_alrm;
+	int r, rc = LW_EXIT_ERROR;
+
+	stop_signal = 0;
+	alarm_fired = 0;
+	r = parse_target_options(&t, &board_name, argc, argv);
+	if (r)
+		return r > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
+	if (check_run_args(&t, board_name) < 0)
+		return LW_EXIT_ERROR;
+	if (settle_target(&t, board_name) < 0)
+		goto out;
+
+	/* a signal stops the remote run in order instead of killing this side */
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, &old_alrm);
+	rc = run_target(&t);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGALRM, &old_alrm, NULL);

@@ -238,10 +238,10 @@ static int cyclic_plan(const struct lw_probe *d, struct lw_probe_plan *p,
 
 	(void)d;
 	(void)c;
-	if (!CPU_COUNT(&p->cyclic_cpus))
+	if (!CPU_COUNT(&p->want[LW_PROBE_INDEX_CYCLIC].cpus))
 		return error("--probes: no CPU left for the cyclic probe (the noise probe "
 			     "takes %s); give --cpus more CPUs or other --noise-cpus",
-			     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)));
+			     lw_format_cpulist(&p->want[LW_PROBE_INDEX_NOISE].cpus, a, sizeof(a)));
 	return 1;
 }
 
@@ -250,7 +250,7 @@ static struct lw_part *cyclic_create(const struct lw_probe_plan *p,
 				     const struct lw_probe_env *env)
 {
 	struct lw_cyclic_opts co = {
-		.cpus = p->cyclic_cpus, .interval_ns = c->interval_ns, .distance_ns = c->distance_ns,
+		.cpus = p->want[LW_PROBE_INDEX_CYCLIC].cpus, .interval_ns = c->interval_ns, .distance_ns = c->distance_ns,
 		.priority = c->priority, .no_rt = c->no_rt, .threshold_ns = c->threshold_ns,
 		.break_ns = c->break_ns,
 	};
@@ -260,9 +260,7 @@ static struct lw_part *cyclic_create(const struct lw_probe_plan *p,
 }
 
 const struct lw_probe lw_probe_cyclic = {
-	.name = "cyclic", .bit = LW_PROBES_CYCLIC, .by_default = 1,
+	.name = "cyclic", .index = LW_PROBE_INDEX_CYCLIC, .bit = LW_PROBES_CYCLIC, .by_default = 1,
 	.samples = { LW_SAMPLE_CYCLIC }, .cpus_rule = LW_PROBE_CPUS_SHARED,
-	.on = offsetof(struct lw_probe_plan, cyclic),
-	.cpus = offsetof(struct lw_probe_plan, cyclic_cpus),
 	.plan = cyclic_plan, .create = cyclic_create, .help = "",
 };

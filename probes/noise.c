@@ -328,19 +328,18 @@ static int noise_plan(const struct lw_probe *d, struct lw_probe_plan *p,
 	char a[256], b[256];
 
 	(void)d;
-	p->noise_threshold_ns = o->noise_threshold_ns;
 	if (o->noise_cpus_set) {
-		p->noise_cpus = o->noise_cpus;
+		p->want[LW_PROBE_INDEX_NOISE].cpus = o->noise_cpus;
 	} else if (CPU_COUNT(&env->isolated)) {
-		p->noise_cpus = env->isolated;
+		p->want[LW_PROBE_INDEX_NOISE].cpus = env->isolated;
 	} else {
-		CPU_ZERO(&p->noise_cpus);
-		CPU_SET(lw_cpuset_last(c->cpus), &p->noise_cpus);
+		CPU_ZERO(&p->want[LW_PROBE_INDEX_NOISE].cpus);
+		CPU_SET(lw_cpuset_last(c->cpus), &p->want[LW_PROBE_INDEX_NOISE].cpus);
 	}
-	if (CPU_EQUAL(&p->noise_cpus, &env->online) || CPU_COUNT(&env->online) < 2)
+	if (CPU_EQUAL(&p->want[LW_PROBE_INDEX_NOISE].cpus, &env->online) || CPU_COUNT(&env->online) < 2)
 		return error("--noise-cpus: %s would take every online CPU (%s); leave at "
 			     "least one for housekeeping",
-			     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)),
+			     lw_format_cpulist(&p->want[LW_PROBE_INDEX_NOISE].cpus, a, sizeof(a)),
 			     lw_format_cpulist(&env->online, b, sizeof(b)));
 	return 1;
 }
@@ -350,8 +349,8 @@ static struct lw_part *noise_create(const struct lw_probe_plan *p,
 				    const struct lw_probe_env *env)
 {
 	struct lw_noise_opts no = {
-		.cpus = p->noise_cpus, .isolated = env->isolated,
-		.gap_threshold_ns = p->noise_threshold_ns, .priority = c->priority,
+		.cpus = p->want[LW_PROBE_INDEX_NOISE].cpus, .isolated = env->isolated,
+		.gap_threshold_ns = p->want[LW_PROBE_INDEX_NOISE].param[0], .priority = c->priority,
 		.no_rt = c->no_rt, .threshold_ns = c->threshold_ns, .break_ns = c->break_ns,
 	};
 
@@ -359,14 +358,18 @@ static struct lw_part *noise_create(const struct lw_probe_plan *p,
 }
 
 const struct lw_probe lw_probe_noise = {
-	.name = "noise", .bit = LW_PROBES_NOISE,
+	.name = "noise", .index = LW_PROBE_INDEX_NOISE, .bit = LW_PROBES_NOISE,
 	.samples = { LW_SAMPLE_NOISE }, .cpus_rule = LW_PROBE_CPUS_ALONE,
-	.on = offsetof(struct lw_probe_plan, noise),
-	.cpus = offsetof(struct lw_probe_plan, noise_cpus),
 	.given = noise_given, .plan = noise_plan, .create = noise_create,
 	.help =
 "      --noise-cpus LIST   CPUs of the noise busy loops (default: the isolated or\n"
 "                          nohz_full CPUs, else the last of --cpus); the timer\n"
-"                          probes measure the other CPUs\n"
-"      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n",
+"                          probes measure the other CPUs\n",
+	.params = {
+		{ .option = "--noise-threshold",
+		  .offset = offsetof(struct lw_probe_opts, noise_threshold_ns),
+		  .def = LW_NOISE_THRESHOLD_DEFAULT_NS, .parse = lw_parse_noise_threshold,
+		  .help =
+"      --noise-threshold US  a busy-loop gap longer than US is a sample (default 5)\n" },
+	},
 };

@@ -18,16 +18,6 @@
 const struct lw_probe *const lw_probes[LW_NPROBES + 1] = { LW_PROBE_LIST };
 #undef X
 
-static int *on_of(const struct lw_probe *d, struct lw_probe_plan *p)
-{
-	return (int *)((char *)p + d->on);
-}
-
-static cpu_set_t *cpus_of(const struct lw_probe *d, struct lw_probe_plan *p)
-{
-	return (cpu_set_t *)((char *)p + d->cpus);
-}
-
 char *lw_probe_names(char *buf, size_t len)
 {
 	size_t n = 0;
@@ -53,7 +43,10 @@ void lw_probe_opts_default(struct lw_probe_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	CPU_ZERO(&o->noise_cpus);
-	o->noise_threshold_ns = LW_NOISE_THRESHOLD_DEFAULT_NS;
+	for (size_t i = 0; lw_probes[i]; i++)
+		for (size_t k = 0; k < LW_PROBE_PARAMS && lw_probes[i]->params[k].option; k++)
+			*(uint64_t *)((char *)o + lw_probes[i]->params[k].offset) =
+				lw_probes[i]->params[k].def;
 }
 
 int lw_parse_probes(const char *what, const char *s, unsigned *bits)
@@ -92,6 +85,11 @@ char *lw_format_probes(unsigned bits, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
 					      lw_probes[i]->name);
 	return buf;
+}
+
+int lw_probe_param_set(struct lw_probe_opts *o, const struct lw_probe_param *pp, const char *s)
+{
+	return pp->parse(pp->option, s, (uint64_t *)((char *)o + pp->offset));
 }
 
 int lw_parse_timerlat_period(const char *what, const char *s, uint64_t *ns)
@@ -226,9 +224,9 @@ static int plan_rule(enum lw_probe_cpus rule, struct lw_probe_plan *p,
 			return -1;
 		if (!r)
 			continue;
-		*on_of(d, p) = 1;
+		p->want[d->index].on = 1;
 		if (taken)
-			CPU_OR(taken, taken, cpus_of(d, p));
+			CPU_OR(taken, taken, &p->want[d->index].cpus);
 		if (first && !*first)
 			*first = d;
 		n++;
@@ -250,9 +248,17 @@ int lw_probe_plan(struct lw_probe_plan *p, const struct lw_probe_opts *o, const 
 	char a[256], b[256];
 
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < LW_NPROBES; i++)
-		if (!o->probes && lw_probes[i]->by_default)
-			want |= lw_probes[i]->bit;
+	for (size_t i = 0; i < LW_NPROBES; i++) {
+		const struct lw_probe *d = lw_probes[i];
+
+		if (!o->probes && d->by_default)
+			want |= d->bit;
+		for (size_t k = 0; k < LW_PROBE_PARAMS && d->params[k].option; k++) {
+			uint64_t v = *(const uint64_t *)((const char *)o + d->params[k].offset);
+
+			p->want[i].param[k] = v ? v : d->params[k].def;
+		}
+	}
 	for (size_t i = LW_NPROBES; i-- > 0;) {
 		const struct lw_probe *d = lw_probes[i];
 		const char *opt = !(want & d->bit) && d->given ? d->given(o) : NULL;
@@ -270,7 +276,7 @@ int lw_probe_plan(struct lw_probe_plan *p, const struct lw_probe_opts *o, const 
 	CPU_AND(&shared, &shared, cpus);
 	for (size_t i = 0; i < LW_NPROBES; i++)
 		if (lw_probes[i]->cpus_rule == LW_PROBE_CPUS_SHARED)
-			*cpus_of(lw_probes[i], p) = shared;
+			p->want[i].cpus = shared;
 	nshared = plan_rule(LW_PROBE_CPUS_SHARED, p, &c, NULL, NULL);
 	if (nshared < 0)
 		return -1;
@@ -299,8 +305,7 @@ void lw_probe_plan_report(const struct lw_probe_plan *p, json_t *manifest)
 							   "built", lw_ust_built,
 							   "loaded", lw_ust != NULL));
 	for (size_t i = 0; lw_probes[i]; i++) {
-		const char *why = lw_probes[i]->skipped ?
-				  (const char *)p + lw_probes[i]->skipped : "";
+		const char *why = p->want[i].skipped;
 
 		if (why[0])
 			json_object_set_new(probes, lw_probes[i]->name,

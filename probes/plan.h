@@ -17,9 +17,11 @@
  * lw_probe_plan() is pure: it takes what the system offers in a struct
  * lw_probe_env (read by lw_probe_env_read(), or made up by the tests).
  *
- * Each probe is a struct lw_probe in LW_PROBE_LIST: the plan, the
- * manifest's "selected", `latwatt run`'s construction of the probes and its
- * monitor's series count, and --probes' names and help go through the list.
+ * Each probe is a struct lw_probe in LW_PROBE_LIST: the plan (an entry
+ * want[LW_PROBE_INDEX_NAME] per probe), the manifest's "selected", `latwatt
+ * run`'s construction of the probes and its monitor's series count, --probes'
+ * names and help, and the options of the probes' parameters (each probe's
+ * params[] table) go through the list.
  * The probes that take CPUs alone plan first, then the shared ones on what
  * they leave; each from the last in the list to the first, so an earlier
  * probe can stand in for a later one that cannot run (cyclic for timerlat).
@@ -71,13 +73,20 @@ struct lw_probe_env {
 
 #define LW_PLAN_NOTES 4
 
+/* A probe's values of its parameters (its lw_probe.params, in that order). */
+#define LW_PROBE_PARAMS 2
+
+/* The plan of one probe: want[LW_PROBE_INDEX_NAME] of struct lw_probe_plan. */
+struct lw_probe_want {
+	int on;				/* it runs */
+	int optional;			/* not asked for: a failure to start is a note */
+	cpu_set_t cpus;
+	char skipped[200];		/* set when it was wanted but cannot run */
+	uint64_t param[LW_PROBE_PARAMS];
+};
+
 struct lw_probe_plan {
-	int cyclic, timerlat, noise;
-	int timerlat_optional;		/* not asked for: a failure to start is a note */
-	cpu_set_t cyclic_cpus, timerlat_cpus, noise_cpus;
-	uint64_t timerlat_period_ns;
-	uint64_t noise_threshold_ns;
-	char timerlat_skipped[200];	/* set when timerlat was wanted but cannot run */
+	struct lw_probe_want want[LW_NPROBES];
 	char note[LW_PLAN_NOTES][200];
 	int nnotes;
 };
@@ -109,15 +118,25 @@ struct lw_plan_ctx {
 
 struct lw_part;
 
+/*
+ * A probe's parameter: a value planned into want[].param[] (in the order of
+ * the table), from its option in struct lw_probe_opts, or its default.
+ */
+struct lw_probe_param {
+	const char *option;		/* "--noise-threshold" */
+	size_t offset;			/* of its uint64_t in struct lw_probe_opts (0: not given) */
+	uint64_t def;			/* 0: the probe's plan() chooses */
+	int (*parse)(const char *what, const char *s, uint64_t *v);
+	const char *help;		/* `latwatt run --help` lines */
+};
+
 struct lw_probe {
 	const char *name;		/* in --probes and the manifest's "selected" */
+	unsigned index;			/* LW_PROBE_INDEX_*: its want[] in the plan */
 	unsigned bit;			/* LW_PROBES_* */
 	int by_default;			/* in the default --probes */
 	unsigned char samples[3];	/* its sample ids (enum lw_sample_id), 0 ends */
 	enum lw_probe_cpus cpus_rule;
-	/* offsets in struct lw_probe_plan: its flag (int), its CPUs (cpu_set_t),
-	 * and why it was skipped (char[200], "" when not; offset 0: never) */
-	size_t on, cpus, skipped;
 	/* An option of its own given (its spelling), refused when it is not
 	 * selected; NULL when none.  May be NULL. */
 	const char *(*given)(const struct lw_probe_opts *o);
@@ -130,8 +149,11 @@ struct lw_probe {
 	/* The probe as the plan chose it; NULL after error(). */
 	struct lw_part *(*create)(const struct lw_probe_plan *p, const struct lw_probe_common *c,
 				  const struct lw_probe_env *env);
-	/* `latwatt run --help` lines of its own options, after --probes */
+	/* `latwatt run --help` lines of its own options, after --probes (its
+	 * parameters' follow) */
 	const char *help;
+	/* its parameters: want[].param[i] is params[i]'s (option NULL: none) */
+	struct lw_probe_param params[LW_PROBE_PARAMS];
 };
 
 #define X(name, NAME) extern const struct lw_probe lw_probe_##name;
@@ -144,13 +166,13 @@ extern const struct lw_probe *const lw_probes[LW_NPROBES + 1];
 /* Does the plan run @d, and on which CPUs. */
 static inline int lw_plan_on(const struct lw_probe *d, const struct lw_probe_plan *p)
 {
-	return *(const int *)((const char *)p + d->on);
+	return p->want[d->index].on;
 }
 
 static inline const cpu_set_t *lw_plan_cpus(const struct lw_probe *d,
 					    const struct lw_probe_plan *p)
 {
-	return (const cpu_set_t *)((const char *)p + d->cpus);
+	return &p->want[d->index].cpus;
 }
 
 /* "cyclic, timerlat, noise"; returns buf. */
@@ -168,6 +190,9 @@ void lw_probe_opts_default(struct lw_probe_opts *o);
 int lw_parse_probes(const char *what, const char *s, unsigned *bits);
 /* "cyclic,noise" from bits; returns buf. */
 char *lw_format_probes(unsigned bits, char *buf, size_t len);
+/* Set parameter @pp's value in @o from @s.  0, or -1 after error() naming
+ * its option. */
+int lw_probe_param_set(struct lw_probe_opts *o, const struct lw_probe_param *pp, const char *s);
 /* Option values (errors name the option). */
 int lw_parse_timerlat_period(const char *what, const char *s, uint64_t *ns);
 int lw_parse_noise_threshold(const char *what, const char *s, uint64_t *ns);

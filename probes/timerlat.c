@@ -616,38 +616,37 @@ static int timerlat_plan(const struct lw_probe *d, struct lw_probe_plan *p,
 	char a[256];
 
 	(void)d;
-	p->timerlat_optional = !(o->probes & LW_PROBES_TIMERLAT);
+	p->want[LW_PROBE_INDEX_TIMERLAT].optional = !(o->probes & LW_PROBES_TIMERLAT);
 	if (!c->env->have_timerlat) {
 		*c->want &= ~(unsigned)LW_PROBES_TIMERLAT;
 		if (!(*c->want & ~(unsigned)LW_PROBES_CYCLIC))
 			*c->want |= LW_PROBES_CYCLIC;
-		snprintf(p->timerlat_skipped, sizeof(p->timerlat_skipped), "%s",
+		snprintf(p->want[LW_PROBE_INDEX_TIMERLAT].skipped, sizeof(p->want[LW_PROBE_INDEX_TIMERLAT].skipped), "%s",
 			 c->env->no_timerlat[0] ? c->env->no_timerlat : "not available");
 		if (*c->want == LW_PROBES_CYCLIC)
 			lw_probe_plan_note(p, "timerlat: %s; the cyclic probe alone",
-					   p->timerlat_skipped);
+					   p->want[LW_PROBE_INDEX_TIMERLAT].skipped);
 		else
-			lw_probe_plan_note(p, "timerlat: %s; running %s", p->timerlat_skipped,
+			lw_probe_plan_note(p, "timerlat: %s; running %s", p->want[LW_PROBE_INDEX_TIMERLAT].skipped,
 					   lw_format_probes(*c->want, a, sizeof(a)));
 		return 0;
 	}
-	p->timerlat_period_ns = o->timerlat_period_ns;
-	if (!p->timerlat_period_ns) {
-		p->timerlat_period_ns = interval_ns - interval_ns % 1000;
-		if (p->timerlat_period_ns < LW_TIMERLAT_PERIOD_MIN_NS) {
-			p->timerlat_period_ns = LW_TIMERLAT_PERIOD_MIN_NS;
+	if (!p->want[LW_PROBE_INDEX_TIMERLAT].param[0]) {
+		p->want[LW_PROBE_INDEX_TIMERLAT].param[0] = interval_ns - interval_ns % 1000;
+		if (p->want[LW_PROBE_INDEX_TIMERLAT].param[0] < LW_TIMERLAT_PERIOD_MIN_NS) {
+			p->want[LW_PROBE_INDEX_TIMERLAT].param[0] = LW_TIMERLAT_PERIOD_MIN_NS;
 			lw_probe_plan_note(p, "timerlat: period 100us, the kernel's minimum "
 					   "(--interval is shorter)");
-		} else if (p->timerlat_period_ns > LW_TIMERLAT_PERIOD_MAX_NS) {
-			p->timerlat_period_ns = LW_TIMERLAT_PERIOD_MAX_NS;
+		} else if (p->want[LW_PROBE_INDEX_TIMERLAT].param[0] > LW_TIMERLAT_PERIOD_MAX_NS) {
+			p->want[LW_PROBE_INDEX_TIMERLAT].param[0] = LW_TIMERLAT_PERIOD_MAX_NS;
 			lw_probe_plan_note(p, "timerlat: period 1s, the kernel's maximum");
 		}
 	}
-	if (!CPU_COUNT(&p->timerlat_cpus)) {
-		if (!p->timerlat_optional)
+	if (!CPU_COUNT(&p->want[LW_PROBE_INDEX_TIMERLAT].cpus)) {
+		if (!p->want[LW_PROBE_INDEX_TIMERLAT].optional)
 			return error("--probes: no CPU left for timerlat (the noise probe takes "
 				     "%s); give --cpus more CPUs",
-				     lw_format_cpulist(&p->noise_cpus, a, sizeof(a)));
+				     lw_format_cpulist(&p->want[LW_PROBE_INDEX_NOISE].cpus, a, sizeof(a)));
 		*c->want &= ~(unsigned)LW_PROBES_TIMERLAT;
 		return 0;
 	}
@@ -659,9 +658,9 @@ static struct lw_part *timerlat_create(const struct lw_probe_plan *p,
 				       const struct lw_probe_env *env)
 {
 	struct lw_timerlat_opts tlo = {
-		.cpus = p->timerlat_cpus, .period_ns = p->timerlat_period_ns,
+		.cpus = p->want[LW_PROBE_INDEX_TIMERLAT].cpus, .period_ns = p->want[LW_PROBE_INDEX_TIMERLAT].param[0],
 		.priority = c->priority, .no_rt = c->no_rt, .threshold_ns = c->threshold_ns,
-		.break_ns = c->break_ns, .optional = p->timerlat_optional,
+		.break_ns = c->break_ns, .optional = p->want[LW_PROBE_INDEX_TIMERLAT].optional,
 	};
 
 	(void)env;
@@ -669,12 +668,17 @@ static struct lw_part *timerlat_create(const struct lw_probe_plan *p,
 }
 
 const struct lw_probe lw_probe_timerlat = {
-	.name = "timerlat", .bit = LW_PROBES_TIMERLAT, .by_default = 1,
+	.name = "timerlat", .index = LW_PROBE_INDEX_TIMERLAT, .bit = LW_PROBES_TIMERLAT,
+	.by_default = 1,
 	.samples = { LW_SAMPLE_TIMERLAT_IRQ, LW_SAMPLE_TIMERLAT_THREAD },
 	.cpus_rule = LW_PROBE_CPUS_SHARED,
-	.on = offsetof(struct lw_probe_plan, timerlat),
-	.cpus = offsetof(struct lw_probe_plan, timerlat_cpus),
-	.skipped = offsetof(struct lw_probe_plan, timerlat_skipped),
 	.given = timerlat_given, .plan = timerlat_plan, .create = timerlat_create,
-	.help = "      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n",
+	.help = "",
+	.params = {
+		{ .option = "--timerlat-period",
+		  .offset = offsetof(struct lw_probe_opts, timerlat_period_ns),
+		  .parse = lw_parse_timerlat_period,
+		  .help =
+"      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n" },
+	},
 };

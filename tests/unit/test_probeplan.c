@@ -16,6 +16,9 @@
 #include "lib/parse.h"
 #include "probes/plan.h"
 
+/* The plan of probe NAME in p. */
+#define W(NAME) (p.want[LW_PROBE_INDEX_##NAME])
+
 static cpu_set_t cpus(const char *list)
 {
 	cpu_set_t s;
@@ -96,13 +99,13 @@ static void test_default_with_timerlat(void **state)
 
 	lw_probe_opts_default(&o);
 	assert_int_equal(quiet_plan(&p, &o, "0-3", 1000000, &e), 0);
-	assert_true(p.cyclic);
-	assert_true(p.timerlat);
-	assert_true(p.timerlat_optional);
-	assert_false(p.noise);
-	assert_true(CPU_EQUAL(&p.cyclic_cpus, &all));
-	assert_true(CPU_EQUAL(&p.timerlat_cpus, &all));
-	assert_int_equal(p.timerlat_period_ns, 1000000);
+	assert_true(W(CYCLIC).on);
+	assert_true(W(TIMERLAT).on);
+	assert_true(W(TIMERLAT).optional);
+	assert_false(W(NOISE).on);
+	assert_true(CPU_EQUAL(&W(CYCLIC).cpus, &all));
+	assert_true(CPU_EQUAL(&W(TIMERLAT).cpus, &all));
+	assert_int_equal(W(TIMERLAT).param[0], 1000000);
 	assert_int_equal(p.nnotes, 0);
 }
 
@@ -114,12 +117,12 @@ static void test_default_without_timerlat(void **state)
 
 	lw_probe_opts_default(&o);
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 1000000, &e), 0);
-	assert_true(p.cyclic);
-	assert_false(p.timerlat);
+	assert_true(W(CYCLIC).on);
+	assert_false(W(TIMERLAT).on);
 	assert_int_equal(p.nnotes, 1);
 	assert_string_equal(p.note[0],
 			    "timerlat: the kernel has no timerlat tracer; the cyclic probe alone");
-	assert_string_equal(p.timerlat_skipped, "the kernel has no timerlat tracer");
+	assert_string_equal(W(TIMERLAT).skipped, "the kernel has no timerlat tracer");
 }
 
 static void test_timerlat_asked_but_absent(void **state)
@@ -131,14 +134,14 @@ static void test_timerlat_asked_but_absent(void **state)
 	lw_probe_opts_default(&o);
 	o.probes = LW_PROBES_TIMERLAT;
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 1000000, &e), 0);
-	assert_true(p.cyclic);		/* the run still measures something */
-	assert_false(p.timerlat);
+	assert_true(W(CYCLIC).on);		/* the run still measures something */
+	assert_false(W(TIMERLAT).on);
 	assert_non_null(strstr(p.note[0], "the cyclic probe alone"));
 
 	o.probes = LW_PROBES_TIMERLAT | LW_PROBES_NOISE;
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 1000000, &e), 0);
-	assert_false(p.cyclic);
-	assert_true(p.noise);
+	assert_false(W(CYCLIC).on);
+	assert_true(W(NOISE).on);
 	assert_string_equal(p.note[0], "timerlat: the kernel has no timerlat tracer; running noise");
 }
 
@@ -150,13 +153,13 @@ static void test_timerlat_period(void **state)
 
 	lw_probe_opts_default(&o);
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 50000, &e), 0);
-	assert_int_equal(p.timerlat_period_ns, 100000);
+	assert_int_equal(W(TIMERLAT).param[0], 100000);
 	assert_non_null(strstr(p.note[0], "100us"));
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 250500, &e), 0);
-	assert_int_equal(p.timerlat_period_ns, 250000);	/* whole microseconds */
+	assert_int_equal(W(TIMERLAT).param[0], 250000);	/* whole microseconds */
 	o.timerlat_period_ns = 400000;
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 1000000, &e), 0);
-	assert_int_equal(p.timerlat_period_ns, 400000);
+	assert_int_equal(W(TIMERLAT).param[0], 400000);
 	/* a period for a probe that was not asked for */
 	o.probes = LW_PROBES_CYCLIC;
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 1000000, &e), -1);
@@ -173,12 +176,12 @@ static void test_noise_default_cpu(void **state)
 	lw_probe_opts_default(&o);
 	o.probes = LW_PROBES_CYCLIC | LW_PROBES_TIMERLAT | LW_PROBES_NOISE;
 	assert_int_equal(quiet_plan(&p, &o, "0-3", 1000000, &e), 0);
-	assert_true(p.noise && p.cyclic && p.timerlat);
-	assert_false(p.timerlat_optional);
-	assert_true(CPU_EQUAL(&p.noise_cpus, &three));
-	assert_true(CPU_EQUAL(&p.cyclic_cpus, &rest));
-	assert_true(CPU_EQUAL(&p.timerlat_cpus, &rest));
-	assert_int_equal(p.noise_threshold_ns, LW_NOISE_THRESHOLD_DEFAULT_NS);
+	assert_true(W(NOISE).on && W(CYCLIC).on && W(TIMERLAT).on);
+	assert_false(W(TIMERLAT).optional);
+	assert_true(CPU_EQUAL(&W(NOISE).cpus, &three));
+	assert_true(CPU_EQUAL(&W(CYCLIC).cpus, &rest));
+	assert_true(CPU_EQUAL(&W(TIMERLAT).cpus, &rest));
+	assert_int_equal(W(NOISE).param[0], LW_NOISE_THRESHOLD_DEFAULT_NS);
 	assert_non_null(strstr(p.note[0], "noise: cpu 3 runs the busy loop alone"));
 }
 
@@ -192,8 +195,8 @@ static void test_noise_on_isolated_cpus(void **state)
 	lw_probe_opts_default(&o);
 	o.probes = LW_PROBES_CYCLIC | LW_PROBES_NOISE;
 	assert_int_equal(quiet_plan(&p, &o, "0-7", 1000000, &e), 0);
-	assert_true(CPU_EQUAL(&p.noise_cpus, &iso));
-	assert_true(CPU_EQUAL(&p.cyclic_cpus, &hk));
+	assert_true(CPU_EQUAL(&W(NOISE).cpus, &iso));
+	assert_true(CPU_EQUAL(&W(CYCLIC).cpus, &hk));
 }
 
 static void test_noise_keeps_a_housekeeping_cpu(void **state)
@@ -215,8 +218,8 @@ static void test_noise_keeps_a_housekeeping_cpu(void **state)
 	o.noise_cpus = cpus("1");
 	o.noise_cpus_set = 1;
 	assert_int_equal(quiet_plan(&p, &o, "0-1", 1000000, &two), 0);
-	assert_true(p.noise);
-	assert_false(p.cyclic);
+	assert_true(W(NOISE).on);
+	assert_false(W(CYCLIC).on);
 }
 
 static void test_noise_leaves_no_cpu_for_cyclic(void **state)
@@ -360,11 +363,11 @@ static void test_descriptors(void **state)
 	assert_false(lw_probe_gaps(lw_probe_cyclic.samples[0]));
 
 	memset(&p, 0, sizeof(p));
-	p.cyclic = p.timerlat = p.noise = 1;
-	p.cyclic_cpus = p.timerlat_cpus = cpus("0-2");
-	p.noise_cpus = cpus("3");
+	W(CYCLIC).on = W(TIMERLAT).on = W(NOISE).on = 1;
+	W(CYCLIC).cpus = W(TIMERLAT).cpus = cpus("0-2");
+	W(NOISE).cpus = cpus("3");
 	assert_int_equal(lw_probe_plan_series(&p), 3 + 2 * 3 + 1);
-	p.timerlat = 0;
+	W(TIMERLAT).on = 0;
 	assert_int_equal(lw_probe_plan_series(&p), 3 + 1);
 }
 
