@@ -110,23 +110,6 @@ int lw_rd_size(struct lw_rd *r, int bytes, uint64_t *n, uint64_t max, const char
 	return 0;
 }
 
-static int rd_blob(struct lw_rd *r, struct lw_blob *b, int size_bytes, const char *what)
-{
-	uint64_t n;
-
-	if (lw_rd_le(r, size_bytes, &n, what) < 0)
-		return -1;
-	if (n > r->size - r->off)
-		return error("%s: truncated at byte %llu (%s needs %llu bytes)", r->path,
-			     (unsigned long long)r->off, what, (unsigned long long)n);
-	b->data = malloc(n + 1);
-	if (!b->data)
-		return error("out of memory");
-	b->len = n;
-	b->data[n] = 0;
-	return lw_rd_bytes(r, b->data, n, what);
-}
-
 static int rd_blob_n(struct lw_rd *r, struct lw_blob *b, uint64_t n, const char *what)
 {
 	if (n > r->size - r->off)
@@ -138,6 +121,16 @@ static int rd_blob_n(struct lw_rd *r, struct lw_blob *b, uint64_t n, const char 
 	b->len = n;
 	b->data[n] = 0;
 	return lw_rd_bytes(r, b->data, n, what);
+}
+
+/* A blob preceded by its size in @size_bytes little-endian bytes. */
+static int rd_blob(struct lw_rd *r, struct lw_blob *b, int size_bytes, const char *what)
+{
+	uint64_t n;
+
+	if (lw_rd_le(r, size_bytes, &n, what) < 0)
+		return -1;
+	return rd_blob_n(r, b, n, what);
 }
 
 /* An option's string payload: without its NUL. */
