@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Spike attribution on the real kernel: a SCHED_FIFO thread of higher
-# priority than the probe spins 200 us every 100 ms on a measured CPU.  The
+# priority than the probe spins 300 us about every 100 ms on a measured CPU
+# (each period drawn with a random part, so that the spins fall at every phase
+# of the probe's 200 us period: a period that is a multiple of the probe's
+# puts every spin at one phase, and one run in four delays no wake-up by more
+# than 100 us).  Each spin delays the wake-up due in its first 200 us by
+# 100-300 us, three in four of them by more than 150 us.  The
 # spikes above 150 us that it caused (their window overlaps one of its spins,
 # which it logs, and it held the CPU for most of the delay) must be
 # attributed to it by name, 90 % at least; no spike may be blamed on it
@@ -14,7 +19,7 @@ ncpu=$(getconf _NPROCESSORS_ONLN)
 cpu=$((ncpu - 1))
 
 cat >"$TMP/hog.py" <<'PY'
-import ctypes, os, sys, time
+import ctypes, os, random, sys, time
 cpu, out, secs = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 ctypes.CDLL(None).prctl(15, b"lw-hog", 0, 0, 0)          # PR_SET_NAME: the trace's comm
 os.sched_setaffinity(0, {cpu})
@@ -30,10 +35,10 @@ while nxt < end:
     if left > 0:
         time.sleep(left)        # SCHED_FIFO: no timer slack; the spin starts where it wakes
     t0 = time.monotonic_ns()
-    while time.monotonic_ns() - t0 < 200_000:
+    while time.monotonic_ns() - t0 < 300_000:
         pass
     spins.append((t0, time.monotonic_ns()))
-    nxt += 100_000_000
+    nxt += 100_000_000 + random.randrange(200_000)
     held.append((t0, time.monotonic_ns()))
 # it still holds the CPU until it leaves SCHED_FIFO: writing the logs and the
 # interpreter's exit would otherwise run at priority 98, unlogged
