@@ -18,6 +18,7 @@
 #include "lib/metrics.h"
 #include "lib/safefile.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 #include "lib/stats.h"
 #include "workloads/rkind.h"
 
@@ -711,7 +712,7 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 		for (int b = 0; b < 6; b++)
 			if (n->dep[b])
 				json_object_set_new(deps, tick_dep_names[b], json_integer((json_int_t)n->dep[b]));
-		qsort(n->src, (size_t)n->nsrc, sizeof(*n->src), cmp_source);
+		lw_qsort(n->src, (size_t)n->nsrc, sizeof(*n->src), cmp_source);
 		for (int i = 0; i < n->nsrc && i < 12; i++)
 			json_array_append_new(src, json_pack("{s:s, s:I, s:o}", "source", n->src[i].name,
 				"count", (json_int_t)n->src[i].count,
