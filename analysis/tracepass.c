@@ -960,6 +960,21 @@ static void tp_next_window(struct tpass *p, uint64_t ts)
 	lw_attrib_forget(p->a);
 }
 
+/* Every sample due by @ts: whether it is a spike, and its CPU's idle state
+ * as the events so far say.  0 or -1. */
+static int tp_samples_due(struct tpass *p, uint64_t ts)
+{
+	while (p->mr == 1 && p->nx.expected_ns <= ts) {
+		if (spike_of(&p->sp, &p->nx, p->nxi) < 0 ||
+		    point_put(p->x, &p->nx, p->cur_state[p->nx.cpu]) < 0)
+			return -1;
+		p->mr = lw_sample_merge_next(p->mg, &p->nx, &p->nxi);
+		if (p->mr < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Phase 2, one event: @ev read into @e for the attribution, with what it
  * says of its CPU's idle state, NO_HZ counters and wake-up sources; 0 to
@@ -1100,8 +1115,13 @@ static int tp_walk(struct tpass *p)
 
 		if (ev.cpu < 0 || ev.cpu >= p->ncpus)
 			continue;
-		if (p->tw.n && p->twi < p->tw.n && ev.ts_ns > p->tw.w[p->twi][1])
+		if (p->tw.n && p->twi < p->tw.n && ev.ts_ns > p->tw.w[p->twi][1]) {
+			/* the samples due up to the window's end keep what
+			 * the window said of their CPU */
+			if (tp_samples_due(p, p->tw.w[p->twi][1]) < 0)
+				return -1;
 			tp_next_window(p, ev.ts_ns);
+		}
 		n = &p->nz[ev.cpu];
 		if (!p->first)
 			p->first = ev.ts_ns;
@@ -1115,14 +1135,8 @@ static int tp_walk(struct tpass *p)
 		if (lw_misses_feed(p->sp.misses, p->a, ev.ts_ns, p->ncpus) < 0)
 			return -1;
 		/* every sample due before this event: its CPU's idle state */
-		while (p->mr == 1 && p->nx.expected_ns <= ev.ts_ns) {
-			if (spike_of(&p->sp, &p->nx, p->nxi) < 0 ||
-			    point_put(p->x, &p->nx, p->cur_state[p->nx.cpu]) < 0)
-				return -1;
-			p->mr = lw_sample_merge_next(p->mg, &p->nx, &p->nxi);
-			if (p->mr < 0)
-				return -1;
-		}
+		if (tp_samples_due(p, ev.ts_ns) < 0)
+			return -1;
 		if (tp_decode(p, &ev, &e))
 			continue;
 		if (e.kind != LW_TEV_MAX)
