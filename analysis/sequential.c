@@ -157,22 +157,40 @@ static void take(struct lw_seq_look *l, const json_t *m, double tail, double mdc
 	l->mdc = min_detectable(m, mdc_alpha);
 }
 
+/* Does the comparison's metric @name answer to @w ("cyclic.p99", or "p99"
+ * of every probe)? */
+static int matches(const char *name, const char *w)
+{
+	size_t ln = strlen(name), lw = strlen(w);
+
+	return !strcmp(name, w) || (ln > lw && name[ln - lw - 1] == '.' && !strcmp(name + ln - lw, w));
+}
+
 /* Is @m among the metrics @d decides on (all when it names none)? */
 static int chosen(const struct lw_seq_design *d, const json_t *m)
 {
-	const char *name = lw_jstr(m, "name", "");
-	size_t ln = strlen(name);
-
 	if (!d->nmetrics)
 		return 1;
-	for (size_t i = 0; i < d->nmetrics; i++) {
-		const char *w = d->metrics[i];
-		size_t lw = strlen(w);
-
-		/* "cyclic.p99", or "p99" of every probe */
-		if (!strcmp(name, w) || (ln > lw && name[ln - lw - 1] == '.' &&
-					 !strcmp(name + ln - lw, w)))
+	for (size_t i = 0; i < d->nmetrics; i++)
+		if (matches(lw_jstr(m, "name", ""), d->metrics[i]))
 			return 1;
+	return 0;
+}
+
+int lw_seq_check_metrics(const struct lw_seq_design *d, const json_t *doc)
+{
+	const json_t *ms = json_object_get(json_array_get(json_object_get(doc, "comparisons"), 0),
+					   "metrics"), *m;
+	size_t i;
+
+	for (size_t k = 0; k < d->nmetrics; k++) {
+		int found = 0;
+
+		json_array_foreach(ms, i, m)
+			found |= matches(lw_jstr(m, "name", ""), d->metrics[k]);
+		if (!found)
+			return error("'%s' is not a metric of this comparison (e.g. p99, "
+				     "cyclic.p99.9, cyclic.over:100us, xruns)", d->metrics[k]);
 	}
 	return 0;
 }
@@ -352,7 +370,10 @@ void lw_seq_line(const struct lw_seq_look *l, char *buf, size_t len)
 	pct(fabs(l->rel), r, sizeof(r));
 	pct(l->lo, lo, sizeof(lo));
 	pct(l->hi, hi, sizeof(hi));
-	pct(l->mdc, md, sizeof(md));
+	if (l->mdc > 10)
+		snprintf(md, sizeof(md), "more than 1000");	/* as compare words it */
+	else
+		pct(l->mdc, md, sizeof(md));
 	switch (l->decision) {
 	case LW_SEQ_DIFFERENT:
 		snprintf(buf, len, "decided after %u runs: %s %s by %s %% [%s, %s]", l->runs,

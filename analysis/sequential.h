@@ -109,6 +109,10 @@ struct lw_seq_look {
 int lw_seq_judge(const struct lw_seq_design *d, unsigned runs, const json_t *doc,
 		 struct lw_seq_look *out);
 
+/* Does every metric @d decides on name a metric of the comparison @doc?
+ * 0, or -1 after error() naming the first that does not. */
+int lw_seq_check_metrics(const struct lw_seq_design *d, const json_t *doc);
+
 /*
  * One look: @runs[0 .. nbase) the baseline, @runs[nbase .. nbase + n) the
  * runs so far (n of them), compared at the look's alpha (@o otherwise as

@@ -15,6 +15,7 @@
 
 #include "analysis/repeat.h"
 #include "cmd/commands.h"
+#include "cmd/runauto.h"
 #include "cmd/runopts.h"
 #include "cmd/runscenario.h"
 #include "lib/error.h"
@@ -367,6 +368,8 @@ static int save_repeat(int pdfd, const char *parent, json_t *rj, int ret, const 
 
 /*
  * --repeat N: RUN/run-01 ... RUN/run-NN, each a complete run directory, with
+ * (--repeat auto, @au: a look after each run, up to --max-runs, stopping when
+ * decided; the looks in repeat.json's "sequential", cmd/runauto.h)
  * a pause of --settle between them, and RUN/repeat.json saying what was
  * asked and the state of every run directory there (written at the start,
  * after each run and at the end).  A stop signal (during a run or a pause) ends the
@@ -375,10 +378,12 @@ static int save_repeat(int pdfd, const char *parent, json_t *rj, int ret, const 
  */
 static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		       const struct lw_probe_env *env, const struct lw_probe_plan *plan,
-		       struct lw_board *board, const cpu_set_t *online, int argc, char **argv)
+		       struct lw_board *board, const cpu_set_t *online, struct lw_auto *au,
+		       int argc, char **argv)
 {
 	json_t *rj;
-	int ret = LW_EXIT_OK, pdfd, width = o->repeat > 99 ? 3 : 2;
+	unsigned count = au ? o->max_runs : o->repeat;
+	int ret = LW_EXIT_OK, pdfd, width = count > 99 ? 3 : 2;
 	char name[32], last[32] = "";
 	const char *at = NULL;
 
@@ -391,16 +396,18 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 		close(pdfd);
 		return LW_EXIT_ERROR;
 	}
-	rj = json_pack("{s:s, s:i, s:I, s:I, s:I, s:s}", "schema", "latwatt-repeat",
-		       "version", 1, "requested", (json_int_t)o->repeat,
+	rj = json_pack("{s:s, s:i, s:o, s:I, s:I, s:s}", "schema", "latwatt-repeat",
+		       "version", 1, "requested", au ? json_string("auto") : json_integer(o->repeat),
 		       "settle_ns", (json_int_t)o->settle_ns, "duration_ns", (json_int_t)o->duration_ns,
 		       "status", "running");
+	if (au)
+		json_object_set(rj, "sequential", au->seq);
 	if (save_repeat(pdfd, o->output, rj, -1, NULL, NULL) < 0) {
 		json_decref(rj);
 		close(pdfd);
 		return LW_EXIT_ERROR;
 	}
-	for (unsigned i = 1; i <= o->repeat; i++) {
+	for (unsigned i = 1; i <= count; i++) {
 		char path[PATH_MAX];
 		json_t *where;
 
@@ -418,7 +425,7 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 				break;
 			}
 		}
-		where = json_pack("{s:I, s:I, s:s}", "index", (json_int_t)i, "of", (json_int_t)o->repeat,
+		where = json_pack("{s:I, s:I, s:s}", "index", (json_int_t)i, "of", (json_int_t)count,
 				  "parent", o->output);
 		at = name;
 		ret = one_run(o, pdfd, path, where, rs, env, plan, board, online, argc, argv);
@@ -427,6 +434,14 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 			break;
 		at = NULL;
 		snprintf(last, sizeof(last), "%s", name);
+		if (au) {
+			int r = lw_auto_look(au, path);
+
+			if (r < 0)
+				ret = LW_EXIT_ERROR;
+			if (r != 0)
+				break;
+		}
 		if (save_repeat(pdfd, o->output, rj, -1, NULL, NULL) < 0) {
 			ret = LW_EXIT_ERROR;
 			break;
@@ -434,10 +449,17 @@ static int repeat_runs(const struct lw_run_opts *o, struct lw_run_scenario *rs,
 	}
 	if (save_repeat(pdfd, o->output, rj, ret, at, *last ? last : NULL) < 0 && ret == LW_EXIT_OK)
 		ret = LW_EXIT_ERROR;
-	close(pdfd);
 	note("%s: %lld of %u repeats complete (%s)", o->output,
-	     (long long)json_integer_value(json_object_get(rj, "complete")), o->repeat,
+	     (long long)json_integer_value(json_object_get(rj, "complete")), count,
 	     ret == LW_EXIT_OK ? "complete" : "incomplete");
+	if (au) {
+		int status = lw_auto_finish(au, ret);
+
+		if (save_repeat(pdfd, o->output, rj, ret, at, *last ? last : NULL) < 0)
+			status = LW_EXIT_ERROR;
+		ret = status;
+	}
+	close(pdfd);
 	json_decref(rj);
 	return ret;
 }
@@ -449,6 +471,7 @@ int cmd_run(int argc, char **argv)
 	struct lw_probe_env env;
 	struct lw_probe_plan plan;
 	struct lw_board *board = NULL;
+	struct lw_auto au = { 0 };
 	cpu_set_t online;
 	int ret;
 
@@ -475,6 +498,9 @@ int cmd_run(int argc, char **argv)
 		      "--trace off");
 		goto out;
 	}
+	/* the baseline read before anything is measured */
+	if (o.repeat_auto && lw_auto_prepare(&au, &o) < 0)
+		goto out;
 	/* one run at a time on this machine: another would restore the kernel
 	 * settings this one changed while it runs (and the reverse) */
 	if (lw_run_lock(o.output) < 0)
@@ -488,11 +514,13 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (!o.no_rt && lock_memory() < 0)
 		goto out;
-	ret = o.repeat > 1 ? repeat_runs(&o, &rs, &env, &plan, board, &online, argc, argv) :
+	ret = o.repeat > 1 || o.repeat_auto ?
+	      repeat_runs(&o, &rs, &env, &plan, board, &online, o.repeat_auto ? &au : NULL, argc, argv) :
 			     one_run(&o, LW_AT_PATH, o.output, NULL, &rs, &env, &plan, board, &online,
 				     argc, argv);
 out:
 	lw_run_unlock();
+	lw_auto_free(&au);
 	lw_board_free(board);
 	lw_run_scenario_free(&rs);
 	return ret;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/failon.h"
+#include "analysis/sequential.h"
 #include "cmd/runopts.h"
 #include "lib/error.h"
 #include "lib/parse.h"
@@ -45,6 +46,23 @@ static const char usage_head[] =
 "                          run's state; 'latwatt compare RUN' takes the\n"
 "                          complete ones as one group)\n"
 "      --settle TIME       pause between repeats (default 2s)\n"
+"      --repeat auto       runs until the comparison with --against is decided\n"
+"                          at --alpha, at most --max-runs: a look after each\n"
+"                          run from --min-runs on, alpha spent over the looks\n"
+"                          so that stopping early keeps the false verdict rate\n"
+"                          (latwatt(1), SEQUENTIAL DESIGNS); RUN/repeat.json\n"
+"                          holds the looks and the decision\n"
+"      --against BASELINE  the runs to compare with: a run directory or a\n"
+"                          directory of repeats (as compare takes them)\n"
+"      --min-runs M        first look after M runs (default 3)\n"
+"      --max-runs N        at most N runs (default 10)\n"
+"      --alpha P           false verdict rate over all the looks (default 0.05)\n"
+"      --practical PCT     smallest change that matters, percent (default 5)\n"
+"      --spending NAME     pocock (default: early stops) or obrien-fleming\n"
+"                          (alpha kept for the last looks)\n"
+"      --decide-on METRIC  decide on METRIC only (repeatable; e.g. p99,\n"
+"                          cyclic.p99.9, xruns; default: every metric compare\n"
+"                          tests)\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
 "      --trace WHAT        kernel trace into RUN/trace.dat: off, default, or a\n"
@@ -107,7 +125,10 @@ void lw_run_usage(FILE *f)
 			fputs(lw_probes[i]->params[k].help, f);
 	}
 	fputs("\n"
-	      "Exit status: 0 complete, 2 error, 128+N interrupted by signal N.\n", f);
+	      "Exit status: 0 complete, 2 error, 128+N interrupted by signal N. With\n"
+	      "--repeat auto, as compare's without --fail-on: 0 nothing found worse\n"
+	      "(no change that matters, better, or undecided after --max-runs), 1 decided\n"
+	      "worse, 2 error; 128+N interrupted (the runs measured are kept).\n", f);
 }
 
 enum {
@@ -117,6 +138,8 @@ enum {
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_NOISE_CPUS,
 	OPT_REPEAT, OPT_SETTLE, OPT_BUDGET,
+	OPT_AGAINST, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_ALPHA, OPT_PRACTICAL, OPT_SPENDING,
+	OPT_DECIDE_ON,
 	OPT_PROBE_PARAM = 300,	/* + probe index * LW_PROBE_PARAMS + parameter */
 	OPT_SCENARIO = 400,
 };
@@ -141,6 +164,13 @@ static const struct option fixed_opts[] = {
 	{ "force",     no_argument,       NULL, 'f' },
 	{ "repeat",    required_argument, NULL, OPT_REPEAT },
 	{ "settle",    required_argument, NULL, OPT_SETTLE },
+	{ "against",   required_argument, NULL, OPT_AGAINST },
+	{ "min-runs",  required_argument, NULL, OPT_MIN_RUNS },
+	{ "max-runs",  required_argument, NULL, OPT_MAX_RUNS },
+	{ "alpha",     required_argument, NULL, OPT_ALPHA },
+	{ "practical", required_argument, NULL, OPT_PRACTICAL },
+	{ "spending",  required_argument, NULL, OPT_SPENDING },
+	{ "decide-on", required_argument, NULL, OPT_DECIDE_ON },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
@@ -190,6 +220,16 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->duration_ns = 10 * LW_NSEC_PER_SEC;
 	o->repeat = 1;
 	o->settle_ns = 2 * LW_NSEC_PER_SEC;
+	{
+		struct lw_seq_design d;
+
+		lw_seq_design_default(&d);
+		o->min_runs = d.min_runs;
+		o->max_runs = d.max_runs;
+		o->alpha = d.alpha;
+		o->practical = d.practical;
+		o->spending = d.spend;
+	}
 	o->cpus = *online;
 	o->interval_ns = 1000 * LW_NSEC_PER_USEC;
 	o->priority = 95;
@@ -309,6 +349,7 @@ static int probe_option(struct lw_run_opts *o, int c, const char *arg, const cpu
 
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
 {
+	const char *seq_given = NULL;	/* an option of --repeat auto */
 	uint64_t v;
 	int c, taken;
 
@@ -381,9 +422,60 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		case OPT_REPEAT: {
 			uint64_t n;
 
+			if (!strcmp(optarg, "auto")) {
+				o->repeat_auto = 1;
+				o->repeat = 1;
+				break;
+			}
 			if (lw_parse_uint("--repeat", optarg, 1, LW_RUN_MAX_REPEAT, &n) < 0)
 				return -1;
 			o->repeat = (unsigned)n;
+			o->repeat_auto = 0;
+			break;
+		}
+		case OPT_AGAINST:
+			o->against = optarg;
+			seq_given = "--against";
+			break;
+		case OPT_MIN_RUNS:
+		case OPT_MAX_RUNS: {
+			uint64_t n;
+			const char *name = c == OPT_MIN_RUNS ? "--min-runs" : "--max-runs";
+
+			if (lw_parse_uint(name, optarg, 1, LW_RUN_MAX_REPEAT, &n) < 0)
+				return -1;
+			*(c == OPT_MIN_RUNS ? &o->min_runs : &o->max_runs) = (unsigned)n;
+			seq_given = name;
+			break;
+		}
+		case OPT_ALPHA:
+			if (lw_parse_double("--alpha", optarg, 1e-9, 0.5, &o->alpha) < 0)
+				return -1;
+			seq_given = "--alpha";
+			break;
+		case OPT_PRACTICAL: {
+			double d;
+
+			if (lw_parse_double("--practical", optarg, 0, 1000, &d) < 0)
+				return -1;
+			o->practical = d / 100;
+			seq_given = "--practical";
+			break;
+		}
+		case OPT_SPENDING:
+			if ((o->spending = lw_seq_spend_by_name(optarg)) < 0)
+				return error("--spending: unknown spending function '%s' (pocock or "
+					     "obrien-fleming)", optarg);
+			seq_given = "--spending";
+			break;
+		case OPT_DECIDE_ON: {
+			if (!*optarg || strpbrk(optarg, "<>= "))
+				return error("--decide-on: '%s' is not a metric name (p99, "
+					     "cyclic.p99.9, xruns)", optarg);
+			if (o->ndecide == LW_RUN_MAX_DECIDE)
+				return error("--decide-on: at most %d metrics", LW_RUN_MAX_DECIDE);
+			o->decide_on[o->ndecide++] = optarg;
+			seq_given = "--decide-on";
 			break;
 		}
 		case OPT_SETTLE:
@@ -439,6 +531,13 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("no run directory: give -o RUN");
 	if (!CPU_COUNT(&o->cpus))
 		return error("--cpus: no CPU selected");
+	if (seq_given && !o->repeat_auto)
+		return error("%s is for --repeat auto", seq_given);
+	if (o->repeat_auto && !o->against)
+		return error("--repeat auto needs --against BASELINE (a run directory or a "
+			     "directory of repeats)");
+	if (o->repeat_auto && o->min_runs > o->max_runs)
+		return error("--min-runs %u is more than --max-runs %u", o->min_runs, o->max_runs);
 	return 0;
 }
 
@@ -451,5 +550,6 @@ const char *const lw_run_repeatable[] = {
 	"workload",
 	"load",
 	"budget",
+	"decide-on",
 	NULL,
 };

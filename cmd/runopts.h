@@ -16,6 +16,7 @@
 #define LW_RUN_MAX_LOADS 16
 #define LW_RUN_MAX_REPEAT 999
 #define LW_RUN_MAX_BUDGETS 32
+#define LW_RUN_MAX_DECIDE 16
 
 struct lw_run_opts {
 	const char *output;		/* -o RUN */
@@ -30,6 +31,14 @@ struct lw_run_opts {
 	uint64_t break_ns;		/* --break-on, default 0 */
 	int force;			/* --force */
 	unsigned repeat;		/* --repeat N, default 1 */
+	/* --repeat auto: runs until decided against --against (analysis/sequential.h) */
+	int repeat_auto;
+	const char *against;		/* --against BASELINE */
+	unsigned min_runs, max_runs;	/* --min-runs (3), --max-runs (10) */
+	double alpha, practical;	/* --alpha (0.05), --practical (5 %: 0.05) */
+	int spending;			/* --spending (enum lw_seq_spend), Pocock-type */
+	const char *decide_on[LW_RUN_MAX_DECIDE];	/* --decide-on METRIC, repeatable */
+	int ndecide;
 	uint64_t settle_ns;		/* --settle, default 2s */
 	int progress;			/* -1 auto (tty), 0 --quiet, 1 --progress */
 	const char *board;		/* --board, default "local" */

@@ -2,6 +2,8 @@
 /* Every option form of `latwatt run`, parsed without side effects. */
 #include "tests/unit/lw_test.h"
 #include "cmd/runopts.h"
+#include "analysis/sequential.h"
+#include <math.h>
 #include "lib/ust.h"
 
 static cpu_set_t online;
@@ -94,6 +96,28 @@ static void test_every_option(void **st)
 	assert_int_equal(o.priority, 1);
 }
 
+static void test_repeat_auto(void **st)
+{
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "-o R"), 0);
+	assert_false(o.repeat_auto);
+	assert_int_equal(o.min_runs, 3);
+	assert_int_equal(o.max_runs, 10);
+	assert_true(o.alpha == 0.05 && o.practical == 0.05);
+	assert_int_equal(parse(&o, "-o R --repeat auto --against B --min-runs 2 --max-runs 20 "
+				   "--alpha 0.01 --practical 10 --spending obrien-fleming "
+				   "--decide-on p99 --decide-on xruns"), 0);
+	assert_true(o.repeat_auto);
+	assert_string_equal(o.against, "B");
+	assert_int_equal(o.min_runs, 2);
+	assert_int_equal(o.max_runs, 20);
+	assert_true(o.alpha == 0.01 && fabs(o.practical - 0.10) < 1e-12);
+	assert_int_equal(o.spending, LW_SEQ_OBF);
+	assert_int_equal(o.ndecide, 2);
+	assert_string_equal(o.decide_on[1], "xruns");
+}
+
 static void test_bad_options(void **st)
 {
 	static const struct { const char *args, *err; } bad[] = {
@@ -117,6 +141,13 @@ static void test_bad_options(void **st)
 		{ "-o R --monitor 1500ms", "--monitor: the interval is whole seconds" },
 		{ "-o R --monitor-window 11s", "--monitor-window: at most 10s" },
 		{ "-o R --monitor-disk lots", "--monitor-disk" },
+		{ "-o R --repeat auto", "--repeat auto needs --against BASELINE" },
+		{ "-o R --repeat 3 --against B", "--against is for --repeat auto" },
+		{ "-o R --max-runs 5", "--max-runs is for --repeat auto" },
+		{ "-o R --repeat auto --against B --min-runs 6 --max-runs 5", "--min-runs 6 is more than" },
+		{ "-o R --repeat auto --against B --spending linear", "--spending: unknown spending" },
+		{ "-o R --repeat auto --against B --decide-on p99>1", "--decide-on: 'p99>1' is not" },
+		{ "-o R --repeat autox", "--repeat: 'autox' is not" },
 	};
 	struct lw_run_opts o;
 
@@ -129,6 +160,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_option),
+		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_bad_options),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
