@@ -1016,9 +1016,26 @@ static int cmp_tested(const void *a, const void *b)
  * Adds "p_adjusted", turns verdicts whose adjusted p is not below alpha into
  * "no significant difference", and gives each tested metric the smallest
  * change it would have found (power 0.8 at alpha over the number tested,
- * the first step of Holm's).
+ * the first step of Holm's) and the runs a side that would find a
+ * --practical change at the spread seen (runs_needed()).
  */
-static int holm(json_t *ms, double alpha)
+/* The design's power at the spread observed: runs a side for the test to
+ * find a @practical change with probability POWER at @alpha (normal
+ * approximation, as lw_runs_needed()), one run's spread taken from the
+ * standard error of the runs it had.  Null when it cannot be said. */
+static json_t *runs_needed(const json_t *m, int rate, double base, double alpha, double practical)
+{
+	const json_t *rt = json_object_get(m, "runs_test"), *runs = json_object_get(m, "runs");
+	double se = lw_jnum(rt, "se", NAN), na = (double)json_integer_value(json_array_get(runs, 0));
+	double nb = (double)json_integer_value(json_array_get(runs, 1));
+	double delta = rate ? practical * base : log1p(practical);
+
+	if (!(se > 0) || !(na > 0) || !(nb > 0) || !(delta > 0))
+		return json_null();
+	return json_integer(lw_runs_needed(se / sqrt(1 / na + 1 / nb), delta, alpha, POWER));
+}
+
+static int holm(json_t *ms, double alpha, double practical)
 {
 	size_t n = json_array_size(ms), k = 0, i;
 	struct tested *t = malloc((n ? n : 1) * sizeof(*t));
@@ -1051,10 +1068,11 @@ static int holm(json_t *ms, double alpha)
 		json_object_set_new(t[i].m, "p_adjusted", json_real(run_max));
 		if (!(run_max < alpha))
 			json_object_set_new(t[i].m, "verdict", json_string(LW_NSD));
-		json_object_set_new(t[i].m, "min_detectable", json_pack("{s:s, s:o, s:f, s:f}",
+		json_object_set_new(t[i].m, "min_detectable", json_pack("{s:s, s:o, s:f, s:f, s:o}",
 			"stat", rate ? "rate_rel" : "rel",
 			"value", rate ? (base > 0 ? lw_jreal(mdc / base) : json_null()) : lw_jreal(expm1(mdc)),
-			"power", POWER, "alpha", alpha / (double)k));
+			"power", POWER, "alpha", alpha / (double)k,
+			"runs_needed", runs_needed(t[i].m, rate, base, alpha / (double)k, practical)));
 	}
 	free(t);
 	return 0;
@@ -1113,7 +1131,7 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 	power_metric(ms, c);
 	share_metrics(ms, c, "idle", "idle");
 	share_metrics(ms, c, "causes", "cause");
-	if (holm(ms, c->o->alpha) < 0) {
+	if (holm(ms, c->o->alpha, c->o->practical) < 0) {
 		json_decref(ms);
 		return NULL;
 	}

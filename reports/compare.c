@@ -59,6 +59,13 @@ const char *const lw_cmp_method[] = {
 	"probability 0.8 at level --alpha divided by the number of metrics tested (the first step "
 	"of Holm's adjustment), (t(1 - alpha/2k) + t(0.8)) times the standard error. \u201c5 runs "
 	"a side detect 10 % in p99 here\u201d reads off it.",
+	"And the design's power at the spread seen: how many runs a side the test would need to "
+	"find a --practical change with probability 0.8 at the same level "
+	"(min_detectable.runs_needed; one run's spread taken from the standard error the runs "
+	"gave, normal approximation, at least 3 and at most 1000), printed for each probe's p99 as "
+	"\u201cdesign: cyclic.p99 finds a 5% change with probability 0.8 at the spread seen with 12 "
+	"runs a side (these runs: 18%)\u201d. latwatt run --repeat auto adds the runs until the "
+	"answer is decided instead (see LATWATT RUN, Sequential designs).",
 	"A verdict is better or worse when the change is significant after Holm's step-down "
 	"adjustment over all metrics tested in one comparison, and larger than --practical (lower "
 	"latency, fewer events and less power are better); else no significant difference, or n/a "

@@ -236,6 +236,29 @@ void lw_compare_print(const json_t *doc, FILE *out)
 			}
 			print_metric(out, m, ra, rb);
 		}
+		/* the design's power at the spread seen, for the p99 of each probe */
+		json_array_foreach(json_object_get(c, "metrics"), k, m) {
+			const json_t *md = json_object_get(m, "min_detectable");
+			const char *mn = sval(m, "name", "");
+			size_t ln = strlen(mn);
+			double v = lw_jnum(md, "value", NAN);
+			char mv[32];
+
+			if (ln < 4 || strcmp(mn + ln - 4, ".p99") ||
+			    !json_is_integer(json_object_get(md, "runs_needed")))
+				continue;
+			if (v > 10)
+				snprintf(mv, sizeof(mv), ">1000%%");
+			else
+				snprintf(mv, sizeof(mv), "%.0f%%", v * 100);
+			fprintf(out, "  design: %s finds a %.0f%% change with probability %.1f at the "
+				"spread seen with %" JSON_INTEGER_FORMAT "%s runs a side (these runs: "
+				"%s)\n", mn, lw_jnum(set, "practical", NAN) * 100,
+				lw_jnum(md, "power", NAN),
+				json_integer_value(json_object_get(md, "runs_needed")),
+				json_integer_value(json_object_get(md, "runs_needed")) >= 1000 ?
+				" or more" : "", mv);
+		}
 		if (json_is_false(json_object_get(c, "verdicts")))
 			fprintf(out, "  no verdict: too few runs to measure how runs vary from one "
 				"another;\n  repeat the runs (run --repeat): at least %" JSON_INTEGER_FORMAT

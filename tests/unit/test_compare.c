@@ -232,6 +232,8 @@ static void test_shift_detected(void **st)
 			const json_t *md = json_object_get(metric_of(doc, "cyclic.p99"), "min_detectable");
 
 			assert_true(json_number_value(json_object_get(md, "value")) > 0);
+			/* and the runs a side a --practical change needs at this spread */
+			assert_true(json_integer_value(json_object_get(md, "runs_needed")) >= 3);
 			assert_string_equal(json_string_value(json_object_get(json_object_get(
 				metric_of(doc, "cyclic.p99"), "judged_on"), "stat")), "rel");
 		}
