@@ -337,6 +337,30 @@ int lw_seq_look(const struct lw_seq_design *d, const struct lw_crun *runs, size_
 	return ret;
 }
 
+int lw_seq_next(const struct lw_seq_design *d, struct lw_seq_state *st,
+		const struct lw_seq_look *l)
+{
+	if (st->stopped)
+		return 1;
+	if ((l->decision == LW_SEQ_DIFFERENT && l->worse) || l->decision == LW_SEQ_NO_CHANGE) {
+		st->final = *l;
+		st->stopped = 1;
+		return 1;
+	}
+	if (l->decision == LW_SEQ_DIFFERENT && !st->have_better) {
+		st->better = *l;
+		st->have_better = 1;
+	}
+	if (l->runs >= d->max_runs || l->decision == LW_SEQ_UNDECIDED) {
+		st->final = st->have_better ? st->better : *l;
+		if (!st->have_better)
+			st->final.decision = LW_SEQ_UNDECIDED;
+		st->stopped = 1;
+		return 1;
+	}
+	return 0;
+}
+
 json_t *lw_seq_look_json(const struct lw_seq_look *l)
 {
 	json_t *j = json_pack("{s:I, s:f, s:s, s:I, s:I}", "runs", (json_int_t)l->runs,

@@ -121,6 +121,25 @@ int lw_seq_check_metrics(const struct lw_seq_design *d, const json_t *doc);
 int lw_seq_look(const struct lw_seq_design *d, const struct lw_crun *runs, size_t nbase, size_t n,
 		const struct lw_cmp_opts *o, struct lw_seq_look *out, json_t **doc);
 
+/*
+ * The sequence over its looks: it stops at a look that finds a metric
+ * worse, or no change that matters, or at the last look.  A look that finds
+ * metrics better and none worse does not stop it (a kernel that saves power
+ * must not end the search for its latency regression): it is kept, and is
+ * the answer at the end when no later look decides.  Going on after it
+ * keeps the rate: a false "different" at any look is within the union
+ * bound.
+ */
+struct lw_seq_state {
+	int stopped;
+	struct lw_seq_look final;	/* once stopped: the answer */
+	int have_better;
+	struct lw_seq_look better;	/* the first look that found only better */
+};
+/* Take look @l (looks in order); 1 when the sequence stops (st->final). */
+int lw_seq_next(const struct lw_seq_design *d, struct lw_seq_state *st,
+		const struct lw_seq_look *l);
+
 /* {runs, alpha_k, decision, metric, verdict, rel, ci_rel, min_detectable} */
 json_t *lw_seq_look_json(const struct lw_seq_look *l);
 /* "decided after 7 runs: cyclic.p99 worse by 18 % [9, 27]" and such. */

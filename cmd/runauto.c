@@ -103,8 +103,9 @@ int lw_auto_look(struct lw_auto *a, const char *path)
 	lw_seq_line(&a->last, line, sizeof(line));
 	note("look after %u run%s (alpha %.2g): %s", a->last.runs, a->last.runs == 1 ? "" : "s",
 	     a->last.alpha_k, line);
-	a->decided = a->last.decision == LW_SEQ_DIFFERENT || a->last.decision == LW_SEQ_NO_CHANGE;
-	return a->decided;
+	if (a->last.decision == LW_SEQ_DIFFERENT && !a->last.worse && !a->st.have_better)
+		note("found better and nothing worse: the runs go on, looking for worse");
+	return lw_seq_next(&a->d, &a->st, &a->last);
 }
 
 int lw_auto_finish(struct lw_auto *a, int ret)
@@ -112,15 +113,14 @@ int lw_auto_finish(struct lw_auto *a, int ret)
 	char line[512];
 	int status;
 
-	if (ret == LW_EXIT_OK && a->n && a->last.runs == a->n &&
-	    a->last.decision != LW_SEQ_CONTINUE) {
-		lw_seq_line(&a->last, line, sizeof(line));
-		json_object_set_new(a->seq, "decision",
-				    json_string(lw_seq_decision_name(a->last.decision)));
-		json_object_set_new(a->seq, "worse", json_boolean(a->last.decision == LW_SEQ_DIFFERENT &&
-								  a->last.worse));
-		status = a->last.decision == LW_SEQ_DIFFERENT && a->last.worse ? LW_EXIT_FAIL :
-			 LW_EXIT_OK;
+	const struct lw_seq_look *f = &a->st.final;
+
+	if (ret == LW_EXIT_OK && a->st.stopped) {
+		lw_seq_line(f, line, sizeof(line));
+		json_object_set_new(a->seq, "decision", json_string(lw_seq_decision_name(f->decision)));
+		json_object_set_new(a->seq, "worse", json_boolean(f->decision == LW_SEQ_DIFFERENT &&
+								  f->worse));
+		status = f->decision == LW_SEQ_DIFFERENT && f->worse ? LW_EXIT_FAIL : LW_EXIT_OK;
 	} else {
 		/* stopped before the design ended: what was measured stays */
 		int l = snprintf(line, sizeof(line), "not decided: %s after %zu complete run%s",

@@ -19,8 +19,8 @@ struct lw_auto {
 	struct lw_crun *runs;		/* the baseline's, then the runs so far */
 	size_t nbase, n;
 	json_t *seq;			/* the "sequential" object */
-	struct lw_seq_look last;
-	int decided;
+	struct lw_seq_look last;	/* the last look */
+	struct lw_seq_state st;		/* the sequence: st.final once stopped */
 };
 
 /* The design from @o and the baseline loaded (before anything is

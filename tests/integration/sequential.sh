@@ -9,6 +9,10 @@
 #     no change that matters), exit 0;
 #   - a SIGINT during a run keeps what was measured, exit 130, and
 #     repeat.json says how it ended.
+# A change that matters is a doubling (--practical 100): this shared machine
+# drifts by tens of percent between minutes (other work on its 2 vCPUs; a
+# quiet sequence was once decided p90 +74 % worse against a baseline made a
+# minute before), while the plant moves p90 and p99 by 20 to 90 times.
 . "$(dirname "$0")/lib.sh"
 need_root
 mk_tmp
@@ -16,6 +20,7 @@ mk_tmp
 ncpu=$(getconf _NPROCESSORS_ONLN)
 cpu=$((ncpu - 1))
 run() { "$LATWATT" run -q -d 2s -c "$cpu" --settle 200ms "$@"; }
+auto="--repeat auto --against $TMP/base --min-runs 2 --max-runs 4 --practical 100"
 
 cat >"$TMP/hog.py" <<'PY'
 import os, random, sys, time
@@ -45,8 +50,10 @@ assert s["min_runs"] == 2 and s["max_runs"] == 4 and s["baseline_runs"] == 3, s
 looks = s["looks"]
 assert [l["runs"] for l in looks] == list(range(2, 2 + len(looks))), looks
 assert sum(l["alpha_k"] for l in looks) <= s["alpha"] + 1e-12, looks
-assert all(l["decision"] == "continue" for l in looks[:-1]), looks
-assert looks[-1]["decision"] == s["decision"] or (s["decision"] == "undecided" and len(looks) == 4), s
+# only a look that finds worse, or no change that matters, stops the runs
+stops = lambda l: l["decision"] == "no change that matters" or l.get("verdict") == "worse"
+assert not any(stops(l) for l in looks[:-1]), looks
+assert stops(looks[-1]) or len(looks) == 3, looks
 assert s["runs"] == looks[-1]["runs"] == r["complete"] == len(r["runs"]), (s, r["runs"])
 assert s["decision"] in want, "decision %r (%s), wanted %s" % (s["decision"], s["reason"], want)
 print(s["reason"])
@@ -55,7 +62,7 @@ PY
 "$PYTHON" "$TMP/hog.py" "$cpu" 40 &
 hog=$!
 sleep 0.5
-run --repeat auto --against "$TMP/base" --min-runs 2 --max-runs 4 -o "$TMP/hog" \
+run $auto -o "$TMP/hog" \
 	>"$TMP/hog.out" 2>"$TMP/hog.err"; rc=$?
 kill "$hog" 2>/dev/null; wait "$hog" 2>/dev/null
 [ "$rc" -eq 1 ] && pass "planted-regression-exit-1" ||
@@ -66,7 +73,7 @@ kill "$hog" 2>/dev/null; wait "$hog" 2>/dev/null
 	pass "planted-regression-decided-worse" ||
 	fail "planted-regression-decided-worse" "$(cat "$TMP/hog.chk" "$TMP/hog.out")"
 
-run --repeat auto --against "$TMP/base" --min-runs 2 --max-runs 4 -o "$TMP/quiet" \
+run $auto -o "$TMP/quiet" \
 	>"$TMP/quiet.out" 2>"$TMP/quiet.err"; rc=$?
 [ "$rc" -eq 0 ] && pass "quiet-exit-0" || fail "quiet-exit-0" "exit $rc: $(cat "$TMP/quiet.out" "$TMP/quiet.err")"
 "$PYTHON" "$TMP/check.py" "$TMP/quiet" "undecided,no change that matters" >"$TMP/quiet.chk" 2>&1 &&

@@ -126,7 +126,8 @@ static const char *dname(int k, char *b, size_t len)
  * and whether it was worse; per number of runs whether one look at the
  * plain alpha (a fixed design of that many runs) found it worse. */
 struct seq_out {
-	unsigned stop[NDESIGNS];
+	unsigned stop[NDESIGNS];	/* the look that stopped it */
+	struct lw_seq_state state[NDESIGNS];
 	int decision[NDESIGNS], worse[NDESIGNS];
 	int fixed[NDESIGNS][MAX_RUNS + 1];	/* the naive designs' looks: 1 better, 2 worse */
 };
@@ -173,10 +174,10 @@ static void sequence(unsigned seed, double scale, unsigned full, struct seq_out 
 			so->fixed[k][n] = l.decision == LW_SEQ_DIFFERENT ? 1 + l.worse : 0;
 			if (so->stop[k])
 				continue;
-			if (l.decision == LW_SEQ_DIFFERENT || l.decision == LW_SEQ_NO_CHANGE) {
+			if (lw_seq_next(&d, &so->state[k], &l)) {
 				so->stop[k] = n;
-				so->decision[k] = l.decision;
-				so->worse[k] = l.worse;
+				so->decision[k] = so->state[k].final.decision;
+				so->worse[k] = so->state[k].final.worse;
 			} else {
 				open = 1;
 			}
@@ -302,6 +303,29 @@ static void test_judge(void **st)
 	assert_error(lw_seq_judge(&d, 5, json_object(), &l) < 0, "no comparison");
 }
 
+/* A look that finds only better goes on (looking for worse); the answer
+ * at the end when nothing later decides. */
+static void test_better_goes_on(void **st)
+{
+	struct lw_seq_design d;
+	struct lw_seq_state s1 = { 0 }, s2 = { 0 };
+	struct lw_seq_look better = { .runs = 3, .decision = LW_SEQ_DIFFERENT, .worse = 0 };
+	struct lw_seq_look cont = { .runs = 4, .decision = LW_SEQ_CONTINUE };
+	struct lw_seq_look worse = { .runs = 5, .decision = LW_SEQ_DIFFERENT, .worse = 1 };
+	struct lw_seq_look last = { .runs = 10, .decision = LW_SEQ_UNDECIDED };
+
+	(void)st;
+	lw_seq_design_default(&d);
+	assert_int_equal(lw_seq_next(&d, &s1, &better), 0);
+	assert_int_equal(lw_seq_next(&d, &s1, &cont), 0);
+	assert_int_equal(lw_seq_next(&d, &s1, &worse), 1);
+	assert_true(s1.final.worse && s1.final.runs == 5);
+	assert_int_equal(lw_seq_next(&d, &s2, &better), 0);
+	assert_int_equal(lw_seq_next(&d, &s2, &last), 1);
+	assert_int_equal(s2.final.decision, LW_SEQ_DIFFERENT);
+	assert_true(!s2.final.worse && s2.final.runs == 3);
+}
+
 static void test_aa_optional_stopping(void **st)
 {
 	unsigned diff[NDESIGNS] = { 0 }, nochange[NDESIGNS] = { 0 }, runs[NDESIGNS] = { 0 };
@@ -318,7 +342,7 @@ static void test_aa_optional_stopping(void **st)
 		for (int k = 0; k < NDESIGNS; k++) {
 			diff[k] += so.decision[k] == LW_SEQ_DIFFERENT;
 			nochange[k] += so.decision[k] == LW_SEQ_NO_CHANGE;
-			runs[k] += so.stop[k] ? so.stop[k] : MAX_RUNS;
+			runs[k] += so.stop[k];
 		}
 	}
 	print_message("A/A, %u sequences of %d to %d runs against %d, a look after each run:\n",
@@ -354,7 +378,7 @@ static void test_shift_detected(void **st)
 		for (int k = 0; k < NDESIGNS; k++) {
 			worse[k] += so.decision[k] == LW_SEQ_DIFFERENT && so.worse[k];
 			better[k] += so.decision[k] == LW_SEQ_DIFFERENT && !so.worse[k];
-			runs[k] += so.stop[k] ? so.stop[k] : MAX_RUNS;
+			runs[k] += so.stop[k];
 		}
 		for (unsigned n = MIN_RUNS; n <= FIXED_MAX; n++)
 			for (int i = 0; i < 2; i++)
@@ -388,6 +412,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spending),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_better_goes_on),
 		cmocka_unit_test(test_aa_optional_stopping),
 		cmocka_unit_test(test_shift_detected),
 	};
