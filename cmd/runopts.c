@@ -50,7 +50,7 @@ static const char usage_head[] =
 "                          at --alpha, at most --max-runs: a look after each\n"
 "                          run from --min-runs on, alpha spent over the looks\n"
 "                          so that stopping early keeps the false verdict rate\n"
-"                          (latwatt(1), SEQUENTIAL DESIGNS); RUN/repeat.json\n"
+"                          (latwatt(1): Sequential designs); RUN/repeat.json\n"
 "                          holds the looks and the decision\n"
 "      --against BASELINE  the runs to compare with: a run directory or a\n"
 "                          directory of repeats (as compare takes them)\n"
