@@ -117,6 +117,11 @@ struct lw_crun {
 	json_t *analysis;		/* RUN/analysis.json, or NULL */
 	struct lw_cprobe *p;
 	size_t np;
+	/* loaded for judging on the kernel-attributable figures: 1 with the
+	 * host's time (analysis.json host.adjust, host_ns in all) taken off
+	 * its spikes, -1 asked but the run has no such analysis (raw); 0 raw */
+	int kernel;
+	uint64_t host_ns;
 };
 
 /*
@@ -131,6 +136,10 @@ int lw_repeat_list(const char *path, char ***runs, size_t *n);
 
 /* Load a run directory (its samples, or its histogram when imported). */
 int lw_crun_load_dir(struct lw_crun *r, const char *path);
+/* The same, with @kernel the latency figures kernel-attributable: each
+ * spike's host time, from the run's analysis.json (host.adjust, written by
+ * analyze), taken off its sample (r->kernel says whether it could be). */
+int lw_crun_load_dir_judge(struct lw_crun *r, const char *path, int kernel);
 void lw_crun_free(struct lw_crun *r);
 /* Add an empty probe (for loaders); NULL after error(). */
 struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe);

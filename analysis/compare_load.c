@@ -421,8 +421,9 @@ static uint64_t run_blocks(const json_t *m, uint64_t start)
 	return span < MAX_BASE_BLOCKS ? span : MAX_BASE_BLOCKS;
 }
 
-static int load_block_maxima(struct lw_crun *r, const char *path)
+static int load_block_maxima(struct lw_crun *r, const char *path, const struct lw_hostadj *adj)
 {
+	size_t adj_cur = 0;
 	/* a killed run may end in a partial record, as the summary allowed */
 	struct lw_samples_reader *rd = lw_run_samples_open(path, r->manifest, LW_SAMPLES_QUIET);
 	struct lw_cprobe *by_id[LW_SAMPLE_MAX] = { 0 };
@@ -445,6 +446,7 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		uint64_t t = s.expected_ns > start ? s.expected_ns - start : 0;
 		uint64_t idx = t / LW_BLOCK_BASE_NS;
 
+		s.latency_ns = lw_hostadj_apply(adj && adj->n ? adj : NULL, &adj_cur, rec, s.latency_ns);
 		rec++;
 		if (!p)
 			continue;	/* the summary already refused unknown probes */
@@ -509,8 +511,26 @@ static int derive_extras(struct lw_crun *r, const struct lw_rundir *rd)
 
 int lw_crun_load_dir(struct lw_crun *r, const char *path)
 {
+	return lw_crun_load_dir_judge(r, path, 0);
+}
+
+/* RUN/analysis.json, when there is one, into r->analysis; 0 or -1. */
+static int load_analysis(struct lw_crun *r, const struct lw_rundir *rd)
+{
+	char file[PATH_MAX];
+
+	lw_rundir_file(rd, "analysis.json", file, sizeof(file));
+	if (access(file, F_OK) == 0 &&
+	    !(r->analysis = lw_json_load_flags(file, LW_IN_NOFOLLOW, LW_CAP_JSON)))
+		return -1;
+	return 0;
+}
+
+int lw_crun_load_dir_judge(struct lw_crun *r, const char *path, int kernel)
+{
 	struct lw_rundir rd;
 	struct lw_summary sum;
+	struct lw_hostadj adj = { 0 };
 	char file[PATH_MAX];
 	int ret = -1;
 
@@ -527,7 +547,30 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 			lw_run_state_free(&st);
 		}
 	}
-	if (lw_summary_load(&sum, &rd, 0) < 0) {
+	/* judged on the kernel-attributable figures: the host's time that
+	 * analyze found in each spike (host.adjust) off its sample */
+	if (kernel) {
+		if (load_analysis(r, &rd) < 0) {
+			lw_rundir_close(&rd);
+			return -1;
+		}
+		r->kernel = json_is_array(json_object_get(json_object_get(r->analysis, "host"),
+							  "adjust")) ? 1 : -1;
+		if (r->kernel > 0 &&
+		    lw_hostadj_from_json(&adj, r->analysis, lw_rundir_file(&rd, "analysis.json", file,
+									   sizeof(file))) < 0) {
+			json_decref(r->analysis);
+			r->analysis = NULL;
+			lw_rundir_close(&rd);
+			return -1;
+		}
+		for (size_t i = 0; i < adj.n; i++)
+			r->host_ns += adj.ns[i];
+	}
+	if (lw_summary_load_adj(&sum, &rd, 0, &adj) < 0) {
+		lw_hostadj_free(&adj);
+		json_decref(r->analysis);
+		r->analysis = NULL;
 		lw_rundir_close(&rd);
 		return -1;
 	}
@@ -558,17 +601,16 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 		p->dropped = s->dropped;
 	}
 	if (!sum.from_histogram &&
-	    load_block_maxima(r, lw_rundir_file(&rd, "samples", file, sizeof(file))) < 0)
+	    load_block_maxima(r, lw_rundir_file(&rd, "samples", file, sizeof(file)), &adj) < 0)
 		goto out;
-	lw_rundir_file(&rd, "analysis.json", file, sizeof(file));
-	if (access(file, F_OK) == 0 &&
-	    !(r->analysis = lw_json_load_flags(file, LW_IN_NOFOLLOW, LW_CAP_JSON)))
+	if (!kernel && load_analysis(r, &rd) < 0)
 		goto out;
 	if (derive_extras(r, &rd) < 0)
 		goto out;
 	ret = 0;
 out:
 	lw_summary_free(&sum);
+	lw_hostadj_free(&adj);
 	lw_rundir_close(&rd);
 	if (ret < 0)
 		lw_crun_free(r);

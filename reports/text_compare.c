@@ -216,6 +216,11 @@ void lw_compare_print(const json_t *doc, FILE *out)
 		"smallest change these runs detect)\n",
 		lw_jnum(set, "confidence", NAN) * 100, lw_jnum(set, "alpha", NAN),
 		lw_jnum(set, "practical", NAN) * 100);
+	if (json_is_object(json_object_get(doc, "judge")))
+		fprintf(out, "latency judged on the %s: %s\n",
+			strcmp(sval(json_object_get(doc, "judge"), "on", "raw"), "kernel") ? "raw figures" :
+			"kernel-attributable figures (each spike less the host's time in it)",
+			sval(json_object_get(doc, "judge"), "why", "?"));
 	runs = groups;		/* the figures printed are the groups' */
 	json_array_foreach(json_object_get(doc, "comparisons"), i, c) {
 		size_t ir = (size_t)json_integer_value(json_object_get(c, "run")), k;
