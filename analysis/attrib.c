@@ -342,6 +342,18 @@ static void add_comp(struct lw_spike *s, enum lw_comp_kind k, const char *name, 
 	s->comp[i].ns += ns;
 }
 
+static const char *intern(struct lw_attrib *a, const char *s);
+
+/* On a virtual machine, a stretch of @ns with no event at all in an
+ * interrupt, softirq or timer callback, or in a task while the probe's
+ * timer was due (timer-late), of LW_HOST_GAP_NS or more: the host's. */
+static int host_stretch(const struct lw_attrib *a, const struct lw_spike *s, enum lw_comp_kind k,
+			uint64_t ns)
+{
+	return a->cfg.vm && !s->work && ns >= LW_HOST_GAP_NS &&
+	       (k == LW_C_IRQ || k == LW_C_SOFTIRQ || k == LW_C_TIMER || k == LW_C_TIMER_LATE);
+}
+
 static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
 			const char *name, int pid, uint64_t ns)
 {
@@ -349,6 +361,11 @@ static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_ki
 
 	if (!ns)
 		return;
+	if (host_stretch(a, s, k, ns)) {
+		k = LW_C_HOST;
+		name = intern(a, "gap");
+		pid = -1;
+	}
 	segment(s, k, name, from, s->last);
 	if (!s->work) {
 		add_comp(s, k, name, pid, 0, ns);

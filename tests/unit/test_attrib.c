@@ -335,6 +335,56 @@ static void host_gap_stream(struct lw_attrib *a)
 	lw_attrib_finish(a);
 }
 
+/* The host stopped the vCPU 30 ms inside an interrupt handler, and 30 ms
+ * while a task ran with the probe's timer due: with no event at all for
+ * LW_HOST_GAP_NS or more, host:gap on a virtual machine; a 200 us handler
+ * stays the kernel's. */
+static void host_long_stream(struct lw_attrib *a)
+{
+	spike(a, E, 30060 * US);
+	spike(a, 60 * E, 260 * US);
+	spike(a, 100 * E, 30005 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, E - 5 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	ev(a, E - 5 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "local_timer");
+	ev(a, E + 30050 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	wake_probe(a, E + 30051 * US);
+	ev(a, E + 30055 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 60 * E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, 60 * E - 5 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	ev(a, 60 * E - 5 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "eth0");
+	ev(a, 60 * E + 250 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	wake_probe(a, 60 * E + 251 * US);
+	ev(a, 60 * E + 255 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 60 * E + 300 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 100 * E - 10 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 100 * E + 30000 * US);
+	ev(a, 100 * E + 30003 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 100 * E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	lw_attrib_finish(a);
+}
+
+static void test_host_gap_long_stretch(void **st)
+{
+	struct lw_attrib *a = new_host_engine(1, NULL);
+
+	host_long_stream(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 30050 * US);
+	assert_null(find(lw_attrib_get(a, 0), LW_C_IRQ, "local_timer"));
+	assert_dominant(lw_attrib_get(a, 1), LW_C_IRQ, "eth0", 250 * US);
+	assert_int_equal(lw_attrib_get(a, 1)->host_ns, 0);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_HOST, "gap", 30000 * US);
+	lw_attrib_free(a);
+	/* bare metal: the handler's and the task's, as the trace says */
+	a = new_host_engine(0, NULL);
+	host_long_stream(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_IRQ, "local_timer", 30050 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_TIMER_LATE, "kworker/0:1", 30000 * US);
+	lw_attrib_free(a);
+}
+
 static void test_host_gap(void **st)
 {
 	struct lw_attrib *a = new_host_engine(1, NULL);
@@ -1217,6 +1267,7 @@ int main(void)
 		cmocka_unit_test(test_idle_late),
 		cmocka_unit_test(test_idle_late_none_declared),
 		cmocka_unit_test(test_host_gap),
+		cmocka_unit_test(test_host_gap_long_stretch),
 		cmocka_unit_test(test_host_steal),
 		cmocka_unit_test(test_timer_storm),
 		cmocka_unit_test(test_noise_gaps),
