@@ -345,13 +345,15 @@ static void add_comp(struct lw_spike *s, enum lw_comp_kind k, const char *name, 
 static const char *intern(struct lw_attrib *a, const char *s);
 
 /* On a virtual machine, a stretch of @ns with no event at all in an
- * interrupt, softirq or timer callback, or in a task while the probe's
- * timer was due (timer-late), of LW_HOST_GAP_NS or more: the host's. */
+ * interrupt, softirq or timer callback, in a task while the probe's timer
+ * was due (timer-late), or in the idle loop's way out (idle-exit), of
+ * LW_HOST_GAP_NS or more: the host's. */
 static int host_stretch(const struct lw_attrib *a, const struct lw_spike *s, enum lw_comp_kind k,
 			uint64_t ns)
 {
 	return a->cfg.vm && !s->work && ns >= LW_HOST_GAP_NS &&
-	       (k == LW_C_IRQ || k == LW_C_SOFTIRQ || k == LW_C_TIMER || k == LW_C_TIMER_LATE);
+	       (k == LW_C_IRQ || k == LW_C_SOFTIRQ || k == LW_C_TIMER || k == LW_C_TIMER_LATE ||
+		k == LW_C_IDLE_EXIT);
 }
 
 static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,

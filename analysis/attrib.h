@@ -269,9 +269,9 @@ struct lw_spike {
 #define LW_PROBE_PATH_NS 20000ULL
 
 /* On a virtual machine, the longest stretch with no trace event that an
- * interrupt handler, a softirq, a timer callback, or a task running while
- * the probe's timer was due (timer-late) is charged as such; a longer one
- * is host:gap.  The tick (4 ms at HZ=250) would have made an event in a
+ * interrupt handler, a softirq, a timer callback, a task running while
+ * the probe's timer was due (timer-late) or the idle loop's way out
+ * (idle-exit) is charged as such; a longer one is host:gap.  The tick (4 ms at HZ=250) would have made an event in a
  * task with interrupts on; a handler that runs 5 ms with none is the host
  * holding the vCPU far more often than a driver (lw_attrib_cfg.vm). */
 #define LW_HOST_GAP_NS 5000000ULL
@@ -294,8 +294,8 @@ struct lw_attrib_cfg {
 	 * produced no trace event and is charged unexplained (running) or
 	 * idle-late (halted past its state's exit latency, the host delivering
 	 * its timer late) is host:gap, and so is a stretch of LW_HOST_GAP_NS
-	 * or more with no event in an interrupt, softirq, timer callback or a
-	 * timer-late task.  @steal, when given: the steal the
+	 * or more with no event in an interrupt, softirq, timer callback, a
+	 * timer-late task or the idle loop's way out.  @steal, when given: the steal the
 	 * hypervisor reported on @cpu in [from, to); that much of the window's
 	 * time with no event (host:gap, unexplained, idle-late, timer-late)
 	 * becomes host:steal, never time the trace explains (an interrupt, a

@@ -344,6 +344,7 @@ static void host_long_stream(struct lw_attrib *a)
 	spike(a, E, 30060 * US);
 	spike(a, 60 * E, 260 * US);
 	spike(a, 100 * E, 30005 * US);
+	spike(a, 140 * E, 30008 * US);
 	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
 	ev(a, E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
 	ev(a, E - 5 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
@@ -363,6 +364,12 @@ static void host_long_stream(struct lw_attrib *a)
 	wake_probe(a, 100 * E + 30000 * US);
 	ev(a, 100 * E + 30003 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
 	ev(a, 100 * E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	/* woken onto the idle CPU in time, then 30 ms before it is seen running */
+	ev(a, 140 * E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, 140 * E + 1 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, 140 * E + 2 * US);
+	ev(a, 140 * E + 30005 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 140 * E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
 	lw_attrib_finish(a);
 }
 
@@ -376,12 +383,14 @@ static void test_host_gap_long_stretch(void **st)
 	assert_dominant(lw_attrib_get(a, 1), LW_C_IRQ, "eth0", 250 * US);
 	assert_int_equal(lw_attrib_get(a, 1)->host_ns, 0);
 	assert_dominant(lw_attrib_get(a, 2), LW_C_HOST, "gap", 30000 * US);
+	assert_dominant(lw_attrib_get(a, 3), LW_C_HOST, "gap", 30001 * US);
 	lw_attrib_free(a);
 	/* bare metal: the handler's and the task's, as the trace says */
 	a = new_host_engine(0, NULL);
 	host_long_stream(a);
 	assert_dominant(lw_attrib_get(a, 0), LW_C_IRQ, "local_timer", 30050 * US);
 	assert_dominant(lw_attrib_get(a, 2), LW_C_TIMER_LATE, "kworker/0:1", 30000 * US);
+	assert_dominant(lw_attrib_get(a, 3), LW_C_IDLE_EXIT, "C1", 30001 * US);
 	lw_attrib_free(a);
 }
 
