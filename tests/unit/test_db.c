@@ -379,6 +379,14 @@ static void test_compare_from_store(void **st)
 	assert_int_equal(lw_crun_load_dir(&dirs[1], b), 0);
 	assert_int_equal(dirs[0].p[0].d.n, 8000);
 	assert_true(dirs[0].p[0].nb >= 399 && dirs[0].p[0].nb <= 401);
+	/* per CPU from the samples (they alternate between CPUs 0 and 1) */
+	assert_int_equal(dirs[0].p[0].ncpu, 2);
+	for (int c = 0; c < 2; c++) {
+		assert_int_equal(dirs[0].p[0].cpu[c].cpu_id, c);
+		assert_int_equal(dirs[0].p[0].cpu[c].d.n, 4000);
+		assert_int_equal(dirs[0].p[0].cpu[c].nb, dirs[0].p[0].nb);
+	}
+	assert_null(dirs[0].p[0].no_cpu);
 	lw_cmp_opts_default(&o);
 	o.resamples = 300;
 	o.block_ns = 100000000;
@@ -390,6 +398,9 @@ static void test_compare_from_store(void **st)
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(lw_db_add(db, &dirs[i], NULL, 1, &id[i], &existed), 0);
 		assert_int_equal(lw_db_load(db, id[i], &stored[i]), 0);
+		/* the store keeps no per-CPU figures, and says so */
+		assert_int_equal(stored[i].p[0].ncpu, 0);
+		assert_non_null(strstr(stored[i].p[0].no_cpu, "results store"));
 	}
 	d2 = lw_compare(stored, 2, 0, &o);
 	assert_non_null(d2);
