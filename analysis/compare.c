@@ -940,7 +940,7 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
  */
 #define CPU_PCT 2		/* p99 in lw_pct */
 #define CPU_RATES_NOTE "shown per CPU, not judged: the rate over a threshold varies between runs " \
-		       "2-4 times as much as p99, which answers the same question and is judged"
+		       "2 to 7 times as much as p99, which answers the same question and is judged"
 
 static const struct pcache *cpu_pc(const struct pcache *pc, int cpu)
 {
