@@ -123,6 +123,7 @@ int lw_analysis_checks(const json_t *doc, const json_t *m, const struct lw_board
 	    lw_checks_threshold((uint64_t)json_integer_value(thr), src ? src : "--threshold", doc,
 				out) < 0)
 		return -1;
+	lw_checks_unjudged(out, doc);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "analysis/attrib.h"
 #include "analysis/attrib_int.h"
 #include "lib/error.h"
+#include "lib/sort.h"
 
 static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_IDLE_EXIT] = "idle-exit", [LW_C_IRQ] = "irq", [LW_C_SOFTIRQ] = "softirq",
@@ -1403,8 +1404,7 @@ void lw_attrib_finish(struct lw_attrib *a)
 	/* lost windows are all known now */
 	while (a->nwait)
 		finalize(a, a->wait[--a->nwait]);
-	if (a->nkeep)	/* qsort(NULL, 0) is undefined */
-		qsort(a->keep, a->nkeep, sizeof(*a->keep), cmp_expected);
+	lw_qsort(a->keep, a->nkeep, sizeof(*a->keep), cmp_expected);
 }
 
 size_t lw_attrib_kept(const struct lw_attrib *a) { return a->nkeep; }

@@ -7,6 +7,7 @@
 #include "analysis/attrib.h"
 #include "analysis/attrib_int.h"
 #include "lib/error.h"
+#include "lib/sort.h"
 
 const struct lw_spike *lw_attrib_get(const struct lw_attrib *a, size_t i)
 {
@@ -62,7 +63,7 @@ json_t *lw_spike_components_json(const struct lw_spike *s, const char *const *st
 	char label[160];
 
 	memcpy(sorted, s->comp, (size_t)s->ncomp * sizeof(*sorted));
-	qsort(sorted, (size_t)s->ncomp, sizeof(*sorted), cmp_comp);	/* largest first */
+	lw_qsort(sorted, (size_t)s->ncomp, sizeof(*sorted), cmp_comp);	/* largest first */
 	for (int i = 0; i < s->ncomp; i++) {
 		json_t *c = json_pack("{s:s, s:s, s:s, s:I, s:f}",
 			"cause", lw_component_label(&sorted[i], label, sizeof(label)),
@@ -169,12 +170,12 @@ json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n)
 	for (size_t i = 0; i < a->nkeep; i++)
 		by_lat[i] = &a->keep[i];
 	if (a->nkeep)	/* qsort and memcpy of NULL, 0 are undefined */
-		qsort(by_lat, a->nkeep, sizeof(*by_lat), cmp_latency_desc);
+		lw_qsort(by_lat, a->nkeep, sizeof(*by_lat), cmp_latency_desc);
 	for (size_t i = 0; i < a->nkeep && i < top_n; i++)
 		json_array_append_new(spikes, spike_json(by_lat[i]));
 	if (a->ncauses) {
 		memcpy(causes, a->causes, a->ncauses * sizeof(*causes));
-		qsort(causes, a->ncauses, sizeof(*causes), cmp_cause);
+		lw_qsort(causes, a->ncauses, sizeof(*causes), cmp_cause);
 	}
 	for (size_t j = 0; j < a->ncauses; j++) {
 		struct lw_component c = { causes[j].kind, causes[j].name, causes[j].ns, -1, 0 };

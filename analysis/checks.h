@@ -73,6 +73,12 @@ int lw_checks_board(const struct lw_board *b, const json_t *an, const char *suff
 int lw_checks_threshold(uint64_t ns, const char *origin, const json_t *an,
 			struct lw_checks *out);
 
+/* A run that is not whole passes nothing: each check of @cs that held on
+ * what the run measured becomes LW_SKIP, "not judged: the run is STATE;
+ * held on what it measured: ...", when the analysis document @an says the
+ * run is not complete (a failure stays one: what was measured broke it). */
+void lw_checks_unjudged(struct lw_checks *cs, const json_t *an);
+
 /* The checks of suite @suite as analysis.json's "checks" array, and back
  * (appended to @out; -1 after error() naming @what on a malformed entry). */
 json_t *lw_checks_json(const struct lw_checks *cs, const char *suite);

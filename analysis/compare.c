@@ -19,6 +19,7 @@
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 #include "workloads/rkind.h"
 
 /* ---- options ---------------------------------------------------------- */
@@ -1295,7 +1296,7 @@ static int holm(json_t *ms, double alpha)
 		t[k].m = m;
 		t[k++].p = json_number_value(p);
 	}
-	qsort(t, k, sizeof(*t), cmp_tested);
+	lw_qsort(t, k, sizeof(*t), cmp_tested);
 	for (i = 0; i < k; i++) {
 		double adj = (double)(k - i) * t[i].p;
 		const json_t *rt = json_object_get(t[i].m, "runs_test");

@@ -24,6 +24,7 @@
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 
 /* ---- runs ------------------------------------------------------------- */
 
@@ -690,7 +691,7 @@ int lw_repeat_list(const char *path, char ***runs, size_t *n)
 		k++;
 	}
 	closedir(d);
-	qsort(v, k, sizeof(*v), cmp_str);
+	lw_qsort(v, k, sizeof(*v), cmp_str);
 	/* the group is its complete runs (analysis/repeat.h) */
 	for (size_t i = 0, j = 0, all = k; i < all; i++) {
 		char why[1200];

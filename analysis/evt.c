@@ -7,6 +7,7 @@
 
 #include "analysis/evt.h"
 #include "lib/error.h"
+#include "lib/sort.h"
 
 static const char *const model_names[] = { [LW_EVT_GEV] = "gev", [LW_EVT_GUMBEL] = "gumbel" };
 
@@ -77,7 +78,7 @@ int lw_evt_fit_gev_pwm(const double *x, size_t n, struct lw_evt_fit *f)
 	if (!s)
 		return error("out of memory");
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	lw_qsort(s, n, sizeof(*s), cmp_double);
 	ret = gev_pwm_sorted(s, n, f);
 	free(s);
 	return ret;
@@ -224,7 +225,7 @@ int lw_evt_estimate(const double *x, size_t n, enum lw_evt_model model, double m
 		return error("out of memory");
 	}
 	memcpy(sorted, x, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	lw_qsort(sorted, n, sizeof(*sorted), cmp_double);
 	for (unsigned b = 0; b < resamples; b++) {
 		struct lw_evt_fit bf;
 		size_t k = 0;

@@ -12,6 +12,7 @@
 #include "analysis/tracepass.h"
 #include "lib/error.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 #include "workloads/rkind.h"
 
 /*
@@ -96,7 +97,7 @@ struct lw_misses *lw_misses_new(json_t *workloads, const json_t *manifest)
 			ms->n++;
 		}
 	}
-	qsort(ms->v, ms->n, sizeof(*ms->v), cmp_miss);
+	lw_qsort(ms->v, ms->n, sizeof(*ms->v), cmp_miss);
 	return ms;
 }
 
@@ -281,7 +282,7 @@ void lw_misses_print(FILE *out, const json_t *analysis)
 			c[n++] = (struct count){ cause, json_integer_value(v) };
 			listed += json_integer_value(v);
 		}
-		qsort(c, n, sizeof(*c), cmp_count);
+		lw_qsort(c, n, sizeof(*c), cmp_count);
 		if (listed < all)
 			fprintf(out, "  %s: the first %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
 				" deadline misses by cause (each from its own window in the trace):", key,

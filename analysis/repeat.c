@@ -12,6 +12,7 @@
 #include "analysis/runstate.h"
 #include "lib/error.h"
 #include "lib/rundir.h"
+#include "lib/sort.h"
 
 /* The state of the run at @path into @st; -1 when it has no manifest (not
  * started) or cannot be read. */
@@ -92,7 +93,7 @@ json_t *lw_repeat_runs(const char *parent)
 	}
 	closedir(d);
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_name);
+		lw_qsort(v, n, sizeof(*v), cmp_name);
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(out, v[i]);
 	free(v);

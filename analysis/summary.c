@@ -14,6 +14,7 @@
 #include "lib/monitor.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 
 /* Index of the series (@probe, @cpu), created if new; -1 on error.  An
  * index, not a pointer: creating a series moves the array. */
@@ -787,7 +788,7 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 			lw_summary_free(sum);
 			return -1;
 		}
-		qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
+		lw_qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
 		return 0;
 	}
 	lw_rundir_file(rd, "samples", path, sizeof(path));
@@ -803,8 +804,7 @@ int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t
 		lw_summary_free(sum);
 		return -1;
 	}
-	if (sum->n)	/* qsort(NULL, 0) is undefined */
-		qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
+	lw_qsort(sum->s, sum->n, sizeof(*sum->s), cmp_series);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "analysis/timeline.h"
 #include "lib/error.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 #include "power/power.h"
 
 void lw_timeline_init(struct lw_timeline *tl, uint64_t t0, uint64_t span, size_t n)
@@ -127,7 +128,7 @@ json_t *lw_timeline_json(const struct lw_timeline *tl)
 
 	if (!tl->n)
 		return NULL;
-	qsort(tl->s, tl->n, sizeof(*tl->s), cmp_series);
+	lw_qsort(tl->s, tl->n, sizeof(*tl->s), cmp_series);
 	probes = json_object();
 	for (size_t k = 0; k < tl->n; k++) {
 		const struct lw_tl_series *s = &tl->s[k];

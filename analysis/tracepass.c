@@ -18,6 +18,7 @@
 #include "lib/metrics.h"
 #include "lib/safefile.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 #include "lib/stats.h"
 #include "workloads/rkind.h"
 
@@ -711,7 +712,7 @@ static json_t *nohz_json(struct nohz_cpu *nz, int ncpus, uint64_t first, uint64_
 		for (int b = 0; b < 6; b++)
 			if (n->dep[b])
 				json_object_set_new(deps, tick_dep_names[b], json_integer((json_int_t)n->dep[b]));
-		qsort(n->src, (size_t)n->nsrc, sizeof(*n->src), cmp_source);
+		lw_qsort(n->src, (size_t)n->nsrc, sizeof(*n->src), cmp_source);
 		for (int i = 0; i < n->nsrc && i < 12; i++)
 			json_array_append_new(src, json_pack("{s:s, s:I, s:o}", "source", n->src[i].name,
 				"count", (json_int_t)n->src[i].count,
@@ -959,6 +960,21 @@ static void tp_next_window(struct tpass *p, uint64_t ts)
 	lw_attrib_forget(p->a);
 }
 
+/* Every sample due by @ts: whether it is a spike, and its CPU's idle state
+ * as the events so far say.  0 or -1. */
+static int tp_samples_due(struct tpass *p, uint64_t ts)
+{
+	while (p->mr == 1 && p->nx.expected_ns <= ts) {
+		if (spike_of(&p->sp, &p->nx, p->nxi) < 0 ||
+		    point_put(p->x, &p->nx, p->cur_state[p->nx.cpu]) < 0)
+			return -1;
+		p->mr = lw_sample_merge_next(p->mg, &p->nx, &p->nxi);
+		if (p->mr < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Phase 2, one event: @ev read into @e for the attribution, with what it
  * says of its CPU's idle state, NO_HZ counters and wake-up sources; 0 to
@@ -1099,8 +1115,13 @@ static int tp_walk(struct tpass *p)
 
 		if (ev.cpu < 0 || ev.cpu >= p->ncpus)
 			continue;
-		if (p->tw.n && p->twi < p->tw.n && ev.ts_ns > p->tw.w[p->twi][1])
+		if (p->tw.n && p->twi < p->tw.n && ev.ts_ns > p->tw.w[p->twi][1]) {
+			/* the samples due up to the window's end keep what
+			 * the window said of their CPU */
+			if (tp_samples_due(p, p->tw.w[p->twi][1]) < 0)
+				return -1;
 			tp_next_window(p, ev.ts_ns);
+		}
 		n = &p->nz[ev.cpu];
 		if (!p->first)
 			p->first = ev.ts_ns;
@@ -1114,14 +1135,8 @@ static int tp_walk(struct tpass *p)
 		if (lw_misses_feed(p->sp.misses, p->a, ev.ts_ns, p->ncpus) < 0)
 			return -1;
 		/* every sample due before this event: its CPU's idle state */
-		while (p->mr == 1 && p->nx.expected_ns <= ev.ts_ns) {
-			if (spike_of(&p->sp, &p->nx, p->nxi) < 0 ||
-			    point_put(p->x, &p->nx, p->cur_state[p->nx.cpu]) < 0)
-				return -1;
-			p->mr = lw_sample_merge_next(p->mg, &p->nx, &p->nxi);
-			if (p->mr < 0)
-				return -1;
-		}
+		if (tp_samples_due(p, ev.ts_ns) < 0)
+			return -1;
 		if (tp_decode(p, &ev, &e))
 			continue;
 		if (e.kind != LW_TEV_MAX)

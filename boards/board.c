@@ -26,6 +26,7 @@
 #include "lib/parse.h"
 #include "lib/powersrc.h"
 #include "lib/rundir.h"
+#include "lib/sort.h"
 
 struct ctx {
 	const char *file;
@@ -448,7 +449,7 @@ static int parse_opps(struct ctx *c, struct lw_board *b, const struct lw_ynode *
 				return bad(c, s->kid[i], "operating_points",
 					   "freq_khz 0 (the fixed frequency) must be the only operating point");
 	}
-	qsort(b->opp, (size_t)b->nopp, sizeof(*b->opp), lw_board_cmp_opp);
+	lw_qsort(b->opp, (size_t)b->nopp, sizeof(*b->opp), lw_board_cmp_opp);
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "lib/parse.h"
 #include "lib/powersrc.h"
 #include "lib/rundir.h"
+#include "lib/sort.h"
 
 #ifndef LW_PREFIX
 #define LW_PREFIX "/usr/local"
@@ -128,7 +129,7 @@ void lw_board_discover(struct lw_board *b, const char *root)
 			}
 			if (b->opp) {
 				b->nopp = n;
-				qsort(b->opp, (size_t)n, sizeof(*b->opp), lw_board_cmp_opp);
+				lw_qsort(b->opp, (size_t)n, sizeof(*b->opp), lw_board_cmp_opp);
 			}
 		}
 	}
@@ -320,7 +321,7 @@ json_t *lw_board_list(void)
 		for (size_t i = 0; tmp && i < n; i++)
 			tmp[i] = json_array_get(arr, i);
 		if (tmp)
-			qsort(tmp, n, sizeof(*tmp), cmp_name);
+			lw_qsort(tmp, n, sizeof(*tmp), cmp_name);
 		for (size_t i = 0; tmp && i < n; i++)
 			json_array_append(sorted, tmp[i]);
 		free(tmp);

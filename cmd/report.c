@@ -251,31 +251,16 @@ static int write_wanted(const char *const *want, const struct lw_report_in *in)
 }
 
 /* A run's checks into @checks: its verdict, then its own checks (a run that
- * is not whole passes none). */
+ * is not whole passes none: lw_checks_unjudged()). */
 static int judge_run(struct lw_rrun *run, const char *board, const char **budget_text,
 		     size_t nbudgets, struct lw_checks *checks)
 {
 	if (lw_rrun_judge(run, board, budget_text, nbudgets) < 0 ||
 	    lw_verdict_check(&run->verdict, checks) < 0)
 		return -1;
-	for (size_t i = 0; i < run->checks.n; i++) {
-		struct lw_check ck = run->checks.c[i];
-		const char *st = lw_rrun_str(run, "status");
-
-		/* a run that is not whole passes nothing: a check that
-		 * held on what it measured is not judged */
-		if (ck.result == LW_PASS && (!st || strcmp(st, "complete"))) {
-			char m[sizeof(ck.message) + 80];
-
-			snprintf(m, sizeof(m), "not judged: the run is %s; held on what it "
-				 "measured: %s", st ? st : "of unknown state", ck.message);
-			memcpy(ck.message, m, sizeof(ck.message) - 1);
-			ck.message[sizeof(ck.message) - 1] = 0;
-			ck.result = LW_SKIP;
-		}
-		if (lw_checks_add(checks, &ck) < 0)
+	for (size_t i = 0; i < run->checks.n; i++)
+		if (lw_checks_add(checks, &run->checks.c[i]) < 0)
 			return -1;
-	}
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "lib/error.h"
 #include "lib/input.h"
 #include "lib/parse.h"
+#include "lib/sort.h"
 #include "workloads/scenario.h"
 
 static const char usage[] =
@@ -87,7 +88,7 @@ static int list(int verbose)
 		closedir(dir);
 	}
 	if (n)
-		qsort(e, n, sizeof(*e), by_name);
+		lw_qsort(e, n, sizeof(*e), by_name);
 	for (size_t i = 0; i < n; i++) {
 		char *desc = lw_scenario_describe(e[i].path,
 						  e[i].env ? "LATWATT_SCENARIO_PATH" : NULL);

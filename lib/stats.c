@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/sort.h"
 #include "lib/stats.h"
 
 #define Q_OF(id, name, key, q, ...) q,
@@ -158,7 +159,7 @@ void lw_sort_u64(uint64_t *v, size_t n)
 	if (!tmp || !cnt) {
 		free(tmp);
 		free(cnt);
-		qsort(v, n, sizeof(*v), cmp_u64);	/* no memory for the fast path */
+		lw_qsort(v, n, sizeof(*v), cmp_u64);	/* no memory for the fast path */
 		return;
 	}
 	for (size_t i = 0; i < n; i++)

@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/input.h"
 #include "lib/safefile.h"
+#include "lib/sort.h"
 #include "power/power.h"
 
 struct lw_power_writer {
@@ -395,12 +396,8 @@ struct lw_power_data *lw_power_read(const char *path)
 {
 	struct lw_power_data *d = lw_power_scan(path, NULL, NULL);
 
-	for (int i = 0; d && i < d->nrail; i++) {
-		struct lw_power_rail *r = &d->rail[i];
-
-		if (r->n)	/* qsort(NULL, 0) is undefined */
-			qsort(r->pt, r->n, sizeof(*r->pt), cmp_pt);
-	}
+	for (int i = 0; d && i < d->nrail; i++)
+		lw_qsort(d->rail[i].pt, d->rail[i].n, sizeof(*d->rail[i].pt), cmp_pt);
 	return d;
 }
 

@@ -14,6 +14,7 @@
 #endif
 
 #include "lib/error.h"
+#include "lib/sort.h"
 #include "lib/sysfs.h"
 #include "power/chan.h"
 #include "power/power.h"
@@ -185,7 +186,7 @@ char **lw_src_list_dir(const char *dir, const char *prefix, int *count)
 	}
 	closedir(d);
 	if (n)
-		qsort(l, (size_t)n, sizeof(*l), cmp_str);
+		lw_qsort(l, (size_t)n, sizeof(*l), cmp_str);
 	*count = n;
 	return l;
 }

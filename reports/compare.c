@@ -19,6 +19,7 @@
 #include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 #include "lib/stats.h"
 #include "reports/report.h"
 
@@ -291,7 +292,7 @@ static int read_extras(struct lw_comparison *c)
 	for (size_t j = 0; j < c->ncause; j++)
 		order[j] = j;
 	sort_c = c;
-	qsort(order, c->ncause, sizeof(*order), by_share);
+	lw_qsort(order, c->ncause, sizeof(*order), by_share);
 	for (size_t j = 0; j < c->ncause; j++) {
 		names[j] = c->cause[order[j]];
 		for (size_t ri = 0; ri < c->nrun; ri++)

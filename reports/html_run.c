@@ -13,6 +13,7 @@
 #include "lib/stats.h"
 #include "power/power.h"
 #include "analysis/timeline.h"
+#include "lib/sort.h"
 #include "reports/page.h"
 #include "workloads/rkind.h"
 
@@ -293,7 +294,7 @@ static int cmp_marker_us(const void *a, const void *b)
  */
 static void place_labels(struct marker *m, size_t n, double dx, double dy)
 {
-	qsort(m, n, sizeof(*m), cmp_marker_us);
+	lw_qsort(m, n, sizeof(*m), cmp_marker_us);
 	for (size_t i = 0; i < n; i++) {
 		int clash = 0;
 

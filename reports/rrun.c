@@ -127,6 +127,7 @@ int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budge
 		return -1;
 	if (!board && !nbudgets) {
 		r->checks = own;
+		lw_checks_unjudged(&r->checks, an);
 		return lw_verdict_from_json(json_object_get(an, "verdict"), what, &r->verdict);
 	}
 	for (size_t i = 0; i < own.n; i++)
@@ -145,6 +146,7 @@ int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budge
 	for (size_t i = 0; i < nbudgets; i++)
 		if (lw_checks_rule_text(budgets[i], "report --budget", an, &r->checks) < 0)
 			goto fail;
+	lw_checks_unjudged(&r->checks, an);
 	lw_verdict_build(an, &r->checks, json_object_get(an, "problems"), &r->verdict);
 	return 0;
 fail:

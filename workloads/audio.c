@@ -27,6 +27,7 @@
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/samples.h"
+#include "lib/sort.h"
 #include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "workloads/common.h"
@@ -184,7 +185,7 @@ static void calibrate(struct audio_stream *s)
 		process_period(s, s->dma, CAL_BLOCK);
 		t[i] = (double)(lw_mono_ns() - t1) / CAL_BLOCK;
 	}
-	qsort(t, CAL_TRIALS, sizeof(t[0]), cmp_double);
+	lw_qsort(t, CAL_TRIALS, sizeof(t[0]), cmp_double);
 	s->cal_ns_per_voice = t[CAL_TRIALS / 2];
 	s->cal_min_ns = t[0];
 	s->cal_max_ns = t[CAL_TRIALS - 1];

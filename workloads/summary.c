@@ -17,6 +17,7 @@
 #include "lib/error.h"
 #include "lib/input.h"
 #include "lib/rundir.h"
+#include "lib/sort.h"
 #include "workloads/records.h"
 #include "workloads/rkind.h"
 #include "workloads/workload.h"
@@ -84,7 +85,7 @@ json_t *lw_rvec_dist(struct lw_rvec *a)
 	double sum = 0;
 
 	if (a->n)
-		qsort(a->v, a->n, sizeof(*a->v), cmp_u64);
+		lw_qsort(a->v, a->n, sizeof(*a->v), cmp_u64);
 	for (size_t i = 0; i < a->n; i++)
 		sum += (double)a->v[i];
 	return json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}",

@@ -7,7 +7,9 @@
 #   layering": lib <- probes, workloads <- boards <- power <- analysis <-
 #   reports <- cmd);
 # - every child process goes through lib/spawn.c: no other file forks,
-#   execs or waits, and nothing runs a shell (popen, system).
+#   execs or waits, and nothing runs a shell (popen, system);
+# - every sort goes through lib/sort.h's lw_qsort(): qsort(NULL, 0) is
+#   undefined, and an empty array is often NULL.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 2
 py layers <<'PY'
@@ -156,6 +158,19 @@ if spawn_bad:
         fail("one-home-for-child-processes", b + " outside " + SPAWN_HOME)
 else:
     print("PASS: one-home-for-child-processes")
+
+QSORT = re.compile(r'(?<![\w.>])qsort\s*\(')
+qsort_bad = []
+for path in files:
+    if path == "lib/sort.h":
+        continue
+    code = code_only(open(path, encoding="utf-8", errors="replace").read())
+    for m in QSORT.finditer(code):
+        qsort_bad.append("%s:%d" % (path, code.count("\n", 0, m.start()) + 1))
+for b in qsort_bad:
+    fail("sorts-through-lw_qsort", b + ": qsort() where lw_qsort() (lib/sort.h) is meant")
+if not qsort_bad:
+    print("PASS: sorts-through-lw_qsort")
 sys.exit(status)
 PY
 finish

@@ -161,6 +161,50 @@ if [ -d "$R/idle" ]; then
 	done
 fi
 
+# a trace window that ends between a sample and the next event: the sample
+# keeps the idle state the window gave its CPU (analyze called it unknown,
+# the time up to the window's end being traced)
+if [ -d "$R/idle" ] && [ -s "$R/idle/trace.dat" ]; then
+	cp -a "$R/idle" "$R/cutwin"
+	rm -f "$R/cutwin/analysis.json"
+	if "$PYTHON" - "$R/cutwin" "$TOP/tests/oracle" <<'PY'
+import json, os, sys
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+from raw import Run
+run = Run(sys.argv[1])
+events, _ = run.trace()
+ts = np.array([e.ts for e in events], dtype=np.int64)
+seen = set()
+first_on = {}
+for e in events:
+    first_on.setdefault(e.cpu, e.ts)
+a = np.sort(run.samples.a, order='expected')
+# a sample in the second half of the run, after its CPU's first event, with
+# room before the next event of any CPU
+for s in a[len(a) // 2:]:
+    e, c = int(s['expected']), int(s['cpu'])
+    if c not in first_on or first_on[c] >= e:
+        continue
+    i = int(np.searchsorted(ts, e, side='right'))
+    if i < len(ts) and ts[i] - e >= 4:
+        end = e + (int(ts[i]) - e) // 2
+        break
+else:
+    sys.exit(1)
+p = os.path.join(sys.argv[1], 'manifest.json')
+m = json.load(open(p))
+m['trace']['mode'] = 'monitor'
+m['trace']['windows'] = [{'from_ns': int(ts[0]) - 1, 'to_ns': end}]
+json.dump(m, open(p, 'w'), indent=2)
+PY
+	then
+		views cut-window "$R/cutwin"
+	else
+		skip "oracle cut-window" "no sample with room before the next trace event"
+	fi
+fi
+
 # a meter's log: 4 W for the length of the run, sampled every 100 ms; the
 # import is made twice (it must not count the meter twice)
 if run meter -d 2s --power off; then

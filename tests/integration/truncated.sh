@@ -38,6 +38,22 @@ assert d["probes"]["cyclic"]["all"]["count"] == 300, d["probes"]["cyclic"]["all"
 PY
 	fail "record boundary: analysis.json"
 
+# a run that is not whole passes nothing: a budget that held on what is
+# there is "not judged" in analyze's checks and in every view drawn from them
+"$LATWATT" analyze --json --budget "cyclic.max<1s" "$TMP/boundary" >"$TMP/bj.json" 2>/dev/null
+"$LATWATT" report --junit "$TMP/b.xml" "$TMP/boundary" >/dev/null 2>&1
+/usr/bin/python3 - "$TMP/bj.json" "$TMP/b.xml" <<'PY' && pass "record boundary: a held budget is not judged" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d["checks"] if c["rule"].startswith("cyclic.max")]
+assert len(c) == 1 and c[0]["result"] == "skip", c
+assert c[0]["message"].startswith("not judged: the run is truncated; held on what it measured"), c
+assert d["verdict"]["not_judged"] >= 1, d["verdict"]
+x = open(sys.argv[2]).read()
+assert "not judged: the run is truncated" in x and "<skipped" in x, x[:2000]
+PY
+	fail "record boundary: a held budget is not judged"
+
 # a partial record: analyzed as far as it goes, not refused
 cut_run partial $((64 + 24 * 300 + 10))
 "$LATWATT" analyze "$TMP/partial" >"$TMP/p.out" 2>"$TMP/p.err"
