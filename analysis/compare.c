@@ -956,6 +956,8 @@ static const char *cpu_missing(const struct cmpctx *c, unsigned probe)
 {
 	const struct gview *g[2] = { c->a, c->b };
 
+	if (!lw_probe_wakeup(probe) && !lw_probe_gaps(probe))
+		return "end-to-end latencies of a pipeline, not of one CPU";
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < g[s]->n; i++) {
 			const struct lw_cprobe *cp = lw_cmp_rc_probe(&g[s]->rc[i], probe)->cp;

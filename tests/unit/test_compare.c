@@ -363,6 +363,43 @@ static void test_one_cpu_change(void **st)
 	assert_true(cpu1 > all);
 }
 
+/* A pipeline's end-to-end latencies (video) are not a CPU's: not judged
+ * per CPU, and the comparison says why. */
+static void test_no_cpu_for_pipeline(void **st)
+{
+	struct lw_crun runs[4];
+	struct lw_cgroup g[2] = { { "A", 0, 2 }, { "B", 2, 2 } };
+	struct lw_cmp_opts o;
+	struct lw_rng r;
+	const json_t *pc, *m;
+	json_t *doc;
+	size_t i;
+
+	(void)st;
+	opts(&o);
+	assert_int_equal(lw_rng_seed(&r, 77), 0);
+	for (i = 0; i < 4; i++) {
+		make_planted_run(&runs[i], i < 2 ? "a" : "b", 1, i < 2 ? 0 : 0.05, &r);
+		runs[i].p[0].probe = LW_SAMPLE_VIDEO;
+		for (size_t j = 0; j < runs[i].p[0].ncpu; j++)
+			runs[i].p[0].cpu[j].probe = LW_SAMPLE_VIDEO;
+	}
+	doc = lw_compare_groups(runs, g, 2, 0, &o);
+	assert_non_null(doc);
+	pc = json_array_get(json_object_get(json_array_get(json_object_get(doc, "comparisons"), 0),
+					    "per_cpu"), 0);
+	assert_string_equal(json_string_value(json_object_get(pc, "probe")), "video");
+	assert_int_equal(json_array_size(json_object_get(pc, "cpus")), 0);
+	assert_non_null(strstr(json_string_value(json_object_get(pc, "note")), "pipeline"));
+	json_array_foreach(json_object_get(json_array_get(json_object_get(doc, "comparisons"), 0),
+					   "metrics"), i, m)
+		assert_null(json_object_get(m, "cpu"));
+	json_decref(doc);
+	for (i = 0; i < 4; i++)
+		lw_crun_free(&runs[i]);
+	lw_rng_free(&r);
+}
+
 static void test_one_run_a_side(void **st)
 {
 	struct lw_cmp_opts o;
@@ -749,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_aa_false_verdicts),
 		cmocka_unit_test(test_shift_detected),
 		cmocka_unit_test(test_one_cpu_change),
+		cmocka_unit_test(test_no_cpu_for_pipeline),
 		cmocka_unit_test(test_one_run_a_side),
 		cmocka_unit_test(test_same_runs),
 		cmocka_unit_test(test_document),
