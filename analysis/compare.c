@@ -1263,29 +1263,49 @@ static void share_metrics(json_t *ms, const struct cmpctx *c, const char *key, c
 struct tested {
 	json_t *m;
 	double p;
+	double w;		/* its weight in Holm's family */
 };
 
 static int cmp_tested(const void *a, const void *b)
 {
-	double x = ((const struct tested *)a)->p, y = ((const struct tested *)b)->p;
+	const struct tested *x = a, *y = b;
+	double u = x->p / x->w, v = y->p / y->w;
 
-	return x < y ? -1 : x > y;
+	return u < v ? -1 : u > v;
+}
+
+/* The statistic a per-CPU metric judges ("p99" of "cyclic.cpu1.p99"), or
+ * NULL for a metric over all CPUs. */
+static const char *cpu_stat(const json_t *m)
+{
+	const char *name = json_string_value(json_object_get(m, "name"));
+	const char *pn = json_string_value(json_object_get(m, "probe"));
+
+	if (!json_object_get(m, "cpu") || !pn || !name)
+		return NULL;
+	return strchr(name + strlen(pn) + 1, '.');
 }
 
 /*
  * Holm's step-down adjustment over the tested metrics of one comparison, so
  * that the chance of any verdict at all between two groups of runs of one
  * system stays below alpha (a comparison tests a dozen metrics or more).
+ * Weighted (Holm 1979): the per-CPU metrics of one figure of a probe share
+ * the weight of one metric (each CPU's p99 1/N of it with N CPUs), every
+ * other metric weighs 1; a metric is significant while its p is below
+ * alpha times its weight over the weight of those not yet rejected, so
+ * judging per CPU costs the metrics over all CPUs little power however
+ * many CPUs there are.  With equal weights this is Holm's own.
  * Adds "p_adjusted", turns verdicts whose adjusted p is not below alpha into
  * "no significant difference", and gives each tested metric the smallest
- * change it would have found (power 0.8 at alpha over the number tested,
- * the first step of Holm's).
+ * change it would have found (power 0.8 at alpha times its share of the
+ * weight, the first step of Holm's).
  */
 static int holm(json_t *ms, double alpha)
 {
 	size_t n = json_array_size(ms), k = 0, i;
 	struct tested *t = malloc((n ? n : 1) * sizeof(*t));
-	double run_max = 0;
+	double run_max = 0, left = 0, total;
 	json_t *m;
 
 	if (!t)
@@ -1296,17 +1316,39 @@ static int holm(json_t *ms, double alpha)
 		if (!strcmp(json_string_value(json_object_get(m, "verdict")), LW_NA) || !json_is_number(p))
 			continue;
 		t[k].m = m;
+		t[k].w = 1;
 		t[k++].p = json_number_value(p);
 	}
-	lw_qsort(t, k, sizeof(*t), cmp_tested);
+	/* the CPUs of one figure of a probe share one weight */
 	for (i = 0; i < k; i++) {
-		double adj = (double)(k - i) * t[i].p;
+		const char *st = cpu_stat(t[i].m), *pn;
+		size_t same = 0;
+
+		if (!st)
+			continue;
+		pn = json_string_value(json_object_get(t[i].m, "probe"));
+		for (size_t j = 0; j < k; j++) {
+			const char *sj = cpu_stat(t[j].m);
+
+			same += sj && !strcmp(sj, st) &&
+				!strcmp(json_string_value(json_object_get(t[j].m, "probe")), pn);
+		}
+		t[i].w = 1.0 / (double)same;
+	}
+	for (i = 0; i < k; i++)
+		left += t[i].w;
+	total = left;
+	if (k)
+		qsort(t, k, sizeof(*t), cmp_tested);
+	for (i = 0; i < k; i++) {
+		double adj = t[i].p * left / t[i].w, a = alpha * t[i].w / total;
 		const json_t *rt = json_object_get(t[i].m, "runs_test");
 		struct lw_runs_test rtest = { .ok = 1, .se = lw_jnum(rt, "se", NAN),
 					      .df = lw_jnum(rt, "df", NAN) };
-		double mdc = lw_runs_mdc(&rtest, alpha / (double)k, POWER), base = lw_jnum(rt, "rate_base", NAN);
+		double mdc = lw_runs_mdc(&rtest, a, POWER), base = lw_jnum(rt, "rate_base", NAN);
 		int rate = !strcmp(json_string_value(json_object_get(rt, "scale")) ?: "", "rate");
 
+		left -= t[i].w;
 		if (adj > 1)
 			adj = 1;
 		if (adj > run_max)
@@ -1317,7 +1359,7 @@ static int holm(json_t *ms, double alpha)
 		json_object_set_new(t[i].m, "min_detectable", json_pack("{s:s, s:o, s:f, s:f}",
 			"stat", rate ? "rate_rel" : "rel",
 			"value", rate ? (base > 0 ? lw_jreal(mdc / base) : json_null()) : lw_jreal(expm1(mdc)),
-			"power", POWER, "alpha", alpha / (double)k));
+			"power", POWER, "alpha", a));
 	}
 	free(t);
 	return 0;
