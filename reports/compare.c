@@ -60,9 +60,9 @@ const char *const lw_cmp_method[] = {
 	"tested (the first step of Holm's adjustment: alpha/k when each of k weighs 1; below for "
 	"the per-CPU metrics), (t(1 - alpha/2k) + t(0.8)) times the standard error. \u201c5 runs "
 	"a side detect 10 % in p99 here\u201d reads off it.",
-	"A verdict is better or worse when the change is significant after Holm's (weighted) "
-	"step-down adjustment over all metrics tested in one comparison, and larger than "
-	"--practical (lower "
+	"A verdict is better or worse when the change is significant after Holm's step-down "
+	"adjustment (weighted, for the per-CPU metrics) over all metrics tested in one "
+	"comparison, and larger than --practical (lower "
 	"latency, fewer events and less power are better); else no significant difference, or n/a "
 	"when it cannot be tested. So two groups of runs of one system get any verdict at all, and "
 	"a CI gate with --fail-on any:worse fails, with probability at most --alpha. The proof is "
