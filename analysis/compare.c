@@ -1338,8 +1338,7 @@ static int holm(json_t *ms, double alpha)
 	for (i = 0; i < k; i++)
 		left += t[i].w;
 	total = left;
-	if (k)
-		qsort(t, k, sizeof(*t), cmp_tested);
+	lw_qsort(t, k, sizeof(*t), cmp_tested);
 	for (i = 0; i < k; i++) {
 		double adj = t[i].p * left / t[i].w, a = alpha * t[i].w / total;
 		const json_t *rt = json_object_get(t[i].m, "runs_test");
