@@ -278,7 +278,13 @@ assert m["baseline"] is None and m["baseline_total"] is None and m["verdict"] ==
 assert m["note"].startswith("unknown"), m
 p99 = [m for m in d["comparisons"][0]["metrics"] if m["name"] == "cyclic.p99"][0]
 assert p99["value"] is None and "overflow" in p99["note"], p99
+# no samples that carry the CPU: nothing per CPU, and it says why
+pc = d["comparisons"][0]["per_cpu"][0]
+assert pc["cpus"] == [] and "histogram" in pc["note"], pc
+assert not [m for m in d["comparisons"][0]["metrics"] if "cpu" in m]
 PY
+grep -q "^  per CPU: cyclic not judged: no samples to tell the CPUs apart" "$TMP/imp.txt" &&
+	pass "compare-imported-no-per-cpu" || fail "compare-imported-no-per-cpu" "$(grep "per CPU" "$TMP/imp.txt")"
 
 # -- bad input: one line, exit 2
 expect_error() {	# NAME PATTERN CMD...
