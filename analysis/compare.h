@@ -10,8 +10,10 @@
  * per probe the latencies over all CPUs (every sample when kept, else the
  * 1 us histogram), missed periods, dropped samples, and the largest latency
  * of each 10 ms of the run (coarser for a long run: lw_bmax_add()), from
- * which block maxima are taken; the manifest; and RUN/analysis.json when the run has one, for
- * the sections other analyses add (workloads, power, idle, spikes).
+ * which block maxima are taken; the same per CPU (struct lw_cprobe.cpu)
+ * when the run has its samples; the manifest; and RUN/analysis.json when
+ * the run has one, for the sections other analyses add (workloads, power,
+ * idle, spikes).
  */
 #ifndef LW_COMPARE_H
 #define LW_COMPARE_H
@@ -107,6 +109,15 @@ struct lw_cprobe {
 	/* the run in time order for the block bootstrap; nblk 0 when the run
 	 * has no time series (imported, stored) */
 	struct lw_bseries bs;
+	/* Per CPU (cpu_id >= 0 in each; -1 in the all-CPU entry): each a
+	 * probe of one CPU with its own d, missed, bmax (no hist, no bs), in
+	 * ascending CPU order, from samples that carry the CPU; none (ncpu 0)
+	 * for a run from a histogram (imported) or the results store, and
+	 * no_cpu says why. */
+	int cpu_id;
+	struct lw_cprobe *cpu;
+	size_t ncpu;
+	const char *no_cpu;		/* static text, or NULL */
 };
 
 struct lw_crun {
