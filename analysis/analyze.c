@@ -85,6 +85,62 @@ static void run_header(json_t *run, const json_t *m)
 		"machine", json_object_get(json_object_get(sys, "kernel"), "machine")));
 }
 
+/* A probes object of the summary without its histograms: the twin's
+ * figures, not its distribution again. */
+static json_t *probes_figures(const json_t *probes)
+{
+	json_t *out = json_deep_copy(probes), *p, *c;
+	const char *k;
+	size_t i;
+
+	json_object_foreach(out, k, p) {
+		json_object_del(json_object_get(p, "all"), "histogram");
+		json_array_foreach(json_object_get(p, "cpus"), i, c)
+			json_object_del(c, "histogram");
+	}
+	return out;
+}
+
+/*
+ * "kernel_attributable": the latency figures with the host's time in each
+ * spike's window taken off that spike (host.adjust, from the trace pass);
+ * the samples below the spike threshold as they are.  Only for a run with
+ * its samples (a monitored or imported run has none to take it from).
+ */
+static int kernel_twin(const struct lw_rundir *rd, const struct lw_summary *sum, json_t *doc)
+{
+	const json_t *host = json_object_get(doc, "host");
+	struct lw_hostadj adj;
+	struct lw_summary twin;
+	json_t *k, *tdoc;
+
+	if (!host || sum->from_histogram || sum->from_monitor ||
+	    !json_is_array(json_object_get(host, "adjust")))
+		return 0;
+	if (lw_hostadj_from_json(&adj, doc, "analysis") < 0)
+		return -1;
+	k = json_pack("{s:s, s:O, s:O, s:b}", "what", "latency less the host's time (host: "
+		      "causes) in each spike's window; samples below the spike threshold as they are",
+		      "host_ns", json_object_get(host, "host_ns"),
+		      "spikes", json_object_get(host, "spikes"), "same_as_raw", adj.n == 0);
+	if (!adj.n) {
+		json_object_set_new(k, "probes", probes_figures(json_object_get(doc, "probes")));
+	} else {
+		if (lw_summary_load_adj(&twin, rd, sum->threshold_ns, &adj) < 0) {
+			lw_hostadj_free(&adj);
+			json_decref(k);
+			return -1;
+		}
+		tdoc = lw_summary_json(&twin, rd);
+		json_object_set_new(k, "probes", probes_figures(json_object_get(tdoc, "probes")));
+		json_decref(tdoc);
+		lw_summary_free(&twin);
+	}
+	lw_hostadj_free(&adj);
+	json_object_set_new(doc, "kernel_attributable", k);
+	return 0;
+}
+
 /* What could not be read, in the document's "problems". */
 static void problem(json_t *doc, const char *what)
 {
@@ -208,6 +264,11 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 			snprintf(msg, sizeof(msg), "the trace could not be read: %s", lw_last_error());
 			problem(*doc, msg);
 			json_object_set_new(*doc, "trace_error", json_string(lw_last_error()));
+		} else if (kernel_twin(rd, sum, *doc) < 0) {
+			*partial = 1;
+			snprintf(msg, sizeof(msg), "the kernel-attributable figures could not be "
+				 "computed: %s", lw_last_error());
+			problem(*doc, msg);
 		}
 	}
 	if (json_object_size(wl))

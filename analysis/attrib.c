@@ -13,6 +13,7 @@ static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
 	[LW_C_IDLE_LATE] = "idle-late", [LW_C_TASK] = "task", [LW_C_WORK] = "work",
 	[LW_C_BLOCKED] = "blocked", [LW_C_BACKLOG] = "backlog", [LW_C_THROTTLED] = "throttled",
+	[LW_C_HOST] = "host",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -228,6 +229,7 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	t->late_state = -1;
 	t->late_exit_ns = LW_EXIT_LATENCY_NONE;
 	t->late_ns = 0;
+	t->host_ns = t->steal_ns = 0;
 	t->dominant_ns = t->work_ns = t->waker_ns = t->blocked_ns = t->backlog_ns = 0;
 	t->runnable_at_start = t->busy_at_start = 0;
 	t->stage = t->waker_woken = t->ran = t->blocked = t->far = 0;
@@ -340,6 +342,20 @@ static void add_comp(struct lw_spike *s, enum lw_comp_kind k, const char *name, 
 	s->comp[i].ns += ns;
 }
 
+static const char *intern(struct lw_attrib *a, const char *s);
+
+/* On a virtual machine, a stretch of @ns with no event at all in an
+ * interrupt, softirq or timer callback, in a task while the probe's timer
+ * was due (timer-late), or in the idle loop's way out (idle-exit), of
+ * LW_HOST_GAP_NS or more: the host's. */
+static int host_stretch(const struct lw_attrib *a, const struct lw_spike *s, enum lw_comp_kind k,
+			uint64_t ns)
+{
+	return a->cfg.vm && !s->work && ns >= LW_HOST_GAP_NS &&
+	       (k == LW_C_IRQ || k == LW_C_SOFTIRQ || k == LW_C_TIMER || k == LW_C_TIMER_LATE ||
+		k == LW_C_IDLE_EXIT);
+}
+
 static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind k,
 			const char *name, int pid, uint64_t ns)
 {
@@ -347,6 +363,11 @@ static void charge_task(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_ki
 
 	if (!ns)
 		return;
+	if (host_stretch(a, s, k, ns)) {
+		k = LW_C_HOST;
+		name = intern(a, "gap");
+		pid = -1;
+	}
 	segment(s, k, name, from, s->last);
 	if (!s->work) {
 		add_comp(s, k, name, pid, 0, ns);
@@ -962,6 +983,95 @@ static void add_totals(struct lw_attrib *a, const struct lw_spike *s)
 	a->run_spikes += (uint64_t)running;
 }
 
+/* Components of one kind and name (and stage) made one again, in place. */
+static void merge_comps(struct lw_spike *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ncomp; i++) {
+		int j;
+
+		for (j = 0; j < n; j++)
+			if (s->comp[j].kind == s->comp[i].kind && s->comp[j].name == s->comp[i].name &&
+			    s->comp[j].stage == s->comp[i].stage)
+				break;
+		if (j < n) {
+			s->comp[j].ns += s->comp[i].ns;
+			continue;
+		}
+		s->comp[n++] = s->comp[i];
+	}
+	s->ncomp = n;
+}
+
+/* @ns of @s's time with no trace event moved to host:steal: host:gap first,
+ * then unexplained, idle-late, timer-late.  Returns what was moved. */
+static uint64_t take_steal(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
+{
+	static const enum lw_comp_kind order[] = {
+		LW_C_HOST, LW_C_UNEXPLAINED, LW_C_IDLE_LATE, LW_C_TIMER_LATE,
+	};
+	const char *gap = intern(a, "gap"), *steal = intern(a, "steal");
+	uint64_t moved = 0;
+
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]) && moved < ns; o++)
+		for (int i = 0; i < s->ncomp && moved < ns; i++) {
+			struct lw_component *c = &s->comp[i];
+			uint64_t take;
+
+			if (c->kind != order[o] || (c->kind == LW_C_HOST && c->name != gap))
+				continue;
+			take = c->ns < ns - moved ? c->ns : ns - moved;
+			if (take == c->ns) {
+				c->kind = LW_C_HOST;
+				c->name = steal;
+				c->pid = -1;
+			} else {
+				c->ns -= take;
+				add_comp(s, LW_C_HOST, steal, -1, 0, take);
+			}
+			moved += take;
+		}
+	return moved;
+}
+
+/* The host's part of a spike (lw_attrib_cfg.vm, .steal). */
+static void host_time(struct lw_attrib *a, struct lw_spike *s)
+{
+	const char *gap = intern(a, "gap");
+	uint64_t steal = 0;
+
+	s->host_ns = s->steal_ns = 0;
+	if (s->work || s->unattributable || (!a->cfg.vm && !a->cfg.steal))
+		return;
+	if (a->cfg.vm) {
+		for (int i = 0; i < s->ncomp; i++)
+			if (s->comp[i].kind == LW_C_UNEXPLAINED || s->comp[i].kind == LW_C_IDLE_LATE) {
+				s->comp[i].kind = LW_C_HOST;
+				s->comp[i].name = gap;
+			}
+		for (int i = 0; i < s->nseg; i++)
+			if (s->seg[i].kind == LW_C_UNEXPLAINED || s->seg[i].kind == LW_C_IDLE_LATE) {
+				s->seg[i].kind = LW_C_HOST;
+				s->seg[i].name = gap;
+			}
+		merge_comps(s);
+	}
+	if (a->cfg.steal)
+		steal = a->cfg.steal(a->cfg.steal_ctx, s->cpu, s->expected_ns, end_of(s));
+	s->steal_ns = steal;
+	if (steal > s->latency_ns)
+		steal = s->latency_ns;
+	if (steal) {
+		take_steal(a, s, steal);
+		merge_comps(s);
+	}
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_HOST)
+			s->host_ns += s->comp[i].ns;
+	finish_spike(s);
+}
+
 /* The attribution of the spike in @slot is final: fold it in, free it. */
 static void finalize(struct lw_attrib *a, int slot)
 {
@@ -970,6 +1080,7 @@ static void finalize(struct lw_attrib *a, int slot)
 
 	if (why)
 		s->unattributable = why;
+	host_time(a, s);
 	if (!s->work) {
 		add_totals(a, s);
 		keep_spike(a, s);

@@ -32,6 +32,11 @@
  *                           then it cannot know of the wake-up
  *   nothing known           unexplained: the CPU's state was not known
  *
+ * On a virtual machine (lw_attrib_cfg.vm, .steal) the time with no event is
+ * the host's: host:steal as far as the hypervisor reported steal in the
+ * window, host:gap where the CPU was running or halted past its idle
+ * state's exit latency and the trace saw nothing (below).
+ *
  * A work window (a deadline miss: lw_spike.work) runs from the start of a
  * period to the moment its work was done, and follows the threads that do
  * it: the waker (audio: the interrupt thread; video: the capture thread)
@@ -163,6 +168,7 @@ enum lw_comp_kind {
 	LW_C_BLOCKED,		/* work window: the thread slept; name: what woke it */
 	LW_C_BACKLOG,		/* work window: the worker busy with earlier periods */
 	LW_C_THROTTLED,		/* work window: the CPU idle while the worker could run */
+	LW_C_HOST,		/* the host's (a virtual machine): name "steal" or "gap" */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
@@ -236,6 +242,10 @@ struct lw_spike {
 	uint64_t late_ns;
 	int freq_changes;
 	int migrations;
+	/* the host's time in the window (host: components) and the steal the
+	 * hypervisor reported in it (interpolated, see lw_attrib_cfg.steal) */
+	uint64_t host_ns;
+	uint64_t steal_ns;
 	/* engine state */
 	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
@@ -258,6 +268,14 @@ struct lw_spike {
  * the CPU running something the trace does not see (unexplained). */
 #define LW_PROBE_PATH_NS 20000ULL
 
+/* On a virtual machine, the longest stretch with no trace event that an
+ * interrupt handler, a softirq, a timer callback, a task running while
+ * the probe's timer was due (timer-late) or the idle loop's way out
+ * (idle-exit) is charged as such; a longer one is host:gap.  The tick (4 ms at HZ=250) would have made an event in a
+ * task with interrupts on; a handler that runs 5 ms with none is the host
+ * holding the vCPU far more often than a driver (lw_attrib_cfg.vm). */
+#define LW_HOST_GAP_NS 5000000ULL
+
 /* An idle state that declares no exit latency. */
 #define LW_EXIT_LATENCY_NONE UINT64_MAX
 
@@ -271,6 +289,20 @@ struct lw_attrib_cfg {
 	/* the largest spikes kept whole, for lw_attrib_get() and the listing
 	 * (0: LW_ATTRIB_KEEP_DEFAULT) */
 	size_t keep;
+	/* Host interference (not for work windows).  @vm: the run is on a
+	 * virtual machine (sysinfo): time in the window in which the CPU
+	 * produced no trace event and is charged unexplained (running) or
+	 * idle-late (halted past its state's exit latency, the host delivering
+	 * its timer late) is host:gap, and so is a stretch of LW_HOST_GAP_NS
+	 * or more with no event in an interrupt, softirq, timer callback, a
+	 * timer-late task or the idle loop's way out.  @steal, when given: the steal the
+	 * hypervisor reported on @cpu in [from, to); that much of the window's
+	 * time with no event (host:gap, unexplained, idle-late, timer-late)
+	 * becomes host:steal, never time the trace explains (an interrupt, a
+	 * task). */
+	int vm;
+	uint64_t (*steal)(void *steal_ctx, int cpu, uint64_t from, uint64_t to);
+	void *steal_ctx;
 	/* each spike once its attribution is final, in no set order; may be
 	 * NULL.  The spike and its names live only during the call. */
 	void (*done)(void *done_ctx, const struct lw_spike *s);

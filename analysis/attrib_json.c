@@ -129,6 +129,8 @@ static json_t *spike_json(const struct lw_spike *s)
 				"excess_ns", (json_int_t)s->late_ns));
 			break;
 		}
+	json_object_set_new(o, "host_ns", json_integer((json_int_t)s->host_ns));
+	json_object_set_new(o, "steal_ns", json_integer((json_int_t)s->steal_ns));
 	json_object_set_new(o, "timeline", tl);
 	if (s->seg_truncated)
 		json_object_set_new(o, "timeline_truncated", json_true());

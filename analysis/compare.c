@@ -250,6 +250,46 @@ out:
 	return ret;
 }
 
+/* Block maxima per CPU: of 100 ms (where the run keeps them that fine),
+ * whose median varies between runs less than the maximum does (see
+ * cpu_metrics()). */
+#define CPU_BLOCK_NS (100 * LW_NSEC_PER_MSEC)
+
+/* The figures of each CPU of a probe measured on two or more, as of the
+ * probe (no worst-case estimate); their within-run spread from the
+ * bootstrap of independent samples (a CPU's samples keep no time order). */
+static int cpu_fill(struct pcache *pc, const struct lw_cmp_opts *o, uint64_t ident)
+{
+	const struct lw_cprobe *cp = pc->cp;
+
+	if (cp->ncpu < 2)
+		return 0;
+	pc->cpu = calloc(cp->ncpu, sizeof(*pc->cpu));
+	if (!pc->cpu)
+		return error("out of memory");
+	pc->ncpu = cp->ncpu;
+	for (size_t j = 0; j < cp->ncpu; j++) {
+		struct pcache *c = &pc->cpu[j];
+
+		c->cp = &cp->cpu[j];
+		c->bm_block_ns = lw_cmp_bmax_usable(c->cp, CPU_BLOCK_NS) ? CPU_BLOCK_NS : o->block_ns;
+		if (block_maxima(c->cp, c->bm_block_ns, c) < 0 ||
+		    within_run(c, o, ident + 0x9e3779b97f4a7c15ULL * (uint64_t)(c->cp->cpu_id + 1)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void pcache_free(struct pcache *pc)
+{
+	free(pc->bm);
+	lw_dist_free(&pc->bmd);
+	lw_evt_est_free(&pc->evt);
+	for (size_t j = 0; j < pc->ncpu; j++)
+		pcache_free(&pc->cpu[j]);
+	free(pc->cpu);
+}
+
 /* Bootstrap streams are keyed by the run's identity (so a run gets the same
  * intervals whatever it is compared with); a run named twice gets a second
  * stream, or its two copies would be resampled in lockstep. */
@@ -266,6 +306,7 @@ static int rcache_fill(struct rcache *rc, const struct lw_crun *r, const struct 
 	rc->p = calloc(r->np ? r->np : 1, sizeof(*rc->p));
 	if (!rc->p)
 		return error("out of memory");
+	rc->np = r->np;
 	for (size_t i = 0; i < r->np; i++) {
 		const struct lw_cprobe *cp = &r->p[i];
 		struct pcache *pc = &rc->p[i];
@@ -273,7 +314,9 @@ static int rcache_fill(struct rcache *rc, const struct lw_crun *r, const struct 
 		int ret;
 
 		pc->cp = cp;
-		if (block_maxima(cp, o->block_ns, pc) < 0 || within_run(pc, o, rc->ident) < 0)
+		pc->bm_block_ns = o->block_ns;
+		if (block_maxima(cp, o->block_ns, pc) < 0 || within_run(pc, o, rc->ident) < 0 ||
+		    cpu_fill(pc, o, rc->ident) < 0)
 			return -1;
 		if (bmax_missing(cp, o->block_ns, pc->evt.reason, sizeof(pc->evt.reason)))
 			continue;
@@ -293,18 +336,15 @@ static void rcache_free(struct rcache *rc)
 {
 	if (!rc->p)
 		return;
-	for (size_t i = 0; i < rc->r->np; i++) {
-		free(rc->p[i].bm);
-		lw_dist_free(&rc->p[i].bmd);
-		lw_evt_est_free(&rc->p[i].evt);
-	}
+	for (size_t i = 0; i < rc->np; i++)
+		pcache_free(&rc->p[i]);
 	free(rc->p);
 	rc->p = NULL;
 }
 
 const struct pcache *lw_cmp_rc_probe(const struct rcache *rc, unsigned probe)
 {
-	for (size_t i = 0; i < rc->r->np; i++)
+	for (size_t i = 0; i < rc->np; i++)
 		if (rc->p[i].cp->probe == probe)
 			return &rc->p[i];
 	return NULL;
@@ -885,6 +925,229 @@ static int probe_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, con
 	return 0;
 }
 
+/* ---- per CPU ------------------------------------------------------- */
+
+/*
+ * A change on one CPU is diluted in the figures over all CPUs: each CPU of
+ * a probe measured on two or more is judged as well, in the same Holm
+ * family as every other metric (so the chance of any false verdict stays
+ * below alpha however many CPUs there are).  Per CPU, of two figures that
+ * answer one question the one that varies less between runs is judged
+ * (measured on this project's runs, bench/percpu-detection; doc/latwatt.1):
+ * the tail by p99 (not the rates over the thresholds, shown), the extremes
+ * by the median of the 100 ms block maxima (not the largest latency).
+ * Shown in the document: the CPUs with a verdict, and the worst CPU of
+ * each figure ("per_cpu" counts what was tested).
+ */
+#define CPU_PCT 2		/* p99 in lw_pct */
+#define CPU_RATES_NOTE "shown per CPU, not judged: the rate over a threshold varies between runs " \
+		       "2 to 7 times as much as p99, which answers the same question and is judged"
+
+static const struct pcache *cpu_pc(const struct pcache *pc, int cpu)
+{
+	for (size_t j = 0; pc && j < pc->ncpu; j++)
+		if (pc->cpu[j].cp->cpu_id == cpu)
+			return &pc->cpu[j];
+	return NULL;
+}
+
+/* Why @probe has no per-CPU figures in some run of either group, or NULL. */
+static const char *cpu_missing(const struct cmpctx *c, unsigned probe)
+{
+	const struct gview *g[2] = { c->a, c->b };
+
+	if (!lw_probe_wakeup(probe) && !lw_probe_gaps(probe))
+		return "end-to-end latencies of a pipeline, not of one CPU";
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < g[s]->n; i++) {
+			const struct lw_cprobe *cp = lw_cmp_rc_probe(&g[s]->rc[i], probe)->cp;
+
+			if (cp->ncpu == 1)
+				return "one CPU measured: its figures are those over all CPUs";
+			if (!cp->ncpu)
+				return cp->no_cpu ? cp->no_cpu : "the run has no per-CPU figures";
+		}
+	return NULL;
+}
+
+/* Does every run of @g have CPU @cpu with samples of @probe? */
+static int cpu_in_group(const struct gview *g, unsigned probe, int cpu)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const struct pcache *pc = cpu_pc(lw_cmp_rc_probe(&g->rc[i], probe), cpu);
+
+		if (!pc || !pc->cp->d.n)
+			return 0;
+	}
+	return 1;
+}
+
+/* The metrics appended since @from: named PROBE.cpuN.NAME, with "cpu". */
+static void cpu_rename(json_t *ms, size_t from, const char *pn, int cpu)
+{
+	for (size_t i = from; i < json_array_size(ms); i++) {
+		json_t *m = json_array_get(ms, i);
+		const char *name = json_string_value(json_object_get(m, "name"));
+		char full[128];
+
+		snprintf(full, sizeof(full), "%s.cpu%d.%s", pn, cpu, name + strlen(pn) + 1);
+		json_object_set_new(m, "name", json_string(full));
+		json_object_set_new(m, "cpu", json_integer(cpu));
+	}
+}
+
+/* The per-CPU metrics of @probe into @ms; its "per_cpu" entry into @pj. */
+static void cpu_metrics(json_t *ms, const struct cmpctx *c, unsigned probe, json_t *pj)
+{
+	const char *pn = lw_probe_name(probe), *why = cpu_missing(c, probe);
+	const struct lw_cprobe *cp0 = lw_cmp_rc_probe(&c->a->rc[0], probe)->cp;
+	struct rcache va[LW_CMP_MAX_GROUP_RUNS], vb[LW_CMP_MAX_GROUP_RUNS];
+	uint64_t xa[LW_CMP_MAX_GROUP_RUNS], ea[LW_CMP_MAX_GROUP_RUNS];
+	uint64_t xb[LW_CMP_MAX_GROUP_RUNS], eb[LW_CMP_MAX_GROUP_RUNS];
+	json_t *cpus = json_array(), *e;
+	char note[200];
+
+	e = json_pack("{s:s}", "probe", pn);
+	json_array_append_new(pj, e);
+	for (size_t j = 0; !why && j < cp0->ncpu; j++) {
+		int cpu = cp0->cpu[j].cpu_id;
+		struct gview ga = *c->a, gb = *c->b;
+		struct cmpctx cc = *c;
+		size_t from = json_array_size(ms), fewest = SIZE_MAX;
+		uint64_t fewest_n = UINT64_MAX;
+
+		if (!cpu_in_group(c->a, probe, cpu) || !cpu_in_group(c->b, probe, cpu))
+			continue;	/* not measured in every run */
+		for (size_t i = 0; i < c->a->n + c->b->n; i++) {
+			const struct rcache *rc = i < c->a->n ? &c->a->rc[i] : &c->b->rc[i - c->a->n];
+			struct rcache *v = i < c->a->n ? &va[i] : &vb[i - c->a->n];
+
+			*v = *rc;
+			v->p = (struct pcache *)cpu_pc(lw_cmp_rc_probe(rc, probe), cpu);
+			v->np = 1;
+			fewest = v->p->nbm < fewest ? v->p->nbm : fewest;
+			fewest_n = v->p->cp->d.n < fewest_n ? v->p->cp->d.n : fewest_n;
+		}
+		ga.rc = va;
+		gb.rc = vb;
+		cc.a = &ga;
+		cc.b = &gb;
+		json_array_append_new(cpus, json_integer(cpu));
+
+		if ((double)fewest_n * (1 - lw_pct[CPU_PCT] / 100) < 10) {
+			snprintf(note, sizeof(note), "fewer than 10 samples beyond %s in a run: not tested",
+				 lw_stat_names[CPU_PCT]);
+			json_array_append_new(ms, na_metric(metric(pn, lw_stat_names[CPU_PCT], "percentile",
+				"ns", NAN, NAN), note));
+		} else {
+			stat_metric(ms, &cc, probe, CPU_PCT, lw_stat_names[CPU_PCT], "percentile");
+		}
+		if (fewest < 10) {
+			json_t *m = metric(pn, "blockmax", "block-maxima", "ns", NAN, NAN);
+
+			snprintf(note, sizeof(note), "%zu blocks in a run: at least 10 needed", fewest);
+			json_array_append_new(ms, na_metric(m, note));
+		} else {
+			stat_metric(ms, &cc, probe, ST_BLOCKMAX, "blockmax", "block-maxima");
+		}
+		json_object_set_new(json_array_get(ms, json_array_size(ms) - 1), "block_ns",
+				    lw_jint(va[0].p->bm_block_ns));
+		for (size_t t = 0; t < c->o->nthr; t++) {
+			char name[48], d[32];
+			json_t *m;
+
+			snprintf(name, sizeof(name), "over:%s",
+				 lw_format_threshold(c->o->thr[t], d, sizeof(d)));
+			probe_counts(&ga, probe, CNT_OVER, c->o->thr[t], xa, ea);
+			probe_counts(&gb, probe, CNT_OVER, c->o->thr[t], xb, eb);
+			rate_metric(ms, &cc, pn, name, xa, ea, ga.n, xb, eb, gb.n);
+			m = json_array_get(ms, json_array_size(ms) - 1);
+			json_object_set_new(m, "threshold_ns", lw_jint(c->o->thr[t]));
+			json_object_del(m, "runs_test");
+			json_object_del(m, "ci_rel");
+			na_metric(m, CPU_RATES_NOTE);
+		}
+		cpu_rename(ms, from, pn, cpu);
+	}
+	if (why)
+		json_object_set_new(e, "note", json_string(why));
+	json_object_set_new(e, "cpus", cpus);
+}
+
+/* The judged change of a metric, larger is worse; -inf when none. */
+static double worseness(const json_t *m)
+{
+	double v = lw_jnum(json_object_get(m, "judged_on"), "value", NAN);
+
+	if (!isfinite(v))
+		v = lw_jnum(m, json_object_get(m, "rate_rel") ? "rate_rel" : "rel", NAN);
+	return isnan(v) ? -INFINITY : v;
+}
+
+/* After Holm: of each per-CPU figure of a probe, only the CPUs with a
+ * verdict and the worst CPU stay in @ms; "tested" and "shown" of each
+ * probe's entry of @pj count them. */
+static void cpu_prune(json_t *ms, json_t *pj)
+{
+	json_t *out = json_array(), *m, *e, *o;
+	size_t i, k;
+
+	json_array_foreach(ms, i, m) {
+		const char *name = json_string_value(json_object_get(m, "name"));
+		const char *pn = json_string_value(json_object_get(m, "probe"));
+		const char *v = json_string_value(json_object_get(m, "verdict"));
+		const char *stat;
+		int keep = 1;
+
+		if (!json_object_get(m, "cpu") || !pn || !(stat = strchr(name + strlen(pn) + 1, '.'))) {
+			json_array_append(out, m);
+			continue;
+		}
+		e = NULL;
+		json_array_foreach(pj, k, o)
+			if (!strcmp(json_string_value(json_object_get(o, "probe")), pn))
+				e = o;
+		if (!e) {	/* not made by cpu_metrics() */
+			json_array_append(out, m);
+			continue;
+		}
+		json_object_set_new(e, "tested", json_integer(json_integer_value(json_object_get(e,
+				    "tested")) + (strcmp(v, LW_NA) != 0)));
+		if (strcmp(v, LW_WORSE) && strcmp(v, LW_BETTER)) {
+			/* the worst of this figure's CPUs (the first of equals) */
+			size_t j;
+
+			json_array_foreach(ms, j, o) {
+				const char *on = json_string_value(json_object_get(o, "name"));
+				const char *os;
+
+				if (o == m || !json_object_get(o, "cpu") ||
+				    strcmp(json_string_value(json_object_get(o, "probe")) ?: "", pn) ||
+				    !(os = strchr(on + strlen(pn) + 1, '.')) || strcmp(os, stat))
+					continue;
+				if (worseness(o) > worseness(m) || (worseness(o) == worseness(m) && j < i)) {
+					keep = 0;
+					break;
+				}
+			}
+		}
+		if (keep) {
+			json_array_append(out, m);
+			json_object_set_new(e, "shown", json_integer(json_integer_value(json_object_get(e,
+					    "shown")) + 1));
+		}
+	}
+	json_array_clear(ms);
+	json_array_extend(ms, out);
+	json_decref(out);
+	json_array_foreach(pj, k, e) {
+		if (!json_object_get(e, "tested"))
+			json_object_set_new(e, "tested", json_integer(0));
+		if (!json_object_get(e, "shown"))
+			json_object_set_new(e, "shown", json_integer(0));
+	}
+}
+
 static uint64_t geti(const json_t *o, const char *k, int *have)
 {
 	json_t *v = json_object_get(o, k);
@@ -1000,23 +1263,43 @@ static void share_metrics(json_t *ms, const struct cmpctx *c, const char *key, c
 struct tested {
 	json_t *m;
 	double p;
+	double w;		/* its weight in Holm's family */
 };
 
 static int cmp_tested(const void *a, const void *b)
 {
-	double x = ((const struct tested *)a)->p, y = ((const struct tested *)b)->p;
+	const struct tested *x = a, *y = b;
+	double u = x->p / x->w, v = y->p / y->w;
 
-	return x < y ? -1 : x > y;
+	return u < v ? -1 : u > v;
+}
+
+/* The statistic a per-CPU metric judges ("p99" of "cyclic.cpu1.p99"), or
+ * NULL for a metric over all CPUs. */
+static const char *cpu_stat(const json_t *m)
+{
+	const char *name = json_string_value(json_object_get(m, "name"));
+	const char *pn = json_string_value(json_object_get(m, "probe"));
+
+	if (!json_object_get(m, "cpu") || !pn || !name)
+		return NULL;
+	return strchr(name + strlen(pn) + 1, '.');
 }
 
 /*
  * Holm's step-down adjustment over the tested metrics of one comparison, so
  * that the chance of any verdict at all between two groups of runs of one
  * system stays below alpha (a comparison tests a dozen metrics or more).
+ * Weighted (Holm 1979): the per-CPU metrics of one figure of a probe share
+ * the weight of one metric (each CPU's p99 1/N of it with N CPUs), every
+ * other metric weighs 1; a metric is significant while its p is below
+ * alpha times its weight over the weight of those not yet rejected, so
+ * judging per CPU costs the metrics over all CPUs little power however
+ * many CPUs there are.  With equal weights this is Holm's own.
  * Adds "p_adjusted", turns verdicts whose adjusted p is not below alpha into
  * "no significant difference", and gives each tested metric the smallest
- * change it would have found (power 0.8 at alpha over the number tested,
- * the first step of Holm's) and the runs a side that would find a
+ * change it would have found (power 0.8 at alpha times its share of the
+ * weight, the first step of Holm's) and the runs a side that would find a
  * --practical change at the spread seen (runs_needed()).
  */
 /* The design's power at the spread observed: runs a side for the test to
@@ -1039,7 +1322,7 @@ static int holm(json_t *ms, double alpha, double practical)
 {
 	size_t n = json_array_size(ms), k = 0, i;
 	struct tested *t = malloc((n ? n : 1) * sizeof(*t));
-	double run_max = 0;
+	double run_max = 0, left = 0, total;
 	json_t *m;
 
 	if (!t)
@@ -1050,17 +1333,38 @@ static int holm(json_t *ms, double alpha, double practical)
 		if (!strcmp(json_string_value(json_object_get(m, "verdict")), LW_NA) || !json_is_number(p))
 			continue;
 		t[k].m = m;
+		t[k].w = 1;
 		t[k++].p = json_number_value(p);
 	}
+	/* the CPUs of one figure of a probe share one weight */
+	for (i = 0; i < k; i++) {
+		const char *st = cpu_stat(t[i].m), *pn;
+		size_t same = 0;
+
+		if (!st)
+			continue;
+		pn = json_string_value(json_object_get(t[i].m, "probe"));
+		for (size_t j = 0; j < k; j++) {
+			const char *sj = cpu_stat(t[j].m);
+
+			same += sj && !strcmp(sj, st) &&
+				!strcmp(json_string_value(json_object_get(t[j].m, "probe")), pn);
+		}
+		t[i].w = 1.0 / (double)same;
+	}
+	for (i = 0; i < k; i++)
+		left += t[i].w;
+	total = left;
 	lw_qsort(t, k, sizeof(*t), cmp_tested);
 	for (i = 0; i < k; i++) {
-		double adj = (double)(k - i) * t[i].p;
+		double adj = t[i].p * left / t[i].w, a = alpha * t[i].w / total;
 		const json_t *rt = json_object_get(t[i].m, "runs_test");
 		struct lw_runs_test rtest = { .ok = 1, .se = lw_jnum(rt, "se", NAN),
 					      .df = lw_jnum(rt, "df", NAN) };
-		double mdc = lw_runs_mdc(&rtest, alpha / (double)k, POWER), base = lw_jnum(rt, "rate_base", NAN);
+		double mdc = lw_runs_mdc(&rtest, a, POWER), base = lw_jnum(rt, "rate_base", NAN);
 		int rate = !strcmp(json_string_value(json_object_get(rt, "scale")) ?: "", "rate");
 
+		left -= t[i].w;
 		if (adj > 1)
 			adj = 1;
 		if (adj > run_max)
@@ -1071,8 +1375,8 @@ static int holm(json_t *ms, double alpha, double practical)
 		json_object_set_new(t[i].m, "min_detectable", json_pack("{s:s, s:o, s:f, s:f, s:o}",
 			"stat", rate ? "rate_rel" : "rel",
 			"value", rate ? (base > 0 ? lw_jreal(mdc / base) : json_null()) : lw_jreal(expm1(mdc)),
-			"power", POWER, "alpha", alpha / (double)k,
-			"runs_needed", runs_needed(t[i].m, rate, base, alpha / (double)k, practical)));
+			"power", POWER, "alpha", a,
+			"runs_needed", runs_needed(t[i].m, rate, base, a, practical)));
 	}
 	free(t);
 	return 0;
@@ -1109,7 +1413,7 @@ static unsigned repeats_needed(const struct cmpctx *c, const unsigned *probes, s
 static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const json_t *gb,
 			       size_t ib, size_t ir)
 {
-	json_t *ms = json_array(), *cj;
+	json_t *ms = json_array(), *cj, *pcpu = json_array();
 	const struct lw_crun *r0 = c->a->rc[0].r;
 	const struct lw_rkind *k;
 	unsigned probes[LW_SAMPLE_MAX];
@@ -1121,8 +1425,10 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 		if (lw_cmp_group_has(c->a, r0->p[i].probe) && lw_cmp_group_has(c->b, r0->p[i].probe)) {
 			if (probe_metrics(ms, c, r0->p[i].probe, ga, gb) < 0) {
 				json_decref(ms);
+				json_decref(pcpu);
 				return NULL;
 			}
+			cpu_metrics(ms, c, r0->p[i].probe, pcpu);
 			if (np < LW_SAMPLE_MAX)
 				probes[np++] = r0->p[i].probe;
 		}
@@ -1133,8 +1439,10 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 	share_metrics(ms, c, "causes", "cause");
 	if (holm(ms, c->o->alpha, c->o->practical) < 0) {
 		json_decref(ms);
+		json_decref(pcpu);
 		return NULL;
 	}
+	cpu_prune(ms, pcpu);
 	lw_runs_test(&one, c->a->n, &one, c->b->n, 0, 0, 0.95, &t);
 	cj = json_pack("{s:I, s:I, s:s, s:s, s:[I, I], s:b}", "run", (json_int_t)ir,
 		       "baseline", (json_int_t)ib, "label", c->b->g->name,
@@ -1143,6 +1451,7 @@ static json_t *comparison_json(const struct cmpctx *c, const json_t *ga, const j
 	json_object_set_new(cj, "repeats_needed", t.ok ? json_null() :
 			    json_integer(repeats_needed(c, probes, np)));
 	json_object_set_new(cj, "metrics", ms);
+	json_object_set_new(cj, "per_cpu", pcpu);
 	return cj;
 }
 

@@ -10,8 +10,10 @@
  * per probe the latencies over all CPUs (every sample when kept, else the
  * 1 us histogram), missed periods, dropped samples, and the largest latency
  * of each 10 ms of the run (coarser for a long run: lw_bmax_add()), from
- * which block maxima are taken; the manifest; and RUN/analysis.json when the run has one, for
- * the sections other analyses add (workloads, power, idle, spikes).
+ * which block maxima are taken; the same per CPU (struct lw_cprobe.cpu)
+ * when the run has its samples; the manifest; and RUN/analysis.json when
+ * the run has one, for the sections other analyses add (workloads, power,
+ * idle, spikes).
  */
 #ifndef LW_COMPARE_H
 #define LW_COMPARE_H
@@ -107,6 +109,15 @@ struct lw_cprobe {
 	/* the run in time order for the block bootstrap; nblk 0 when the run
 	 * has no time series (imported, stored) */
 	struct lw_bseries bs;
+	/* Per CPU (cpu_id >= 0 in each; -1 in the all-CPU entry): each a
+	 * probe of one CPU with its own d, missed, bmax (no hist, no bs), in
+	 * ascending CPU order, from samples that carry the CPU; none (ncpu 0)
+	 * for a run from a histogram (imported) or the results store, and
+	 * no_cpu says why. */
+	int cpu_id;
+	struct lw_cprobe *cpu;
+	size_t ncpu;
+	const char *no_cpu;		/* static text, or NULL */
 };
 
 struct lw_crun {
@@ -117,6 +128,11 @@ struct lw_crun {
 	json_t *analysis;		/* RUN/analysis.json, or NULL */
 	struct lw_cprobe *p;
 	size_t np;
+	/* loaded for judging on the kernel-attributable figures: 1 with the
+	 * host's time (analysis.json host.adjust, host_ns in all) taken off
+	 * its spikes, -1 asked but the run has no such analysis (raw); 0 raw */
+	int kernel;
+	uint64_t host_ns;
 };
 
 /*
@@ -131,6 +147,10 @@ int lw_repeat_list(const char *path, char ***runs, size_t *n);
 
 /* Load a run directory (its samples, or its histogram when imported). */
 int lw_crun_load_dir(struct lw_crun *r, const char *path);
+/* The same, with @kernel the latency figures kernel-attributable: each
+ * spike's host time, from the run's analysis.json (host.adjust, written by
+ * analyze), taken off its sample (r->kernel says whether it could be). */
+int lw_crun_load_dir_judge(struct lw_crun *r, const char *path, int kernel);
 void lw_crun_free(struct lw_crun *r);
 /* Add an empty probe (for loaders); NULL after error(). */
 struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe);

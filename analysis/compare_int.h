@@ -26,11 +26,15 @@ struct pcache {
 	size_t nbm;
 	struct lw_dist bmd;		/* the same, as a distribution */
 	struct lw_evt_est evt;
+	uint64_t bm_block_ns;		/* the blocks of bm */
+	struct pcache *cpu;		/* per CPU, parallel to cp->cpu (when it has two or more) */
+	size_t ncpu;
 };
 
 struct rcache {
 	const struct lw_crun *r;
-	struct pcache *p;		/* parallel to r->p */
+	struct pcache *p;		/* parallel to r->p (a view of one CPU: its figures) */
+	size_t np;
 	uint64_t ident;
 };
 

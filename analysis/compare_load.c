@@ -41,7 +41,57 @@ struct lw_cprobe *lw_crun_add_probe(struct lw_crun *r, unsigned probe)
 	memset(p, 0, sizeof(*p));
 	p->probe = probe;
 	p->bmax_ns = LW_BLOCK_BASE_NS;
+	p->cpu_id = -1;
+	p->no_cpu = "the run has no per-CPU figures";
 	return p;
+}
+
+/* Add CPU @cpu to probe @p (after those it has: ascending order); NULL
+ * after error(). */
+static struct lw_cprobe *add_cpu(struct lw_cprobe *p, int cpu)
+{
+	struct lw_cprobe *c = realloc(p->cpu, (p->ncpu + 1) * sizeof(*c));
+
+	if (!c) {
+		error("out of memory");
+		return NULL;
+	}
+	p->cpu = c;
+	c = &p->cpu[p->ncpu++];
+	memset(c, 0, sizeof(*c));
+	c->probe = p->probe;
+	c->bmax_ns = LW_BLOCK_BASE_NS;
+	c->cpu_id = cpu;
+	return c;
+}
+
+/* The entry of CPU @cpu of @p, or NULL. */
+static struct lw_cprobe *find_cpu(struct lw_cprobe *p, int cpu)
+{
+	size_t lo = 0, hi = p->ncpu;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->cpu[mid].cpu_id == cpu)
+			return &p->cpu[mid];
+		if (p->cpu[mid].cpu_id < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void cprobe_free(struct lw_cprobe *p)
+{
+	lw_dist_free(&p->d);
+	lw_hist_free(&p->hist);
+	free(p->bmax);
+	lw_bseries_free(&p->bs);
+	for (size_t i = 0; i < p->ncpu; i++)
+		cprobe_free(&p->cpu[i]);
+	free(p->cpu);
 }
 
 /* The array @p of *@n elements of @size grown to hold index @idx: doubled
@@ -129,12 +179,8 @@ int lw_bmax_add(struct lw_cprobe *p, uint64_t t_ns, uint64_t lat)
 
 void lw_crun_free(struct lw_crun *r)
 {
-	for (size_t i = 0; i < r->np; i++) {
-		lw_dist_free(&r->p[i].d);
-		lw_hist_free(&r->p[i].hist);
-		free(r->p[i].bmax);
-		lw_bseries_free(&r->p[i].bs);
-	}
+	for (size_t i = 0; i < r->np; i++)
+		cprobe_free(&r->p[i]);
 	free(r->p);
 	free(r->label);
 	free(r->path);
@@ -421,12 +467,14 @@ static uint64_t run_blocks(const json_t *m, uint64_t start)
 	return span < MAX_BASE_BLOCKS ? span : MAX_BASE_BLOCKS;
 }
 
-static int load_block_maxima(struct lw_crun *r, const char *path)
+static int load_block_maxima(struct lw_crun *r, const char *path, const struct lw_hostadj *adj)
 {
+	size_t adj_cur = 0;
 	/* a killed run may end in a partial record, as the summary allowed */
 	struct lw_samples_reader *rd = lw_run_samples_open(path, r->manifest, LW_SAMPLES_QUIET);
 	struct lw_cprobe *by_id[LW_SAMPLE_MAX] = { 0 };
 	struct lw_bbuild bb[LW_SAMPLE_MAX];
+	struct lw_cprobe *c;
 	struct lw_sample s;
 	uint64_t start, rec = 0, limit;
 	int ret;
@@ -445,6 +493,7 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 		uint64_t t = s.expected_ns > start ? s.expected_ns - start : 0;
 		uint64_t idx = t / LW_BLOCK_BASE_NS;
 
+		s.latency_ns = lw_hostadj_apply(adj && adj->n ? adj : NULL, &adj_cur, rec, s.latency_ns);
 		rec++;
 		if (!p)
 			continue;	/* the summary already refused unknown probes */
@@ -460,6 +509,10 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 			ret = -1;
 			break;
 		}
+		if (p->ncpu && (c = find_cpu(p, s.cpu)) && lw_bmax_add(c, t, s.latency_ns) < 0) {
+			ret = -1;
+			break;
+		}
 	}
 	lw_samples_close_reader(rd);
 	for (unsigned i = 0; i < LW_SAMPLE_MAX; i++) {
@@ -470,9 +523,13 @@ static int load_block_maxima(struct lw_crun *r, const char *path)
 	if (ret < 0)
 		return -1;
 	/* trim the unused tail of the doubling */
-	for (size_t i = 0; i < r->np; i++)
+	for (size_t i = 0; i < r->np; i++) {
 		if (lw_bmax_coarsen(&r->p[i], LW_BMAX_CAP) < 0)
 			return -1;
+		for (size_t j = 0; j < r->p[i].ncpu; j++)
+			if (lw_bmax_coarsen(&r->p[i].cpu[j], LW_BMAX_CAP) < 0)
+				return -1;
+	}
 	return 0;
 }
 
@@ -509,8 +566,26 @@ static int derive_extras(struct lw_crun *r, const struct lw_rundir *rd)
 
 int lw_crun_load_dir(struct lw_crun *r, const char *path)
 {
+	return lw_crun_load_dir_judge(r, path, 0);
+}
+
+/* RUN/analysis.json, when there is one, into r->analysis; 0 or -1. */
+static int load_analysis(struct lw_crun *r, const struct lw_rundir *rd)
+{
+	char file[PATH_MAX];
+
+	lw_rundir_file(rd, "analysis.json", file, sizeof(file));
+	if (access(file, F_OK) == 0 &&
+	    !(r->analysis = lw_json_load_flags(file, LW_IN_NOFOLLOW, LW_CAP_JSON)))
+		return -1;
+	return 0;
+}
+
+int lw_crun_load_dir_judge(struct lw_crun *r, const char *path, int kernel)
+{
 	struct lw_rundir rd;
 	struct lw_summary sum;
+	struct lw_hostadj adj = { 0 };
 	char file[PATH_MAX];
 	int ret = -1;
 
@@ -527,7 +602,30 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 			lw_run_state_free(&st);
 		}
 	}
-	if (lw_summary_load(&sum, &rd, 0) < 0) {
+	/* judged on the kernel-attributable figures: the host's time that
+	 * analyze found in each spike (host.adjust) off its sample */
+	if (kernel) {
+		if (load_analysis(r, &rd) < 0) {
+			lw_rundir_close(&rd);
+			return -1;
+		}
+		r->kernel = json_is_array(json_object_get(json_object_get(r->analysis, "host"),
+							  "adjust")) ? 1 : -1;
+		if (r->kernel > 0 &&
+		    lw_hostadj_from_json(&adj, r->analysis, lw_rundir_file(&rd, "analysis.json", file,
+									   sizeof(file))) < 0) {
+			json_decref(r->analysis);
+			r->analysis = NULL;
+			lw_rundir_close(&rd);
+			return -1;
+		}
+		for (size_t i = 0; i < adj.n; i++)
+			r->host_ns += adj.ns[i];
+	}
+	if (lw_summary_load_adj(&sum, &rd, 0, &adj) < 0) {
+		lw_hostadj_free(&adj);
+		json_decref(r->analysis);
+		r->analysis = NULL;
 		lw_rundir_close(&rd);
 		return -1;
 	}
@@ -556,19 +654,37 @@ int lw_crun_load_dir(struct lw_crun *r, const char *path)
 		p->missed_unknown = s->missed_unknown;
 		p->from_hist = sum.from_histogram;
 		p->dropped = s->dropped;
+		p->no_cpu = sum.from_histogram ? "no samples to tell the CPUs apart (a run imported "
+			    "from a histogram, or monitored)" : NULL;
+	}
+	/* each CPU's series (after its probe's "all" row: sorted by probe,
+	 * then CPU), from the samples */
+	for (size_t i = 0; i < sum.n && !sum.from_histogram; i++) {
+		struct lw_series *s = &sum.s[i];
+		struct lw_cprobe *p = NULL, *c;
+
+		if (s->cpu < 0)
+			continue;
+		for (size_t j = 0; j < r->np && !p; j++)
+			p = r->p[j].probe == s->probe ? &r->p[j] : NULL;
+		if (!p || (p->ncpu && p->cpu[p->ncpu - 1].cpu_id >= s->cpu))
+			continue;
+		if (!(c = add_cpu(p, s->cpu)) || lw_summary_dist(&sum, i, &c->d) < 0)
+			goto out;
+		c->missed = s->missed;
+		c->missed_unknown = s->missed_unknown;
 	}
 	if (!sum.from_histogram &&
-	    load_block_maxima(r, lw_rundir_file(&rd, "samples", file, sizeof(file))) < 0)
+	    load_block_maxima(r, lw_rundir_file(&rd, "samples", file, sizeof(file)), &adj) < 0)
 		goto out;
-	lw_rundir_file(&rd, "analysis.json", file, sizeof(file));
-	if (access(file, F_OK) == 0 &&
-	    !(r->analysis = lw_json_load_flags(file, LW_IN_NOFOLLOW, LW_CAP_JSON)))
+	if (!kernel && load_analysis(r, &rd) < 0)
 		goto out;
 	if (derive_extras(r, &rd) < 0)
 		goto out;
 	ret = 0;
 out:
 	lw_summary_free(&sum);
+	lw_hostadj_free(&adj);
 	lw_rundir_close(&rd);
 	if (ret < 0)
 		lw_crun_free(r);

@@ -705,6 +705,7 @@ static int load_series(struct lw_db *db, int64_t id, struct lw_crun *r)
 			break;
 		}
 		p->bmax_ns = (uint64_t)bw;
+		p->no_cpu = "a run from the results store keeps its figures over all CPUs only";
 		p->missed_unknown = sqlite3_column_int64(st, 1) < 0;
 		p->missed = p->missed_unknown ? 0 : (uint64_t)sqlite3_column_int64(st, 1);
 		p->dropped = (uint64_t)sqlite3_column_int64(st, 2);

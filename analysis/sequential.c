@@ -258,7 +258,9 @@ int lw_seq_judge(const struct lw_seq_design *d, unsigned runs, const json_t *doc
 			adj = 1;
 		if (adj > run_max)
 			run_max = adj;
-		t[i].adj = run_max;
+		/* every metric: the comparison's own adjustment (Holm, the CPUs
+		 * of one figure sharing one weight), else Holm over those named */
+		t[i].adj = d->nmetrics ? run_max : lw_jnum(t[i].m, "p_adjusted", NAN);
 	}
 	out->tested = (unsigned)k;
 	for (i = 0; i < k; i++) {

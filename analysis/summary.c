@@ -154,7 +154,11 @@ static int select_passes(const struct lw_summary *sum, struct lw_rank_sel *sel,
 			ret = -1;
 			break;
 		}
+		size_t cur = 0;
+		uint64_t rec = 0;
+
 		while ((rr = lw_samples_next(r, &smp)) == 1) {
+			smp.latency_ns = lw_hostadj_apply(sum->adj, &cur, rec++, smp.latency_ns);
 			if (smp.probe == 0 || smp.probe >= LW_SAMPLE_MAX)
 				continue;
 			for (int k = 0; k < 2; k++) {
@@ -228,12 +232,16 @@ static int dist_pass(const struct lw_summary *sum, size_t i, const int32_t *slot
 	const struct lw_hist *h = &s->hist;
 	struct lw_samples_reader *r = lw_samples_open_flags(sum->samples, sum->samples_flags | LW_SAMPLES_QUIET);
 	struct lw_sample smp;
+	size_t cur = 0;
+	uint64_t rec = 0;
 	int rr;
 
 	if (!r)
 		return -1;
 	while ((rr = lw_samples_next(r, &smp)) == 1) {
 		uint64_t b;
+
+		smp.latency_ns = lw_hostadj_apply(sum->adj, &cur, rec++, smp.latency_ns);
 
 		if (smp.probe != s->probe || (s->cpu >= 0 && smp.cpu != s->cpu))
 			continue;
@@ -334,6 +342,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	size_t *ser = NULL, nsel = 0, nlanes = 0;
 	int *pk = NULL;
 	uint64_t rec = 0;
+	size_t adj_cur = 0;
 	int ret;
 	int32_t *lookup;
 
@@ -363,6 +372,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
 		long idx[2];
 
+		smp.latency_ns = lw_hostadj_apply(sum->adj, &adj_cur, rec, smp.latency_ns);
 		rec++;
 		if (smp.probe == 0 || smp.probe >= LW_SAMPLE_MAX) {
 			ret = error("%s: record %" PRIu64 " has unknown probe id %u", path, rec,
@@ -770,11 +780,18 @@ static int load_monitor(struct lw_summary *sum, const char *path)
 
 int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t threshold_ns)
 {
+	return lw_summary_load_adj(sum, rd, threshold_ns, NULL);
+}
+
+int lw_summary_load_adj(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t threshold_ns,
+			const struct lw_hostadj *adj)
+{
 	char path[PATH_MAX];
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->threshold_ns = threshold_ns;
+	sum->adj = adj && adj->n ? adj : NULL;
 	lw_rundir_file(rd, "monitor", path, sizeof(path));
 	if (access(path, F_OK) == 0) {
 		/* RUN/samples holds only the windows around spikes */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/hostadj.h"
 #include "analysis/timeline.h"
 #include "lib/rundir.h"
 #include "lib/stats.h"
@@ -44,6 +45,7 @@ struct lw_summary {
 	char *samples;			/* the samples file, read again for exact ranks */
 	struct lw_timeline timeline;	/* latency over time, from the samples */
 	unsigned samples_flags;		/* how it was opened (a killed run's partial end) */
+	const struct lw_hostadj *adj;	/* the host's time taken off each spike, or NULL */
 };
 
 /*
@@ -53,6 +55,11 @@ struct lw_summary {
  * (lw_rank_sel); no sample is kept.
  */
 int lw_summary_load(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t threshold_ns);
+/* The same with the host's time taken off the samples @adj lists (the
+ * kernel-attributable figures; @adj is kept, not copied: it must outlive
+ * @sum).  A monitored or imported run has no samples to take it off. */
+int lw_summary_load_adj(struct lw_summary *sum, const struct lw_rundir *rd, uint64_t threshold_ns,
+			const struct lw_hostadj *adj);
 void lw_summary_free(struct lw_summary *sum);
 /* The samples of series @i at the 1-based ranks @rank[0 .. n-1] (exact, by
  * passes over the samples file); 0 or -1.  Not for runs from a histogram. */

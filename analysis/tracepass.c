@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analysis/attrib.h"
+#include "analysis/hostadj.h"
 #include "analysis/sample_merge.h"
 #include "analysis/tasks.h"
 #include "lib/trace_read.h"
@@ -20,6 +21,8 @@
 #include "lib/samples.h"
 #include "lib/sort.h"
 #include "lib/stats.h"
+#include "lib/steal.h"
+#include "lib/sysinfo.h"
 #include "workloads/rkind.h"
 
 #define MAX_STATES 16
@@ -803,6 +806,10 @@ struct spike_pass {
 	uint64_t *above;
 	char (*noise_comm)[16];
 	struct lw_misses *misses;
+	/* the host's time per spike (lw_spike.host_ns), and its totals */
+	struct lw_hostadj adj;
+	uint64_t host_ns, host_spikes, steal_ns, steal_spikes;
+	int adj_failed;
 };
 
 /* A spike's attribution is final; a deadline miss's window is. */
@@ -810,8 +817,23 @@ static void spike_done(void *ctx, const struct lw_spike *s)
 {
 	struct spike_pass *sp = ctx;
 
-	if (s->work)
+	if (s->work) {
 		lw_misses_done(sp->misses, s);
+		return;
+	}
+	sp->steal_ns += s->steal_ns;
+	sp->steal_spikes += s->steal_ns > 0;
+	if (!s->host_ns)
+		return;
+	sp->host_ns += s->host_ns;
+	sp->host_spikes++;
+	if (lw_hostadj_add(&sp->adj, s->index, s->host_ns) < 0)
+		sp->adj_failed = 1;
+}
+
+static uint64_t steal_in(void *ctx, int cpu, uint64_t from, uint64_t to)
+{
+	return lw_steal_between(ctx, cpu, from, to);
 }
 
 /* @smp, the sample at record @idx, is a spike if above its threshold. */
@@ -867,6 +889,8 @@ struct tpass {
 	struct twins tw;
 	size_t twi;			/* the window the events are in */
 	uint64_t untraced;		/* time between them */
+	struct lw_steal steal;		/* RUN/steal, when the run has it */
+	int has_steal, vm;
 };
 
 /* Phase 1: the trace opened, the tables, the attribution, the windows, the
@@ -902,6 +926,18 @@ static int tp_setup(struct tpass *p)
 	struct lw_attrib_cfg cfg = { .ncpus = p->ncpus, .exit_latency = exit_latency,
 				     .state_name = state_name, .ctx = p->it, .keep = p->top,
 				     .done = spike_done, .done_ctx = &p->sp };
+	char stealf[PATH_MAX];
+
+	/* host interference: on a virtual machine, and the steal it reported */
+	p->vm = cfg.vm = lw_sysinfo_is_vm(json_object_get(rd->manifest, "system"));
+	p->has_steal = lw_steal_load(lw_rundir_file(rd, LW_STEAL_FILE, stealf, sizeof(stealf)),
+				     &p->steal);
+	if (p->has_steal < 0)
+		return -1;
+	if (p->has_steal) {
+		cfg.steal = steal_in;
+		cfg.steal_ctx = &p->steal;
+	}
 
 	if (p->o->workloads && !(p->sp.misses = lw_misses_new(p->o->workloads, rd->manifest)))
 		return -1;
@@ -1171,6 +1207,30 @@ static int tp_finish(struct tpass *p)
 	return 0;
 }
 
+/* "host": what the host took from the spikes (lw_attrib_cfg.vm, .steal) and
+ * each spike's share by record index, for the kernel-attributable figures. */
+static void host_json(struct tpass *p)
+{
+	const json_t *hv = json_object_get(json_object_get(p->rd->manifest, "system"), "hypervisor");
+	json_t *h;
+
+	lw_hostadj_sort(&p->sp.adj);
+	h = json_pack("{s:b, s:O?, s:o, s:I, s:I, s:I, s:I}",
+		"virtual_machine", p->vm, "hypervisor", json_object_get(hv, "name"),
+		"steal_sampled", p->has_steal ? json_pack("{s:I, s:s}", "period_ns",
+			(json_int_t)p->steal.period_ns, "note", "steal per CPU sampled every period "
+			"(counters of /proc/stat, clock-tick resolution); a window's share is "
+			"interpolated linearly across the samples around it") : json_false(),
+		"host_ns", (json_int_t)p->sp.host_ns, "spikes", (json_int_t)p->sp.host_spikes,
+		"steal_in_windows_ns", (json_int_t)p->sp.steal_ns,
+		"steal_spikes", (json_int_t)p->sp.steal_spikes);
+	if (p->sp.adj_failed)
+		json_object_set_new(h, "adjust_error", json_string("out of memory: no twin figures"));
+	else
+		json_object_set_new(h, "adjust", lw_hostadj_json(&p->sp.adj));
+	json_object_set_new(p->analysis, "host", h);
+}
+
 /* Phase 4: "spikes" (with the thresholds and the trace windows), "idle_latency",
  * "tradeoff" and "nohz" into the analysis. */
 static void tp_json(struct tpass *p)
@@ -1202,6 +1262,7 @@ static void tp_json(struct tpass *p)
 					    json_deep_copy(json_object_get(p->rd->manifest, "steal")));
 		lw_tasks_annotate(spikes, p->rd->manifest);
 		json_object_set_new(analysis, "spikes", spikes);
+		host_json(p);
 	}
 	json_object_set_new(analysis, "idle_latency", idle_latency_json(p->x, p->it));
 	{
@@ -1227,6 +1288,8 @@ static void tp_free(struct tpass *p)
 	stats_free(p->x);
 	free(p->it);
 	lw_attrib_free(p->a);
+	lw_hostadj_free(&p->sp.adj);
+	lw_steal_free(&p->steal);
 	free(p->tw.w);
 	free(p->unk);
 	lw_sample_merge_close(p->mg);

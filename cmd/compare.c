@@ -13,6 +13,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "lib/sysinfo.h"
 #include "reports/report.h"
 
 static const char usage[] =
@@ -52,6 +53,10 @@ static const char usage[] =
 "      --horizon TIME          worst-case horizon (default 1h)\n"
 "      --min-blocks N          fewest blocks to extrapolate from (default 30)\n"
 "      --evt MODEL             gev (probability-weighted moments, default) or gumbel (ML)\n"
+"      --judge kernel|raw      judge latency on the kernel-attributable figures (each\n"
+"                              spike less the host's time analyze found in it) or on\n"
+"                              the raw ones; default kernel when a run's sysinfo found\n"
+"                              a virtual machine, else raw\n"
 "  -q, --quiet                 no table\n"
 "  -h, --help                  this text\n"
 "\n"
@@ -63,6 +68,8 @@ static const char usage[] =
 #define MAX_GROUPS 64
 
 #define MAX_ITEMS 512
+
+enum { JUDGE_AUTO, JUDGE_KERNEL, JUDGE_RAW };
 
 struct item {
 	const char *ref, *group;
@@ -84,6 +91,7 @@ struct params {
 	const char *db;
 	const char *output;
 	int json, quiet, have_thr;
+	int judge;			/* JUDGE_* */
 	struct lw_rule rules[MAX_RULES];
 	size_t nrules;
 	struct lw_cmp_opts o;
@@ -179,6 +187,7 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "horizon",          required_argument, NULL, 'H' },
 		{ "min-blocks",       required_argument, NULL, 'm' },
 		{ "evt",              required_argument, NULL, 'E' },
+		{ "judge",            required_argument, NULL, 'J' },
 		{ "quiet",            no_argument,       NULL, 'q' },
 		{ "help",             no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -240,6 +249,11 @@ static int parse(struct params *p, int argc, char **argv)
 			break;
 		case 'q':
 			p->quiet = 1;
+			break;
+		case 'J':
+			if (strcmp(optarg, "kernel") && strcmp(optarg, "raw"))
+				return error("--judge: '%s' is not kernel or raw", optarg);
+			p->judge = strcmp(optarg, "kernel") ? JUDGE_RAW : JUDGE_KERNEL;
 			break;
 		case 'h':
 			return 1;
@@ -371,6 +385,57 @@ static size_t group_items(struct params *p, struct lw_cgroup *g, const char *bas
 	return ng;
 }
 
+/* --judge auto: kernel when the manifest of a run directory among the
+ * items says virtual machine (sysinfo's hypervisor); its label in @vm. */
+static int judge_kernel_auto(const struct params *p, const char **vm)
+{
+	for (size_t i = 0; i < p->nitems; i++) {
+		struct lw_rundir rd;
+		int q, is_vm;
+
+		if (lw_db_is_ref(p->items[i].ref))
+			continue;
+		q = lw_set_quiet(1);	/* loading it says what is wrong with it */
+		if (lw_rundir_open(&rd, p->items[i].ref) < 0) {
+			lw_set_quiet(q);
+			continue;
+		}
+		lw_set_quiet(q);
+		is_vm = lw_sysinfo_is_vm(json_object_get(rd.manifest, "system"));
+		lw_rundir_close(&rd);
+		if (is_vm) {
+			*vm = p->items[i].ref;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The comparison's "judge": what its latency verdicts were judged on, why,
+ * and the runs that could not give kernel-attributable figures. */
+static json_t *judge_json(const struct params *p, int kernel, const char *vm,
+			  const struct lw_crun *runs, size_t n)
+{
+	json_t *raw = json_array();
+	char why[1200];
+	uint64_t host = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].kernel < 0)
+			json_array_append_new(raw, json_string(runs[i].label));
+		host += runs[i].host_ns;
+	}
+	if (p->judge == JUDGE_AUTO && kernel)
+		snprintf(why, sizeof(why), "a virtual machine (sysinfo of %s): the host's time in "
+			 "the spikes is not the kernel's (--judge raw for the raw figures)", vm);
+	else if (p->judge == JUDGE_AUTO)
+		snprintf(why, sizeof(why), "no run on a virtual machine");
+	else
+		snprintf(why, sizeof(why), "--judge %s", kernel ? "kernel" : "raw");
+	return json_pack("{s:s, s:s, s:I, s:o}", "on", kernel ? "kernel" : "raw", "why", why,
+			 "host_ns", (json_int_t)host, "runs_without_host_analysis", raw);
+}
+
 /* No rule could be judged: say why (the first rule's reason), 1; else 0. */
 static int undecided(const json_t *doc)
 {
@@ -393,7 +458,8 @@ int cmd_compare(int argc, char **argv)
 	size_t n = 0, base = 0, i, ngroups;
 	const char *base_name;
 	json_t *doc = NULL;
-	int ret = LW_EXIT_ERROR, failed, r, asked = 0;
+	int ret = LW_EXIT_ERROR, failed, r, asked = 0, kernel;
+	const char *vm = NULL;
 
 	if (!p)
 		return error("out of memory"), LW_EXIT_ERROR;
@@ -454,6 +520,7 @@ int cmd_compare(int argc, char **argv)
 	if (!p->nrules)
 		lw_rule_parse("any:worse", &p->rules[p->nrules++]);
 
+	kernel = p->judge == JUDGE_KERNEL || (p->judge == JUDGE_AUTO && judge_kernel_auto(p, &vm));
 	runs = calloc(p->nitems, sizeof(*runs));
 	if (!runs) {
 		error("out of memory");
@@ -476,13 +543,19 @@ int cmd_compare(int argc, char **argv)
 				n++;
 				goto out;
 			}
-		} else if (lw_crun_load_dir(&runs[n], ref) < 0) {
+		} else if (lw_crun_load_dir_judge(&runs[n], ref, kernel) < 0) {
 			goto out;
+		}
+		if (kernel && runs[n].kernel <= 0) {
+			runs[n].kernel = -1;
+			note("%s: no analysis with the host's time (latwatt analyze %s): its latency "
+			     "figures are the raw ones", runs[n].label, ref);
 		}
 	}
 	doc = lw_compare_groups(runs, groups, ngroups, base, &p->o);
 	if (!doc)
 		goto out;
+	json_object_set_new(doc, "judge", judge_json(p, kernel, vm, runs, n));
 	failed = lw_rules_eval(p->rules, p->nrules, doc);
 	if (p->output && lw_json_save(doc, p->output) < 0)
 		goto out;

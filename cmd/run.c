@@ -24,6 +24,7 @@
 #include "lib/rundir.h"
 #include "lib/run.h"
 #include "lib/safefile.h"
+#include "lib/steal.h"
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
 #include "lib/trace_rec.h"
@@ -274,6 +275,16 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	 * and stopped after what it records (lib/trace_rec.h) */
 	if (add(&run, lw_power_sampler_new(&po)) < 0)
 		goto fail;
+	/* on a virtual machine, the steal per CPU through the run: how much the
+	 * host took in each spike's window (analyze's host:steal) */
+	if (lw_sysinfo_is_vm(json_object_get(run.dir.manifest, "system"))) {
+		if (add(&run, lw_steal_sampler_new(NULL, 0,
+						   po.has_affinity ? &hk : NULL)) < 0)
+			goto fail;
+	} else {
+		json_object_set_new(run.dir.manifest, "steal_samples", json_pack("{s:n, s:s}",
+			"file", "reason", "not a virtual machine (sysinfo's hypervisor)"));
+	}
 	tracer = lw_trace_new(&to);
 	if (add(&run, tracer) < 0)
 		goto fail;

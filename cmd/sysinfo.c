@@ -15,8 +15,8 @@ static const char usage[] =
 "usage: latwatt sysinfo [OPTIONS]\n"
 "\n"
 "Show what 'latwatt run' records about this system (kernel, preemption model,\n"
-"NO_HZ and isolated CPUs, clocksource, idle states, PM QoS, CPUs, cpufreq)\n"
-"and warn about what matters for realtime latency.\n"
+"NO_HZ and isolated CPUs, clocksource, hypervisor, idle states, PM QoS, CPUs,\n"
+"cpufreq) and warn about what matters for realtime latency.\n"
 "\n"
 "      --json              print the JSON that goes into manifest.json\n"
 "      --idle-budget US    warn about enabled idle states slower to exit than US\n"
@@ -35,6 +35,24 @@ static const char *str(const json_t *o, const char *k)
 	return s && *s ? s : "-";
 }
 
+/* "hypervisor   QEMU (cpuinfo flag hypervisor, DMI: QEMU Standard PC)" or "none found" */
+static void print_hypervisor(const json_t *hv)
+{
+	json_t *e;
+	size_t i;
+
+	if (!json_is_true(json_object_get(hv, "virtual"))) {
+		printf("hypervisor   none found\n");
+		return;
+	}
+	printf("hypervisor   %s (", str(hv, "name"));
+	json_array_foreach(json_object_get(hv, "evidence"), i, e)
+		printf("%s%s", i ? ", " : "", json_string_value(e));
+	if (json_is_string(json_object_get(hv, "vendor")))
+		printf("; DMI: %s %s", str(hv, "vendor"), str(hv, "product"));
+	printf(")\n");
+}
+
 static void print_text(const json_t *sys, const json_t *warnings)
 {
 	const json_t *k = json_object_get(sys, "kernel"), *p = json_object_get(sys, "preempt");
@@ -51,8 +69,12 @@ static void print_text(const json_t *sys, const json_t *warnings)
 	printf("cmdline      %s\n", str(sys, "cmdline"));
 	printf("nohz_full    %s\n", str(sys, "nohz_full"));
 	printf("isolated     %s\n", str(sys, "isolated"));
-	printf("clocksource  %s (available: %s)\n", str(json_object_get(sys, "clocksource"), "current"),
-	       str(json_object_get(sys, "clocksource"), "available"));
+	printf("clocksource  %s (available: %s)%s%s\n", str(json_object_get(sys, "clocksource"), "current"),
+	       str(json_object_get(sys, "clocksource"), "available"),
+	       json_is_string(json_object_get(json_object_get(sys, "clocksource"), "note")) ? ": " : "",
+	       json_is_string(json_object_get(json_object_get(sys, "clocksource"), "note")) ?
+	       str(json_object_get(sys, "clocksource"), "note") : "");
+	print_hypervisor(json_object_get(sys, "hypervisor"));
 	printf("cpus         %lld online (%s), %s\n",
 	       (long long)json_integer_value(json_object_get(cpu, "count")), str(cpu, "online"),
 	       str(cpu, "model"));

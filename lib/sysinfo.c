@@ -194,6 +194,138 @@ static json_t *cpu_info(const struct root *r)
 	return o;
 }
 
+/* The "flags" line of the first CPU in cpuinfo holds " hypervisor " (x86:
+ * CPUID leaf 1, ECX bit 31, which every hypervisor sets). */
+static int cpuinfo_hypervisor(const struct root *r)
+{
+	char path[PATH_MAX], line[8192];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", r->dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "flags", 5) || !colon)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		for (char *t = strtok(colon + 1, " \t"); t; t = strtok(NULL, " \t"))
+			if (!strcmp(t, "hypervisor"))
+				found = 1;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Machine names (DMI sys_vendor, product_name, the device tree's
+ * compatible) that only a virtual machine has; the identity they name. */
+static const struct { const char *word, *name; } vm_names[] = {
+	{ "QEMU", "QEMU" }, { "KVM", "KVM" }, { "Bochs", "QEMU" }, { "VMware", "VMware" },
+	{ "VirtualBox", "VirtualBox" }, { "innotek", "VirtualBox" }, { "Xen", "Xen" },
+	{ "Virtual Machine", "Hyper-V" }, { "Amazon EC2", "KVM (Amazon EC2)" },
+	{ "Google Compute Engine", "KVM (Google)" }, { "Parallels", "Parallels" },
+	{ "linux,dummy-virt", "QEMU" }, { "cloud-hypervisor", "Cloud Hypervisor" },
+	{ "Firecracker", "Firecracker" },
+};
+
+static const char *vm_name(const char *s)
+{
+	for (size_t i = 0; s && i < sizeof(vm_names) / sizeof(vm_names[0]); i++)
+		if (strstr(s, vm_names[i].word))
+			return vm_names[i].name;
+	return NULL;
+}
+
+/* The hypervisor's identity: {"virtual", "evidence": [..], "name", "type",
+ * "vendor", "product"}; "virtual" when any one source says so. */
+static json_t *hypervisor_info(const struct root *r)
+{
+	char type[64] = "", vendor[256] = "", product[256] = "", compat[512] = "";
+	json_t *ev = json_array();
+	const char *name = NULL;
+	int n;
+
+	if (cpuinfo_hypervisor(r))
+		json_array_append_new(ev, json_string("cpuinfo flag hypervisor"));
+	if (rread(r, "/sys/hypervisor/type", type, sizeof(type)) > 0) {
+		json_array_append_new(ev, json_string("/sys/hypervisor/type"));
+		name = !strcmp(type, "xen") ? "Xen" : NULL;
+	} else {
+		type[0] = 0;
+	}
+	if (rread(r, "/sys/class/dmi/id/sys_vendor", vendor, sizeof(vendor)) < 0)
+		vendor[0] = 0;
+	if (rread(r, "/sys/class/dmi/id/product_name", product, sizeof(product)) < 0)
+		product[0] = 0;
+	if (vm_name(vendor) || vm_name(product)) {
+		json_array_append_new(ev, json_string("DMI"));
+		if (!name)
+			name = vm_name(vendor) ? vm_name(vendor) : vm_name(product);
+	}
+	/* the device tree's strings are NUL separated: read them as one */
+	n = rread(r, "/sys/firmware/devicetree/base/compatible", compat, sizeof(compat));
+	for (int i = 0; i < n - 1; i++)
+		if (!compat[i])
+			compat[i] = ' ';
+	if (n > 0 && vm_name(compat)) {
+		json_array_append_new(ev, json_string("device tree"));
+		if (!name)
+			name = vm_name(compat);
+	}
+	return json_pack("{s:b, s:o, s:s?, s:s?, s:s?, s:s?}",
+			 "virtual", json_array_size(ev) > 0, "evidence", ev,
+			 "name", name ? name : json_array_size(ev) ? "unknown" : NULL,
+			 "type", type[0] ? type : NULL, "vendor", vendor[0] ? vendor : NULL,
+			 "product", product[0] ? product : NULL);
+}
+
+/* Clocksources that read a counter of the CPU or of the hypervisor: cheap
+ * and fine-grained.  The others are a fallback (jiffies, refined-jiffies:
+ * the tick's resolution) or slow to read (acpi_pm, hpet: an I/O access,
+ * which traps to the host on a virtual machine). */
+static const char *const stable_clocks[] = {
+	"tsc", "arch_sys_counter", "kvm-clock", "riscv_clocksource", "timer", "xen",
+	"hyperv_clocksource_tsc_page", "tsc-early",
+};
+
+int lw_clocksource_stable(const char *cs)
+{
+	for (size_t i = 0; cs && i < sizeof(stable_clocks) / sizeof(stable_clocks[0]); i++)
+		if (!strcmp(cs, stable_clocks[i]))
+			return 1;
+	return 0;
+}
+
+static json_t *clocksource_info(const struct root *r, const json_t *hv)
+{
+	json_t *cur = rd_str(r, "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+	const char *cs = json_string_value(cur);
+	char note[256] = "";
+
+	if (cs && !lw_clocksource_stable(cs)) {
+		if (!strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies"))
+			snprintf(note, sizeof(note), "%s counts ticks: time moves in steps of a "
+				 "tick%s", cs, json_is_true(json_object_get(hv, "virtual")) ?
+				 " (the hypervisor's clocks were found unusable)" : "");
+		else
+			snprintf(note, sizeof(note), "%s is not a CPU counter: reading it is slow%s",
+				 cs, json_is_true(json_object_get(hv, "virtual")) ?
+				 " (each read traps to the hypervisor)" : "");
+	}
+	json_t *o = json_pack("{s:O, s:o, s:o}", "current", cur,
+		"available", rd_str(r, "/sys/devices/system/clocksource/clocksource0/available_clocksource"),
+		"stable", cs ? json_boolean(lw_clocksource_stable(cs)) : json_null());
+
+	if (note[0])
+		json_object_set_new(o, "note", json_string(note));
+	json_decref(cur);
+	return o;
+}
+
 json_t *lw_sysinfo_collect(const char *rootdir)
 {
 	struct root r = { rootdir ? rootdir : "" };
@@ -208,9 +340,10 @@ json_t *lw_sysinfo_collect(const char *rootdir)
 			    preempt_info(&r, json_string_value(json_object_get(kernel, "version"))));
 	json_object_set_new(sys, "nohz_full", rd_str(&r, "/sys/devices/system/cpu/nohz_full"));
 	json_object_set_new(sys, "isolated", rd_str(&r, "/sys/devices/system/cpu/isolated"));
-	json_object_set_new(sys, "clocksource", json_pack("{s:o, s:o}",
-		"current", rd_str(&r, "/sys/devices/system/clocksource/clocksource0/current_clocksource"),
-		"available", rd_str(&r, "/sys/devices/system/clocksource/clocksource0/available_clocksource")));
+	json_t *hv = hypervisor_info(&r);
+
+	json_object_set_new(sys, "hypervisor", hv);
+	json_object_set_new(sys, "clocksource", clocksource_info(&r, hv));
 	for (int i = 0; i < n; i++) {
 		json_t *st;
 
@@ -275,6 +408,11 @@ int lw_sysinfo_is_rt(const json_t *sys)
 	return json_is_true(json_object_get(json_object_get(sys, "preempt"), "rt"));
 }
 
+int lw_sysinfo_is_vm(const json_t *sys)
+{
+	return json_is_true(json_object_get(json_object_get(sys, "hypervisor"), "virtual"));
+}
+
 const char *lw_sysinfo_preempt_model(const json_t *sys)
 {
 	const char *m = json_string_value(json_object_get(json_object_get(sys, "preempt"), "model"));
@@ -313,9 +451,12 @@ json_t *lw_sysinfo_warnings(const json_t *sys, uint64_t idle_budget_us)
 	if (!s || !*s || !strcmp(s, "(null)"))
 		warn(w, "no nohz_full CPUs: the tick runs on every CPU");
 	s = json_string_value(json_object_get(json_object_get(sys, "clocksource"), "current"));
-	if (s && strcmp(s, "tsc") && strcmp(s, "arch_sys_counter") && strcmp(s, "kvm-clock") &&
-	    strcmp(s, "riscv_clocksource") && strcmp(s, "timer"))
+	if (s && !lw_clocksource_stable(s))
 		warn(w, "clocksource is %s: reading the clock may be slow or coarse", s);
+	if (lw_sysinfo_is_vm(sys))
+		warn(w, "a virtual machine (%s): the host's preemption of a vCPU shows as latency "
+			"(analyze names it host:, compare judges the kernel-attributable figures)",
+		     json_string_value(json_object_get(json_object_get(sys, "hypervisor"), "name")));
 	v = json_integer_value(json_object_get(sys, "pm_qos_us"));
 	if (json_is_integer(json_object_get(sys, "pm_qos_us")) && v >= PM_QOS_DEFAULT_US)
 		warn(w, "PM QoS (cpu_dma_latency) is unset: deep idle states are allowed "

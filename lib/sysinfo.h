@@ -34,6 +34,11 @@ json_t *lw_steal_delta(const json_t *start, const json_t *end);
 
 /* Convenience readers of a collected sysinfo. */
 int lw_sysinfo_is_rt(const json_t *sys);
+/* A virtual machine: sysinfo's "hypervisor" found one (the cpuinfo flag,
+ * /sys/hypervisor/type, DMI or the device tree naming one). */
+int lw_sysinfo_is_vm(const json_t *sys);
+/* @cs is a clocksource that reads a CPU's or the hypervisor's counter. */
+int lw_clocksource_stable(const char *cs);
 const char *lw_sysinfo_preempt_model(const json_t *sys);
 
 #endif

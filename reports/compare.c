@@ -56,8 +56,9 @@ const char *const lw_cmp_method[] = {
 	"from one another).",
 	"Per tested metric the comparison reports the smallest change it could have detected with "
 	"the runs it had (min_detectable, mdc in the table): the change the test finds with "
-	"probability 0.8 at level --alpha divided by the number of metrics tested (the first step "
-	"of Holm's adjustment), (t(1 - alpha/2k) + t(0.8)) times the standard error. \u201c5 runs "
+	"probability 0.8 at level --alpha times the metric's share of the weights of the metrics "
+	"tested (the first step of Holm's adjustment: alpha/k when each of k weighs 1; below for "
+	"the per-CPU metrics), (t(1 - alpha/2k) + t(0.8)) times the standard error. \u201c5 runs "
 	"a side detect 10 % in p99 here\u201d reads off it.",
 	"And the design's power at the spread seen: how many runs a side the test would need to "
 	"find a --practical change with probability 0.8 at the same level "
@@ -67,7 +68,8 @@ const char *const lw_cmp_method[] = {
 	"runs a side (these runs: 18%)\u201d. latwatt run --repeat auto adds the runs until the "
 	"answer is decided instead (see LATWATT RUN, Sequential designs).",
 	"A verdict is better or worse when the change is significant after Holm's step-down "
-	"adjustment over all metrics tested in one comparison, and larger than --practical (lower "
+	"adjustment (weighted, for the per-CPU metrics) over all metrics tested in one "
+	"comparison, and larger than --practical (lower "
 	"latency, fewer events and less power are better); else no significant difference, or n/a "
 	"when it cannot be tested. So two groups of runs of one system get any verdict at all, and "
 	"a CI gate with --fail-on any:worse fails, with probability at most --alpha. The proof is "

@@ -128,7 +128,11 @@ static void print_metric(FILE *out, const json_t *m, const json_t *ra, const jso
 	} else if (!strcmp(kind, "block-maxima")) {
 		char h[32];
 		lw_format_duration((uint64_t)lw_jnum(m, "block_ns", NAN), h, sizeof(h));
-		snprintf(label, sizeof(label), "max per %s", h);
+		if (json_is_integer(json_object_get(m, "cpu")))	/* one CPU's */
+			snprintf(label, sizeof(label), "cpu%" JSON_INTEGER_FORMAT " max/%s",
+				 json_integer_value(json_object_get(m, "cpu")), h);
+		else
+			snprintf(label, sizeof(label), "max per %s", h);
 	} else if (!strcmp(kind, "count") && json_object_get(m, "total")) {
 		/* counts as counts: a group's total over its runs, and the mean of
 		 * the runs' rates (what the verdict is judged on) */
@@ -216,6 +220,11 @@ void lw_compare_print(const json_t *doc, FILE *out)
 		"smallest change these runs detect)\n",
 		lw_jnum(set, "confidence", NAN) * 100, lw_jnum(set, "alpha", NAN),
 		lw_jnum(set, "practical", NAN) * 100);
+	if (json_is_object(json_object_get(doc, "judge")))
+		fprintf(out, "latency judged on the %s: %s\n",
+			strcmp(sval(json_object_get(doc, "judge"), "on", "raw"), "kernel") ? "raw figures" :
+			"kernel-attributable figures (each spike less the host's time in it)",
+			sval(json_object_get(doc, "judge"), "why", "?"));
 	runs = groups;		/* the figures printed are the groups' */
 	json_array_foreach(json_object_get(doc, "comparisons"), i, c) {
 		size_t ir = (size_t)json_integer_value(json_object_get(c, "run")), k;
@@ -265,6 +274,21 @@ void lw_compare_print(const json_t *doc, FILE *out)
 				" a side for a %.0f%% change here\n",
 				json_integer_value(json_object_get(c, "repeats_needed")),
 				lw_jnum(set, "practical", NAN) * 100);
+		/* what was judged per CPU, or why nothing was */
+		json_array_foreach(json_object_get(c, "per_cpu"), k, m) {
+			const json_t *cpus = json_object_get(m, "cpus");
+
+			if (json_array_size(cpus))
+				fprintf(out, "  per CPU: %s on %zu CPUs: %" JSON_INTEGER_FORMAT " tested "
+					"(p99, max per 100ms; in Holm's family), %" JSON_INTEGER_FORMAT
+					" shown: those with a verdict and the worst CPU of each figure\n",
+					sval(m, "probe", "?"), json_array_size(cpus),
+					json_integer_value(json_object_get(m, "tested")),
+					json_integer_value(json_object_get(m, "shown")));
+			else
+				fprintf(out, "  per CPU: %s not judged: %s\n", sval(m, "probe", "?"),
+					sval(m, "note", "no CPU measured in every run"));
+		}
 		/* why worst-case estimates were refused, once per probe */
 		const char *pn;
 		json_t *pj;

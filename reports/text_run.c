@@ -178,6 +178,35 @@ static void unexplained_print(FILE *out, const json_t *sp)
 	}
 }
 
+/* The host's part and the kernel-attributable figures: one line each. */
+static void host_print(FILE *out, const json_t *doc)
+{
+	const json_t *h = json_object_get(doc, "host"), *k = json_object_get(doc, "kernel_attributable");
+	const json_t *p, *raw;
+	const char *name;
+
+	if (!h || (!json_is_true(json_object_get(h, "virtual_machine")) && !(lw_jnum(h, "host_ns", 0) > 0)))
+		return;
+	fprintf(out, "  host (%s%s): %.1fus in %lld spikes charged to host: causes; steal %s\n",
+		json_is_true(json_object_get(h, "virtual_machine")) ? "a virtual machine: " : "",
+		json_is_true(json_object_get(h, "virtual_machine")) ? lw_jstr(h, "hypervisor", "?") :
+		"steal reported", lw_jnum(h, "host_ns", 0) / 1e3, (long long)lw_jnum(h, "spikes", 0),
+		json_is_object(json_object_get(h, "steal_sampled")) ?
+		"sampled per CPU (interpolated between samples)" : "not sampled");
+	json_object_foreach((json_t *)json_object_get(k, "probes"), name, p) {
+		const json_t *a = json_object_get(p, "all");
+
+		raw = json_object_get(json_object_get(json_object_get(doc, "probes"), name), "all");
+		if (!a)
+			continue;
+		fprintf(out, "  kernel-attributable %s: p99 %.1fus (raw %.1f), p99.9 %.1fus (raw %.1f), "
+			"max %.1fus (raw %.1f)\n", name, lw_jnum(a, "p99_ns", NAN) / 1e3,
+			lw_jnum(raw, "p99_ns", NAN) / 1e3, lw_jnum(a, "p99.9_ns", NAN) / 1e3,
+			lw_jnum(raw, "p99.9_ns", NAN) / 1e3, lw_jnum(a, "max_ns", NAN) / 1e3,
+			lw_jnum(raw, "max_ns", NAN) / 1e3);
+	}
+}
+
 static void causes_print(FILE *out, const json_t *sp)
 {
 	const json_t *causes = json_object_get(sp, "causes"), *c;
@@ -276,6 +305,7 @@ static void spikes_print(FILE *out, const json_t *doc, size_t top)
 			(long long)lw_jnum(v, "spikes_in_windows", NAN), (long long)lw_jnum(v, "windows", NAN),
 			(long long)lw_jnum(v, "spikes_without_trace", NAN));
 	causes_print(out, sp);
+	host_print(out, doc);
 	unexplained_print(out, sp);
 	top_spikes_print(out, sp, top);
 }

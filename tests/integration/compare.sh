@@ -16,6 +16,7 @@ mk_tmp
 	--fail-on 'p99>+100000%' --fail-on 'xruns>0' >"$TMP/table" 2>&1; rc=$?
 [ "$rc" -eq 0 ] && pass "rule-passes-exit-0" || fail "rule-passes-exit-0" "exit $rc: $(cat "$TMP/table")"
 grep -q "^B vs A: probe cyclic" "$TMP/table" && grep -q "^  p99 " "$TMP/table" &&
+	grep -q "^  per CPU: cyclic " "$TMP/table" &&
 	grep -q "^  distribution " "$TMP/table" && pass "table-printed" || fail "table-printed" "$(head -20 "$TMP/table")"
 "$PYTHON" - "$TMP/c.json" "$TMP/a" "$TMP/b" <<'PY' && pass "comparison-json-schema" || fail "comparison-json-schema"
 import json, sys
@@ -83,6 +84,22 @@ assert [r["result"] for r in d["rules"]] == ["pass", "undecided"], d["rules"]
 assert d["rules"][0]["name"] == "p99>+100000%" and d["rules"][0]["unit"] == "%" and d["rules"][0]["limit"] == 100000
 assert "probes" not in d		# the old per-run report view, with its group's verdicts, is gone
 assert d["result"] == "pass"
+# per CPU: each CPU the probe measured, compactly (the worst CPU of each figure)
+import os
+pc = d["comparisons"][0]["per_cpu"]
+assert [e["probe"] for e in pc] == ["cyclic"], pc
+ncpu = len(os.sched_getaffinity(0))
+percpu = [m for m in d["comparisons"][0]["metrics"] if "cpu" in m]
+if ncpu > 1:
+    assert pc[0]["cpus"] == sorted(os.sched_getaffinity(0)) and "note" not in pc[0], pc
+    assert pc[0]["tested"] == 0 and pc[0]["shown"] == len(percpu) == 4, (pc, percpu)  # one run a side
+    for m in percpu:
+        assert m["cpu"] in pc[0]["cpus"] and m["name"].startswith("cyclic.cpu%d." % m["cpu"]), m
+        assert m["probe"] == "cyclic" and m["verdict"] == "n/a", m
+    assert sorted(m["name"].split(".", 2)[2] for m in percpu) == ["blockmax", "over:100us", "over:50us", "p99"]
+    assert [m["block_ns"] for m in percpu if m["kind"] == "block-maxima"] == [100000000]
+else:
+    assert pc[0]["cpus"] == [] and "one CPU" in pc[0]["note"] and not percpu, pc
 # counts as counts: each group's total and its runs' own
 m = [m for m in d["comparisons"][0]["metrics"] if m["name"] == "cyclic.over:50us"][0]
 assert m["per_run"] == [[r["probes"]["cyclic"]["over"][0]["count"]] for r in d["runs"]], m
@@ -213,7 +230,9 @@ mv "$TMP/a" "$TMP/a.gone"
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert b["runs"][0]["source"] == "db" and b["runs"][0]["label"] == "baseline:release"
-assert a["comparisons"][0]["metrics"] == b["comparisons"][0]["metrics"]
+# over all CPUs the same; per CPU the store has none (and says why)
+assert [m for m in a["comparisons"][0]["metrics"] if "cpu" not in m] == b["comparisons"][0]["metrics"]
+assert "results store" in b["comparisons"][0]["per_cpu"][0]["note"], b["comparisons"][0]["per_cpu"]
 PY
 "$LATWATT" compare --db "$db" "db:$ida" "db:$idb" --block 50ms -q --fail-on 'p99>+100000%' &&
 	pass "compare-db-refs" || fail "compare-db-refs"
@@ -259,7 +278,13 @@ assert m["baseline"] is None and m["baseline_total"] is None and m["verdict"] ==
 assert m["note"].startswith("unknown"), m
 p99 = [m for m in d["comparisons"][0]["metrics"] if m["name"] == "cyclic.p99"][0]
 assert p99["value"] is None and "overflow" in p99["note"], p99
+# no samples that carry the CPU: nothing per CPU, and it says why
+pc = d["comparisons"][0]["per_cpu"][0]
+assert pc["cpus"] == [] and "histogram" in pc["note"], pc
+assert not [m for m in d["comparisons"][0]["metrics"] if "cpu" in m]
 PY
+grep -q "^  per CPU: cyclic not judged: no samples to tell the CPUs apart" "$TMP/imp.txt" &&
+	pass "compare-imported-no-per-cpu" || fail "compare-imported-no-per-cpu" "$(grep "per CPU" "$TMP/imp.txt")"
 
 # -- bad input: one line, exit 2
 expect_error() {	# NAME PATTERN CMD...

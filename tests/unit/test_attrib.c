@@ -277,6 +277,225 @@ static void test_timer_storm(void **st)
 	lw_attrib_free(a);
 }
 
+/* ---- host interference (a virtual machine) ---- */
+
+static struct lw_attrib *new_host_engine(int vm, uint64_t (*steal)(void *, int, uint64_t, uint64_t))
+{
+	struct lw_attrib_cfg cfg = { .ncpus = 2, .exit_latency = exit_lat, .state_name = sname,
+				     .vm = vm, .steal = steal };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+
+	assert_non_null(a);
+	return a;
+}
+
+static uint64_t comp_of(const struct lw_spike *s, enum lw_comp_kind k, const char *name)
+{
+	const struct lw_component *c = find(s, k, name);
+
+	return c ? c->ns : 0;
+}
+
+/* Four spikes: the vCPU halted 30 ms past its wake-up (the host stopped
+ * it), the probe's thread running with no event, another task running
+ * while the timer came late, an interrupt.  On a virtual machine the first
+ * two are host:gap; the task (interrupts off, maybe) and the interrupt stay
+ * the kernel's.  Off one, nothing is the host's. */
+static void host_gap_stream(struct lw_attrib *a)
+{
+	spike(a, E, 30005 * US);
+	spike(a, 40 * E, 150 * US);
+	spike(a, 50 * E, 202 * US);
+	spike(a, 60 * E, 60 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 5 * US, LW_TEV_IDLE, 0, 0, 0, NULL);		/* POLL: exit 1 us */
+	ev(a, E + 30000 * US, LW_TEV_IDLE, 0, 0, -1, NULL);	/* 30 ms with no event */
+	wake_probe(a, E + 30000 * US);
+	ev(a, E + 30003 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	/* 2: woken in time, then 130 us in its own context with no event */
+	ev(a, 40 * E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, 40 * E + 1 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, 40 * E + 2 * US);
+	ev(a, 40 * E + 5 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 40 * E + 400 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	/* 3: a task runs; the probe's timer fires 200 us late */
+	ev(a, 50 * E - 10 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 50 * E + 197 * US);
+	ev(a, 50 * E + 200 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 50 * E + 400 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	/* 4: an interrupt of 50 us */
+	ev(a, 60 * E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, 60 * E + 2 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	ev(a, 60 * E + 2 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "eth0");
+	ev(a, 60 * E + 52 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	wake_probe(a, 60 * E + 53 * US);
+	ev(a, 60 * E + 57 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 60 * E + 500 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	lw_attrib_finish(a);
+}
+
+/* The host stopped the vCPU 30 ms inside an interrupt handler, and 30 ms
+ * while a task ran with the probe's timer due: with no event at all for
+ * LW_HOST_GAP_NS or more, host:gap on a virtual machine; a 200 us handler
+ * stays the kernel's. */
+static void host_long_stream(struct lw_attrib *a)
+{
+	spike(a, E, 30060 * US);
+	spike(a, 60 * E, 260 * US);
+	spike(a, 100 * E, 30005 * US);
+	spike(a, 140 * E, 30008 * US);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, E - 5 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	ev(a, E - 5 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "local_timer");
+	ev(a, E + 30050 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	wake_probe(a, E + 30051 * US);
+	ev(a, E + 30055 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 60 * E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, 60 * E - 5 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	ev(a, 60 * E - 5 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "eth0");
+	ev(a, 60 * E + 250 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	wake_probe(a, 60 * E + 251 * US);
+	ev(a, 60 * E + 255 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 60 * E + 300 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 100 * E - 10 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 100 * E + 30000 * US);
+	ev(a, 100 * E + 30003 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 100 * E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	/* woken onto the idle CPU in time, then 30 ms before it is seen running */
+	ev(a, 140 * E - 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, 140 * E + 1 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, 140 * E + 2 * US);
+	ev(a, 140 * E + 30005 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 140 * E + 30100 * US, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	lw_attrib_finish(a);
+}
+
+static void test_host_gap_long_stretch(void **st)
+{
+	struct lw_attrib *a = new_host_engine(1, NULL);
+
+	host_long_stream(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 30050 * US);
+	assert_null(find(lw_attrib_get(a, 0), LW_C_IRQ, "local_timer"));
+	assert_dominant(lw_attrib_get(a, 1), LW_C_IRQ, "eth0", 250 * US);
+	assert_int_equal(lw_attrib_get(a, 1)->host_ns, 0);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_HOST, "gap", 30000 * US);
+	assert_dominant(lw_attrib_get(a, 3), LW_C_HOST, "gap", 30001 * US);
+	lw_attrib_free(a);
+	/* bare metal: the handler's and the task's, as the trace says */
+	a = new_host_engine(0, NULL);
+	host_long_stream(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_IRQ, "local_timer", 30050 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_TIMER_LATE, "kworker/0:1", 30000 * US);
+	assert_dominant(lw_attrib_get(a, 3), LW_C_IDLE_EXIT, "C1", 30001 * US);
+	lw_attrib_free(a);
+}
+
+static void test_host_gap(void **st)
+{
+	struct lw_attrib *a = new_host_engine(1, NULL);
+	const struct lw_spike *s;
+	char label[64];
+
+	host_gap_stream(a);
+	s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_HOST, "gap", 29999 * US);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "host:gap");
+	assert_int_equal(s->host_ns, 29999 * US);
+	assert_int_equal(comp_of(s, LW_C_IDLE_EXIT, "POLL"), 2 * US);	/* the kernel's */
+	assert_int_equal(comp_of(s, LW_C_IDLE_LATE, "POLL"), 0);
+	s = lw_attrib_get(a, 1);
+	assert_dominant(s, LW_C_HOST, "gap", 127 * US);
+	assert_null(find(s, LW_C_UNEXPLAINED, ""));
+	s = lw_attrib_get(a, 2);
+	assert_dominant(s, LW_C_TIMER_LATE, "kworker/0:1", 197 * US);
+	assert_int_equal(s->host_ns, 0);
+	s = lw_attrib_get(a, 3);
+	assert_dominant(s, LW_C_IRQ, "eth0", 50 * US);
+	assert_int_equal(s->host_ns, 0);
+	json_t *j = lw_attrib_json(a, 10), *c, *u = json_object_get(j, "unexplained");
+	size_t i;
+	int seen = 0;
+
+	json_array_foreach(json_object_get(j, "causes"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "cause")), "host:gap")) {
+			seen = 1;
+			assert_int_equal(json_integer_value(json_object_get(c, "count")), 2);
+			assert_int_equal(json_integer_value(json_object_get(c, "ns")), 30126 * US);
+		}
+	assert_true(seen);
+	/* no longer unexplained */
+	assert_int_equal(json_integer_value(json_object_get(u, "idle_late_ns")), 0);
+	assert_int_equal(json_integer_value(json_object_get(u, "running_ns")), 0);
+	json_decref(j);
+	lw_attrib_free(a);
+
+	/* bare metal: the same stream is the kernel's (or unexplained) */
+	a = new_host_engine(0, NULL);
+	host_gap_stream(a);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_IDLE_LATE, "POLL", 29999 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_UNEXPLAINED, "", 127 * US);
+	for (size_t k = 0; k < lw_attrib_kept(a); k++)
+		assert_int_equal(lw_attrib_get(a, k)->host_ns, 0);
+	lw_attrib_free(a);
+}
+
+/* The hypervisor's steal per window (as RUN/steal would give it): 150 us in
+ * the first spike's, 40 us in the second's, 100 us in the third's. */
+static uint64_t fake_steal(void *ctx, int cpu, uint64_t from, uint64_t to)
+{
+	if (cpu != 0)
+		return 0;
+	if (from == 50 * E)
+		return 150 * US;
+	if (from == 60 * E)
+		return 40 * US;
+	if (from == E)
+		return 100 * US;
+	return 0;
+}
+
+static void test_host_steal(void **st)
+{
+	struct lw_attrib *a = new_host_engine(0, fake_steal);
+	const struct lw_spike *s;
+	char label[64];
+
+	host_gap_stream(a);
+	/* the task's spike: 150 us of its timer-late time was stolen */
+	s = lw_attrib_get(a, 2);
+	assert_dominant(s, LW_C_HOST, "steal", 150 * US);
+	assert_string_equal(lw_spike_cause(s, label, sizeof(label)), "host:steal");
+	assert_int_equal(comp_of(s, LW_C_TIMER_LATE, "kworker/0:1"), 47 * US);
+	assert_int_equal(s->host_ns, 150 * US);
+	assert_int_equal(s->steal_ns, 150 * US);
+	/* the interrupt's: the trace explains it, steal or not; only the
+	 * microsecond idle past C1's exit before the wake-up is taken */
+	s = lw_attrib_get(a, 3);
+	assert_dominant(s, LW_C_IRQ, "eth0", 50 * US);
+	assert_int_equal(s->host_ns, comp_of(s, LW_C_HOST, "steal"));
+	assert_true(s->host_ns <= 1 * US);
+	assert_int_equal(s->steal_ns, 40 * US);
+	/* not a virtual machine by sysinfo, but steal says the host: 100 us of
+	 * the idle-late time is steal, the rest stays idle-late */
+	s = lw_attrib_get(a, 0);
+	assert_int_equal(comp_of(s, LW_C_HOST, "steal"), 100 * US);
+	assert_int_equal(comp_of(s, LW_C_IDLE_LATE, "POLL"), 29899 * US);
+	lw_attrib_free(a);
+
+	/* on a virtual machine: steal first, the rest of the gap host:gap */
+	a = new_host_engine(1, fake_steal);
+	host_gap_stream(a);
+	s = lw_attrib_get(a, 0);
+	assert_int_equal(comp_of(s, LW_C_HOST, "steal"), 100 * US);
+	assert_dominant(s, LW_C_HOST, "gap", 29899 * US);
+	assert_int_equal(s->host_ns, 29999 * US);
+	lw_attrib_free(a);
+}
+
 /* ---- noise-probe gaps: the busy loop never slept ---- */
 
 #define NOISE_TID 5151
@@ -1056,6 +1275,9 @@ int main(void)
 		cmocka_unit_test(test_deep_idle_exit),
 		cmocka_unit_test(test_idle_late),
 		cmocka_unit_test(test_idle_late_none_declared),
+		cmocka_unit_test(test_host_gap),
+		cmocka_unit_test(test_host_gap_long_stretch),
+		cmocka_unit_test(test_host_steal),
 		cmocka_unit_test(test_timer_storm),
 		cmocka_unit_test(test_noise_gaps),
 		cmocka_unit_test(test_noise_gap_by_name),

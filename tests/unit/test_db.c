@@ -347,6 +347,19 @@ static json_t *metrics_of(json_t *doc)
 	return json_object_get(json_array_get(json_object_get(doc, "comparisons"), 0), "metrics");
 }
 
+/* The metrics over all CPUs (a stored run keeps no per-CPU figures): a new
+ * array. */
+static json_t *all_cpu_metrics(json_t *doc)
+{
+	json_t *out = json_array(), *m;
+	size_t i;
+
+	json_array_foreach(metrics_of(doc), i, m)
+		if (!json_object_get(m, "cpu"))
+			json_array_append(out, m);
+	return out;
+}
+
 static const char *verdict_of_name(json_t *doc)	/* of cyclic.p50 */
 {
 	size_t i;
@@ -379,6 +392,14 @@ static void test_compare_from_store(void **st)
 	assert_int_equal(lw_crun_load_dir(&dirs[1], b), 0);
 	assert_int_equal(dirs[0].p[0].d.n, 8000);
 	assert_true(dirs[0].p[0].nb >= 399 && dirs[0].p[0].nb <= 401);
+	/* per CPU from the samples (they alternate between CPUs 0 and 1) */
+	assert_int_equal(dirs[0].p[0].ncpu, 2);
+	for (int c = 0; c < 2; c++) {
+		assert_int_equal(dirs[0].p[0].cpu[c].cpu_id, c);
+		assert_int_equal(dirs[0].p[0].cpu[c].d.n, 4000);
+		assert_int_equal(dirs[0].p[0].cpu[c].nb, dirs[0].p[0].nb);
+	}
+	assert_null(dirs[0].p[0].no_cpu);
 	lw_cmp_opts_default(&o);
 	o.resamples = 300;
 	o.block_ns = 100000000;
@@ -390,13 +411,30 @@ static void test_compare_from_store(void **st)
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(lw_db_add(db, &dirs[i], NULL, 1, &id[i], &existed), 0);
 		assert_int_equal(lw_db_load(db, id[i], &stored[i]), 0);
+		/* the store keeps no per-CPU figures, and says so */
+		assert_int_equal(stored[i].p[0].ncpu, 0);
+		assert_non_null(strstr(stored[i].p[0].no_cpu, "results store"));
 	}
 	d2 = lw_compare(stored, 2, 0, &o);
 	assert_non_null(d2);
-	if (!json_equal(metrics_of(d1), metrics_of(d2))) {
-		char *x = json_dumps(metrics_of(d1), JSON_COMPACT), *y = json_dumps(metrics_of(d2), JSON_COMPACT);
+	{
+		json_t *m1 = all_cpu_metrics(d1), *m2 = all_cpu_metrics(d2), *pc;
 
-		fail_msg("directory and store differ:\n%s\n%s", x, y);
+		if (!json_equal(m1, m2)) {
+			char *x = json_dumps(m1, JSON_COMPACT), *y = json_dumps(m2, JSON_COMPACT);
+
+			fail_msg("directory and store differ:\n%s\n%s", x, y);
+		}
+		json_decref(m1);
+		json_decref(m2);
+		/* per CPU: not from the store, and it says why */
+		pc = json_array_get(json_object_get(json_array_get(json_object_get(d2, "comparisons"), 0),
+						    "per_cpu"), 0);
+		assert_int_equal(json_array_size(json_object_get(pc, "cpus")), 0);
+		assert_non_null(strstr(json_string_value(json_object_get(pc, "note")), "results store"));
+		assert_int_equal(json_array_size(metrics_of(d2)) + (size_t)json_integer_value(
+			json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(d1,
+			"comparisons"), 0), "per_cpu"), 0), "shown")), json_array_size(metrics_of(d1)));
 	}
 	/* one run a side: figures, no verdict */
 	assert_string_equal(verdict_of_name(d1), "n/a");

@@ -111,6 +111,81 @@ static void test_steal(void **st)
 	lw_test_rmdir(root);
 }
 
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[1024], *slash;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	lw_test_write(path, text, strlen(text));
+}
+
+static const char *hv(const json_t *sys, const char *k)
+{
+	return json_string_value(json_object_get(json_object_get(sys, "hypervisor"), k));
+}
+
+/* The hypervisor's identity and the clocksource's note, from a fake root. */
+static void test_hypervisor(void **st)
+{
+	char *root = lw_test_tmpdir();
+	json_t *sys, *w, *cs;
+
+	/* a QEMU x86 guest that fell back to refined-jiffies */
+	put(root, "proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n");
+	put(root, "sys/class/dmi/id/sys_vendor", "QEMU\n");
+	put(root, "sys/class/dmi/id/product_name", "Standard PC (i440FX + PIIX, 1996)\n");
+	put(root, "sys/devices/system/clocksource/clocksource0/current_clocksource", "refined-jiffies\n");
+	put(root, "sys/devices/system/clocksource/clocksource0/available_clocksource",
+	    "refined-jiffies jiffies\n");
+	sys = lw_sysinfo_collect(root);
+	assert_true(lw_sysinfo_is_vm(sys));
+	assert_string_equal(hv(sys, "name"), "QEMU");
+	assert_string_equal(hv(sys, "vendor"), "QEMU");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(sys, "hypervisor"),
+							 "evidence")), 2);
+	cs = json_object_get(sys, "clocksource");
+	assert_true(json_is_false(json_object_get(cs, "stable")));
+	assert_non_null(strstr(json_string_value(json_object_get(cs, "note")), "steps of a tick"));
+	w = lw_sysinfo_warnings(sys, 0);
+	assert_true(has_warning(w, "clocksource is refined-jiffies"));
+	assert_true(has_warning(w, "a virtual machine (QEMU)"));
+	json_decref(w);
+	json_decref(sys);
+
+	/* Xen names itself; kvm-clock is stable */
+	put(root, "proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme\n");
+	put(root, "sys/class/dmi/id/sys_vendor", "Dell Inc.\n");
+	put(root, "sys/hypervisor/type", "xen\n");
+	put(root, "sys/devices/system/clocksource/clocksource0/current_clocksource", "kvm-clock\n");
+	sys = lw_sysinfo_collect(root);
+	assert_true(lw_sysinfo_is_vm(sys));
+	assert_string_equal(hv(sys, "name"), "Xen");
+	assert_string_equal(hv(sys, "type"), "xen");
+	assert_true(json_is_true(json_object_get(json_object_get(sys, "clocksource"), "stable")));
+	assert_null(json_object_get(json_object_get(sys, "clocksource"), "note"));
+	json_decref(sys);
+
+	/* an arm64 guest on QEMU's virt machine: the device tree says it */
+	put(root, "sys/hypervisor/type", "");
+	put(root, "sys/firmware/devicetree/base/compatible", "linux,dummy-virt\0");
+	sys = lw_sysinfo_collect(root);
+	assert_true(lw_sysinfo_is_vm(sys));
+	assert_string_equal(hv(sys, "name"), "QEMU");
+	json_decref(sys);
+	lw_test_rmdir(root);
+
+	/* the board fixture is bare metal */
+	sys = lw_sysinfo_collect(ROOT);
+	assert_false(lw_sysinfo_is_vm(sys));
+	assert_null(hv(sys, "name"));
+	json_decref(sys);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_preempt_model),
 		cmocka_unit_test(test_this_machine),
 		cmocka_unit_test(test_steal),
+		cmocka_unit_test(test_hypervisor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
