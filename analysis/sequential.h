@@ -100,10 +100,11 @@ struct lw_seq_look {
 /*
  * Judge the comparison document @doc (lw_compare_groups() of the baseline
  * and the runs so far): its first comparison, at the look's alpha.  The
- * verdicts are taken again from each metric's p (Holm over the metrics
- * decided on) and judged change, so that one document serves any alpha and
- * any choice of metrics (the document's own verdicts are at the alpha it
- * was made with, Holm over all its metrics).  0, or -1 after error() when
+ * verdicts are taken again from each metric's adjusted p (deciding on every
+ * metric, the document's own p_adjusted; on the metrics named, Holm over
+ * them from their p) and judged change, so that one document serves any
+ * alpha and any choice of metrics (the document's own verdicts are at the
+ * alpha it was made with).  0, or -1 after error() when
  * @doc holds no comparison.
  */
 int lw_seq_judge(const struct lw_seq_design *d, unsigned runs, const json_t *doc,

@@ -302,7 +302,9 @@ static void test_judge(void **st)
 	assert_int_equal(l.decision, LW_SEQ_CONTINUE);
 	assert_int_equal(l.outside, 1);
 	json_decref(doc);
-	assert_error(lw_seq_judge(&d, 5, json_object(), &l) < 0, "no comparison");
+	doc = json_object();
+	assert_error(lw_seq_judge(&d, 5, doc, &l) < 0, "no comparison");
+	json_decref(doc);
 }
 
 /* A look that finds only better goes on (looking for worse); the answer
