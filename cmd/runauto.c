@@ -117,6 +117,11 @@ int lw_auto_finish(struct lw_auto *a, int ret)
 
 	if (ret == LW_EXIT_OK && a->st.stopped) {
 		lw_seq_line(f, line, sizeof(line));
+		if (f->runs < a->n) {	/* better, and the runs went on looking for worse */
+			size_t l = strlen(line);
+
+			snprintf(line + l, sizeof(line) - l, "; nothing worse in %zu runs", a->n);
+		}
 		json_object_set_new(a->seq, "decision", json_string(lw_seq_decision_name(f->decision)));
 		json_object_set_new(a->seq, "worse", json_boolean(f->decision == LW_SEQ_DIFFERENT &&
 								  f->worse));
