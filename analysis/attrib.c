@@ -1045,13 +1045,24 @@ static void host_time(struct lw_attrib *a, struct lw_spike *s)
 	if (s->work || s->unattributable || (!a->cfg.vm && !a->cfg.steal))
 		return;
 	if (a->cfg.vm) {
-		for (int i = 0; i < s->ncomp; i++)
-			if (s->comp[i].kind == LW_C_UNEXPLAINED || s->comp[i].kind == LW_C_IDLE_LATE) {
+		/* idle-late is the idle state's cost, which the guest chose
+		 * (a halted vCPU is woken by the host: that is what its idle
+		 * states cost in a virtual machine, and PM QoS avoids it);
+		 * only a stretch no idle state explains is the host's */
+		int late_host = 0;
+
+		for (int i = 0; i < s->ncomp; i++) {
+			int late = s->comp[i].kind == LW_C_IDLE_LATE && s->comp[i].ns >= LW_HOST_GAP_NS;
+
+			late_host |= late;
+			if (s->comp[i].kind == LW_C_UNEXPLAINED || late) {
 				s->comp[i].kind = LW_C_HOST;
 				s->comp[i].name = gap;
 			}
+		}
 		for (int i = 0; i < s->nseg; i++)
-			if (s->seg[i].kind == LW_C_UNEXPLAINED || s->seg[i].kind == LW_C_IDLE_LATE) {
+			if (s->seg[i].kind == LW_C_UNEXPLAINED ||
+			    (late_host && s->seg[i].kind == LW_C_IDLE_LATE)) {
 				s->seg[i].kind = LW_C_HOST;
 				s->seg[i].name = gap;
 			}

@@ -34,8 +34,11 @@
  *
  * On a virtual machine (lw_attrib_cfg.vm, .steal) the time with no event is
  * the host's: host:steal as far as the hypervisor reported steal in the
- * window, host:gap where the CPU was running or halted past its idle
- * state's exit latency and the trace saw nothing (below).
+ * window, host:gap where the CPU was running and the trace saw nothing, or
+ * was silent for LW_HOST_GAP_NS or more where no handler or idle state
+ * lasts that long (below).  A vCPU halted in an idle state and woken late
+ * (idle-late, usually some 100 us in a virtual machine) stays idle-late:
+ * it is what that idle state costs there, and the guest's choice.
  *
  * A work window (a deadline miss: lw_spike.work) runs from the start of a
  * period to the moment its work was done, and follows the threads that do
@@ -291,11 +294,11 @@ struct lw_attrib_cfg {
 	size_t keep;
 	/* Host interference (not for work windows).  @vm: the run is on a
 	 * virtual machine (sysinfo): time in the window in which the CPU
-	 * produced no trace event and is charged unexplained (running) or
-	 * idle-late (halted past its state's exit latency, the host delivering
-	 * its timer late) is host:gap, and so is a stretch of LW_HOST_GAP_NS
-	 * or more with no event in an interrupt, softirq, timer callback, a
-	 * timer-late task or the idle loop's way out.  @steal, when given: the steal the
+	 * produced no trace event and is charged unexplained (running) is
+	 * host:gap, and so is a stretch of LW_HOST_GAP_NS or more with no
+	 * event in an interrupt, softirq, timer callback, a timer-late task,
+	 * the idle loop's way out, or halted past its idle state's exit
+	 * latency (idle-late: shorter, it is the idle state's cost).  @steal, when given: the steal the
 	 * hypervisor reported on @cpu in [from, to); that much of the window's
 	 * time with no event (host:gap, unexplained, idle-late, timer-late)
 	 * becomes host:steal, never time the trace explains (an interrupt, a

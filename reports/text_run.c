@@ -187,10 +187,13 @@ static void host_print(FILE *out, const json_t *doc)
 
 	if (!h || (!json_is_true(json_object_get(h, "virtual_machine")) && !(lw_jnum(h, "host_ns", 0) > 0)))
 		return;
-	fprintf(out, "  host (%s%s): %.1fus in %lld spikes charged to host: causes; steal %s\n",
-		json_is_true(json_object_get(h, "virtual_machine")) ? "a virtual machine: " : "",
-		json_is_true(json_object_get(h, "virtual_machine")) ? lw_jstr(h, "hypervisor", "?") :
-		"steal reported", lw_jnum(h, "host_ns", 0) / 1e3, (long long)lw_jnum(h, "spikes", 0),
+	const char *hv = lw_jstr(h, "hypervisor", "unknown");
+	int vm = json_is_true(json_object_get(h, "virtual_machine"));
+
+	fprintf(out, "  host (%s%s%s): %.1fus in %lld spikes charged to host: causes; steal %s\n",
+		vm ? "a virtual machine" : "steal reported",
+		!vm ? "" : strcmp(hv, "unknown") ? ": " : ", hypervisor not named",
+		!vm || !strcmp(hv, "unknown") ? "" : hv, lw_jnum(h, "host_ns", 0) / 1e3, (long long)lw_jnum(h, "spikes", 0),
 		json_is_object(json_object_get(h, "steal_sampled")) ?
 		"sampled per CPU (interpolated between samples)" : "not sampled");
 	json_object_foreach((json_t *)json_object_get(k, "probes"), name, p) {
