@@ -43,10 +43,12 @@ void lw_rrun_free(struct lw_rrun *r);
  * "verdict"), with the budgets of board @board instead of the run's board's
  * when @board is given, and the @nbudgets rules @budgets added (origin
  * "report --budget"); the verdict built again when anything was added, by
- * the same function the analysis used.  -1 after error().
+ * the same function the analysis used.  @judge (LW_JUDGE_AUTO: as the
+ * analysis judged, its "judge") says what latency figures are judged on;
+ * one other than the analysis' judges its checks again.  -1 after error().
  */
 int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budgets,
-		  size_t nbudgets);
+		  size_t nbudgets, enum lw_judge judge);
 /* The probes analysis.json has, in file order: json object of probe name ->
  * {"all":…, "cpus":[…]}; NULL when none. */
 const json_t *lw_rrun_probes(const struct lw_rrun *r);

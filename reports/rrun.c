@@ -115,17 +115,26 @@ fail:
 }
 
 int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budgets,
-		  size_t nbudgets)
+		  size_t nbudgets, enum lw_judge judge)
 {
 	const json_t *an = r->analysis;
 	struct lw_checks own = { 0 };
 	char what[PATH_MAX + 32];
+	int again = 0;
 
 	lw_checks_free(&r->checks);
 	snprintf(what, sizeof(what), "%s/analysis.json", r->path);
 	if (lw_checks_from_json(json_object_get(an, "checks"), what, &own) < 0)
 		return -1;
-	if (!board && !nbudgets) {
+	if (judge != LW_JUDGE_AUTO) {
+		int was = lw_checks_judge_kernel(an);
+
+		lw_checks_set_judge(r->analysis, r->manifest, judge);
+		again = was != lw_checks_judge_kernel(an);
+		if (again && lw_checks_rejudge(&own, an) < 0)
+			goto fail;
+	}
+	if (!board && !nbudgets && !again) {
 		r->checks = own;
 		lw_checks_unjudged(&r->checks, an);
 		return lw_verdict_from_json(json_object_get(an, "verdict"), what, &r->verdict);
