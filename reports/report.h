@@ -324,4 +324,14 @@ extern const size_t lw_report_nformats;
 /* "123.4" us, with a sensible number of decimals. */
 char *lw_fmt_us(double ns, char *buf, size_t len);
 
+/*
+ * The host's part of a run, worded once for every view, from analysis.json
+ * alone: on a virtual machine (or where the host took time), the "host"
+ * line (what the host took from the spikes), what the budgets were judged
+ * on ("judge"), and one "kernel-attributable PROBE: p99 ..us (raw ..), ..."
+ * line per probe.  Up to @max lines into @line; how many.
+ */
+#define LW_HOST_LINE 320
+size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max);
+
 #endif

@@ -4,7 +4,7 @@ lines and tables by their header lines, wherever they are, so that the
 order of the sections and a verdict block above them do not matter."""
 import re
 
-from printed import add, verdict_line
+from printed import add, kernel_line, verdict_line
 
 UNIT = {'ns': 1, 'us': 1000, '\u00b5s': 1000, 'ms': 10**6, 's': 10**9}
 LAT_COLS = {'samples': 'count', 'count': 'count', 'min': 'min', 'mean': 'mean', 'p50': 'p50',
@@ -22,9 +22,6 @@ AUDIO = re.compile(r'^\s*(\S+): (\S+) periods \((\S+) streams?\), (\S+) xruns \(
 VIDEO = re.compile(r'^\s*(\S+): (\S+) frames\b.*?, (\S+) dropped\b(?: \((\S+) skipped\))?'
                    r'(?:.*worst slack (\S+?)us)?')
 DIST = re.compile(r'^\s{3,}(\S.*?)\s+(min\s+\S+\s+p50\s.*)us\s*$')
-# the host's line: "kernel-attributable cyclic: p99 3637.3us (raw 7741.6), ..."
-KLINE = re.compile(r'^\s*kernel-attributable (\S+): (.*)$')
-KFIG = re.compile(r'(p\d+(?:\.\d+)?|max|mean|min) (\S+?)(us|ms|ns) \(raw (\S+?)\)')
 STATE = re.compile(r'^\s*run (.+?): (\S.*)$')
 
 
@@ -51,13 +48,7 @@ def parse(path):
                 if len(f) == 2:
                     verdict_line(out, f[0], f[1], '%s:%d' % (path, j + 1))
                 j += 1
-        m = KLINE.match(ln)
-        if m:
-            for f in KFIG.finditer(m.group(2)):
-                add(out, ('klat', m.group(1), 'all', f.group(1)), f.group(2), UNIT[f.group(3)],
-                    where)
-                add(out, ('lat', m.group(1), 'all', f.group(1)), f.group(4), UNIT[f.group(3)],
-                    where + ' (raw)')
+        kernel_line(out, ln, where)
         m = PROBE_HEAD.match(ln)
         if m:
             probe, unit = m.group(1), UNIT.get(m.group(2), 1000)
