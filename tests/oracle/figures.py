@@ -277,7 +277,9 @@ def kernel_figures(run, fig, threshold_ns=None):
     the host's is the attribution's to prove, against planted host stops),
     never below 0; every other sample as it is; the figures as for 'lat'."""
     path = os.path.join(run.path, 'analysis.json')
-    if run.samples is None or not os.path.exists(path):
+    # only a run with every sample (a monitored run keeps windows around
+    # spikes, an imported one a histogram)
+    if run.samples is None or run.monitor or not os.path.exists(path):
         return
     try:
         with open(path) as f:

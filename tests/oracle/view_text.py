@@ -159,6 +159,7 @@ def nohz(lines, i, path, out):
             add(out, ('nohz', cpu, col), tok, 1, where, exact=col in ('stopped', 'kept'))
         src = row[1 + len(cols):]
         for s, r in zip(src[0::2], src[1::2]):
-            add(out, ('nohz', cpu, 'source', s), r, 1, where)
+            # "n=COUNT": too little time for a rate, the count instead
+            add(out, ('nohz', cpu, 'source', s), '-' if r.startswith('n=') else r, 1, where)
         i += 1
     return i
