@@ -385,8 +385,8 @@ int lw_checks_rejudge(struct lw_checks *cs, const json_t *an)
 			q = lw_set_quiet(1);
 			ret = lw_rule_parse_lang(&lw_lang_budget, c->rule, &r);
 			lw_set_quiet(q);
-			if (ret < 0)
-				continue;	/* a rule of another shape: left as judged */
+			if (ret < 0 || !r.probe[0])
+				continue;	/* another shape, or no probe: left as judged */
 			ret = rule_one(&r, c->origin, r.probe[0] ? r.probe : NULL, an, &one);
 		} else {
 			continue;
