@@ -130,7 +130,7 @@ void lw_checks_set_judge(json_t *an, const json_t *m, enum lw_judge j)
 	if (j == LW_JUDGE_AUTO && vm && kernel)
 		snprintf(why, sizeof(why), "a virtual machine (sysinfo: %.40s): the host's time in "
 			 "the spikes is not the kernel's (--judge raw for the raw figures)",
-			 hv ? hv : "hypervisor not named");
+			 hv && strcmp(hv, "unknown") ? hv : "hypervisor not named");
 	else if (j == LW_JUDGE_AUTO && vm)
 		snprintf(why, sizeof(why), "a virtual machine, but no kernel-attributable figures "
 			 "(no trace analyzed)");
