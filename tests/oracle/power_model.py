@@ -82,6 +82,8 @@ class Model:
                            or [] if o.get('power_mw') is not None)
         self.states = {s['name']: s['power_mw'] for s in board.get('idle_states') or []
                        if s.get('power_mw') is not None}
+        self.order = [(s.get('name'), s['power_mw']) for s in board.get('idle_states') or []
+                      if s.get('power_mw') is not None]
         self.static = board.get('static_power_mw') or 0
 
     def active(self, khz):
@@ -102,7 +104,13 @@ class Model:
         if name == 'POLL':
             p = self.model.get('poll_power_mw')
             return p if p is not None else self.active(khz)
-        return self.model.get('idle_power_mw', 0) or 0
+        if self.model.get('idle_power_mw') is not None:
+            return self.model['idle_power_mw']
+        # boards/README.md: else the board's first idle state that is not POLL
+        for n, p in self.order:
+            if n != 'POLL':
+                return p
+        return 0
 
 
 def estimate(run, events, board):
@@ -117,8 +125,12 @@ def estimate(run, events, board):
     for c in run.m('system', 'cpuidle', 'cpus', default=[]) or []:
         names[c.get('cpu')] = [s.get('name') for s in c.get('states', [])]
 
+    # with no cpuidle driver (no names in the manifest), the board's idle
+    # states in order (boards/README.md)
+    bnames = [s.get('name') for s in board.get('idle_states') or []]
+
     def sname(cpu, idx):
-        n = names.get(cpu, [])
+        n = names.get(cpu, []) if any(names.values()) else bnames
         return n[idx] if 0 <= idx < len(n) else None
 
     def first_nonpoll(cpu):
