@@ -142,7 +142,8 @@ static int budgets_look(struct lw_auto *a, const char *path)
 	 * from the first run on; the others from --min-runs */
 	if (a->n < a->d.min_runs && !budgets_broken(&a->sb))
 		return 0;
-	alpha = lw_seq_alpha_at(&a->d, a->n < a->d.min_runs ? a->d.min_runs : (unsigned)a->n);
+	/* before --min-runs nothing is spent: only what was measured decides */
+	alpha = a->n < a->d.min_runs ? 0 : lw_seq_alpha_at(&a->d, (unsigned)a->n);
 	a->sbdec = lw_bseq_judge(&a->sb, alpha, a->sbline, sizeof(a->sbline));
 	if (a->sbdec == LW_BSEQ_CONTINUE && a->n == a->d.max_runs)
 		a->sbdec = LW_BSEQ_UNDECIDED;
