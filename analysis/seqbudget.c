@@ -301,7 +301,7 @@ static const char *unit_sp(const struct lw_bseq_budget *b)
 
 enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line, size_t len)
 {
-	size_t nlat = 0;
+	size_t nlat = 0, judged = 0;
 	int all_met = 1;
 	char lb[128], hz[32];
 	const struct lw_bseq_budget *open = NULL;
@@ -324,14 +324,24 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 					 *unit_sp(b) ? " " : "", unit_sp(b), b->worst_run, b->rule);
 			return LW_BSEQ_FAIL;
 		}
-		nlat += b->kind != LW_BSEQ_COUNT;
+		nlat += b->kind != LW_BSEQ_COUNT && !isnan(b->worst);
+		judged += !isnan(b->worst);
+	}
+	if (!judged) {
+		snprintf(line, len, "no run recorded a figure any budget names (%s%s)", s->b[0].rule,
+			 s->n > 1 ? " ..." : "");
+		return LW_BSEQ_CONTINUE;
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct lw_bseq_budget *b = &s->b[i];
 
-		if (b->kind == LW_BSEQ_COUNT) {
-			b->how = "measured";
+		if (b->kind == LW_BSEQ_COUNT || isnan(b->worst)) {
+			/* a budget no run has a figure for is skipped, as analyze
+			 * skips it (xruns without an audio workload) */
+			b->how = isnan(b->worst) ? NULL : "measured";
 			b->est = b->worst;
+			if (isnan(b->worst))
+				snprintf(b->why, sizeof(b->why), "not recorded in these runs");
 			continue;
 		}
 		/* a false FAIL on any of the nlat: Bonferroni; a false PASS
@@ -358,11 +368,13 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 		const struct lw_bseq_budget *w = NULL;
 
 		for (size_t i = 0; i < s->n; i++)
-			if (s->b[i].kind != LW_BSEQ_COUNT &&
+			if (s->b[i].kind != LW_BSEQ_COUNT && !isnan(s->b[i].worst) &&
 			    (!w || s->b[i].hi / s->b[i].limit > w->hi / w->limit))
 				w = &s->b[i];
 		if (!w) {
-			w = &s->b[0];
+			for (size_t i = 0; i < s->n && !w; i++)
+				if (!isnan(s->b[i].worst))
+					w = &s->b[i];
 			label(w, lb, sizeof(lb));
 			snprintf(line, len, "%s %.10g %s %.10g in %u run%s (%s)", lb, w->worst,
 				 w->le ? "<=" : "<", w->limit, s->runs, s->runs == 1 ? "" : "s",

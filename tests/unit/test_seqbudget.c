@@ -199,12 +199,23 @@ static void count_broken(void **state)
 
 	(void)state;
 	lw_bseq_opts_default(&s.o);
+	/* a budget no run has a figure for (no audio workload): skipped,
+	 * nothing to decide on alone */
+	c.measured = NAN;
+	c.result = LW_SKIP;
+	assert_int_equal(lw_checks_add(&cs, &c), 0);
+	assert_int_equal(lw_bseq_add_run(&s, &cs, NULL, NULL), 0);
+	assert_int_equal(lw_bseq_judge(&s, 0.01, line, sizeof(line)), LW_BSEQ_CONTINUE);
+	assert_non_null(strstr(line, "no run recorded a figure"));
+	lw_bseq_free(&s);
+	cs.n = 0;
 	c.measured = 0;
 	c.result = LW_PASS;
 	assert_int_equal(lw_checks_add(&cs, &c), 0);
 	assert_int_equal(lw_bseq_add_run(&s, &cs, NULL, NULL), 0);
 	/* counts alone: nothing broken is PASS */
 	assert_int_equal(lw_bseq_judge(&s, 0.01, line, sizeof(line)), LW_BSEQ_PASS);
+	assert_string_equal(line, "audio xruns 0 < 1 in 1 run (audio.xruns<1)");
 	cs.c[0].measured = 4;
 	cs.c[0].result = LW_FAIL;
 	assert_int_equal(lw_bseq_add_run(&s, &cs, NULL, NULL), 0);
