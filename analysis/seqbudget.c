@@ -44,25 +44,47 @@ static double level_of(const double *x, size_t n, double m, int light)
 	return ret < 0 ? NAN : lw_evt_return_level(&f, m);
 }
 
-/* The bootstrap percentile bounds of level_of(): blocks drawn with
- * replacement, the fit repeated. */
-static int boot_bounds(const double *x, size_t n, double m, int light, double alpha,
-		       unsigned resamples, struct lw_rng *rng, double *lo, double *hi)
+/* The bootstrap percentile bounds of level_of(): in two stages when the
+ * blocks come from several runs (@runlen: each run's count, @nruns of them),
+ * as compare's worst case of a group: runs drawn with replacement, then each
+ * drawn run's blocks with replacement, the fit repeated, so that the bounds
+ * hold the run-to-run spread as well as the spread inside a run. */
+static int boot_bounds(const double *x, size_t n, const size_t *runlen, size_t nruns, double m,
+		       int light, double alpha, unsigned resamples, struct lw_rng *rng,
+		       double *lo, double *hi)
 {
-	double *rs = malloc(n * sizeof(*rs)), *lv = malloc((resamples + 1) * sizeof(*lv));
+	size_t maxlen = n, *off = calloc(nruns + 1, sizeof(*off));
+	double *rs, *lv = malloc((resamples + 1) * sizeof(*lv));
 	size_t nl = 0;
 
-	if (!rs || !lv) {
+	for (size_t r = 0; r < nruns; r++) {
+		off[r + 1] = off[r] + runlen[r];
+		if (!r || runlen[r] > maxlen)
+			maxlen = runlen[r];
+	}
+	rs = malloc((nruns > 1 ? maxlen * nruns : n) * sizeof(*rs));
+	if (!rs || !lv || !off) {
 		free(rs);
 		free(lv);
+		free(off);
 		return error("out of memory");
 	}
 	for (unsigned b = 0; b < resamples; b++) {
+		size_t k = 0;
 		double l;
 
-		for (size_t i = 0; i < n; i++)
-			rs[i] = x[lw_rng_index(rng, n)];
-		l = level_of(rs, n, m, light);
+		if (nruns > 1) {
+			for (size_t r = 0; r < nruns; r++) {
+				size_t d = lw_rng_index(rng, nruns);
+
+				for (size_t i = 0; i < runlen[d]; i++)
+					rs[k++] = x[off[d] + lw_rng_index(rng, runlen[d])];
+			}
+		} else {
+			for (; k < n; k++)
+				rs[k] = x[lw_rng_index(rng, n)];
+		}
+		l = k >= 3 ? level_of(rs, k, m, light) : NAN;
 		if (isfinite(l))
 			lv[nl++] = l;
 	}
@@ -73,11 +95,12 @@ static int boot_bounds(const double *x, size_t n, double m, int light, double al
 		lw_interval(lv, nl, 1 - 2 * alpha, lo, hi);
 	free(rs);
 	free(lv);
+	free(off);
 	return 0;
 }
 
-int lw_bseq_max_bounds(const double *x, size_t n, double m, double alpha_lo, double alpha_up,
-		       unsigned resamples, unsigned min_blocks, uint64_t seed, double *est, double *lo, double *hi,
+int lw_bseq_max_bounds(const double *x, size_t n, const size_t *runlen, size_t nruns, double m,
+		       double alpha_lo, double alpha_up, unsigned resamples, unsigned min_blocks, uint64_t seed, double *est, double *lo, double *hi,
 		       int *ok, char *why, size_t whylen)
 {
 	struct lw_rng rng = { 0 };
@@ -101,8 +124,8 @@ int lw_bseq_max_bounds(const double *x, size_t n, double m, double alpha_lo, dou
 	if (lw_rng_stream(&rng, seed, n, 0, 400) < 0)
 		return -1;
 	/* lower: the GEV as fitted; upper: the tail no lighter than Gumbel's */
-	if (boot_bounds(x, n, m, 1, alpha_lo, resamples, &rng, lo, &l) < 0 ||
-	    boot_bounds(x, n, m, 0, alpha_up, resamples, &rng, &l, &h) < 0)
+	if (boot_bounds(x, n, runlen, nruns, m, 1, alpha_lo, resamples, &rng, lo, &l) < 0 ||
+	    boot_bounds(x, n, runlen, nruns, m, 0, alpha_up, resamples, &rng, &l, &h) < 0)
 		ret = -1;
 	lw_rng_free(&rng);
 	*hi = h;
@@ -218,6 +241,12 @@ int lw_bseq_add_run(struct lw_bseq *s, const struct lw_checks *cs, lw_bseq_bmax_
 			if (r == 0 && n) {
 				size_t at = b->nbm;
 
+				size_t *nr = realloc(b->runlen, (b->nruns + 1) * sizeof(*nr));
+
+				if (!nr)
+					return error("out of memory");
+				b->runlen = nr;
+				b->runlen[b->nruns++] = n;
 				if (append(&b->bm, &b->nbm, v, n) < 0)
 					return -1;
 				for (size_t k = at; k < b->nbm; k++)
@@ -246,7 +275,7 @@ static int bounds(struct lw_bseq *s, struct lw_bseq_budget *b, double alpha_lo, 
 		double m = (double)s->o.horizon_ns / (double)s->o.block_ns;
 
 		b->how = "GEV";
-		if (lw_bseq_max_bounds(b->bm, b->nbm, m, alpha_lo, alpha_up, s->o.resamples,
+		if (lw_bseq_max_bounds(b->bm, b->nbm, b->runlen, b->nruns, m, alpha_lo, alpha_up, s->o.resamples,
 				       s->o.min_blocks, s->o.seed, &e, &l, &h, &ok, b->why,
 				       sizeof(b->why)) < 0)
 			return -1;
@@ -429,6 +458,7 @@ void lw_bseq_free(struct lw_bseq *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->b[i].fig);
 		free(s->b[i].bm);
+		free(s->b[i].runlen);
 	}
 	free(s->b);
 	s->b = NULL;

@@ -64,6 +64,8 @@ struct lw_bseq_budget {
 	size_t nfig;
 	double *bm;		/* block maxima of the runs, pooled (MAX), in @unit */
 	size_t nbm;
+	size_t *runlen;		/* blocks of each run with some, in order */
+	size_t nruns;
 	/* the last look's */
 	double est, lo, hi;	/* estimate and one-sided bounds; NAN when none */
 	const char *how;	/* "measured", "GEV, 1 h", "runs' mean" ... */
@@ -107,7 +109,9 @@ void lw_bseq_free(struct lw_bseq *s);
 
 /*
  * The bounds alone, for tests: the return level of @m blocks fitted to @x
- * (n block maxima) with its one-sided bootstrap percentile bounds, the
+ * (n block maxima; @nruns runs of @runlen[i] each, in order, or NULL and 0:
+ * one) with its one-sided bootstrap percentile bounds (two stages over
+ * several runs: runs, then blocks inside each, as compare's worst case), the
  * lower at @alpha_lo, the upper at @alpha_up.  The lower bound refits the
  * GEV (probability-weighted moments) to each resample; the upper takes the
  * tail no lighter than Gumbel's (a resample whose GEV fit finds a bounded
@@ -117,8 +121,8 @@ void lw_bseq_free(struct lw_bseq *s);
  * test_seqbudget.c).  0 with *ok 0 and the reason in @why when refused
  * (fewer than @min_blocks blocks); -1 out of memory.
  */
-int lw_bseq_max_bounds(const double *x, size_t n, double m, double alpha_lo, double alpha_up,
-		       unsigned resamples, unsigned min_blocks, uint64_t seed, double *est,
+int lw_bseq_max_bounds(const double *x, size_t n, const size_t *runlen, size_t nruns, double m,
+		       double alpha_lo, double alpha_up, unsigned resamples, unsigned min_blocks, uint64_t seed, double *est,
 		       double *lo, double *hi, int *ok, char *why, size_t whylen);
 /* The geometric mean of @x (n > 1, all > 0) and its one-sided t bounds at
  * @alpha each; -1 (no error) when it has none. */

@@ -5,7 +5,8 @@
  * location of its own (runs drift: a run-level random effect), the checks
  * a run's analysis would give (the run's measured maximum against the
  * limit).  Runs are added one at a time, a look after each from the first
- * to MAX_RUNS, stopping at the first decision (optional stopping):
+ * to MAX_RUNS, stopping at the first decision (optional stopping); the
+ * bounds of a maximum from a two-stage bootstrap (runs, then blocks):
  *   - a budget the true distribution breaks (the limit at the true 1 h
  *     return level: the hardest such budget): decided PASS in at most 5 %
  *     of SEQS sequences, up to the binomial count a method holding 5 %
@@ -30,7 +31,7 @@
 #define SEQS      200
 #define LOC       50.0		/* us */
 #define SCALE     4.0
-#define EFFECT    1.0		/* sd of a run's location, us */
+#define EFFECT    3.0		/* sd of a run's location, us */
 #define HORIZON_M 3600.0	/* 1 h of 1 s blocks */
 
 /* The true 1 h return level of a block maximum, the runs' locations drawn
