@@ -274,6 +274,7 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 	if (json_object_size(wl))
 		json_object_set(*doc, "workloads", wl);
 	json_decref(wl);
+	lw_checks_set_judge(*doc, rd->manifest, o->judge);
 	if (power_tradeoff(rd->path, b, *doc) < 0 ||
 	    lw_analysis_checks(*doc, rd->manifest, b, o->budgets, o->nbudgets, "--budget",
 			       &cs) < 0) {

@@ -30,6 +30,7 @@ struct lw_analyze_opts {
 	struct lw_tracepass_opts tp;	/* its options (tp.board is set here) */
 	const char *const *budgets;	/* budget rules asked of this analysis (--budget) */
 	size_t nbudgets;
+	enum lw_judge judge;		/* latency figures judged on (--judge) */
 };
 
 void lw_analyze_opts_default(struct lw_analyze_opts *o);

@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/metrics.h"
 #include "lib/samples.h"
+#include "lib/sysinfo.h"
 
 int lw_checks_add(struct lw_checks *cs, const struct lw_check *c)
 {
@@ -105,12 +106,80 @@ static const char *basis(const struct lw_metric *m, const json_t *an)
 								 "total"), "basis"));
 }
 
+int lw_judge_parse(const char *opt, const char *arg, enum lw_judge *j)
+{
+	if (!strcmp(arg, "kernel"))
+		*j = LW_JUDGE_KERNEL;
+	else if (!strcmp(arg, "raw"))
+		*j = LW_JUDGE_RAW;
+	else
+		return error("%s: '%s' is not kernel or raw", opt, arg);
+	return 0;
+}
+
+void lw_checks_set_judge(json_t *an, const json_t *m, enum lw_judge j)
+{
+	const json_t *sys = json_object_get(m, "system");
+	const char *hv = json_string_value(json_object_get(json_object_get(sys, "hypervisor"),
+							   "name"));
+	int twin = json_is_object(json_object_get(an, "kernel_attributable"));
+	int vm = lw_sysinfo_is_vm(sys), kernel;
+	char why[256];
+
+	kernel = twin && (j == LW_JUDGE_KERNEL || (j == LW_JUDGE_AUTO && vm));
+	if (j == LW_JUDGE_AUTO && vm && kernel)
+		snprintf(why, sizeof(why), "a virtual machine (sysinfo: %.40s): the host's time in "
+			 "the spikes is not the kernel's (--judge raw for the raw figures)",
+			 hv && strcmp(hv, "unknown") ? hv : "hypervisor not named");
+	else if (j == LW_JUDGE_AUTO && vm)
+		snprintf(why, sizeof(why), "a virtual machine, but no kernel-attributable figures "
+			 "(no trace analyzed)");
+	else if (j == LW_JUDGE_AUTO)
+		snprintf(why, sizeof(why), "not a virtual machine");
+	else if (j == LW_JUDGE_KERNEL && !kernel)
+		snprintf(why, sizeof(why), "--judge kernel, but no kernel-attributable figures "
+			 "(no trace analyzed)");
+	else
+		snprintf(why, sizeof(why), "--judge %s", kernel ? "kernel" : "raw");
+	json_object_set_new(an, "judge", json_pack("{s:s, s:s}", "on", kernel ? "kernel" : "raw",
+						   "why", why));
+}
+
+int lw_checks_judge_kernel(const json_t *an)
+{
+	const char *on = json_string_value(json_object_get(json_object_get(an, "judge"), "on"));
+
+	return on && !strcmp(on, "kernel");
+}
+
+/* A latency figure of a probe, which has a kernel-attributable twin: a
+ * statistic of its latencies, or its samples over the threshold. */
+static int has_twin(const struct lw_metric *m)
+{
+	return m->from == LW_MF_PROBE && m->key &&
+	       (m->unit == LW_MU_NS || !strcmp(m->key, "over_threshold"));
+}
+
+/* The kernel-attributable twin of figure @m of @probe when @an is judged
+ * on those (in the registry's unit); NAN when it is not, or has none. */
+static double twin(const struct lw_metric *m, const json_t *an, const char *probe)
+{
+	const json_t *k = json_object_get(an, "kernel_attributable");
+
+	if (!probe || !has_twin(m) || !lw_checks_judge_kernel(an) || !json_is_object(k))
+		return NAN;
+	return lw_metric_summary(m, k, probe);	/* its "probes" as the document's */
+}
+
+/* The words a check judged on the kernel-attributable figure adds. */
+#define KERNEL_WORDS "judged on the kernel-attributable figure: host time taken off; raw"
+
 /* One check of @r on @probe (NULL: a figure of the run). */
 static int rule_one(const struct lw_rule *r, const char *origin, const char *probe,
 		    const json_t *an, struct lw_checks *out)
 {
 	struct lw_check c = { .suite = "budgets" };
-	double mul, v = lw_metric_summary(r->m, an, probe), limit;
+	double mul, v = lw_metric_summary(r->m, an, probe), limit, k;
 	int ok;
 
 	snprintf(c.unit, sizeof(c.unit), "%s", check_unit(r->m, &mul));
@@ -142,12 +211,24 @@ static int rule_one(const struct lw_rule *r, const char *origin, const char *pro
 		}
 		return lw_checks_add(out, &c);
 	}
+	k = twin(r->m, an, probe);
+	if (!isnan(k)) {
+		c.kernel = 1;
+		c.raw = v * mul;
+		v = k;
+	}
 	c.measured = v * mul;
 	ok = r->op == LW_OP_LT ? c.measured < limit : c.measured <= limit;
 	c.result = ok ? LW_PASS : LW_FAIL;
 	snprintf(c.message, sizeof(c.message), "measured %.10g %s, limit %s %.10g %s (%s)%s%s",
 		 c.measured, c.unit, r->op == LW_OP_LT ? "<" : "<=", limit, c.unit, origin,
 		 basis(r->m, an) ? "; the run's power, " : "", basis(r->m, an) ?: "");
+	if (c.kernel) {
+		size_t l = strlen(c.message);
+
+		snprintf(c.message + l, sizeof(c.message) - l, "; " KERNEL_WORDS " %.10g %s",
+			 c.raw, c.unit);
+	}
 	return lw_checks_add(out, &c);
 }
 
@@ -223,6 +304,45 @@ int lw_checks_board(const struct lw_board *b, const json_t *an, const char *suff
 	return 0;
 }
 
+/* The threshold @ns on probe @name (@p its "probes" entry). */
+static int threshold_one(uint64_t ns, const char *origin, const char *name, const json_t *p,
+			 const json_t *an, struct lw_checks *out)
+{
+	struct lw_check c = { .suite = "budgets", .limit = 0 };
+	const json_t *over = json_object_get(json_object_get(p, "all"), "over_threshold");
+	const json_t *kover = json_object_get(json_object_get(json_object_get(json_object_get(
+		json_object_get(an, "kernel_attributable"), "probes"), name), "all"),
+		"over_threshold");
+
+	snprintf(c.name, sizeof(c.name), "threshold.%.80s", name);
+	snprintf(c.unit, sizeof(c.unit), "count");
+	snprintf(c.origin, sizeof(c.origin), "%s", origin);
+	snprintf(c.metric, sizeof(c.metric), "threshold");
+	snprintf(c.rule, sizeof(c.rule), "%.32s: none over %.10gus", name, (double)ns / 1e3);
+	if (!json_is_integer(over)) {
+		c.result = LW_SKIP;
+		c.measured = NAN;
+		snprintf(c.message, sizeof(c.message), "samples over %.10g us not counted in "
+			 "this run (%s)", (double)ns / 1e3, origin);
+		return lw_checks_add(out, &c);
+	}
+	c.measured = (double)json_integer_value(over);
+	if (lw_checks_judge_kernel(an) && json_is_integer(kover)) {
+		c.kernel = 1;
+		c.raw = c.measured;
+		c.measured = (double)json_integer_value(kover);
+	}
+	c.result = c.measured > 0 ? LW_FAIL : LW_PASS;
+	snprintf(c.message, sizeof(c.message), "%.0f samples of probe %s above %.10g us (%s)",
+		 c.measured, name, (double)ns / 1e3, origin);
+	if (c.kernel) {
+		size_t l = strlen(c.message);
+
+		snprintf(c.message + l, sizeof(c.message) - l, "; " KERNEL_WORDS " %.0f", c.raw);
+	}
+	return lw_checks_add(out, &c);
+}
+
 int lw_checks_threshold(uint64_t ns, const char *origin, const json_t *an,
 			struct lw_checks *out)
 {
@@ -230,30 +350,56 @@ int lw_checks_threshold(uint64_t ns, const char *origin, const json_t *an,
 	const char *name;
 
 	json_object_foreach((json_t *)probes, name, p) {
-		struct lw_check c = { .suite = "budgets", .limit = 0 };
-		const json_t *over = json_object_get(json_object_get(p, "all"), "over_threshold");
 		int id = lw_probe_by_name(name);
 
 		if (id < 0 || !lw_probe_wakeup((unsigned)id))
 			continue;
-		snprintf(c.name, sizeof(c.name), "threshold.%.80s", name);
-		snprintf(c.unit, sizeof(c.unit), "count");
-		snprintf(c.origin, sizeof(c.origin), "%s", origin);
-		snprintf(c.metric, sizeof(c.metric), "threshold");
-		snprintf(c.rule, sizeof(c.rule), "%.32s: none over %.10gus", name, (double)ns / 1e3);
-		if (!json_is_integer(over)) {
-			c.result = LW_SKIP;
-			c.measured = NAN;
-			snprintf(c.message, sizeof(c.message), "samples over %.10g us not counted in "
-				 "this run (%s)", (double)ns / 1e3, origin);
-		} else {
-			c.measured = (double)json_integer_value(over);
-			c.result = c.measured > 0 ? LW_FAIL : LW_PASS;
-			snprintf(c.message, sizeof(c.message), "%.0f samples of probe %s above %.10g "
-				 "us (%s)", c.measured, name, (double)ns / 1e3, origin);
-		}
-		if (lw_checks_add(out, &c) < 0)
+		if (threshold_one(ns, origin, name, p, an, out) < 0)
 			return -1;
+	}
+	return 0;
+}
+
+int lw_checks_rejudge(struct lw_checks *cs, const json_t *an)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		struct lw_check *c = &cs->c[i];
+		struct lw_checks one = { 0 };
+		const struct lw_metric *m = lw_metric_find(c->metric);
+		const char *none = strstr(c->rule, ": none over ");
+		char probe[40];
+		int ret = 0, q;
+
+		if (strcmp(c->suite, "budgets"))
+			continue;
+		if (!strcmp(c->metric, "threshold") && none) {
+			double us = strtod(none + strlen(": none over "), NULL);
+
+			snprintf(probe, sizeof(probe), "%.*s", (int)(none - c->rule), c->rule);
+			ret = threshold_one((uint64_t)llround(us * 1e3), c->origin, probe,
+					    json_object_get(json_object_get(an, "probes"), probe), an,
+					    &one);
+		} else if (m && has_twin(m)) {
+			struct lw_rule r;
+
+			q = lw_set_quiet(1);
+			ret = lw_rule_parse_lang(&lw_lang_budget, c->rule, &r);
+			lw_set_quiet(q);
+			if (ret < 0 || !r.probe[0])
+				continue;	/* another shape, or no probe: left as judged */
+			ret = rule_one(&r, c->origin, r.probe[0] ? r.probe : NULL, an, &one);
+		} else {
+			continue;
+		}
+		if (ret < 0) {
+			lw_checks_free(&one);
+			return -1;
+		}
+		if (one.n == 1) {
+			memcpy(one.c[0].name, c->name, sizeof(c->name));
+			*c = one.c[0];
+		}
+		lw_checks_free(&one);
 	}
 	return 0;
 }
@@ -278,6 +424,12 @@ json_t *lw_checks_json(const struct lw_checks *cs, const char *suite)
 			"limit", isnan(c->limit) ? json_null() : json_real(c->limit),
 			"unit", c->unit, "rule", c->rule, "origin", c->origin,
 			"message", c->message));
+		if (c->kernel) {
+			json_t *e = json_array_get(a, json_array_size(a) - 1);
+
+			json_object_set_new(e, "judged_on", json_string("kernel"));
+			json_object_set_new(e, "raw_measured", json_real(c->raw));
+		}
 	}
 	return a;
 }
@@ -317,6 +469,10 @@ int lw_checks_from_json(const json_t *a, const char *what, struct lw_checks *out
 		    !(json_is_number(m) || json_is_null(m)) || !(json_is_number(l) || json_is_null(l)))
 			return error("%s: checks[%zu] is malformed", what, i);
 		c.result = (enum lw_verdict)r;
+		if (json_is_number(json_object_get(e, "raw_measured"))) {
+			c.kernel = 1;
+			c.raw = json_number_value(json_object_get(e, "raw_measured"));
+		}
 		c.measured = json_is_number(m) ? json_number_value(m) : NAN;
 		c.limit = json_is_number(l) ? json_number_value(l) : NAN;
 		if (lw_checks_add(out, &c) < 0)

@@ -42,12 +42,40 @@ struct lw_check {
 	char metric[32];	/* budgets: the registry's name ("p99", "xruns"), or "threshold" */
 	char rule[80];		/* budgets: "cyclic.p99<=100us", "xruns<1" */
 	char origin[96];	/* budgets: "board rpi4", "scenario av-stress", "--budget" */
+	int kernel;		/* judged on the kernel-attributable figure
+				 * (@measured), not the raw one (@raw, in @unit) */
+	double raw;
 };
 
 struct lw_checks {
 	struct lw_check *c;
 	size_t n, cap;
 };
+
+/*
+ * What a run's latency figures (a probe's percentiles, mean, min, max and
+ * samples over the threshold) are judged on: their kernel-attributable
+ * twins (analysis.json "kernel_attributable": the host's time taken off
+ * each spike) or the raw figures.  AUTO: kernel on a virtual machine
+ * (sysinfo's hypervisor), raw elsewhere.  Counts that are not latencies
+ * (missed periods, dropped samples, xruns, dropped frames) and power are
+ * judged as they are; a figure with no twin (no trace analyzed) is judged
+ * raw with no word of it.
+ */
+enum lw_judge { LW_JUDGE_AUTO, LW_JUDGE_KERNEL, LW_JUDGE_RAW };
+
+/* "kernel" or "raw" of option @opt; -1 after error(). */
+int lw_judge_parse(const char *opt, const char *arg, enum lw_judge *j);
+/* Decide @j for the analysis document @an of a run whose manifest is @m
+ * and record it as @an's "judge": {"on": "kernel"|"raw", "why"}.  The
+ * evaluator below reads it: "kernel" only where @an holds
+ * "kernel_attributable". */
+void lw_checks_set_judge(json_t *an, const json_t *m, enum lw_judge j);
+/* 1 when @an's "judge" says kernel, else 0. */
+int lw_checks_judge_kernel(const json_t *an);
+/* Judge again, with @an's "judge", each check of @cs that judges a latency
+ * figure (keeping its name); -1 after error(). */
+int lw_checks_rejudge(struct lw_checks *cs, const json_t *an);
 
 /* Append @c (a name already there gets "-2", "-3"). */
 int lw_checks_add(struct lw_checks *cs, const struct lw_check *c);

@@ -178,6 +178,19 @@ static void worst(const json_t *an, struct lw_run_verdict *v)
 	snprintf(w->why, sizeof(w->why), "not explained: not above the spike threshold");
 }
 
+/* " kernel-attributable, raw 880 us": a check judged on the
+ * kernel-attributable figure says so, and what the raw one was. */
+static const char *raw_words(const struct lw_check *c)
+{
+	static _Thread_local char buf[64];
+
+	if (!c->kernel)
+		return "";
+	snprintf(buf, sizeof(buf), " kernel-attributable, raw %.10g%s%.7s", c->raw,
+		 strcmp(c->unit, "count") ? " " : "", strcmp(c->unit, "count") ? c->unit : "");
+	return buf;
+}
+
 void lw_verdict_build(const json_t *an, const struct lw_checks *cs, const json_t *problems,
 		      struct lw_run_verdict *v)
 {
@@ -216,13 +229,14 @@ void lw_verdict_build(const json_t *an, const struct lw_checks *cs, const json_t
 					 c->rule, c->message);
 			else if (!strcmp(c->metric, "threshold") && none)
 				snprintf(v->broken[v->nbroken], sizeof(v->broken[0]),
-					 "%.*s: %.0f samples over %.20s (%.60s)", (int)(none - c->rule),
-					 c->rule, c->measured, none + strlen(": none over "), c->origin);
+					 "%.*s: %.0f samples over %.20s%s (%.60s)",
+					 (int)(none - c->rule), c->rule, c->measured,
+					 none + strlen(": none over "), raw_words(c), c->origin);
 			else
 				snprintf(v->broken[v->nbroken], sizeof(v->broken[0]),
-					 "%.50s: %.10g%s%s (%.60s)", c->rule, c->measured,
+					 "%.50s: %.10g%s%s%s (%.60s)", c->rule, c->measured,
 					 strcmp(c->unit, "count") ? " " : "",
-					 strcmp(c->unit, "count") ? c->unit : "", c->origin);
+					 strcmp(c->unit, "count") ? c->unit : "", raw_words(c), c->origin);
 		}
 		v->nbroken++;
 	}

@@ -72,7 +72,7 @@ struct lw_run_verdict {
 	size_t ndl, ndl_total;	/* named here, and in the run */
 	struct lw_worst worst;
 	size_t nchecks, nbroken, nskipped;
-	char broken[LW_VERDICT_BROKEN][160];	/* "xruns 4 (<1, scenario av-stress)" */
+	char broken[LW_VERDICT_BROKEN][320];	/* "xruns 4 (<1, scenario av-stress)" */
 };
 
 /*

@@ -38,6 +38,10 @@ static const char usage[] =
 "                          each probe's p99.9; noise: every gap)\n"
 "      --top N             spikes listed in full (default 10)\n"
 "      --no-trace          do not read RUN/trace.dat (no spikes, NO_HZ)\n"
+"      --judge kernel|raw  judge budgets and the threshold on the latency figures\n"
+"                          with the host's time taken off each spike (kernel-\n"
+"                          attributable), or on the raw ones; default kernel on a\n"
+"                          virtual machine (sysinfo's hypervisor), else raw\n"
 "  -h, --help              this text\n"
 "\n"
 "With RUN/trace.dat: every spike explained from the kernel trace (idle exit,\n"
@@ -69,6 +73,7 @@ int cmd_analyze(int argc, char **argv)
 		{ "top",       required_argument, NULL, 'T' },
 		{ "no-trace",  no_argument,       NULL, 'X' },
 		{ "budget",    required_argument, NULL, 'U' },
+		{ "judge",     required_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *budgets[64];
@@ -131,6 +136,10 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'B':
 			ao.board = optarg;
+			break;
+		case 'J':
+			if (lw_judge_parse("--judge", optarg, &ao.judge) < 0)
+				return LW_EXIT_ERROR;
 			break;
 		case 'h':
 			fputs(usage, stdout);

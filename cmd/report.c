@@ -37,6 +37,10 @@ static const char usage_tail[] =
 "                          e.g. --budget 'p99<100us' --budget 'cyclic.max<=1ms'\n"
 "      --board NAME        check the budgets of board NAME (default: each run's own\n"
 "                          board, boards/NAME.yaml or RUN/board.yaml)\n"
+"      --judge kernel|raw  judge the run's latency budgets and threshold on the\n"
+"                          kernel-attributable figures (the host's time taken off\n"
+"                          each spike) or on the raw ones (default: as analyze\n"
+"                          judged them, kernel on a virtual machine)\n"
 "      --tolerance PCT     comparison: a group significantly worse than the baseline\n"
 "                          by more than PCT % fails (default 10); with one run a\n"
 "                          side there is no verdict: undecided\n"
@@ -253,9 +257,9 @@ static int write_wanted(const char *const *want, const struct lw_report_in *in)
 /* A run's checks into @checks: its verdict, then its own checks (a run that
  * is not whole passes none: lw_checks_unjudged()). */
 static int judge_run(struct lw_rrun *run, const char *board, const char **budget_text,
-		     size_t nbudgets, struct lw_checks *checks)
+		     size_t nbudgets, enum lw_judge judge, struct lw_checks *checks)
 {
-	if (lw_rrun_judge(run, board, budget_text, nbudgets) < 0 ||
+	if (lw_rrun_judge(run, board, budget_text, nbudgets, judge) < 0 ||
 	    lw_verdict_check(&run->verdict, checks) < 0)
 		return -1;
 	for (size_t i = 0; i < run->checks.n; i++)
@@ -299,7 +303,7 @@ int cmd_report(int argc, char **argv)
 {
 	/* a format's option is its short option, or 256 + its index */
 	enum { OPT_COMPARE = 256 + LW_REPORT_MAX_FORMATS, OPT_BUDGET, OPT_TOLERANCE, OPT_POINTS,
-	       OPT_NO_PLOTS, OPT_BOARD };
+	       OPT_NO_PLOTS, OPT_BOARD, OPT_JUDGE };
 	static const struct option other[] = {
 		{ "compare",   no_argument,       NULL, OPT_COMPARE },
 		{ "budget",    required_argument, NULL, OPT_BUDGET },
@@ -307,6 +311,7 @@ int cmd_report(int argc, char **argv)
 		{ "points",    required_argument, NULL, OPT_POINTS },
 		{ "no-plots",  no_argument,       NULL, OPT_NO_PLOTS },
 		{ "board",     required_argument, NULL, OPT_BOARD },
+		{ "judge",     required_argument, NULL, OPT_JUDGE },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -314,6 +319,7 @@ int cmd_report(int argc, char **argv)
 	char shortopts[2 * LW_REPORT_MAX_FORMATS + 4], a[64];
 	const char *want[LW_REPORT_MAX_FORMATS] = { NULL };	/* the file, or "" for a flag */
 	const char *board = NULL;
+	enum lw_judge judge = LW_JUDGE_AUTO;
 	int compare = 0, no_plots = 0, c, ret = LW_EXIT_ERROR;
 	static struct lw_rbudget budgets[MAX_BUDGETS];
 	const char *budget_text[MAX_BUDGETS];
@@ -366,6 +372,10 @@ int cmd_report(int argc, char **argv)
 		case OPT_BOARD:
 			board = optarg;
 			break;
+		case OPT_JUDGE:
+			if (lw_judge_parse("--judge", optarg, &judge) < 0)
+				return LW_EXIT_ERROR;
+			break;
 		case 'h':
 			print_usage();
 			return LW_EXIT_OK;
@@ -406,7 +416,7 @@ int cmd_report(int argc, char **argv)
 		if (lw_rrun_load(&run, argv[optind]) < 0)
 			goto out;
 		have_run = 1;
-		if (judge_run(&run, board, budget_text, nbudgets, &checks) < 0)
+		if (judge_run(&run, board, budget_text, nbudgets, judge, &checks) < 0)
 			goto out;
 	} else {
 		if (argc - optind == 1 ? lw_comparison_from_json(&cmp, argv[optind], tolerance / 100)

@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lw_run_metrics(&rr, &cs);
 		lw_checks_free(&cs);
 		/* analyze's text, as every view, from the analysis alone */
-		if (lw_rrun_judge(&rr, NULL, NULL, 0) == 0)
+		if (lw_rrun_judge(&rr, NULL, NULL, 0, LW_JUDGE_AUTO) == 0)
 			lw_report_text_run(null, rr.analysis, &rr.verdict, &rr.checks, 10);
 		plots(rr.analysis, null, 0);
 		lw_rrun_free(&rr);

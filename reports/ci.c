@@ -213,6 +213,9 @@ static void md_checks(FILE *f, const struct lw_checks *cs, const char *suite)
 			}
 			if (want == LW_SKIP)
 				fprintf(f, " | - | - |\n");
+			else if (c->kernel)	/* the figure judged, and the raw one */
+				fprintf(f, " | %.4g %s kernel-attributable (raw %.4g) | %.4g %s |\n",
+					c->measured, c->unit, c->raw, c->limit, c->unit);
 			else
 				fprintf(f, " | %.4g %s | %.4g %s |\n", c->measured, c->unit, c->limit,
 					c->unit);
@@ -247,6 +250,16 @@ int lw_report_markdown_run(FILE *f, const struct lw_report_in *in)
 	}
 	fprintf(f, "%s%s, %s, run %s (%s)\n", n > 1 ? "\n" : "", lw_rrun_str(r, "preempt"),
 		lw_rrun_nohz(r, nohz, sizeof(nohz)), r->label, lw_rrun_str(r, "status"));
+	{
+		char hl[8][LW_HOST_LINE];
+		size_t nh = lw_host_lines(r->analysis, hl, 8);
+
+		for (size_t i = 0; i < nh; i++) {
+			fprintf(f, "%s- ", i ? "" : "\n");
+			md(f, hl[i]);
+			fprintf(f, "\n");
+		}
+	}
 	if (probes) {
 		static const enum lw_stat lat[] = { LW_STAT_P50, LW_STAT_P99, LW_STAT_P999,
 						    LW_STAT_MAX };

@@ -618,6 +618,23 @@ static void unexplained_text(struct page *pg, const json_t *sp)
 	lw_pg_raw(pg, "</ul>\n");
 }
 
+/* The host's part (on a virtual machine): worded as the other views word it. */
+static void host_text(struct page *pg, const json_t *doc)
+{
+	char line[8][LW_HOST_LINE];
+	size_t n = lw_host_lines(doc, line, 8);
+
+	if (!n)
+		return;
+	lw_pg_raw(pg, "<ul class=\"host\">\n");
+	for (size_t i = 0; i < n; i++) {
+		lw_pg_raw(pg, "<li data-host-line>");
+		lw_pg_text(pg, line[i]);
+		lw_pg_raw(pg, "</li>\n");
+	}
+	lw_pg_raw(pg, "</ul>\n");
+}
+
 /* How many samples were spikes, above which thresholds. */
 static void spikes_intro(struct page *pg, const json_t *sp)
 {
@@ -826,6 +843,7 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	causes = json_object_get(sp, "causes");
 	top = json_object_get(sp, "top");
 	spikes_intro(pg, sp);
+	host_text(pg, r->analysis);
 	unexplained_text(pg, sp);
 	if (json_array_size(causes))
 		causes_table(pg, causes);

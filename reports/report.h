@@ -43,10 +43,12 @@ void lw_rrun_free(struct lw_rrun *r);
  * "verdict"), with the budgets of board @board instead of the run's board's
  * when @board is given, and the @nbudgets rules @budgets added (origin
  * "report --budget"); the verdict built again when anything was added, by
- * the same function the analysis used.  -1 after error().
+ * the same function the analysis used.  @judge (LW_JUDGE_AUTO: as the
+ * analysis judged, its "judge") says what latency figures are judged on;
+ * one other than the analysis' judges its checks again.  -1 after error().
  */
 int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budgets,
-		  size_t nbudgets);
+		  size_t nbudgets, enum lw_judge judge);
 /* The probes analysis.json has, in file order: json object of probe name ->
  * {"all":…, "cpus":[…]}; NULL when none. */
 const json_t *lw_rrun_probes(const struct lw_rrun *r);
@@ -321,5 +323,15 @@ extern const size_t lw_report_nformats;
 
 /* "123.4" us, with a sensible number of decimals. */
 char *lw_fmt_us(double ns, char *buf, size_t len);
+
+/*
+ * The host's part of a run, worded once for every view, from analysis.json
+ * alone: on a virtual machine (or where the host took time), the "host"
+ * line (what the host took from the spikes), what the budgets were judged
+ * on ("judge"), and one "kernel-attributable PROBE: p99 ..us (raw ..), ..."
+ * line per probe.  Up to @max lines into @line; how many.
+ */
+#define LW_HOST_LINE 320
+size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max);
 
 #endif

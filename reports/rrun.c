@@ -47,6 +47,41 @@ static json_t *compute_analysis(const struct lw_rundir *rd)
 	return doc;
 }
 
+size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
+{
+	const json_t *h = json_object_get(doc, "host"), *k = json_object_get(doc, "kernel_attributable");
+	const json_t *j = json_object_get(doc, "judge"), *p, *raw;
+	const char *hv = lw_jstr(h, "hypervisor", "unknown"), *name;
+	int vm = json_is_true(json_object_get(h, "virtual_machine"));
+	size_t n = 0;
+
+	if (!h || (!vm && !(lw_jnum(h, "host_ns", 0) > 0)) || !max)
+		return 0;
+	snprintf(line[n++], LW_HOST_LINE, "host (%s%s%s): %.1fus in %lld spikes charged to host: "
+		 "causes; steal %s", vm ? "a virtual machine" : "steal reported",
+		 !vm ? "" : strcmp(hv, "unknown") ? ": " : ", hypervisor not named",
+		 !vm || !strcmp(hv, "unknown") ? "" : hv, lw_jnum(h, "host_ns", 0) / 1e3,
+		 (long long)lw_jnum(h, "spikes", 0), json_is_object(json_object_get(h,
+		 "steal_sampled")) ? "sampled per CPU (interpolated between samples)" : "not sampled");
+	if (json_is_object(j) && n < max)
+		snprintf(line[n++], LW_HOST_LINE, "latency budgets and threshold judged on the %s "
+			 "figures (%.200s)", strcmp(lw_jstr(j, "on", "raw"), "kernel") ? "raw" :
+			 "kernel-attributable", lw_jstr(j, "why", "?"));
+	json_object_foreach((json_t *)json_object_get(k, "probes"), name, p) {
+		const json_t *a = json_object_get(p, "all");
+
+		raw = json_object_get(json_object_get(json_object_get(doc, "probes"), name), "all");
+		if (!a || n >= max)
+			continue;
+		snprintf(line[n++], LW_HOST_LINE, "kernel-attributable %.40s: p99 %.1fus (raw %.1f), "
+			 "p99.9 %.1fus (raw %.1f), max %.1fus (raw %.1f)", name,
+			 lw_jnum(a, "p99_ns", NAN) / 1e3, lw_jnum(raw, "p99_ns", NAN) / 1e3,
+			 lw_jnum(a, "p99.9_ns", NAN) / 1e3, lw_jnum(raw, "p99.9_ns", NAN) / 1e3,
+			 lw_jnum(a, "max_ns", NAN) / 1e3, lw_jnum(raw, "max_ns", NAN) / 1e3);
+	}
+	return n;
+}
+
 int lw_rrun_load(struct lw_rrun *r, const char *path)
 {
 	struct lw_rundir rd;
@@ -115,17 +150,26 @@ fail:
 }
 
 int lw_rrun_judge(struct lw_rrun *r, const char *board, const char *const *budgets,
-		  size_t nbudgets)
+		  size_t nbudgets, enum lw_judge judge)
 {
 	const json_t *an = r->analysis;
 	struct lw_checks own = { 0 };
 	char what[PATH_MAX + 32];
+	int again = 0;
 
 	lw_checks_free(&r->checks);
 	snprintf(what, sizeof(what), "%s/analysis.json", r->path);
 	if (lw_checks_from_json(json_object_get(an, "checks"), what, &own) < 0)
 		return -1;
-	if (!board && !nbudgets) {
+	if (judge != LW_JUDGE_AUTO) {
+		int was = lw_checks_judge_kernel(an);
+
+		lw_checks_set_judge(r->analysis, r->manifest, judge);
+		again = was != lw_checks_judge_kernel(an);
+		if (again && lw_checks_rejudge(&own, an) < 0)
+			goto fail;
+	}
+	if (!board && !nbudgets && !again) {
 		r->checks = own;
 		lw_checks_unjudged(&r->checks, an);
 		return lw_verdict_from_json(json_object_get(an, "verdict"), what, &r->verdict);

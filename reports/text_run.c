@@ -181,33 +181,11 @@ static void unexplained_print(FILE *out, const json_t *sp)
 /* The host's part and the kernel-attributable figures: one line each. */
 static void host_print(FILE *out, const json_t *doc)
 {
-	const json_t *h = json_object_get(doc, "host"), *k = json_object_get(doc, "kernel_attributable");
-	const json_t *p, *raw;
-	const char *name;
+	char line[8][LW_HOST_LINE];
+	size_t n = lw_host_lines(doc, line, 8);
 
-	if (!h || (!json_is_true(json_object_get(h, "virtual_machine")) && !(lw_jnum(h, "host_ns", 0) > 0)))
-		return;
-	const char *hv = lw_jstr(h, "hypervisor", "unknown");
-	int vm = json_is_true(json_object_get(h, "virtual_machine"));
-
-	fprintf(out, "  host (%s%s%s): %.1fus in %lld spikes charged to host: causes; steal %s\n",
-		vm ? "a virtual machine" : "steal reported",
-		!vm ? "" : strcmp(hv, "unknown") ? ": " : ", hypervisor not named",
-		!vm || !strcmp(hv, "unknown") ? "" : hv, lw_jnum(h, "host_ns", 0) / 1e3, (long long)lw_jnum(h, "spikes", 0),
-		json_is_object(json_object_get(h, "steal_sampled")) ?
-		"sampled per CPU (interpolated between samples)" : "not sampled");
-	json_object_foreach((json_t *)json_object_get(k, "probes"), name, p) {
-		const json_t *a = json_object_get(p, "all");
-
-		raw = json_object_get(json_object_get(json_object_get(doc, "probes"), name), "all");
-		if (!a)
-			continue;
-		fprintf(out, "  kernel-attributable %s: p99 %.1fus (raw %.1f), p99.9 %.1fus (raw %.1f), "
-			"max %.1fus (raw %.1f)\n", name, lw_jnum(a, "p99_ns", NAN) / 1e3,
-			lw_jnum(raw, "p99_ns", NAN) / 1e3, lw_jnum(a, "p99.9_ns", NAN) / 1e3,
-			lw_jnum(raw, "p99.9_ns", NAN) / 1e3, lw_jnum(a, "max_ns", NAN) / 1e3,
-			lw_jnum(raw, "max_ns", NAN) / 1e3);
-	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %s\n", line[i]);
 }
 
 static void causes_print(FILE *out, const json_t *sp)
@@ -418,7 +396,10 @@ static void checks_print(FILE *out, const json_t *doc, const struct lw_checks *c
 			fprintf(out, "%12s", "-");
 		else
 			fprintf(out, "%12.10g", c->measured);
-		fprintf(out, " %-5s %s\n", c->unit, c->origin);
+		fprintf(out, " %-5s %s", c->unit, c->origin);
+		if (c->kernel)	/* the figure judged, and the raw one */
+			fprintf(out, "; kernel-attributable, raw %.10g", c->raw);
+		fputc('\n', out);
 	}
 }
 

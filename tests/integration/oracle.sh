@@ -105,8 +105,10 @@ PY
 	"$PYTHON" "$ORACLE" --kind planted "$R/idle" --json "$TMP/mut/idle.json" --text "$TMP/mut/idle.txt" \
 		--html "$TMP/mut/idle.html" --markdown "$TMP/mut/idle.md" --junit "$TMP/mut/idle.xml" \
 		--report "$TMP/mut/found.jsonl" >"$TMP/mut/out" 2>&1
+	# (JUnit's budget judged on the kernel-attributable p99 on a virtual
+	# machine: the figure changed is that twin)
 	for view in json text html markdown junit; do
-		grep -q "\"view\": \"$view\", \"figure\": \"lat/cyclic/all/p99\"" "$TMP/mut/found.jsonl" &&
+		grep -Eq "\"view\": \"$view\", \"figure\": \"k?lat/cyclic/all/p99\"" "$TMP/mut/found.jsonl" &&
 			pass "the oracle finds a p99 changed in the $view view" ||
 			fail "the oracle finds a p99 changed in the $view view" "$(grep -v "^    " "$TMP/mut/out")"
 	done

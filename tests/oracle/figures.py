@@ -15,7 +15,9 @@ it, and a view that prints a number for it is wrong.  Keys:
                                              ticks_per_s_idle ticks_per_s_busy stopped kept
                                              wakeups wakeups_per_s; ('nohz', 'duration_s')
 """
+import json
 import math
+import os
 from collections import Counter, defaultdict
 from fractions import Fraction
 
@@ -265,6 +267,43 @@ def latency_figures(run, fig, threshold_ns=None):
         for k, v in st.items():
             fig[('lat', probe, cpu, k)] = v
     return series
+
+
+def kernel_figures(run, fig, threshold_ns=None):
+    """('klat', probe, cpu, stat): the kernel-attributable figures, by
+    latwatt(1)'s rule: each spike's sample less the host's time analyze
+    found in its window (analysis.json host.adjust, [record index in
+    RUN/samples, ns], the one input taken from the analysis: which time was
+    the host's is the attribution's to prove, against planted host stops),
+    never below 0; every other sample as it is; the figures as for 'lat'."""
+    path = os.path.join(run.path, 'analysis.json')
+    # only a run with every sample (a monitored run keeps windows around
+    # spikes, an imported one a histogram)
+    if run.samples is None or run.monitor or not os.path.exists(path):
+        return
+    try:
+        with open(path) as f:
+            adj = ((json.load(f).get('host') or {}).get('adjust'))
+    except (OSError, ValueError):
+        return
+    if not isinstance(adj, list):
+        return
+    a = run.samples.a
+    lat = a['latency'].astype(np.int64)
+    for idx, ns in adj:
+        if 0 <= idx < lat.size:
+            lat[idx] = max(0, int(lat[idx]) - int(ns))
+    for pid in sorted(set(a['probe'].tolist())):
+        probe = PROBES.get(pid, 'probe%d' % pid)
+        sel = a['probe'] == pid
+        thr = threshold_of(run, probe, threshold_ns)
+        cpus = sorted(set(a['cpu'][sel].tolist()))
+        for cpu in cpus + ['all']:
+            m = sel if cpu == 'all' else sel & (a['cpu'] == cpu)
+            over = int((lat[m] > thr).sum()) if thr else Unknown('no threshold')
+            st = exact_stats(lat[m], int(a['missed'][m].sum(dtype=np.uint64)), over)
+            for k, v in st.items():
+                fig[('klat', probe, cpu, k)] = v
 
 
 def state_names(run):
@@ -577,6 +616,7 @@ def compute(run, threshold_ns=None):
     fig[('state',)] = st
     fig[('state', 'why')] = why
     latency_figures(run, fig, threshold_ns)
+    kernel_figures(run, fig, threshold_ns)
     # the worst wake-up latency: not a busy loop's gaps (noise), nor the video
     # pipeline's capture-to-display latency
     maxima = [(v, k[1]) for k, v in fig.items() if k[0] == 'lat' and k[2] == 'all' and

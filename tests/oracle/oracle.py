@@ -53,6 +53,10 @@ def required(view, fig):
             elif view == 'markdown' and k[2] == 'all' and \
                     k[3] in ('count', 'p50', 'p99', 'p99.9', 'max', 'missed', 'dropped'):
                 want.append(k)
+        elif c == 'klat':
+            if view == 'json' or (view in ('text', 'html', 'markdown') and k[2] == 'all' and
+                                  k[3] in ('p99', 'p99.9', 'max')):
+                want.append(k)
         elif c == 'idle':
             if view == 'json' or (view in ('text', 'html') and k[3] in ('count', 'p50', 'p99',
                                                                         'max')):
@@ -96,7 +100,7 @@ def agree(key, want, p):
             return 'printed a bound %s where the raw data give %s' % (p.raw, fmt(want))
         return 'printed unknown (%s) where the raw data give %s' % (p.raw, fmt(want))
     tol = (p.res or 0) / 2 + 1e-9 * abs(want) + 1e-12
-    if key[0] == 'lat' and key[3] == 'mean':
+    if key[0] in ('lat', 'klat') and key[3] == 'mean':
         tol = max(tol, 1.0)          # a mean in whole ns
     if abs(p.value - want) <= tol:
         return None

@@ -80,3 +80,21 @@ def verdict_line(out, label, text, where):
     if m:
         add(out, ('wl', label, 'misses'), m.group(1), 1, where, exact=True)
         add(out, ('wl', label, 'records'), m.group(3), 1, where, exact=True)
+
+
+# the host's line of each view: "kernel-attributable cyclic: p99 3637.3us
+# (raw 7741.6), p99.9 ..., max ..." (the twin, then the raw figure)
+KLINE = re.compile(r'^\s*(?:[-*] )?kernel-attributable (\S+): (.*)$')
+KFIG = re.compile(r'(p\d+(?:\.\d+)?|max|mean|min) (\S+?)(us|ms|ns) \(raw (\S+?)\)')
+
+
+def kernel_line(out, text, where):
+    """the figures of a host's kernel-attributable line, if @text is one"""
+    m = KLINE.match(text)
+    if not m:
+        return False
+    for f in KFIG.finditer(m.group(2)):
+        add(out, ('klat', m.group(1), 'all', f.group(1)), f.group(2), SCALE[f.group(3)], where)
+        add(out, ('lat', m.group(1), 'all', f.group(1)), f.group(4), SCALE[f.group(3)],
+            where + ' (raw)')
+    return True

@@ -4,7 +4,7 @@ by their header cells (and the headings above them), never by position."""
 import re
 from html.parser import HTMLParser
 
-from printed import add, verdict_line
+from printed import add, kernel_line, verdict_line
 
 UNIT = {'ns': 1, 'us': 1000, '\u00b5s': 1000, 'ms': 10**6, 's': 10**9}
 LAT_COLS = {'samples': 'count', 'count': 'count', 'min': 'min', 'mean': 'mean', 'p50': 'p50',
@@ -122,6 +122,9 @@ def parse(path):
         if re.search(r'\bverdict\b', ' '.join('%s %s' % kv for kv in a.items()) + ' ' + text,
                      re.I) and tag in ('p', 'span', 'li', 'h2', 'td'):
             facts['verdict'] += '\n' + text
+    for tag, a, text in d.texts:
+        if tag == 'li':
+            kernel_line(out, text, '%s: <li> %s' % (path, text[:40]))
     for ti, t in enumerate(d.tables):
         hdr = header_of(t)
         ctx = ' / '.join(t.headings)

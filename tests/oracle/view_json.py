@@ -47,6 +47,30 @@ def parse(path):
                     where = 'probes.%s.%s.%s' % (probe, 'all' if cpu == 'all' else
                                                  'cpus[cpu %s]' % cpu, k)
                     val(out, ('lat', probe, cpu, stat), c[k], where, 1.0 if stat == 'mean' else 0)
+    # the kernel-attributable twins (the host's time taken off each spike)
+    for probe, p in ((a.get('kernel_attributable') or {}).get('probes') or {}).items():
+        rows = [(c.get('cpu'), c) for c in p.get('cpus') or []]
+        if 'all' in p:
+            rows.append(('all', p['all']))
+        for cpu, c in rows:
+            for k, stat in LAT.items():
+                if k in c and stat not in ('dropped',):
+                    where = 'kernel_attributable.probes.%s.%s.%s' % (
+                        probe, 'all' if cpu == 'all' else 'cpus[cpu %s]' % cpu, k)
+                    val(out, ('klat', probe, cpu, stat), c[k], where,
+                        1.0 if stat == 'mean' else 0)
+    # a check judged on a kernel-attributable figure: that figure, and the raw
+    for c in a.get('checks') or []:
+        parts = str(c.get('name', '')).split('.')
+        if c.get('judged_on') != 'kernel' or len(parts) < 3 or parts[0] != 'budget' or \
+                c.get('unit') != 'us':
+            continue
+        stat = c.get('metric')
+        where = 'checks[%s]' % c.get('name')
+        val(out, ('klat', parts[1], 'all', stat), c['measured'] * 1000, where + '.measured',
+            1e-6)
+        val(out, ('lat', parts[1], 'all', stat), c['raw_measured'] * 1000,
+            where + '.raw_measured', 1e-6)
     # the spike threshold of each probe and the samples above it
     for probe, t in ((a.get('spikes') or {}).get('thresholds') or {}).items():
         if isinstance(t, dict) and isinstance(t.get('threshold_ns'), int) and 'above' in t:

@@ -2,7 +2,7 @@
 """The Markdown report as figures: pipe tables by their header cells."""
 import re
 
-from printed import add, verdict_line
+from printed import add, kernel_line, verdict_line
 
 UNIT = {'ns': 1, 'us': 1000, '\u00b5s': 1000, 'ms': 10**6, 's': 10**9}
 LAT_COLS = {'samples': 'count', 'count': 'count', 'min': 'min', 'mean': 'mean', 'p50': 'p50',
@@ -43,6 +43,7 @@ def parse(path):
             facts['state'] = m.group(2)
         if re.search(r'\b(verdict|PASS|FAIL)\b', ln):
             facts['verdict'] += ln + '\n'
+        kernel_line(out, ln, '%s:%d' % (path, i + 1))
         m = re.match(r'^\s*[-*] \*\*([^*]+)\*\*:?\s*(.*)$', ln)
         if m:
             verdict_line(out, m.group(1), m.group(2), '%s:%d' % (path, i + 1))

@@ -4,7 +4,7 @@ lines and tables by their header lines, wherever they are, so that the
 order of the sections and a verdict block above them do not matter."""
 import re
 
-from printed import add, verdict_line
+from printed import add, kernel_line, verdict_line
 
 UNIT = {'ns': 1, 'us': 1000, '\u00b5s': 1000, 'ms': 10**6, 's': 10**9}
 LAT_COLS = {'samples': 'count', 'count': 'count', 'min': 'min', 'mean': 'mean', 'p50': 'p50',
@@ -48,6 +48,7 @@ def parse(path):
                 if len(f) == 2:
                     verdict_line(out, f[0], f[1], '%s:%d' % (path, j + 1))
                 j += 1
+        kernel_line(out, ln, where)
         m = PROBE_HEAD.match(ln)
         if m:
             probe, unit = m.group(1), UNIT.get(m.group(2), 1000)
@@ -158,6 +159,7 @@ def nohz(lines, i, path, out):
             add(out, ('nohz', cpu, col), tok, 1, where, exact=col in ('stopped', 'kept'))
         src = row[1 + len(cols):]
         for s, r in zip(src[0::2], src[1::2]):
-            add(out, ('nohz', cpu, 'source', s), r, 1, where)
+            # "n=COUNT": too little time for a rate, the count instead
+            add(out, ('nohz', cpu, 'source', s), '-' if r.startswith('n=') else r, 1, where)
         i += 1
     return i

@@ -3,6 +3,7 @@
  * format written where its option says. */
 #include <jansson.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
@@ -126,6 +127,77 @@ static void near(double got, double want, const char *what)
  * compare's engine (the same document `latwatt compare -o` writes), each
  * run's own figure beneath its group's; the method is the man page's.
  */
+/* Run A's manifest and analysis as on a virtual machine whose host took
+ * the time of its spikes (kernel_attributable: none over the threshold,
+ * max 90 us), not yet judged on them (an analysis without "judge"). */
+static void vm_run(const char *dir)
+{
+	char path[512];
+	json_t *m = json_load_file(RUN_A "/manifest.json", 0, NULL);
+	json_t *a = json_load_file(RUN_A "/analysis.json", 0, NULL);
+
+	assert_non_null(m);
+	assert_non_null(a);
+	json_object_set_new(json_object_get(m, "system"), "hypervisor",
+			    json_pack("{s:b, s:s}", "virtual", 1, "name", "QEMU"));
+	json_object_set_new(a, "host", json_pack("{s:b, s:s, s:b, s:I, s:I}", "virtual_machine", 1,
+						 "hypervisor", "QEMU", "steal_sampled", 0,
+						 "host_ns", (json_int_t)9000000, "spikes",
+						 (json_int_t)54));
+	json_object_set_new(a, "kernel_attributable", json_pack(
+		"{s:s, s:I, s:I, s:b, s:{s:{s:{s:I, s:I, s:I, s:I, s:I}}}}", "what", "t",
+		"host_ns", (json_int_t)9000000, "spikes", (json_int_t)54, "same_as_raw", 0,
+		"probes", "cyclic", "all", "count", (json_int_t)2979, "p99_ns", (json_int_t)60000,
+		"p99.9_ns", (json_int_t)80000, "max_ns", (json_int_t)90000,
+		"over_threshold", (json_int_t)0));
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	assert_int_equal(json_dump_file(m, path, 0), 0);
+	snprintf(path, sizeof(path), "%s/analysis.json", dir);
+	assert_int_equal(json_dump_file(a, path, 0), 0);
+	json_decref(m);
+	json_decref(a);
+}
+
+/* report --judge kernel judges the run's threshold and its --budget on the
+ * kernel-attributable figures and says so; --judge raw on the raw ones;
+ * without it, as the analysis judged (raw here: it has no "judge"). */
+static void test_judge(void **state)
+{
+	char *dir = lw_test_tmpdir(), md[256], run[256], *buf = NULL;
+	char *kernel[] = { "report", "--markdown", md, "--judge", "kernel", "--budget",
+			   "cyclic.max<=100us", run, NULL };
+	char *raw[] = { "report", "--markdown", md, "--judge", "raw", "--budget",
+			"cyclic.max<=100us", run, NULL };
+	char *dflt[] = { "report", "--markdown", md, run, NULL };
+	char *bad[] = { "report", "--markdown", md, "--judge", "host", run, NULL };
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(md, sizeof(md), "%s/m.md", dir);
+	snprintf(run, sizeof(run), "%s/run", dir);
+	assert_int_equal(mkdir(run, 0755), 0);
+	vm_run(run);
+	assert_int_equal(report(8, kernel), LW_EXIT_OK);
+	f = fopen(md, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&buf, &len, 0, f) > 0);
+	fclose(f);
+	assert_non_null(strstr(buf, " — PASS\n"));
+	assert_non_null(strstr(buf, "- kernel-attributable cyclic: p99 60.0us (raw 235.9), "
+			       "p99.9 80.0us (raw 2443.3), max 90.0us (raw 3113.6)"));
+	assert_non_null(strstr(buf, "judged on the kernel-attributable figures (--judge kernel)"));
+	assert_non_null(strstr(buf, "| 0 count kernel-attributable (raw 54) |"));
+	assert_non_null(strstr(buf, "| 90 us kernel-attributable (raw 3114) |"));
+	assert_int_equal(unlink(md), 0);
+	assert_int_equal(report(8, raw), LW_EXIT_FAIL);
+	assert_int_equal(unlink(md), 0);
+	assert_int_equal(report(4, dflt), LW_EXIT_FAIL);
+	assert_error(report(6, bad) == LW_EXIT_ERROR, "--judge: 'host' is not kernel or raw");
+	free(buf);
+	lw_test_rmdir(dir);
+}
+
 static void test_compare_groups(void **state)
 {
 	static const char *const a[] = { RUN_A, RUN_B }, *const b[] = { RUN_B, RUN_A, RUN_A };
@@ -232,6 +304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_compare_groups),
 		cmocka_unit_test(test_compare_one_a_side),
 	};

@@ -157,6 +157,130 @@ static void test_threshold(void **st)
 	json_decref(an);
 }
 
+/* The document of doc() with "kernel_attributable": cyclic's figures with
+ * the host's time taken off its spikes (p99 20 us, max 900 us, 3 samples
+ * over the threshold), judged as @j decides for a run whose manifest says
+ * virtual machine when @vm. */
+static json_t *doc_twin(int vm, enum lw_judge j, int twin)
+{
+	json_t *an = doc(0, "complete", 244);
+	json_t *m = json_pack("{s:{s:{s:b, s:s}}}", "system", "hypervisor", "virtual", vm,
+			      "name", "QEMU");
+
+	if (twin)
+		json_object_set_new(an, "kernel_attributable", json_pack(
+			"{s:b, s:{s:{s:{s:I, s:I, s:I, s:I, s:I}}}}", "same_as_raw", 0,
+			"probes", "cyclic", "all", "count", (json_int_t)2000,
+			"max_ns", (json_int_t)900000, "p99_ns", (json_int_t)20000,
+			"over_threshold", (json_int_t)3, "missed_periods", (json_int_t)0));
+	json_object_set_new(json_object_get(json_object_get(json_object_get(an, "probes"),
+		"cyclic"), "all"), "missed_periods", json_integer(7));
+	lw_checks_set_judge(an, m, j);
+	json_decref(m);
+	return an;
+}
+
+/* On a virtual machine the latency budgets and the threshold judge the
+ * kernel-attributable figures, and say so with the raw figure beside;
+ * counts that are not latencies stay raw; --judge raw restores the raw. */
+static void test_kernel_attributable(void **st)
+{
+	static const char *const rules[] = { "cyclic.max<=1ms", "cyclic.p99<25us",
+					     "cyclic.missed<1" };
+	json_t *an = doc_twin(1, LW_JUDGE_AUTO, 1), *j;
+	struct lw_run_verdict v;
+	struct lw_checks cs, back = { 0 };
+
+	(void)st;
+	assert_true(lw_checks_judge_kernel(an));
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(an, "judge"),
+						 "why")), "a virtual machine (sysinfo: QEMU)"));
+	judge(an, rules, 3, 1, &cs, &v);
+	assert_int_equal(cs.n, 4);
+	/* max: 900 us kernel-attributable (raw 2224 us) holds */
+	assert_int_equal(cs.c[0].result, LW_PASS);
+	assert_true(cs.c[0].kernel);
+	assert_float_equal(cs.c[0].measured, 900, 1e-9);
+	assert_float_equal(cs.c[0].raw, 2224, 1e-9);
+	assert_non_null(strstr(cs.c[0].message, "judged on the kernel-attributable figure: host "
+			       "time taken off; raw 2224 us"));
+	/* p99: 20 us (raw 30 us) */
+	assert_int_equal(cs.c[1].result, LW_PASS);
+	assert_float_equal(cs.c[1].measured, 20, 1e-9);
+	/* missed periods: not a latency, raw, no word of it */
+	assert_int_equal(cs.c[2].result, LW_FAIL);
+	assert_false(cs.c[2].kernel);
+	assert_float_equal(cs.c[2].measured, 7, 1e-9);
+	assert_null(strstr(cs.c[2].message, "kernel-attributable"));
+	/* the threshold: 3 samples over, raw 244 */
+	assert_int_equal(cs.c[3].result, LW_FAIL);
+	assert_float_equal(cs.c[3].measured, 3, 1e-9);
+	assert_non_null(strstr(v.broken[1], "cyclic: 3 samples over 50us kernel-attributable, "
+			       "raw 244 (analyze --threshold)"));
+	/* the worst wake-up stays the raw one */
+	assert_int_equal(v.worst.latency_ns, 2224000);
+	/* round trip through analysis.json */
+	j = lw_checks_json(&cs, "budgets");
+	assert_int_equal(lw_checks_from_json(j, "t", &back), 0);
+	assert_true(back.c[0].kernel);
+	assert_float_equal(back.c[0].raw, 2224, 1e-9);
+	assert_false(back.c[2].kernel);
+	json_decref(j);
+	lw_checks_free(&back);
+	/* --judge raw: the raw figures, judged again with their names kept */
+	lw_checks_set_judge(an, NULL, LW_JUDGE_RAW);
+	assert_false(lw_checks_judge_kernel(an));
+	assert_int_equal(lw_checks_rejudge(&cs, an), 0);
+	assert_int_equal(cs.n, 4);
+	assert_string_equal(cs.c[0].name, "budget.cyclic.max");
+	assert_int_equal(cs.c[0].result, LW_FAIL);
+	assert_false(cs.c[0].kernel);
+	assert_float_equal(cs.c[0].measured, 2224, 1e-9);
+	assert_int_equal(cs.c[1].result, LW_FAIL);
+	assert_float_equal(cs.c[3].measured, 244, 1e-9);
+	assert_string_equal(cs.c[3].name, "threshold.cyclic");
+	assert_null(strstr(cs.c[3].message, "kernel-attributable"));
+	lw_checks_free(&cs);
+	json_decref(an);
+}
+
+/* No twin (no trace analyzed) or not a virtual machine: raw, no word of it;
+ * --judge kernel on bare metal judges the twins. */
+static void test_kernel_attributable_absent(void **st)
+{
+	static const char *const rules[] = { "cyclic.max<=1ms" };
+	const enum lw_judge js[] = { LW_JUDGE_AUTO, LW_JUDGE_KERNEL, LW_JUDGE_AUTO };
+	const int vm[] = { 1, 1, 0 }, twin[] = { 0, 0, 1 };
+
+	(void)st;
+	for (size_t i = 0; i < 3; i++) {
+		json_t *an = doc_twin(vm[i], js[i], twin[i]);
+		struct lw_run_verdict v;
+		struct lw_checks cs;
+
+		assert_false(lw_checks_judge_kernel(an));
+		judge(an, rules, 1, 1, &cs, &v);
+		assert_int_equal(cs.c[0].result, LW_FAIL);
+		assert_float_equal(cs.c[0].measured, 2224, 1e-9);
+		assert_null(strstr(cs.c[0].message, "kernel-attributable"));
+		assert_null(strstr(cs.c[1].message, "kernel-attributable"));
+		assert_null(strstr(v.broken[0], "kernel-attributable"));
+		lw_checks_free(&cs);
+		json_decref(an);
+	}
+	{
+		json_t *an = doc_twin(0, LW_JUDGE_KERNEL, 1);
+		struct lw_run_verdict v;
+		struct lw_checks cs;
+
+		assert_true(lw_checks_judge_kernel(an));
+		judge(an, rules, 1, 0, &cs, &v);
+		assert_int_equal(cs.c[0].result, LW_PASS);
+		lw_checks_free(&cs);
+		json_decref(an);
+	}
+}
+
 /* A run that did not complete, or whose trace could not be read, is never
  * PASS: INCOMPLETE (exit 2), or FAIL when a check broke; unreadable input
  * exits 2 whatever the result. */
@@ -318,6 +442,8 @@ int main(void)
 		cmocka_unit_test(test_nothing_asked),
 		cmocka_unit_test(test_pass),
 		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_kernel_attributable),
+		cmocka_unit_test(test_kernel_attributable_absent),
 		cmocka_unit_test(test_incomplete_never_pass),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_tasks),
