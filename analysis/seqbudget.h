@@ -17,9 +17,10 @@
  *    upper bound of its estimate at alpha_r is under the limit: for a
  *    maximum the return level of the extreme-value fit to the block maxima
  *    of the runs pooled (analysis/evt.h, as compare fits it: 1 s blocks,
- *    a horizon of 1 h), for a percentile or another figure the per-run
- *    figures' mean (of their logs; one-sided t, runs - 1 degrees of
- *    freedom);
+ *    a horizon of 1 h; bounds from a two-stage bootstrap, the upper with
+ *    the tail no lighter than Gumbel's: lw_bseq_max_bounds()), for a
+ *    percentile or another figure the per-run figures' mean (of their
+ *    logs; one-sided t, runs - 1 degrees of freedom);
  *  - else continue; after the last look, undecided.
  *
  * A false FAIL needs a bound that misses on its side at some look: at most
