@@ -510,7 +510,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* the baseline read before anything is measured */
-	if (o.repeat_auto && lw_auto_prepare(&au, &o) < 0)
+	if (o.repeat_auto && lw_auto_prepare(&au, &o, board) < 0)
 		goto out;
 	/* one run at a time on this machine: another would restore the kernel
 	 * settings this one changed while it runs (and the reverse) */

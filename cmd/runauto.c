@@ -4,14 +4,193 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analyze.h"
+#include "boards/board.h"
 #include "cmd/commands.h"
 #include "cmd/runauto.h"
 #include "lib/error.h"
 #include "lib/json.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
+#include "lib/samples.h"
 
-int lw_auto_prepare(struct lw_auto *a, const struct lw_run_opts *o)
+static int budgets_prepare(struct lw_auto *a, const struct lw_run_opts *o,
+			   const struct lw_board *b)
+{
+	json_t *rules = json_array();
+	int nb = b ? b->nbudget : 0;
+
+	if (!o->nbudgets && !nb)
+		return error("--repeat auto needs --against BASELINE (a run directory or a "
+			     "directory of repeats), or a budget to decide against (--budget, "
+			     "a scenario's \"budget:\", the board's \"budgets:\"); board %s has "
+			     "none", b && b->name ? b->name : "local");
+	a->budgets = 1;
+	a->board = b;
+	lw_bseq_opts_default(&a->sb.o);
+	for (int i = 0; i < o->nbudgets; i++)
+		json_array_append_new(rules, json_string(o->budget[i]));
+	a->seq = json_pack("{s:s, s:s, s:f, s:I, s:I, s:n, s:o, s:I, s:I, s:[], s:s, s:n}",
+		"method", "group-sequential against the budgets: the alpha of each look spent "
+			  "from --alpha (Lan-DeMets spending function), a false verdict at any "
+			  "look at most their sum (union bound); FAIL on a count or maximum a run "
+			  "broke, or a latency bound's lower bound above its limit (at the look's "
+			  "alpha over the latency budgets); PASS when no budget is broken and every "
+			  "latency budget's upper bound is under its limit (maxima: GEV return "
+			  "level; other figures: the runs' geometric mean, one-sided t)",
+		"spending", lw_seq_spend_name(a->d.spend), "alpha", a->d.alpha,
+		"min_runs", (json_int_t)a->d.min_runs, "max_runs", (json_int_t)a->d.max_runs,
+		"against", "budget_rules", rules, "horizon_ns", (json_int_t)a->sb.o.horizon_ns,
+		"block_ns", (json_int_t)a->sb.o.block_ns, "looks", "decision", "running", "reason");
+	note("--repeat auto: against the budgets (%d of the board, %d of the run), %u to %u "
+	     "runs, alpha %g spent over the looks (%s)", nb, o->nbudgets, a->d.min_runs,
+	     a->d.max_runs, a->d.alpha, lw_seq_spend_name(a->d.spend));
+	return 0;
+}
+
+/* The block maxima of a run's probe, in ns, as compare takes them: 1 s
+ * blocks of the largest latency per stretch, the last (partial) left out. */
+struct bmax_ctx {
+	const struct lw_crun *r;
+	uint64_t block_ns;
+	double *v;
+};
+
+static int run_bmax(void *ctx, const char *probe, const double **v, size_t *n)
+{
+	struct bmax_ctx *c = ctx;
+	int id = lw_probe_by_name(probe);
+	const struct lw_cprobe *cp = NULL;
+	size_t m, nblk, k = 0;
+
+	for (size_t i = 0; id >= 0 && i < c->r->np; i++)
+		if (c->r->p[i].probe == (unsigned)id)
+			cp = &c->r->p[i];
+	if (!cp || !cp->bmax_ns || !cp->nb || c->block_ns % cp->bmax_ns)
+		return 1;
+	m = (size_t)(c->block_ns / cp->bmax_ns);
+	nblk = (cp->nb - 1) / m;
+	free(c->v);
+	c->v = malloc((nblk ? nblk : 1) * sizeof(*c->v));
+	if (!c->v)
+		return error("out of memory");
+	for (size_t j = 0; j < nblk; j++) {
+		uint64_t mx = 0;
+
+		for (size_t i = j * m; i < (j + 1) * m; i++)
+			if (cp->bmax[i] > mx)
+				mx = cp->bmax[i];
+		if (mx)
+			c->v[k++] = (double)(mx - 1);
+	}
+	*v = c->v;
+	*n = k;
+	return 0;
+}
+
+/* The run at @path: analyzed (no trace pass), its budgets judged, added. */
+static int budgets_add(struct lw_auto *a, const char *path, const struct lw_crun *r)
+{
+	struct lw_analyze_opts ao;
+	struct lw_rundir rd = { 0 };
+	struct lw_summary sum;
+	struct lw_checks cs = { 0 };
+	struct bmax_ctx bc = { .r = r, .block_ns = a->sb.o.block_ns };
+	json_t *doc = NULL;
+	int partial = 0, ret = -1;
+
+	memset(&sum, 0, sizeof(sum));
+	if (lw_rundir_open(&rd, path) < 0)
+		return -1;
+	lw_analyze_opts_default(&ao);
+	ao.trace = 0;
+	if (lw_analyze_run(&rd, &ao, &sum, &doc, &partial) < 0)
+		goto out;
+	lw_summary_free(&sum);
+	if (lw_analysis_checks(doc, rd.manifest, a->board, NULL, 0, NULL, &cs) < 0 ||
+	    lw_bseq_add_run(&a->sb, &cs, run_bmax, &bc) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(bc.v);
+	lw_checks_free(&cs);
+	json_decref(doc);
+	lw_rundir_close(&rd);
+	return ret;
+}
+
+static int budgets_broken(const struct lw_bseq *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->b[i].broken)
+			return 1;
+	return 0;
+}
+
+static int budgets_look(struct lw_auto *a, const char *path)
+{
+	struct lw_crun *r = &a->runs[a->n];
+	double alpha;
+	json_t *look;
+
+	if (lw_crun_load_dir(r, path) < 0)
+		return -1;
+	a->n++;
+	if (budgets_add(a, path, r) < 0)
+		return -1;
+	/* what a run measured breaking a budget needs no error rate: a look
+	 * from the first run on; the others from --min-runs */
+	if (a->n < a->d.min_runs && !budgets_broken(&a->sb))
+		return 0;
+	/* before --min-runs nothing is spent: only what was measured decides */
+	alpha = a->n < a->d.min_runs ? 0 : lw_seq_alpha_at(&a->d, (unsigned)a->n);
+	a->sbdec = lw_bseq_judge(&a->sb, alpha, a->sbline, sizeof(a->sbline));
+	if (a->sbdec == LW_BSEQ_CONTINUE && a->n == a->d.max_runs)
+		a->sbdec = LW_BSEQ_UNDECIDED;
+	a->sbruns = (unsigned)a->n;
+	look = json_pack("{s:I, s:f, s:s, s:s, s:o}", "runs", (json_int_t)a->n, "alpha_k", alpha,
+			 "decision", lw_bseq_decision_name(a->sbdec), "reason", a->sbline,
+			 "budgets", lw_bseq_json(&a->sb));
+	json_array_append_new(json_object_get(a->seq, "looks"), look);
+	note("look after %zu run%s (alpha %.2g): %s: %s", a->n, a->n == 1 ? "" : "s", alpha,
+	     lw_bseq_decision_name(a->sbdec), a->sbline);
+	return a->sbdec != LW_BSEQ_CONTINUE;
+}
+
+static int budgets_finish(struct lw_auto *a, int ret)
+{
+	char line[512];
+	int status;
+
+	if (ret == LW_EXIT_OK && a->sbruns && a->sbdec != LW_BSEQ_CONTINUE) {
+		if (a->sbdec == LW_BSEQ_UNDECIDED)
+			snprintf(line, sizeof(line), "undecided after %u run%s: %s", a->sbruns,
+				 a->sbruns == 1 ? "" : "s", a->sbline);
+		else
+			snprintf(line, sizeof(line), "decided after %u run%s: %s: %s", a->sbruns,
+				 a->sbruns == 1 ? "" : "s", lw_bseq_decision_name(a->sbdec), a->sbline);
+		json_object_set_new(a->seq, "decision", json_string(lw_bseq_decision_name(a->sbdec)));
+		status = a->sbdec == LW_BSEQ_FAIL ? LW_EXIT_FAIL : LW_EXIT_OK;
+	} else {
+		int l = snprintf(line, sizeof(line), "not decided: %s after %zu complete run%s",
+				 ret >= 128 ? "interrupted" : "stopped by an error", a->n,
+				 a->n == 1 ? "" : "s");
+
+		if (a->sbruns && l > 0 && (size_t)l < sizeof(line))
+			snprintf(line + l, sizeof(line) - (size_t)l, " (the last look: %s)", a->sbline);
+		json_object_set_new(a->seq, "decision", json_string(ret >= 128 ? "interrupted" :
+								       "error"));
+		status = ret == LW_EXIT_OK ? LW_EXIT_ERROR : ret;
+	}
+	json_object_set_new(a->seq, "reason", json_string(line));
+	json_object_set_new(a->seq, "runs", json_integer((json_int_t)a->n));
+	json_object_set_new(a->seq, "exit_status", json_integer(status));
+	printf("%s\n", line);
+	fflush(stdout);
+	return status;
+}
+
+int lw_auto_prepare(struct lw_auto *a, const struct lw_run_opts *o, const struct lw_board *b)
 {
 	char **refs = NULL;
 	size_t nref = 0;
@@ -28,6 +207,14 @@ int lw_auto_prepare(struct lw_auto *a, const struct lw_run_opts *o)
 	a->d.nmetrics = (size_t)o->ndecide;
 	if (lw_seq_design_check(&a->d) < 0)
 		return -1;
+	if (!o->against) {
+		if (o->max_runs > LW_CMP_MAX_GROUP_RUNS)
+			return error("--max-runs: at most %d", LW_CMP_MAX_GROUP_RUNS);
+		a->runs = calloc(o->max_runs, sizeof(*a->runs));
+		if (!a->runs)
+			return error("out of memory");
+		return budgets_prepare(a, o, b);
+	}
 	/* compare's defaults: samples above 50 and 100 us counted */
 	lw_cmp_opts_default(&a->co);
 	lw_cmp_add_threshold(&a->co, 50 * LW_NSEC_PER_USEC);
@@ -87,6 +274,8 @@ int lw_auto_look(struct lw_auto *a, const char *path)
 
 	if (a->n == a->d.max_runs)
 		return error("--repeat auto: more runs than --max-runs");
+	if (a->budgets)
+		return budgets_look(a, path);
 	if (lw_crun_load_dir(&a->runs[a->nbase + a->n], path) < 0)
 		return -1;
 	a->n++;
@@ -115,6 +304,8 @@ int lw_auto_finish(struct lw_auto *a, int ret)
 
 	const struct lw_seq_look *f = &a->st.final;
 
+	if (a->budgets)
+		return budgets_finish(a, ret);
 	if (ret == LW_EXIT_OK && a->st.stopped) {
 		lw_seq_line(f, line, sizeof(line));
 		if (f->runs < a->n) {	/* better, and the runs went on looking for worse */
@@ -155,5 +346,6 @@ void lw_auto_free(struct lw_auto *a)
 		lw_crun_free(&a->runs[i]);
 	free(a->runs);
 	json_decref(a->seq);
+	lw_bseq_free(&a->sb);
 	memset(a, 0, sizeof(*a));
 }

@@ -10,8 +10,11 @@
 #include <jansson.h>
 
 #include "analysis/compare.h"
+#include "analysis/seqbudget.h"
 #include "analysis/sequential.h"
 #include "cmd/runopts.h"
+
+struct lw_board;
 
 struct lw_auto {
 	struct lw_seq_design d;
@@ -21,11 +24,20 @@ struct lw_auto {
 	json_t *seq;			/* the "sequential" object */
 	struct lw_seq_look last;	/* the last look */
 	struct lw_seq_state st;		/* the sequence: st.final once stopped */
+	/* without --against: against the budgets (analysis/seqbudget.h) */
+	int budgets;
+	const struct lw_board *board;	/* the run's board (its budgets) */
+	struct lw_bseq sb;
+	enum lw_bseq_decision sbdec;	/* the last look's */
+	unsigned sbruns;		/* runs at the last look (0: none yet) */
+	char sbline[320];		/* what the last look found */
 };
 
 /* The design from @o and the baseline loaded (before anything is
- * measured: a baseline that cannot be read refuses the run).  0 or -1. */
-int lw_auto_prepare(struct lw_auto *a, const struct lw_run_opts *o);
+ * measured: a baseline that cannot be read refuses the run); without
+ * --against, the budgets of board @b and of @o (--budget, the scenario's),
+ * refused when there is none.  0 or -1. */
+int lw_auto_prepare(struct lw_auto *a, const struct lw_run_opts *o, const struct lw_board *b);
 /* The run that just completed at @path: loaded, and looked at when there
  * are enough.  1 decided, 0 not yet, -1 after error(). */
 int lw_auto_look(struct lw_auto *a, const char *path);

@@ -51,7 +51,9 @@ static const char usage_head[] =
 "                          run from --min-runs on, alpha spent over the looks\n"
 "                          so that stopping early keeps the false verdict rate\n"
 "                          (latwatt(1): Sequential designs); RUN/repeat.json\n"
-"                          holds the looks and the decision\n"
+"                          holds the looks and the decision.  Without\n"
+"                          --against: until the budgets (--budget, the\n"
+"                          scenario's, the board's) are decided PASS or FAIL\n"
 "      --against BASELINE  the runs to compare with: a run directory or a\n"
 "                          directory of repeats (as compare takes them)\n"
 "      --min-runs M        first look after M runs (default 3)\n"
@@ -128,7 +130,8 @@ void lw_run_usage(FILE *f)
 	      "Exit status: 0 complete, 2 error, 128+N interrupted by signal N. With\n"
 	      "--repeat auto, as compare's without --fail-on: 0 nothing found worse\n"
 	      "(no change that matters, better, or undecided after --max-runs), 1 decided\n"
-	      "worse, 2 error; 128+N interrupted (the runs measured are kept).\n", f);
+	      "worse, 2 error; 128+N interrupted (the runs measured are kept).  Against the\n"
+	      "budgets: 0 PASS or undecided, 1 FAIL.\n", f);
 }
 
 enum {
@@ -533,9 +536,8 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("--cpus: no CPU selected");
 	if (seq_given && !o->repeat_auto)
 		return error("%s is for --repeat auto", seq_given);
-	if (o->repeat_auto && !o->against)
-		return error("--repeat auto needs --against BASELINE (a run directory or a "
-			     "directory of repeats)");
+	/* without --against, the budgets decide: the board's are known once
+	 * it is found (cmd/runauto.c refuses a design with none) */
 	if (o->repeat_auto && o->min_runs > o->max_runs)
 		return error("--min-runs %u is more than --max-runs %u", o->min_runs, o->max_runs);
 	return 0;

@@ -116,6 +116,12 @@ static void test_repeat_auto(void **st)
 	assert_int_equal(o.spending, LW_SEQ_OBF);
 	assert_int_equal(o.ndecide, 2);
 	assert_string_equal(o.decide_on[1], "xruns");
+	/* without --against: the budgets decide (refused later, with the
+	 * board known, when there is none) */
+	assert_int_equal(parse(&o, "-o R --repeat auto --budget cyclic.max<1ms --max-runs 4"), 0);
+	assert_true(o.repeat_auto);
+	assert_null(o.against);
+	assert_int_equal(o.nbudgets, 1);
 }
 
 static void test_bad_options(void **st)
@@ -141,7 +147,6 @@ static void test_bad_options(void **st)
 		{ "-o R --monitor 1500ms", "--monitor: the interval is whole seconds" },
 		{ "-o R --monitor-window 11s", "--monitor-window: at most 10s" },
 		{ "-o R --monitor-disk lots", "--monitor-disk" },
-		{ "-o R --repeat auto", "--repeat auto needs --against BASELINE" },
 		{ "-o R --repeat 3 --against B", "--against is for --repeat auto" },
 		{ "-o R --max-runs 5", "--max-runs is for --repeat auto" },
 		{ "-o R --repeat auto --against B --min-runs 6 --max-runs 5", "--min-runs 6 is more than" },

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Sequential designs against budgets: `latwatt run --repeat auto` without
+ * --against.  Runs are added one at a time; after each (from --min-runs on)
+ * every budget of the run (the board's, the scenario's, --budget: the
+ * checks of analysis/checks.h over each run's analysis document) is judged
+ * over the runs so far at the look's alpha, alpha_r, spent from --alpha
+ * over the looks as analysis/sequential.h spends it:
+ *
+ *  - FAIL as soon as a run breaks a count budget (xruns<1: what was
+ *    measured broke it, no estimate involved) or a maximum budget (a sample
+ *    above it was measured), or a latency budget is broken with confidence:
+ *    the lower bound of its estimate at alpha_r / L (L latency budgets:
+ *    Bonferroni over them, a false FAIL on any is within alpha_r) is above
+ *    the limit;
+ *  - PASS when no count budget is broken and, for every latency budget, the
+ *    upper bound of its estimate at alpha_r is under the limit: for a
+ *    maximum the return level of the extreme-value fit to the block maxima
+ *    of the runs pooled (analysis/evt.h, as compare fits it: 1 s blocks,
+ *    a horizon of 1 h; bounds from a two-stage bootstrap, the upper with
+ *    the tail no lighter than Gumbel's: lw_bseq_max_bounds()), for a
+ *    percentile or another figure the per-run figures' mean (of their
+ *    logs; one-sided t, runs - 1 degrees of freedom);
+ *  - else continue; after the last look, undecided.
+ *
+ * A false FAIL needs a bound that misses on its side at some look: at most
+ * the sum of the alpha_r, alpha.  A false PASS needs the bound of a budget
+ * the truth breaks to fall under it at some look: at most alpha as well
+ * (PASS claims every budget met at once: an intersection-union test, no
+ * correction over the budgets).
+ *
+ * Pure but for error(): tests/unit/test_seqbudget.c.
+ */
+#ifndef LW_SEQBUDGET_H
+#define LW_SEQBUDGET_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/checks.h"
+
+enum lw_bseq_kind {
+	LW_BSEQ_COUNT,	/* a count (xruns, dropped_frames): any run above it fails */
+	LW_BSEQ_MAX,	/* a latency maximum: extreme-value return level */
+	LW_BSEQ_FIGURE,	/* a percentile or another per-run figure: the runs' mean */
+};
+
+enum lw_bseq_decision { LW_BSEQ_CONTINUE, LW_BSEQ_FAIL, LW_BSEQ_PASS, LW_BSEQ_UNDECIDED };
+const char *lw_bseq_decision_name(enum lw_bseq_decision d);	/* "continue", "FAIL" ... */
+
+/* One budget over the runs so far. */
+struct lw_bseq_budget {
+	char name[96];		/* the check's: budget.cyclic.max */
+	char rule[80];		/* cyclic.max<1000us */
+	char probe[32];		/* "" for a figure of the run */
+	char unit[8];
+	double limit;
+	int le;			/* <= (else <) */
+	enum lw_bseq_kind kind;
+	double worst;		/* largest measured over the runs (NAN: none) */
+	unsigned worst_run;	/* its run, 1-based */
+	int broken;		/* a run's check failed on what it measured */
+	double *fig;		/* per-run measured figures (NAN-free) */
+	size_t nfig;
+	double *bm;		/* block maxima of the runs, pooled (MAX), in @unit */
+	size_t nbm;
+	size_t *runlen;		/* blocks of each run with some, in order */
+	size_t nruns;
+	/* the last look's */
+	double est, lo, hi;	/* estimate and one-sided bounds; NAN when none */
+	const char *how;	/* "measured", "GEV, 1 h", "runs' mean" ... */
+	char why[160];		/* why no bound */
+};
+
+struct lw_bseq_opts {
+	uint64_t block_ns;	/* block maxima, 1 s */
+	uint64_t horizon_ns;	/* return level horizon, 1 h */
+	unsigned min_blocks;	/* LW_EVT_MIN_BLOCKS */
+	unsigned resamples;	/* bootstrap, 2000 */
+	uint64_t seed;
+};
+void lw_bseq_opts_default(struct lw_bseq_opts *o);
+
+struct lw_bseq {
+	struct lw_bseq_opts o;
+	struct lw_bseq_budget *b;
+	size_t n;
+	unsigned runs;
+};
+
+/*
+ * Add one run: its checks @cs (suite "budgets"; a run's first sets the
+ * budgets, a later run's are matched by name) and, for maxima, its block
+ * maxima per probe from @bmax(@ctx, probe, &values, &n) (values in ns,
+ * owned by the caller; 0, or 1 when the probe has none), which may be NULL.
+ * 0 or -1 after error().
+ */
+typedef int (*lw_bseq_bmax_fn)(void *ctx, const char *probe, const double **v, size_t *n);
+int lw_bseq_add_run(struct lw_bseq *s, const struct lw_checks *cs, lw_bseq_bmax_fn bmax, void *ctx);
+
+/* Judge the runs so far at @alpha (the look's); a line saying why into
+ * @line ("cyclic max upper bound 412 us < 1000 us (GEV, 1 h)"). */
+enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line, size_t len);
+
+/* The budgets as the last look left them: [{name, rule, kind, limit,
+ * worst, estimate, lower, upper, method}]. */
+json_t *lw_bseq_json(const struct lw_bseq *s);
+void lw_bseq_free(struct lw_bseq *s);
+
+/*
+ * The bounds alone, for tests: the return level of @m blocks fitted to @x
+ * (n block maxima; @nruns runs of @runlen[i] each, in order, or NULL and 0:
+ * one) with its one-sided bootstrap percentile bounds (two stages over
+ * several runs: runs, then blocks inside each, as compare's worst case), the
+ * lower at @alpha_lo, the upper at @alpha_up.  The lower bound refits the
+ * GEV (probability-weighted moments) to each resample; the upper takes the
+ * tail no lighter than Gumbel's (a resample whose GEV fit finds a bounded
+ * tail, shape < 0, is fitted with Gumbel by maximum likelihood instead): a
+ * bound tail claimed from a few dozen blocks made the upper bound fall
+ * under the true level far more often than alpha (tests/unit/
+ * test_seqbudget.c).  0 with *ok 0 and the reason in @why when refused
+ * (fewer than @min_blocks blocks); -1 out of memory.
+ */
+int lw_bseq_max_bounds(const double *x, size_t n, const size_t *runlen, size_t nruns, double m,
+		       double alpha_lo, double alpha_up, unsigned resamples, unsigned min_blocks, uint64_t seed, double *est,
+		       double *lo, double *hi, int *ok, char *why, size_t whylen);
+/* The geometric mean of @x (n > 1, all > 0) and its one-sided t bounds at
+ * @alpha each; -1 (no error) when it has none. */
+int lw_bseq_mean_bounds(const double *x, size_t n, double alpha, double *est, double *lo,
+		      double *hi);
+
+#endif
