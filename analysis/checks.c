@@ -128,8 +128,8 @@ void lw_checks_set_judge(json_t *an, const json_t *m, enum lw_judge j)
 
 	kernel = twin && (j == LW_JUDGE_KERNEL || (j == LW_JUDGE_AUTO && vm));
 	if (j == LW_JUDGE_AUTO && vm && kernel)
-		snprintf(why, sizeof(why), "a virtual machine (sysinfo: %.40s): the host's time in "
-			 "the spikes is not the kernel's (--judge raw for the raw figures)",
+		snprintf(why, sizeof(why), "a virtual machine (%.40s), where the host's time in "
+			 "the spikes is not the kernel's; --judge raw for the raw figures",
 			 hv && strcmp(hv, "unknown") ? hv : "hypervisor not named");
 	else if (j == LW_JUDGE_AUTO && vm)
 		snprintf(why, sizeof(why), "a virtual machine, but no kernel-attributable figures "

@@ -65,7 +65,7 @@ size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
 		 "steal_sampled")) ? "sampled per CPU (interpolated between samples)" : "not sampled");
 	if (json_is_object(j) && n < max)
 		snprintf(line[n++], LW_HOST_LINE, "latency budgets and threshold judged on the %s "
-			 "figures (%.200s)", strcmp(lw_jstr(j, "on", "raw"), "kernel") ? "raw" :
+			 "figures: %.200s", strcmp(lw_jstr(j, "on", "raw"), "kernel") ? "raw" :
 			 "kernel-attributable", lw_jstr(j, "why", "?"));
 	json_object_foreach((json_t *)json_object_get(k, "probes"), name, p) {
 		const json_t *a = json_object_get(p, "all");

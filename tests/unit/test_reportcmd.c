@@ -186,7 +186,7 @@ static void test_judge(void **state)
 	assert_non_null(strstr(buf, " — PASS\n"));
 	assert_non_null(strstr(buf, "- kernel-attributable cyclic: p99 60.0us (raw 235.9), "
 			       "p99.9 80.0us (raw 2443.3), max 90.0us (raw 3113.6)"));
-	assert_non_null(strstr(buf, "judged on the kernel-attributable figures (--judge kernel)"));
+	assert_non_null(strstr(buf, "judged on the kernel-attributable figures: --judge kernel"));
 	assert_non_null(strstr(buf, "| 0 count kernel-attributable (raw 54) |"));
 	assert_non_null(strstr(buf, "| 90 us kernel-attributable (raw 3114) |"));
 	assert_int_equal(unlink(md), 0);
