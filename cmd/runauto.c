@@ -157,6 +157,32 @@ static int budgets_look(struct lw_auto *a, const char *path)
 	return a->sbdec != LW_BSEQ_CONTINUE;
 }
 
+/* Stopped before the design ended (interrupted, or an error): what was
+ * measured stays.  The line into @line, with the last look's @last when
+ * there was one; the exit status. */
+static int not_decided(struct lw_auto *a, int ret, const char *last, char *line, size_t len)
+{
+	int l = snprintf(line, len, "not decided: %s after %zu complete run%s",
+			 ret >= 128 ? "interrupted" : "stopped by an error", a->n, a->n == 1 ? "" : "s");
+
+	if (last && l > 0 && (size_t)l < len)
+		snprintf(line + l, len - (size_t)l, " (the last look: %s)", last);
+	json_object_set_new(a->seq, "decision", json_string(ret >= 128 ? "interrupted" : "error"));
+	return ret == LW_EXIT_OK ? LW_EXIT_ERROR : ret;
+}
+
+/* The sequence's end: its reason, runs and exit status into repeat.json's
+ * "sequential", the line on stdout; returns @status. */
+static int say_end(struct lw_auto *a, const char *line, int status)
+{
+	json_object_set_new(a->seq, "reason", json_string(line));
+	json_object_set_new(a->seq, "runs", json_integer((json_int_t)a->n));
+	json_object_set_new(a->seq, "exit_status", json_integer(status));
+	printf("%s\n", line);
+	fflush(stdout);
+	return status;
+}
+
 static int budgets_finish(struct lw_auto *a, int ret)
 {
 	char line[512];
@@ -172,22 +198,9 @@ static int budgets_finish(struct lw_auto *a, int ret)
 		json_object_set_new(a->seq, "decision", json_string(lw_bseq_decision_name(a->sbdec)));
 		status = a->sbdec == LW_BSEQ_FAIL ? LW_EXIT_FAIL : LW_EXIT_OK;
 	} else {
-		int l = snprintf(line, sizeof(line), "not decided: %s after %zu complete run%s",
-				 ret >= 128 ? "interrupted" : "stopped by an error", a->n,
-				 a->n == 1 ? "" : "s");
-
-		if (a->sbruns && l > 0 && (size_t)l < sizeof(line))
-			snprintf(line + l, sizeof(line) - (size_t)l, " (the last look: %s)", a->sbline);
-		json_object_set_new(a->seq, "decision", json_string(ret >= 128 ? "interrupted" :
-								       "error"));
-		status = ret == LW_EXIT_OK ? LW_EXIT_ERROR : ret;
+		status = not_decided(a, ret, a->sbruns ? a->sbline : NULL, line, sizeof(line));
 	}
-	json_object_set_new(a->seq, "reason", json_string(line));
-	json_object_set_new(a->seq, "runs", json_integer((json_int_t)a->n));
-	json_object_set_new(a->seq, "exit_status", json_integer(status));
-	printf("%s\n", line);
-	fflush(stdout);
-	return status;
+	return say_end(a, line, status);
 }
 
 int lw_auto_prepare(struct lw_auto *a, const struct lw_run_opts *o, const struct lw_board *b)
@@ -318,26 +331,13 @@ int lw_auto_finish(struct lw_auto *a, int ret)
 								  f->worse));
 		status = f->decision == LW_SEQ_DIFFERENT && f->worse ? LW_EXIT_FAIL : LW_EXIT_OK;
 	} else {
-		/* stopped before the design ended: what was measured stays */
-		int l = snprintf(line, sizeof(line), "not decided: %s after %zu complete run%s",
-				 ret >= 128 ? "interrupted" : "stopped by an error", a->n,
-				 a->n == 1 ? "" : "s");
+		char last[400];
 
-		if (a->last.runs && l > 0 && (size_t)l + 20 < sizeof(line)) {
-			l += snprintf(line + l, sizeof(line) - (size_t)l, " (the last look: ");
-			lw_seq_line(&a->last, line + l, sizeof(line) - (size_t)l - 1);
-			strcat(line, ")");
-		}
-		json_object_set_new(a->seq, "decision", json_string(ret >= 128 ? "interrupted" :
-								       "error"));
-		status = ret == LW_EXIT_OK ? LW_EXIT_ERROR : ret;
+		if (a->last.runs)
+			lw_seq_line(&a->last, last, sizeof(last));
+		status = not_decided(a, ret, a->last.runs ? last : NULL, line, sizeof(line));
 	}
-	json_object_set_new(a->seq, "reason", json_string(line));
-	json_object_set_new(a->seq, "runs", json_integer((json_int_t)a->n));
-	json_object_set_new(a->seq, "exit_status", json_integer(status));
-	printf("%s\n", line);
-	fflush(stdout);
-	return status;
+	return say_end(a, line, status);
 }
 
 void lw_auto_free(struct lw_auto *a)
