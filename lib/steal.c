@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +61,7 @@ struct sampler {
 	int last_written;
 	pthread_t tid;
 	int running;
-	_Atomic int quit;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
+	struct lw_stopper stop;
 	uint64_t rows, reads, failed_reads, cpu_ns;
 	int write_failed;
 	char buf[65536];
@@ -128,21 +125,13 @@ static void *sampler_main(void *arg)
 	pthread_setname_np(pthread_self(), "lw-steal");
 	cpu0 = lw_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (;;) {
-		struct timespec ts;
 		uint64_t now;
-		int stop;
 
 		next += s->period_ns;
 		now = lw_mono_ns();
 		if (next < now)		/* fell behind: skip, do not burst */
 			next += ((now - next) / s->period_ns + 1) * s->period_ns;
-		ts = lw_ns_to_ts(next);
-		pthread_mutex_lock(&s->lock);
-		while (!(stop = atomic_load(&s->quit)) &&
-		       pthread_cond_timedwait(&s->wake, &s->lock, &ts) != ETIMEDOUT)
-			;
-		pthread_mutex_unlock(&s->lock);
-		if (stop)
+		if (lw_stopper_sleep_until(&s->stop, next))
 			break;
 		take(s, 0);
 		now = lw_mono_ns();
@@ -198,10 +187,7 @@ static void steal_stop(struct lw_run *run, struct lw_part *p)
 	struct sampler *s = p->priv;
 
 	if (s->running) {
-		pthread_mutex_lock(&s->lock);
-		atomic_store(&s->quit, 1);
-		pthread_cond_signal(&s->wake);
-		pthread_mutex_unlock(&s->lock);
+		lw_stopper_stop(&s->stop);
 		pthread_join(s->tid, NULL);
 		s->running = 0;
 	}
@@ -234,15 +220,13 @@ static void steal_destroy(struct lw_part *p)
 		fclose(s->out);
 	if (s->fd >= 0)
 		close(s->fd);
-	pthread_cond_destroy(&s->wake);
-	pthread_mutex_destroy(&s->lock);
+	lw_stopper_destroy(&s->stop);
 	free(s);
 }
 
 struct lw_part *lw_steal_sampler_new(const char *root, uint64_t period_ns, const cpu_set_t *cpus)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
-	pthread_condattr_t ca;
 
 	if (!s) {
 		error("out of memory");
@@ -255,11 +239,7 @@ struct lw_part *lw_steal_sampler_new(const char *root, uint64_t period_ns, const
 		s->cpus = *cpus;
 		s->has_cpus = 1;
 	}
-	pthread_condattr_init(&ca);	/* waits on CLOCK_MONOTONIC, as the samples are */
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	pthread_mutex_init(&s->lock, NULL);
+	lw_stopper_init(&s->stop);
 	s->part = (struct lw_part){
 		.name = "steal",
 		.start = steal_start,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "lib/error.h"
 #include "lib/thread.h"
+#include "lib/timeutil.h"
 
 int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct lw_sched *s,
 		    const char *what)
@@ -42,4 +44,43 @@ void lw_prefault_stack(void)
 
 	for (size_t i = 0; i < sizeof(buf); i += 4096)
 		buf[i] = 0;
+}
+
+void lw_stopper_init(struct lw_stopper *s)
+{
+	pthread_condattr_t ca;	/* waits on CLOCK_MONOTONIC, as the ticks are */
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&s->lock, NULL);
+	atomic_store(&s->quit, 0);
+}
+
+void lw_stopper_destroy(struct lw_stopper *s)
+{
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
+}
+
+int lw_stopper_sleep_until(struct lw_stopper *s, uint64_t mono_ns)
+{
+	struct timespec ts = lw_ns_to_ts(mono_ns);
+	int stop;
+
+	pthread_mutex_lock(&s->lock);
+	while (!(stop = atomic_load(&s->quit)) &&
+	       pthread_cond_timedwait(&s->wake, &s->lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&s->lock);
+	return stop;
+}
+
+void lw_stopper_stop(struct lw_stopper *s)
+{
+	pthread_mutex_lock(&s->lock);
+	atomic_store(&s->quit, 1);
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
 }

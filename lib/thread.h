@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Stack of every thread latwatt creates.  Memory is locked (mlockall
  * MCL_FUTURE) for realtime runs, so a default 8 MB stack would be faulted in
@@ -29,6 +30,22 @@ struct lw_sched {
  * remedy when SCHED_FIFO is refused). */
 int lw_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct lw_sched *s,
 		    const char *what);
+
+/*
+ * A sleep a periodic thread (a sampler) can be woken from at once: it
+ * sleeps until a CLOCK_MONOTONIC time, and lw_stopper_stop() from another
+ * thread ends the sleep and every later one.
+ */
+struct lw_stopper {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	_Atomic int quit;
+};
+void lw_stopper_init(struct lw_stopper *s);
+void lw_stopper_destroy(struct lw_stopper *s);
+/* Sleep until @mono_ns; 1 when stopped (now or before), else 0. */
+int lw_stopper_sleep_until(struct lw_stopper *s, uint64_t mono_ns);
+void lw_stopper_stop(struct lw_stopper *s);
 
 /* The stack a measurement loop touches before it starts, so that it takes
  * no page fault on it (memory is locked for realtime runs). */

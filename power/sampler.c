@@ -46,9 +46,7 @@ struct sampler {
 	uint64_t idle_start_ns;
 	pthread_t tid;
 	int running;
-	_Atomic int quit;
-	pthread_mutex_t lock;		/* with wake: stop wakes the thread at once */
-	pthread_cond_t wake;
+	struct lw_stopper stop;		/* stop wakes the thread at once */
 	/* thread results */
 	uint64_t ticks, missed_ticks, cpu_ns;
 	int write_failed;
@@ -112,15 +110,7 @@ static void *sampler_main(void *arg)
 			s->missed_ticks += behind;
 			next += behind * period;
 		}
-		struct timespec ts = lw_ns_to_ts(next);
-		int stop;
-
-		pthread_mutex_lock(&s->lock);
-		while (!(stop = atomic_load(&s->quit)) &&
-		       pthread_cond_timedwait(&s->wake, &s->lock, &ts) != ETIMEDOUT)
-			;
-		pthread_mutex_unlock(&s->lock);
-		if (stop)
+		if (lw_stopper_sleep_until(&s->stop, next))
 			break;
 	}
 	read_all(s, lw_mono_ns());	/* the end of the run */
@@ -189,10 +179,7 @@ static void sampler_stop(struct lw_run *run, struct lw_part *p)
 	struct sampler *s = p->priv;
 
 	if (s->running) {
-		pthread_mutex_lock(&s->lock);
-		atomic_store(&s->quit, 1);
-		pthread_cond_signal(&s->wake);
-		pthread_mutex_unlock(&s->lock);
+		lw_stopper_stop(&s->stop);
 		pthread_join(s->tid, NULL);
 		s->running = 0;
 	}
@@ -282,8 +269,7 @@ static void sampler_destroy(struct lw_part *p)
 	lw_power_chans_free(&s->chans);
 	json_decref(s->idle_start);
 	free(s->rs);
-	pthread_cond_destroy(&s->wake);
-	pthread_mutex_destroy(&s->lock);
+	lw_stopper_destroy(&s->stop);
 	free(s);
 }
 
@@ -303,15 +289,7 @@ struct lw_part *lw_power_sampler_new(const struct lw_power_sampler_opts *o)
 	s->o = *o;
 	if (!s->o.root)
 		s->o.root = "";
-	{
-		pthread_condattr_t ca;	/* waits on CLOCK_MONOTONIC, as the ticks are */
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&s->wake, &ca);
-		pthread_condattr_destroy(&ca);
-		pthread_mutex_init(&s->lock, NULL);
-	}
+	lw_stopper_init(&s->stop);
 	s->part = (struct lw_part){
 		.name = "power",
 		.start = sampler_start,
