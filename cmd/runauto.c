@@ -17,7 +17,7 @@
 static int budgets_prepare(struct lw_auto *a, const struct lw_run_opts *o,
 			   const struct lw_board *b)
 {
-	json_t *rules = json_array();
+	json_t *rules;
 	int nb = b ? b->nbudget : 0;
 
 	if (!o->nbudgets && !nb)
@@ -27,6 +27,7 @@ static int budgets_prepare(struct lw_auto *a, const struct lw_run_opts *o,
 			     "none", b && b->name ? b->name : "local");
 	a->budgets = 1;
 	a->board = b;
+	rules = json_array();
 	lw_bseq_opts_default(&a->sb.o);
 	for (int i = 0; i < o->nbudgets; i++)
 		json_array_append_new(rules, json_string(o->budget[i]));
