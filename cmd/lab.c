@@ -51,8 +51,10 @@ static const char usage[] =
 "Run latwatt in a LAVA lab and bring the runs home.  submit sends each\n"
 "kernel's job NAME=JOB.yaml (a LAVA job definition, rendered: scripts/\n"
 "lava-render job boards/lava/jobs/qemu-x86_64.yaml kernel_url=... upload=console)\n"
-"--repeat times, interleaved (A1 B1 A2 B2 ...) so that the lab spreads each\n"
-"kernel's repeats over its devices, and records the jobs in JOBS.json.  wait\n"
+"--repeat times, interleaved (A1 B1 A2 B2 ...), each kernel's repeats going\n"
+"round the lab's devices (where each device has a tag of its own name, as\n"
+"scripts/lava-lab tags them; else the lab's scheduler places the jobs), and\n"
+"records the jobs in JOBS.json.  wait\n"
 "follows them to the end.  fetch takes each complete job's run directory\n"
 "(sent over the console: the job's UPLOAD=console) into DIR/NAME/run-NN, with\n"
 "the lab, job id and device in its manifest: 'latwatt compare DIR/A DIR/B'\n"
@@ -137,13 +139,86 @@ static long long job_repeat(const json_t *j)
 
 /* ---- submit ----------------------------------------------------------- */
 
+#define MAX_DEVICES 64
+
+/* The value of the top-level key @key of the job definition @def, into @buf
+ * ("" when absent). */
+static const char *top_key(const char *def, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	buf[0] = 0;
+	for (const char *l = def; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *v;
+		size_t n;
+
+		if (strncmp(l, key, kl) || l[kl] != ':')
+			continue;
+		v = l + kl + 1;
+		v += strspn(v, " \t\"'");
+		n = strcspn(v, " \t\"'\r\n#");
+		snprintf(buf, len, "%.*s", (int)n, v);
+		return buf;
+	}
+	return buf;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * The lab's devices of type @type that a job can be placed on: health Good
+ * and tagged with their own hostname (scripts/lava-lab tags its devices
+ * so), in name order, into @dev.  How many; -1 after error().
+ */
+static int own_tag_devices(struct lw_lava *l, const char *type, char (*dev)[96], size_t max)
+{
+	char path[256];
+	json_t *tags = lw_lava_json(l, "tags/?limit=1000", NULL), *devs, *d;
+	size_t i, n = 0;
+
+	if (!tags)
+		return -1;
+	snprintf(path, sizeof(path), "devices/?device_type=%s&limit=1000", type);
+	devs = lw_lava_json(l, path, NULL);
+	if (!devs) {
+		json_decref(tags);
+		return -1;
+	}
+	json_array_foreach(json_object_get(devs, "results"), i, d) {
+		const char *host = lw_jstr(d, "hostname", "");
+		json_t *tid, *t;
+		size_t k, m;
+
+		if (strcmp(lw_jstr(d, "health", ""), "Good") || strlen(host) >= 96 || n == max)
+			continue;
+		json_array_foreach(json_object_get(d, "tags"), k, tid)
+			json_array_foreach(json_object_get(tags, "results"), m, t)
+				if (json_equal(json_object_get(t, "id"), tid) &&
+				    !strcmp(lw_jstr(t, "name", ""), host)) {
+					snprintf(dev[n++], 96, "%s", host);
+					goto next;
+				}
+next:
+		;
+	}
+	qsort(dev, n, sizeof(*dev), by_name);
+	json_decref(tags);
+	json_decref(devs);
+	return (int)n;
+}
+
 static int cmd_submit(const struct opts *o, int argc, char **argv)
 {
 	struct lw_lava l;
 	char *defs[MAX_KERNELS] = { NULL }, names[MAX_KERNELS][64];
 	const char *files[MAX_KERNELS];
 	json_t *doc = NULL, *jobs, *ts;
-	int nk = argc, ret = LW_EXIT_ERROR;
+	static char dev[MAX_DEVICES][96];
+	char dtype[64] = "";
+	int nk = argc, ret = LW_EXIT_ERROR, ndev = 0;
 
 	if (!o->output)
 		return error("submit: give -o JOBS.json"), LW_EXIT_ERROR;
@@ -189,12 +264,50 @@ static int cmd_submit(const struct opts *o, int argc, char **argv)
 		goto out;
 	}
 	jobs = json_object_get(doc, "jobs");
+	/* Placed when the lab's devices have tags of their own names: kernel
+	 * k's repeat r on device (k + r - 1) mod D, so that each round keeps
+	 * D devices busy and each kernel's repeats go round the devices (a
+	 * kernel is not confounded with a device).  Else LAVA's scheduler
+	 * places them. */
+	for (int k = 0; k < nk; k++) {
+		char type[64], tags[8];
+
+		top_key(defs[k], "device_type", type, sizeof(type));
+		if (!*type || strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789_-.") != strlen(type)) {
+			error("%s: no device_type", files[k]);
+			goto out;
+		}
+		if (k == 0) {
+			snprintf(dtype, sizeof(dtype), "%s", type);
+			ndev = own_tag_devices(&l, type, dev, MAX_DEVICES);
+			if (ndev < 0)
+				goto out;
+		} else if (strcmp(type, dtype)) {
+			ndev = 0;	/* several device types: the scheduler's */
+		}
+		if (*top_key(defs[k], "tags", tags, sizeof(tags)) || strstr(defs[k], "\ntags:"))
+			ndev = 0;	/* a job with tags of its own keeps them */
+	}
+	if (ndev < 2)
+		note("lab %s: the jobs are placed by the lab's scheduler (fewer than two %s devices "
+		     "tagged with their own names, as scripts/lava-lab tags them)", l.lab, dtype);
 	/* interleaved: repeat r of every kernel before repeat r + 1 of any */
 	for (uint64_t r = 1; r <= o->repeat; r++)
 		for (int k = 0; k < nk; k++) {
-			json_t *body = json_pack("{s:s}", "definition", defs[k]), *ans, *ids;
-			char *text = body ? json_dumps(body, 0) : NULL;
+			const char *place = ndev >= 2 ? dev[(k + r - 1) % (uint64_t)ndev] : NULL;
+			char *def = NULL;
+			json_t *body, *ans, *ids;
+			char *text;
 
+			if (place && asprintf(&def, "%s%stags:\n- %s\n", defs[k],
+					      defs[k][strlen(defs[k]) - 1] == '\n' ? "" : "\n",
+					      place) < 0) {
+				error("out of memory");
+				goto save;
+			}
+			body = json_pack("{s:s}", "definition", def ? def : defs[k]);
+			text = body ? json_dumps(body, 0) : NULL;
+			free(def);
 			json_decref(body);
 			if (!text) {
 				error("%s: the job is not UTF-8 text", files[k]);
@@ -209,12 +322,13 @@ static int cmd_submit(const struct opts *o, int argc, char **argv)
 				json_decref(ans);
 				goto save;
 			}
-			json_array_append_new(jobs, json_pack("{s:I, s:s, s:I, s:s}", "id",
+			json_array_append_new(jobs, json_pack("{s:I, s:s, s:I, s:s, s:s?}", "id",
 				json_integer_value(json_array_get(ids, 0)), "kernel", names[k],
-				"repeat", (json_int_t)r, "job_file", files[k]));
-			note("lab %s: job %lld: %s repeat %llu of %llu", l.lab,
+				"repeat", (json_int_t)r, "job_file", files[k], "placed_on", place));
+			note("lab %s: job %lld: %s repeat %llu of %llu%s%s", l.lab,
 			     (long long)json_integer_value(json_array_get(ids, 0)), names[k],
-			     (unsigned long long)r, (unsigned long long)o->repeat);
+			     (unsigned long long)r, (unsigned long long)o->repeat,
+			     place ? " on " : "", place ? place : "");
 			json_decref(ans);
 		}
 	ret = LW_EXIT_OK;
