@@ -34,6 +34,7 @@
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/safefile.h"
+#include "lib/sort.h"
 #include "lib/spawn.h"
 #include "lib/timeutil.h"
 
@@ -204,7 +205,7 @@ static int own_tag_devices(struct lw_lava *l, const char *type, char (*dev)[96],
 next:
 		;
 	}
-	qsort(dev, n, sizeof(*dev), by_name);
+	lw_qsort(dev, n, sizeof(*dev), by_name);
 	json_decref(tags);
 	json_decref(devs);
 	return (int)n;
