@@ -31,7 +31,8 @@ srv=$!
 trap 'kill $srv 2>/dev/null; rm -rf "$TMP"' EXIT
 for _ in $(seq 1 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 [ -s "$TMP/port" ] || { fail server "the fake LAVA server did not start: $(cat "$TMP/server.log")"; finish; }
-export LAVA_URL=http://127.0.0.1:$(cat "$TMP/port")/
+LAVA_URL=http://127.0.0.1:$(cat "$TMP/port")/
+export LAVA_URL
 unset LAVA_TOKEN LAVA_TOKEN_FILE LAVA_LAB
 
 for k in a b; do
