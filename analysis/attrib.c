@@ -234,6 +234,10 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	t->runnable_at_start = t->busy_at_start = 0;
 	t->stage = t->waker_woken = t->ran = t->blocked = t->far = 0;
 	t->cpus = t->wait_cpus = 0;
+	for (int k = 0; k < 2; k++) {
+		t->code[k].pid = -1;
+		t->code[k].where = NULL;
+	}
 	heap_push(a, a->pend, &a->npend, i, pend_before);
 	return 0;
 }
@@ -1333,10 +1337,37 @@ static void work_switch(struct lw_attrib *a, const struct lw_tev *ev)
 	}
 }
 
+/* A kernel stack: for the open spikes of the thread it was taken for, the
+ * first one at each of its wake-up and its switch-in.  It changes nothing
+ * of what ran. */
+static void code_seen(struct lw_attrib *a, const struct lw_tev *ev)
+{
+	int at = ev->arg == 1 ? 1 : 0;
+
+	if (!ev->name || ev->pid <= 0 || ev->prev_pid <= 0)
+		return;
+	for (int k = 0; k < a->cfg.ncpus; k++) {
+		struct cpu *o = &a->cpu[k];
+
+		for (int i = 0; i < o->nopen; i++) {
+			struct lw_spike *s = &a->s[o->open[i]];
+
+			if (!s->work && s->tid == ev->prev_pid && !s->code[at].where) {
+				s->code[at].pid = ev->pid;
+				s->code[at].where = intern(a, ev->name);
+			}
+		}
+	}
+}
+
 void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 {
 	struct cpu *c;
 
+	if (ev->kind == LW_TEV_STACK) {
+		code_seen(a, ev);
+		return;
+	}
 	if (!a->started)
 		a->first_ev = ev->ts;
 	a->started = 1;

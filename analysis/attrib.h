@@ -128,6 +128,10 @@ enum lw_tev_kind {
 	LW_TEV_TICK_STOP,	/* arg: 1 the tick was stopped, 0 it could not be */
 	LW_TEV_FREQ,		/* arg: new frequency, kHz */
 	LW_TEV_MIGRATE,		/* pid: task migrated to this CPU (arg: from CPU) */
+	LW_TEV_STACK,		/* a kernel stack (run --stacks): pid: the task it is
+				 * of; prev_pid: the thread woken or switched to;
+				 * arg: at its wake-up (0) or the switch (1); name:
+				 * where it says the task was (analysis/codeloc.h) */
 	LW_TEV_MAX
 };
 
@@ -249,6 +253,10 @@ struct lw_spike {
 	 * hypervisor reported in it (interpolated, see lw_attrib_cfg.steal) */
 	uint64_t host_ns;
 	uint64_t steal_ns;
+	/* the code the kernel's stacks name (LW_TEV_STACK): [0] the task
+	 * running when the probe's thread was woken, [1] the task that left
+	 * the CPU to it; pid -1 and where NULL when the trace has none */
+	struct { int pid; const char *where; } code[2];
 	/* engine state */
 	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
@@ -361,6 +369,10 @@ json_t *lw_spike_timeline_json(const struct lw_spike *s);
  * ns, spikes}…], "idle_late_ns", "running_ns", "running_spikes"}}: the
  * totals over every spike, "top" from the kept ones (top_n at most cfg.keep) */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
+/* Where the code of the spike's cause was, in words, when a stack of the
+ * cause's task was taken ("in user space at the wake-up; left the CPU in
+ * do_nanosleep+0x6a (clock_nanosleep)"), else NULL. */
+const char *lw_spike_where(const struct lw_spike *s, char *buf, size_t len);
 /* "irq:eth0" etc. into buf. */
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);
 

@@ -25,6 +25,23 @@ const char *lw_spike_cause(const struct lw_spike *s, char *buf, size_t len)
 	return lw_component_label(&s->comp[s->dominant], buf, len);
 }
 
+const char *lw_spike_where(const struct lw_spike *s, char *buf, size_t len)
+{
+	int pid = !s->unattributable && s->dominant >= 0 ? s->comp[s->dominant].pid : -1;
+	const char *w = s->code[0].pid == pid ? s->code[0].where : NULL;
+	const char *x = s->code[1].pid == pid ? s->code[1].where : NULL;
+
+	if (pid <= 0 || (!w && !x))
+		return NULL;
+	if (w && x)
+		snprintf(buf, len, "in %s at the wake-up; left the CPU in %s", w, x);
+	else if (w)
+		snprintf(buf, len, "in %s at the wake-up", w);
+	else
+		snprintf(buf, len, "left the CPU in %s", x);
+	return buf;
+}
+
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len)
 {
 	if (c->name && *c->name)
@@ -94,7 +111,7 @@ json_t *lw_spike_timeline_json(const struct lw_spike *s)
 static json_t *spike_json(const struct lw_spike *s)
 {
 	json_t *comp = lw_spike_components_json(s, NULL), *tl = lw_spike_timeline_json(s);
-	char label[160];
+	char label[160], where[448];
 	json_t *o;
 
 	o = json_pack("{s:i, s:i, s:I, s:I, s:I, s:o}", "cpu", s->cpu, "probe", (int)s->probe,
@@ -111,6 +128,18 @@ static json_t *spike_json(const struct lw_spike *s)
 		if (s->comp[s->dominant].pid > 0)
 			json_object_set_new(o, "cause_task", json_pack("{s:i, s:s}",
 				"pid", s->comp[s->dominant].pid, "name", s->comp[s->dominant].name));
+		if (lw_spike_where(s, where, sizeof(where)))
+			json_object_set_new(o, "cause_code", json_string(where));
+	}
+	if (s->code[0].where || s->code[1].where) {
+		json_t *code = json_object();
+		static const char *const at[2] = { "wakeup", "switch" };
+
+		for (int k = 0; k < 2; k++)
+			if (s->code[k].where)
+				json_object_set_new(code, at[k], json_pack("{s:i, s:s}",
+					"pid", s->code[k].pid, "where", s->code[k].where));
+		json_object_set_new(o, "code", code);
 	}
 	json_object_set_new(o, "idle_state", s->idle_state >= 0 ? json_integer(s->idle_state) : json_null());
 	if (s->idle_state >= 0)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analysis/attrib.h"
+#include "analysis/codeloc.h"
 #include "analysis/hostadj.h"
 #include "analysis/sample_merge.h"
 #include "analysis/tasks.h"
@@ -175,7 +176,7 @@ static const char *const vectors[] = {
 
 struct ids {
 	int sw, waking, wakeup, irq_in, irq_out, sirq_in, sirq_out, hrt_in, hrt_out, idle, tick_stop,
-	    freq, migrate, ipi_in, ipi_out;
+	    freq, migrate, ipi_in, ipi_out, kstack;
 	int vec_in[NVEC], vec_out[NVEC];
 	int vec_min, vec_max;	/* range of their ids, to skip the search */
 };
@@ -184,6 +185,7 @@ static void find_ids(struct lw_trace *t, struct ids *d)
 {
 	d->sw = lw_trace_event_id(t, "sched", "sched_switch");
 	d->waking = lw_trace_event_id(t, "sched", "sched_waking");
+	d->kstack = lw_trace_event_id(t, "ftrace", "kernel_stack");
 	d->wakeup = lw_trace_event_id(t, "sched", "sched_wakeup");
 	d->irq_in = lw_trace_event_id(t, "irq", "irq_handler_entry");
 	d->irq_out = lw_trace_event_id(t, "irq", "irq_handler_exit");
@@ -886,6 +888,11 @@ struct tpass {
 	size_t top;
 	struct ids id;
 	int ncpus, *cur_state;
+	/* per CPU, what a kernel stack recorded next belongs to (run
+	 * --stacks: the trigger's event comes right before it): the thread
+	 * woken or switched to, and which (enum lw_stack_at; -1 none) */
+	struct { int pid, at; } *sk;
+	char where[192];
 	struct twins tw;
 	size_t twi;			/* the window the events are in */
 	uint64_t untraced;		/* time between them */
@@ -909,13 +916,15 @@ static int tp_setup(struct tpass *p)
 	p->unk = calloc(1, sizeof(*p->unk));
 	p->nz = calloc((size_t)p->ncpus, sizeof(*p->nz));
 	p->cur_state = malloc((size_t)p->ncpus * sizeof(*p->cur_state));
+	p->sk = calloc((size_t)p->ncpus, sizeof(*p->sk));
 	x = p->x = calloc(1, sizeof(*p->x));
-	if (!p->it || !p->unk || !p->nz || !p->cur_state || !x)
+	if (!p->it || !p->unk || !p->nz || !p->cur_state || !p->sk || !x)
 		return error("out of memory");
 	for (unsigned pr = 0; pr < LW_SAMPLE_MAX; pr++)
 		x->pcpu[pr] = -1;
 	for (int c = 0; c < p->ncpus; c++) {
 		p->cur_state[c] = STATE_UNKNOWN;
+		p->sk[c].at = -1;
 		p->nz[c].names = calloc(MAX_SOURCES, 64);
 		if (!p->nz[c].names)
 			return error("out of memory");
@@ -1011,6 +1020,49 @@ static int tp_samples_due(struct tpass *p, uint64_t ts)
 	return 0;
 }
 
+/* A kernel stack (ftrace:kernel_stack) taken by a trigger of run --stacks
+ * on the event before it (@at, enum lw_stack_at; -1: not after one): its
+ * frames resolved through the trace's kernel symbols, and where they say
+ * the task current then was (analysis/codeloc.h), for the spikes of the
+ * thread woken or switched to.  The task is the event's common_pid, not
+ * the switch's next task: has_cur stays 0. */
+#define MAX_FRAMES 64
+static int stack_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw_tev *e, int at)
+{
+	struct tep_handle *tep = lw_trace_tep(p->t);
+	struct tep_format_field *f = lw_trace_field(p->t, ev, "caller");
+	struct lw_frame fr[MAX_FRAMES];
+	int ls = tep_get_long_size(tep), n = 0;
+	uint64_t size = 0;
+
+	if (at < 0 || !f || ev->pid <= 0 || (ls != 4 && ls != 8) ||
+	    lw_trace_u64(p->t, ev, "size", &size) < 0 || f->offset < 0 ||
+	    (size_t)f->offset > (size_t)ev->record->size)
+		return 1;
+	if (size > ((size_t)ev->record->size - (size_t)f->offset) / (size_t)ls)
+		size = ((size_t)ev->record->size - (size_t)f->offset) / (size_t)ls;
+	for (uint64_t i = 0; i < size && n < MAX_FRAMES; i++) {
+		const unsigned char *d = (const unsigned char *)ev->record->data + f->offset +
+					 i * (size_t)ls;
+		uint64_t addr = ls == 8 ? tep_read_number(tep, d, 8) : tep_read_number(tep, d, 4);
+
+		if (!addr || addr == (ls == 8 ? UINT64_MAX : UINT32_MAX))
+			break;	/* ULONG_MAX ends the stacks of older kernels */
+		fr[n].sym = tep_find_function(tep, addr);
+		fr[n].off = fr[n].sym ? addr - tep_find_function_address(tep, addr) : 0;
+		n++;
+	}
+	e->name = lw_stack_where(fr, n, (enum lw_stack_at)at, p->where, sizeof(p->where));
+	if (!e->name)
+		return 1;
+	e->kind = LW_TEV_STACK;
+	e->pid = ev->pid;
+	e->prev_pid = p->sk[ev->cpu].pid;
+	e->arg = at;
+	e->has_cur = 0;
+	return 0;
+}
+
 /*
  * Phase 2, one event: @ev read into @e for the attribution, with what it
  * says of its CPU's idle state, NO_HZ counters and wake-up sources; 0 to
@@ -1025,8 +1077,11 @@ static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw
 	char *comm = p->comm;
 	const size_t commlen = sizeof(p->comm);
 	uint64_t v;
-	int vec, vec_entry;
+	int vec, vec_entry, sk_at = p->sk[ev->cpu].at;
 
+	p->sk[ev->cpu].at = -1;	/* a stack belongs to the event just before it */
+	if (ev->id == id->kstack)
+		return stack_decode(p, ev, e, sk_at);
 	if (ev->id == id->sw) {
 		e->kind = LW_TEV_SWITCH;
 		lw_trace_u64(t, ev, "next_pid", &v);
@@ -1043,6 +1098,8 @@ static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw
 		e->arg = !(v & 0xff) ? LW_PREV_RUNNABLE : (v & 0xff) == 1 ? LW_PREV_SLEEPING :
 			LW_PREV_BLOCKED;
 		e->name = str_field(t, ev, "next_comm", comm, commlen);
+		p->sk[ev->cpu].pid = e->pid;
+		p->sk[ev->cpu].at = LW_STACK_SWITCH;
 		if (cur_state[ev->cpu] == STATE_UNKNOWN || e->pid != 0)
 			cur_state[ev->cpu] = e->pid ? STATE_BUSY : cur_state[ev->cpu];
 		if (e->pid)
@@ -1055,6 +1112,10 @@ static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw
 		e->prio = (int)v;
 		e->name = str_field(t, ev, "comm", comm, commlen);
 		e->arg = lw_trace_u64(t, ev, "target_cpu", &v) == 0 ? (int64_t)v : -1;
+		if (ev->id == id->waking) {
+			p->sk[ev->cpu].pid = e->pid;
+			p->sk[ev->cpu].at = LW_STACK_WAKEUP;
+		}
 	} else if (ev->id == id->irq_in) {
 		e->kind = LW_TEV_IRQ_ENTRY;
 		e->name = str_field(t, ev, "name", comm, commlen);
@@ -1285,6 +1346,7 @@ static void tp_free(struct tpass *p)
 	free(p->nz);
 	free(p->noise_comm);
 	free(p->cur_state);
+	free(p->sk);
 	stats_free(p->x);
 	free(p->it);
 	lw_attrib_free(p->a);

@@ -242,6 +242,8 @@ static void top_spikes_print(FILE *out, const json_t *sp, size_t top)
 		if (json_object_get(c, "unattributable"))
 			fprintf(out, " (%s)", lw_jstr(c, "unattributable", "?"));
 		fputc('\n', out);
+		if (json_is_string(json_object_get(c, "cause_code")))	/* run --stacks */
+			fprintf(out, "      code: %s\n", lw_jstr(c, "cause_code", ""));
 		json_array_foreach(json_object_get(c, "components"), j, v) {
 			if (j < TOP_COMPONENTS) {
 				fprintf(out, "      %-36.36s %9.1fus %5.1f%%\n", lw_jstr(v, "cause", "?"),

@@ -689,6 +689,52 @@ static void test_nonpreemptible_and_irqs_off(void **st)
 	lw_attrib_free(a);
 }
 
+/* run --stacks: the stacks of the task that held the CPU name its code in
+ * the spike; a stack of another task, or taken for another thread, is not
+ * the cause's code, and a stack changes nothing of what ran. */
+static void stack(struct lw_attrib *a, uint64_t ts, int of, int for_tid, int at, const char *where)
+{
+	struct lw_tev e = { .ts = ts, .cpu = 0, .kind = LW_TEV_STACK, .pid = of,
+			    .prev_pid = for_tid, .arg = at, .name = where, .has_cur = 0 };
+
+	lw_attrib_event(a, &e);
+}
+
+static void test_code_behind_a_spike(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	const struct lw_spike *s;
+	char buf[256];
+
+	/* 1: a lower-priority task in a driver's ioctl keeps the CPU */
+	spike(a, E, 104 * US);
+	/* 2: the same, but the stacks are of another task and another thread */
+	spike(a, 2 * E, 104 * US);
+	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, E);
+	stack(a, E + 1 * US, 31, PROBE_TID, 0, "foo_poll+0x3c (ioctl)");
+	stack(a, E + 1 * US, 31, PROBE_TID, 0, "bar+0x1 (write)");	/* the first one counts */
+	ev(a, E + 102 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	stack(a, E + 102 * US, 31, PROBE_TID, 1, "foo_ioctl+0x80 (ioctl)");
+	ev(a, E + 200 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 2 * E);
+	stack(a, 2 * E + 1 * US, 77, PROBE_TID, 0, "user space");
+	stack(a, 2 * E + 1 * US, 31, 999, 0, "baz+0x2");
+	ev(a, 2 * E + 102 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_NONPREEMPT, "kworker/0:1", 99 * US);
+	assert_string_equal(lw_spike_where(s, buf, sizeof(buf)), "in foo_poll+0x3c (ioctl) at the "
+			    "wake-up; left the CPU in foo_ioctl+0x80 (ioctl)");
+	s = lw_attrib_get(a, 1);
+	assert_dominant(s, LW_C_NONPREEMPT, "kworker/0:1", 99 * US);
+	assert_null(lw_spike_where(s, buf, sizeof(buf)));
+	assert_int_equal(s->code[0].pid, 77);
+	assert_string_equal(s->code[0].where, "user space");
+	assert_null(s->code[1].where);
+	lw_attrib_free(a);
+}
+
 /* The probe's timer queued on the housekeeping CPU 1 (the probe's CPU 0 is
  * nohz_full, as in the QEMU guest of bench/attribution-recall/
  * qemu-nonpreempt): CPU 1 wakes it onto CPU 0, where a SCHED_OTHER task is
@@ -1308,6 +1354,7 @@ int main(void)
 		cmocka_unit_test(test_lost_events_window),
 		cmocka_unit_test(test_untraced_gap_and_forget),
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
+		cmocka_unit_test(test_code_behind_a_spike),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
 		cmocka_unit_test(test_softirq_nested_irq),
 		cmocka_unit_test(test_untraced_switch),
