@@ -238,6 +238,7 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 		t->code[k].pid = -1;
 		t->code[k].where = NULL;
 	}
+	memset(t->sect, 0, sizeof(t->sect));
 	heap_push(a, a->pend, &a->npend, i, pend_before);
 	return 0;
 }
@@ -1360,12 +1361,43 @@ static void code_seen(struct lw_attrib *a, const struct lw_tev *ev)
 	}
 }
 
+/* A preemptirq section that ends now: for each open spike of its CPU that
+ * it overlaps, the longest of its kind. */
+static void section_seen(struct lw_attrib *a, const struct lw_tev *ev)
+{
+	int k = ev->prev_pid == LW_SECT_PREEMPT ? LW_SECT_PREEMPT : LW_SECT_IRQS;
+	uint64_t from = ev->arg > 0 ? (uint64_t)ev->arg : 0;
+	struct cpu *c;
+
+	if (ev->cpu < 0 || ev->cpu >= a->cfg.ncpus || from > ev->ts)
+		return;
+	c = &a->cpu[ev->cpu];
+	for (int i = 0; i < c->nopen; i++) {
+		struct lw_spike *s = &a->s[c->open[i]];
+
+		if (s->work || from >= s->expected_ns + s->latency_ns || ev->ts <= s->expected_ns)
+			continue;
+		if (ev->ts - from > s->sect[k].to - s->sect[k].from) {
+			s->sect[k].from = from;
+			s->sect[k].to = ev->ts;
+			s->sect[k].where = ev->name ? intern(a, ev->name) : NULL;
+		}
+	}
+}
+
 void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 {
 	struct cpu *c;
 
-	if (ev->kind == LW_TEV_STACK) {
-		code_seen(a, ev);
+	if (ev->kind == LW_TEV_STACK || ev->kind == LW_TEV_SECTION) {
+		/* windows due by now open (and those past close) first */
+		advance(a, ev->ts);
+		if (ev->ts > a->now)
+			a->now = ev->ts;
+		if (ev->kind == LW_TEV_STACK)
+			code_seen(a, ev);
+		else
+			section_seen(a, ev);
 		return;
 	}
 	if (!a->started)

@@ -132,8 +132,15 @@ enum lw_tev_kind {
 				 * of; prev_pid: the thread woken or switched to;
 				 * arg: at its wake-up (0) or the switch (1); name:
 				 * where it says the task was (analysis/codeloc.h) */
+	LW_TEV_SECTION,		/* a preemptirq section ended (irq_enable or
+				 * preempt_enable) on this CPU: arg: its start (ns);
+				 * prev_pid: LW_SECT_IRQS or LW_SECT_PREEMPT; name:
+				 * where it began (caller symbol+offset) or NULL */
 	LW_TEV_MAX
 };
+
+/* The kinds of preemptirq sections (LW_TEV_SECTION). */
+enum { LW_SECT_IRQS = 0, LW_SECT_PREEMPT = 1, LW_SECT_KINDS };
 
 /* The state a switch leaves the previous task in. */
 enum lw_prev_state {
@@ -257,6 +264,10 @@ struct lw_spike {
 	 * running when the probe's thread was woken, [1] the task that left
 	 * the CPU to it; pid -1 and where NULL when the trace has none */
 	struct { int pid; const char *where; } code[2];
+	/* the longest irqs-off and preempt-off sections (preemptirq
+	 * tracepoints) on the spike's CPU overlapping its window, by kind
+	 * (LW_SECT_*): where each began (NULL: not known), from == to == 0: none */
+	struct { uint64_t from, to; const char *where; } sect[LW_SECT_KINDS];
 	/* engine state */
 	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
@@ -369,9 +380,12 @@ json_t *lw_spike_timeline_json(const struct lw_spike *s);
  * ns, spikes}…], "idle_late_ns", "running_ns", "running_spikes"}}: the
  * totals over every spike, "top" from the kept ones (top_n at most cfg.keep) */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
-/* Where the code of the spike's cause was, in words, when a stack of the
- * cause's task was taken ("in user space at the wake-up; left the CPU in
- * do_nanosleep+0x6a (clock_nanosleep)"), else NULL. */
+/* Where the code of the spike's cause was, in words, else NULL: the
+ * longest section with interrupts off (a cause of timer-late, unexplained
+ * or non-preemptible) or preemption off (non-preemptible) that overlaps it
+ * ("irqs off 812 us in foo_isr+0x3c on CPU 1"), and the stacks of the
+ * cause's task ("in user space at the wake-up; left the CPU in
+ * do_nanosleep+0x6a (clock_nanosleep)"). */
 const char *lw_spike_where(const struct lw_spike *s, char *buf, size_t len);
 /* "irq:eth0" etc. into buf. */
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);

@@ -25,20 +25,52 @@ const char *lw_spike_cause(const struct lw_spike *s, char *buf, size_t len)
 	return lw_component_label(&s->comp[s->dominant], buf, len);
 }
 
+/* The section of kind @k that explains a cause of kind @kind, or -1. */
+static int section_for(const struct lw_spike *s, enum lw_comp_kind kind)
+{
+	int irqs = s->sect[LW_SECT_IRQS].to > 0, pre = s->sect[LW_SECT_PREEMPT].to > 0;
+	uint64_t ni = s->sect[LW_SECT_IRQS].to - s->sect[LW_SECT_IRQS].from;
+	uint64_t np = s->sect[LW_SECT_PREEMPT].to - s->sect[LW_SECT_PREEMPT].from;
+
+	switch (kind) {
+	case LW_C_TIMER_LATE:	/* the timer's interrupt held back */
+	case LW_C_UNEXPLAINED:
+		return irqs ? LW_SECT_IRQS : -1;
+	case LW_C_NONPREEMPT:	/* either keeps the probe off its CPU */
+		return irqs && (!pre || ni >= np) ? LW_SECT_IRQS : pre ? LW_SECT_PREEMPT : -1;
+	default:
+		return -1;
+	}
+}
+
 const char *lw_spike_where(const struct lw_spike *s, char *buf, size_t len)
 {
-	int pid = !s->unattributable && s->dominant >= 0 ? s->comp[s->dominant].pid : -1;
-	const char *w = s->code[0].pid == pid ? s->code[0].where : NULL;
-	const char *x = s->code[1].pid == pid ? s->code[1].where : NULL;
+	int dom = !s->unattributable && s->dominant >= 0;
+	int pid = dom ? s->comp[s->dominant].pid : -1;
+	const char *w = pid > 0 && s->code[0].pid == pid ? s->code[0].where : NULL;
+	const char *x = pid > 0 && s->code[1].pid == pid ? s->code[1].where : NULL;
+	int k = dom ? section_for(s, s->comp[s->dominant].kind) : -1;
+	size_t n = 0;
 
-	if (pid <= 0 || (!w && !x))
+	if (!w && !x && k < 0)
 		return NULL;
-	if (w && x)
-		snprintf(buf, len, "in %s at the wake-up; left the CPU in %s", w, x);
-	else if (w)
-		snprintf(buf, len, "in %s at the wake-up", w);
-	else
-		snprintf(buf, len, "left the CPU in %s", x);
+	buf[0] = 0;
+	if (k >= 0) {
+		n = (size_t)snprintf(buf, len, "%s off %.0f us", k == LW_SECT_IRQS ? "irqs" : "preempt",
+				     (double)(s->sect[k].to - s->sect[k].from) / 1e3);
+		if (n < len && s->sect[k].where)
+			n += (size_t)snprintf(buf + n, len - n, " in %s", s->sect[k].where);
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " on CPU %d", s->cpu);
+	}
+	if (n < len && (w || x))
+		n += (size_t)snprintf(buf + n, len - n, "%s", n ? "; " : "");
+	if (n < len && w && x)
+		snprintf(buf + n, len - n, "in %s at the wake-up; left the CPU in %s", w, x);
+	else if (n < len && w)
+		snprintf(buf + n, len - n, "in %s at the wake-up", w);
+	else if (n < len && x)
+		snprintf(buf + n, len - n, "left the CPU in %s", x);
 	return buf;
 }
 
@@ -140,6 +172,20 @@ static json_t *spike_json(const struct lw_spike *s)
 				json_object_set_new(code, at[k], json_pack("{s:i, s:s}",
 					"pid", s->code[k].pid, "where", s->code[k].where));
 		json_object_set_new(o, "code", code);
+	}
+	if (s->sect[LW_SECT_IRQS].to || s->sect[LW_SECT_PREEMPT].to) {
+		json_t *sects = json_object();
+		static const char *const kn[LW_SECT_KINDS] = { "irqs_off", "preempt_off" };
+
+		for (int k = 0; k < LW_SECT_KINDS; k++)
+			if (s->sect[k].to)
+				json_object_set_new(sects, kn[k], json_pack("{s:I, s:I, s:I, s:o}",
+					"start_ns", (json_int_t)s->sect[k].from,
+					"end_ns", (json_int_t)s->sect[k].to,
+					"ns", (json_int_t)(s->sect[k].to - s->sect[k].from),
+					"where", s->sect[k].where ? json_string(s->sect[k].where) :
+								   json_null()));
+		json_object_set_new(o, "sections", sects);
 	}
 	json_object_set_new(o, "idle_state", s->idle_state >= 0 ? json_integer(s->idle_state) : json_null());
 	if (s->idle_state >= 0)

@@ -93,3 +93,41 @@ const char *lw_stack_where(const struct lw_frame *f, int n, enum lw_stack_at at,
 	}
 	return NULL;
 }
+
+int lw_kallsyms_addr(const char *text, size_t len, const char *name, uint64_t *addr)
+{
+	size_t nl = strlen(name);
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *sp;
+		uint64_t v = 0;
+		int digits = 0;
+
+		if (!eol)
+			eol = end;
+		/* ADDR TYPE NAME: the name is the third field */
+		sp = memchr(p, ' ', (size_t)(eol - p));
+		if (sp && sp + 3 < eol && sp[2] == ' ' && (size_t)(eol - (sp + 3)) >= nl &&
+		    !memcmp(sp + 3, name, nl) && (sp + 3 + nl == eol || sp[3 + nl] == '\t' ||
+						  sp[3 + nl] == ' ')) {
+			for (const char *q = p; q < sp; q++, digits++) {
+				int d = *q >= '0' && *q <= '9' ? *q - '0' :
+					*q >= 'a' && *q <= 'f' ? *q - 'a' + 10 :
+					*q >= 'A' && *q <= 'F' ? *q - 'A' + 10 : -1;
+
+				if (d < 0 || digits >= 16) {
+					digits = -1;
+					break;
+				}
+				v = v << 4 | (uint64_t)d;
+			}
+			if (digits > 0) {
+				*addr = v;
+				return 0;
+			}
+		}
+		p = eol + 1;
+	}
+	return -1;
+}

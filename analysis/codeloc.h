@@ -37,4 +37,15 @@ enum lw_stack_at { LW_STACK_WAKEUP = 0, LW_STACK_SWITCH = 1 };
 const char *lw_stack_where(const struct lw_frame *f, int n, enum lw_stack_at at, char *buf,
 			   size_t len);
 
+/* The address of symbol @name in a kallsyms text ("ADDR T NAME [module]"
+ * lines): 0, or -1 when it is not there. */
+int lw_kallsyms_addr(const char *text, size_t len, const char *name, uint64_t *addr);
+
+/* A preemptirq event's caller: its offset from _stext (caller_offs, a
+ * signed 32-bit field) as an address. */
+static inline uint64_t lw_preemptirq_addr(uint64_t stext, int32_t offs)
+{
+	return stext + (uint64_t)(int64_t)offs;
+}
+
 #endif

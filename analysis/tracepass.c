@@ -13,6 +13,7 @@
 #include "analysis/sample_merge.h"
 #include "analysis/tasks.h"
 #include "lib/trace_read.h"
+#include "lib/tracedat.h"
 #include "analysis/runstate.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
@@ -177,6 +178,7 @@ static const char *const vectors[] = {
 struct ids {
 	int sw, waking, wakeup, irq_in, irq_out, sirq_in, sirq_out, hrt_in, hrt_out, idle, tick_stop,
 	    freq, migrate, ipi_in, ipi_out, kstack;
+	int sect_off[LW_SECT_KINDS], sect_on[LW_SECT_KINDS];	/* preemptirq */
 	int vec_in[NVEC], vec_out[NVEC];
 	int vec_min, vec_max;	/* range of their ids, to skip the search */
 };
@@ -186,6 +188,10 @@ static void find_ids(struct lw_trace *t, struct ids *d)
 	d->sw = lw_trace_event_id(t, "sched", "sched_switch");
 	d->waking = lw_trace_event_id(t, "sched", "sched_waking");
 	d->kstack = lw_trace_event_id(t, "ftrace", "kernel_stack");
+	d->sect_off[LW_SECT_IRQS] = lw_trace_event_id(t, "preemptirq", "irq_disable");
+	d->sect_on[LW_SECT_IRQS] = lw_trace_event_id(t, "preemptirq", "irq_enable");
+	d->sect_off[LW_SECT_PREEMPT] = lw_trace_event_id(t, "preemptirq", "preempt_disable");
+	d->sect_on[LW_SECT_PREEMPT] = lw_trace_event_id(t, "preemptirq", "preempt_enable");
 	d->wakeup = lw_trace_event_id(t, "sched", "sched_wakeup");
 	d->irq_in = lw_trace_event_id(t, "irq", "irq_handler_entry");
 	d->irq_out = lw_trace_event_id(t, "irq", "irq_handler_exit");
@@ -893,6 +899,12 @@ struct tpass {
 	 * woken or switched to, and which (enum lw_stack_at; -1 none) */
 	struct { int pid, at; } *sk;
 	char where[192];
+	/* per CPU and kind (LW_SECT_*), the preemptirq section open: since
+	 * when (0: none) and its caller's offset from _stext; _stext from the
+	 * trace's kernel symbols (stext_known: 0 not looked up, 1 found, -1 not) */
+	struct { uint64_t from; int32_t offs; } (*sect)[LW_SECT_KINDS];
+	uint64_t stext;
+	int stext_known;
 	struct twins tw;
 	size_t twi;			/* the window the events are in */
 	uint64_t untraced;		/* time between them */
@@ -917,8 +929,9 @@ static int tp_setup(struct tpass *p)
 	p->nz = calloc((size_t)p->ncpus, sizeof(*p->nz));
 	p->cur_state = malloc((size_t)p->ncpus * sizeof(*p->cur_state));
 	p->sk = calloc((size_t)p->ncpus, sizeof(*p->sk));
+	p->sect = calloc((size_t)p->ncpus, sizeof(*p->sect));
 	x = p->x = calloc(1, sizeof(*p->x));
-	if (!p->it || !p->unk || !p->nz || !p->cur_state || !p->sk || !x)
+	if (!p->it || !p->unk || !p->nz || !p->cur_state || !p->sk || !p->sect || !x)
 		return error("out of memory");
 	for (unsigned pr = 0; pr < LW_SAMPLE_MAX; pr++)
 		x->pcpu[pr] = -1;
@@ -1063,6 +1076,67 @@ static int stack_decode(struct tpass *p, const struct lw_trace_event *ev, struct
 	return 0;
 }
 
+/* _stext's address, from the kernel symbols trace.dat carries: what a
+ * preemptirq event's caller_offs counts from.  Looked up once. */
+static int stext_of(struct tpass *p, uint64_t *stext)
+{
+	struct lw_tracedat d;
+	uint64_t *off, *size;
+
+	if (!p->stext_known) {
+		p->stext_known = -1;
+		if (lw_tracedat_read(p->path, &d, &off, &size) == 0) {
+			if (d.kallsyms.len &&
+			    lw_kallsyms_addr(d.kallsyms.data, d.kallsyms.len, "_stext", &p->stext) == 0)
+				p->stext_known = 1;
+			lw_tracedat_free(&d);
+			free(off);
+			free(size);
+		}
+	}
+	*stext = p->stext;
+	return p->stext_known > 0 ? 0 : -1;
+}
+
+/* A preemptirq event (CONFIG_PREEMPTIRQ_TRACEPOINTS): kind @k's section
+ * opens at a disable and closes at the enable on the same CPU (the kernel
+ * traces only the outermost ones); a closed one goes to the attribution
+ * with where it began: the disable's caller, symbol+offset. */
+static int section_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw_tev *e,
+			  int k, int on)
+{
+	struct tep_handle *tep = lw_trace_tep(p->t);
+	int64_t offs = 0;
+	uint64_t stext, addr;
+	const char *fn;
+
+	if (!on) {
+		if (lw_trace_s64(p->t, ev, "caller_offs", &offs) < 0)
+			offs = 0;
+		p->sect[ev->cpu][k].from = ev->ts_ns;
+		p->sect[ev->cpu][k].offs = (int32_t)offs;
+		return 1;
+	}
+	if (!p->sect[ev->cpu][k].from)
+		return 1;	/* its start is before the trace */
+	e->kind = LW_TEV_SECTION;
+	e->arg = (int64_t)p->sect[ev->cpu][k].from;
+	e->prev_pid = k;
+	e->has_cur = 0;
+	e->name = NULL;
+	if (stext_of(p, &stext) == 0) {
+		addr = lw_preemptirq_addr(stext, p->sect[ev->cpu][k].offs);
+		fn = tep_find_function(tep, addr);
+		if (fn) {
+			snprintf(p->where, sizeof(p->where), "%s+0x%llx", fn,
+				 (unsigned long long)(addr - tep_find_function_address(tep, addr)));
+			e->name = p->where;
+		}
+	}
+	p->sect[ev->cpu][k].from = 0;
+	return 0;
+}
+
 /*
  * Phase 2, one event: @ev read into @e for the attribution, with what it
  * says of its CPU's idle state, NO_HZ counters and wake-up sources; 0 to
@@ -1082,6 +1156,9 @@ static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw
 	p->sk[ev->cpu].at = -1;	/* a stack belongs to the event just before it */
 	if (ev->id == id->kstack)
 		return stack_decode(p, ev, e, sk_at);
+	for (int k = 0; k < LW_SECT_KINDS; k++)
+		if (ev->id == id->sect_off[k] || ev->id == id->sect_on[k])
+			return section_decode(p, ev, e, k, ev->id == id->sect_on[k]);
 	if (ev->id == id->sw) {
 		e->kind = LW_TEV_SWITCH;
 		lw_trace_u64(t, ev, "next_pid", &v);
@@ -1347,6 +1424,7 @@ static void tp_free(struct tpass *p)
 	free(p->noise_comm);
 	free(p->cur_state);
 	free(p->sk);
+	free(p->sect);
 	stats_free(p->x);
 	free(p->it);
 	lw_attrib_free(p->a);

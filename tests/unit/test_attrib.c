@@ -735,6 +735,65 @@ static void test_code_behind_a_spike(void **st)
 	lw_attrib_free(a);
 }
 
+/* preemptirq sections: the longest irqs-off section overlapping a
+ * timer-late spike is its code; a preempt-off one explains a non-preemptible
+ * one; sections outside the window or on another CPU are not its, and a
+ * section explains nothing a task of higher priority did. */
+static void section(struct lw_attrib *a, int cpu, uint64_t from, uint64_t to, int kind,
+		    const char *where)
+{
+	struct lw_tev e = { .ts = to, .cpu = cpu, .kind = LW_TEV_SECTION, .prev_pid = kind,
+			    .arg = (int64_t)from, .name = where, .has_cur = 0 };
+
+	lw_attrib_event(a, &e);
+}
+
+static void test_irqs_off_section(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	const struct lw_spike *s;
+	char buf[256];
+
+	/* 1: a task's 812 us with interrupts off holds the probe's timer */
+	spike(a, E, 815 * US);
+	/* 2: a task keeps preemption off 300 us after the probe is woken */
+	spike(a, 3 * E, 304 * US);
+	/* 3: a task of higher priority; a section in it is not the cause */
+	spike(a, 5 * E, 204 * US);
+	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	section(a, 0, E - 500 * US, E - 400 * US, LW_SECT_IRQS, "early+0x1");	/* before */
+	section(a, 0, E + 1 * US, E + 10 * US, LW_SECT_IRQS, "short+0x1");
+	section(a, 0, E - 10 * US, E + 812 * US, LW_SECT_IRQS, "foo_isr+0x3c");
+	section(a, 1, E - 10 * US, E + 812 * US, LW_SECT_IRQS, "other_cpu+0x1");	/* CPU 1 */
+	wake_probe(a, E + 812 * US);
+	ev(a, E + 814 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 900 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 3 * E);
+	section(a, 0, 3 * E - 50 * US, 3 * E + 301 * US, LW_SECT_PREEMPT, "bar_lock+0x10");
+	ev(a, 3 * E + 302 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 5 * E - 10 * US, LW_TEV_SWITCH, 50, 2, 0, "rt-hog");
+	wake_probe(a, 5 * E);
+	section(a, 0, 5 * E + 10 * US, 5 * E + 100 * US, LW_SECT_IRQS, "hog_fn+0x5");
+	ev(a, 5 * E + 202 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+
+	s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_TIMER_LATE, "kworker/0:1", 812 * US);
+	assert_string_equal(lw_spike_where(s, buf, sizeof(buf)),
+			    "irqs off 822 us in foo_isr+0x3c on CPU 0");
+	assert_int_equal(s->sect[LW_SECT_IRQS].from, E - 10 * US);
+	assert_int_equal(s->sect[LW_SECT_PREEMPT].to, 0);
+	s = lw_attrib_get(a, 1);
+	assert_dominant(s, LW_C_NONPREEMPT, "kworker/0:1", 301 * US);
+	assert_string_equal(lw_spike_where(s, buf, sizeof(buf)),
+			    "preempt off 351 us in bar_lock+0x10 on CPU 0");
+	s = lw_attrib_get(a, 2);
+	assert_dominant(s, LW_C_PREEMPT, "rt-hog", 200 * US);
+	assert_int_equal(s->sect[LW_SECT_IRQS].to, 5 * E + 100 * US);
+	assert_null(lw_spike_where(s, buf, sizeof(buf)));
+	lw_attrib_free(a);
+}
+
 /* The probe's timer queued on the housekeeping CPU 1 (the probe's CPU 0 is
  * nohz_full, as in the QEMU guest of bench/attribution-recall/
  * qemu-nonpreempt): CPU 1 wakes it onto CPU 0, where a SCHED_OTHER task is
@@ -1355,6 +1414,7 @@ int main(void)
 		cmocka_unit_test(test_untraced_gap_and_forget),
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
 		cmocka_unit_test(test_code_behind_a_spike),
+		cmocka_unit_test(test_irqs_off_section),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
 		cmocka_unit_test(test_softirq_nested_irq),
 		cmocka_unit_test(test_untraced_switch),

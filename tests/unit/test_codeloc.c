@@ -119,6 +119,32 @@ static void test_nothing_known(void **state)
 	assert_null(lw_stack_where(f, N(f), LW_STACK_SWITCH, buf, sizeof(buf)));
 }
 
+static void test_kallsyms_lookup(void **state)
+{
+	static const char ks[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 T _stext_not\n"
+		"ffffffff81000010 T _stext\n"
+		"ffffffffc0a01000 t foo_isr\t[foo]\n"
+		"zzzz T broken\n"
+		"ffffffff81000020 T last";
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(lw_kallsyms_addr(ks, sizeof(ks) - 1, "_stext", &v), 0);
+	assert_int_equal(v, 0xffffffff81000010ULL);
+	assert_int_equal(lw_kallsyms_addr(ks, sizeof(ks) - 1, "foo_isr", &v), 0);
+	assert_int_equal(v, 0xffffffffc0a01000ULL);
+	assert_int_equal(lw_kallsyms_addr(ks, sizeof(ks) - 1, "last", &v), 0);
+	assert_int_equal(v, 0xffffffff81000020ULL);
+	assert_int_equal(lw_kallsyms_addr(ks, sizeof(ks) - 1, "broken", &v), -1);
+	assert_int_equal(lw_kallsyms_addr(ks, sizeof(ks) - 1, "_stex", &v), -1);
+	assert_int_equal(lw_kallsyms_addr(ks, 0, "_stext", &v), -1);
+	/* caller_offs is signed: a caller below _stext (init text) */
+	assert_int_equal(lw_preemptirq_addr(0xffffffff81000000ULL, -0x10), 0xffffffff80fffff0ULL);
+	assert_int_equal(lw_preemptirq_addr(0xffffffff81000000ULL, 0x3c), 0xffffffff8100003cULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_switch_names_the_syscall),
 		cmocka_unit_test(test_switch_preempted),
 		cmocka_unit_test(test_nothing_known),
+		cmocka_unit_test(test_kallsyms_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
