@@ -13,7 +13,7 @@ static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
 	[LW_C_IDLE_LATE] = "idle-late", [LW_C_TASK] = "task", [LW_C_WORK] = "work",
 	[LW_C_BLOCKED] = "blocked", [LW_C_BACKLOG] = "backlog", [LW_C_THROTTLED] = "throttled",
-	[LW_C_HOST] = "host",
+	[LW_C_HOST] = "host", [LW_C_HWFW] = "hardware/firmware",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -1040,6 +1040,31 @@ static uint64_t take_steal(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
 	return moved;
 }
 
+/* Time no event explains that is hardware's or firmware's
+ * (lw_attrib_cfg.smi_cpus, lw_spike.irqs_off); after host_time(), which
+ * takes it first on a virtual machine. */
+static void hwfw_time(struct lw_attrib *a, struct lw_spike *s)
+{
+	int smi = a->cfg.smi_cpus && a->cfg.smi_cpus[s->cpu];
+	const char *name;
+
+	if (s->work || s->unattributable || a->cfg.vm || (!smi && !(s->gap && s->irqs_off)))
+		return;
+	name = intern(a, smi ? "SMI" : "");
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_UNEXPLAINED) {
+			s->comp[i].kind = LW_C_HWFW;
+			s->comp[i].name = name;
+		}
+	for (int i = 0; i < s->nseg; i++)
+		if (s->seg[i].kind == LW_C_UNEXPLAINED) {
+			s->seg[i].kind = LW_C_HWFW;
+			s->seg[i].name = name;
+		}
+	merge_comps(s);
+	finish_spike(s);
+}
+
 /* The host's part of a spike (lw_attrib_cfg.vm, .steal). */
 static void host_time(struct lw_attrib *a, struct lw_spike *s)
 {
@@ -1097,6 +1122,7 @@ static void finalize(struct lw_attrib *a, int slot)
 	if (why)
 		s->unattributable = why;
 	host_time(a, s);
+	hwfw_time(a, s);
 	if (!s->work) {
 		add_totals(a, s);
 		keep_spike(a, s);

@@ -183,6 +183,9 @@ enum lw_comp_kind {
 	LW_C_BACKLOG,		/* work window: the worker busy with earlier periods */
 	LW_C_THROTTLED,		/* work window: the CPU idle while the worker could run */
 	LW_C_HOST,		/* the host's (a virtual machine): name "steal" or "gap" */
+	LW_C_HWFW,		/* hardware/firmware: time with no event on a CPU whose
+				 * SMI count moved (name "SMI"), or an hwnoise gap
+				 * (interrupts off) no event explains (name "") */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
@@ -218,6 +221,7 @@ struct lw_spike {
 	int kprio;		/* its kernel priority, or -1 */
 	const char *comm;	/* its name, to know it where tid is -1; or NULL */
 	int gap;		/* a noise-probe gap: the thread busy-looped, never slept */
+	int irqs_off;		/* that loop ran with interrupts off (hwnoise) */
 	uint64_t index;		/* caller's reference (sample number) */
 	/* a work window (a deadline miss, see above), 0 for a spike: the
 	 * worker is tid/kprio/comm, woken by the waker (tid and kprio -1,
@@ -325,6 +329,15 @@ struct lw_attrib_cfg {
 	int vm;
 	uint64_t (*steal)(void *steal_ctx, int cpu, uint64_t from, uint64_t to);
 	void *steal_ctx;
+	/* Hardware and firmware (not on a virtual machine, where it is the
+	 * host's; not for work windows): @smi_cpus[cpu] != 0 when that CPU's
+	 * SMI count moved during the run (RUN/manifest.json "smi"); then a
+	 * spike's time that no event explains (unexplained) is
+	 * hardware/firmware:SMI.  Never without a count that moved, except for
+	 * a gap of a probe that ran with interrupts off (lw_spike.irqs_off):
+	 * there nothing the kernel does can run unseen, so its unexplained
+	 * time is hardware/firmware.  NULL: no count. */
+	const unsigned char *smi_cpus;
 	/* each spike once its attribution is final, in no set order; may be
 	 * NULL.  The spike and its names live only during the call. */
 	void (*done)(void *done_ctx, const struct lw_spike *s);

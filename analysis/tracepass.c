@@ -905,6 +905,7 @@ struct tpass {
 	struct { uint64_t from; int32_t offs; } (*sect)[LW_SECT_KINDS];
 	uint64_t stext;
 	int stext_known;
+	unsigned char *smi_cpus;	/* per CPU: its SMI count moved during the run */
 	struct twins tw;
 	size_t twi;			/* the window the events are in */
 	uint64_t untraced;		/* time between them */
@@ -930,8 +931,9 @@ static int tp_setup(struct tpass *p)
 	p->cur_state = malloc((size_t)p->ncpus * sizeof(*p->cur_state));
 	p->sk = calloc((size_t)p->ncpus, sizeof(*p->sk));
 	p->sect = calloc((size_t)p->ncpus, sizeof(*p->sect));
+	p->smi_cpus = calloc((size_t)p->ncpus, 1);
 	x = p->x = calloc(1, sizeof(*p->x));
-	if (!p->it || !p->unk || !p->nz || !p->cur_state || !p->sk || !p->sect || !x)
+	if (!p->it || !p->unk || !p->nz || !p->cur_state || !p->sk || !p->sect || !p->smi_cpus || !x)
 		return error("out of memory");
 	for (unsigned pr = 0; pr < LW_SAMPLE_MAX; pr++)
 		x->pcpu[pr] = -1;
@@ -959,6 +961,20 @@ static int tp_setup(struct tpass *p)
 	if (p->has_steal) {
 		cfg.steal = steal_in;
 		cfg.steal_ctx = &p->steal;
+	}
+	/* the CPUs whose SMI count moved during the run (lib/smi.h) */
+	{
+		const json_t *c;
+		size_t i;
+
+		json_array_foreach(json_object_get(json_object_get(rd->manifest, "smi"), "cpus"), i, c) {
+			json_int_t cpu = json_integer_value(json_object_get(c, "cpu"));
+
+			if (cpu >= 0 && cpu < p->ncpus &&
+			    json_integer_value(json_object_get(c, "count")) > 0)
+				p->smi_cpus[cpu] = 1;
+		}
+		cfg.smi_cpus = p->smi_cpus;
 	}
 
 	if (p->o->workloads && !(p->sp.misses = lw_misses_new(p->o->workloads, rd->manifest)))
@@ -1425,6 +1441,7 @@ static void tp_free(struct tpass *p)
 	free(p->cur_state);
 	free(p->sk);
 	free(p->sect);
+	free(p->smi_cpus);
 	stats_free(p->x);
 	free(p->it);
 	lw_attrib_free(p->a);

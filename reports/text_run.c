@@ -405,6 +405,21 @@ static void checks_print(FILE *out, const json_t *doc, const struct lw_checks *c
 	}
 }
 
+/* SMIs the run counted (MSR_SMI_COUNT at its start and end): only when some. */
+static void smi_print(FILE *out, const json_t *doc)
+{
+	const json_t *smi = json_object_get(doc, "smi"), *c;
+	size_t i;
+
+	if (!(lw_jnum(smi, "total", NAN) > 0))
+		return;
+	fprintf(out, "SMIs during the run: %lld (", (long long)lw_jnum(smi, "total", NAN));
+	json_array_foreach(json_object_get(smi, "cpus"), i, c)
+		fprintf(out, "%scpu%lld %lld", i ? ", " : "", (long long)lw_jnum(c, "cpu", NAN),
+			(long long)lw_jnum(c, "count", NAN));
+	fprintf(out, "): firmware time no kernel trace sees\n");
+}
+
 void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdict *v,
 			const struct lw_checks *cs, size_t top)
 {
@@ -419,6 +434,7 @@ void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdic
 		lw_jstr(run, "preempt_model", "?"), lw_jstr(run, "board", "?"),
 		json_is_string(json_object_get(run, "scenario")) ? ", scenario " : "",
 		lw_jstr(run, "scenario", ""));
+	smi_print(out, doc);
 	probes_print(out, doc);
 	if (json_object_get(doc, "over_time"))
 		lw_summary_print_over_time(json_object_get(doc, "over_time"), out);

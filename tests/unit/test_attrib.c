@@ -794,6 +794,70 @@ static void test_irqs_off_section(void **st)
 	lw_attrib_free(a);
 }
 
+/* Hardware and firmware: a probe stall no event explains (as in
+ * test_stall_in_probe_path) is hardware/firmware:SMI only on a CPU whose SMI
+ * count moved; never on another CPU, without a count, or on a virtual
+ * machine (the host's there).  A gap of a loop with interrupts off
+ * (hwnoise) that no event explains is hardware/firmware; one an event
+ * explains stays that event's. */
+static struct lw_attrib *stall(const unsigned char *smi, int vm, int irqs_off_gap)
+{
+	struct lw_attrib_cfg cfg = { .ncpus = 2, .exit_latency = exit_lat, .state_name = sname,
+				     .smi_cpus = smi, .vm = vm };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+	struct lw_spike g = { .expected_ns = 3 * E, .latency_ns = 40 * US, .cpu = 0,
+			      .probe = LW_SAMPLE_NOISE, .tid = 5151, .kprio = 4,
+			      .comm = "lw-noise/0", .gap = 1, .irqs_off = irqs_off_gap };
+	struct lw_spike g2 = g;
+
+	assert_non_null(a);
+	spike(a, E, 150 * US);
+	g2.expected_ns = 4 * E;
+	assert_int_equal(lw_attrib_add_spike(a, &g), 0);
+	assert_int_equal(lw_attrib_add_spike(a, &g2), 0);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, E + 1 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, E + 2 * US);
+	ev(a, E + 5 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 400 * US, LW_TEV_SWITCH, 5151, 4, 0, "lw-noise/0");
+	/* the second gap: an NMI explains 30 of its 40 us */
+	ev(a, 4 * E + 5 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "NMI");
+	ev(a, 4 * E + 35 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	ev(a, 5 * E, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
+	lw_attrib_finish(a);
+	return a;
+}
+
+static void test_hardware_firmware(void **st)
+{
+	static const unsigned char on0[2] = { 1, 0 }, on1[2] = { 0, 1 };
+	struct lw_attrib *a;
+
+	a = stall(on0, 0, 0);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HWFW, "SMI", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HWFW, "SMI", 40 * US);
+	lw_attrib_free(a);
+	a = stall(on1, 0, 0);		/* SMIs on the other CPU only */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_UNEXPLAINED, "", 40 * US);
+	lw_attrib_free(a);
+	a = stall(NULL, 0, 0);		/* no count */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);
+	lw_attrib_free(a);
+	a = stall(on0, 1, 1);		/* a virtual machine: the host's */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HOST, "gap", 40 * US);
+	assert_null(find(lw_attrib_get(a, 1), LW_C_HWFW, ""));
+	lw_attrib_free(a);
+	a = stall(NULL, 0, 1);		/* hwnoise: interrupts off, no count */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);	/* not a gap */
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HWFW, "", 40 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_IRQ, "NMI", 30 * US);
+	assert_int_equal(find(lw_attrib_get(a, 2), LW_C_HWFW, "")->ns, 10 * US);
+	lw_attrib_free(a);
+}
+
 /* The probe's timer queued on the housekeeping CPU 1 (the probe's CPU 0 is
  * nohz_full, as in the QEMU guest of bench/attribution-recall/
  * qemu-nonpreempt): CPU 1 wakes it onto CPU 0, where a SCHED_OTHER task is
@@ -1415,6 +1479,7 @@ int main(void)
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
 		cmocka_unit_test(test_code_behind_a_spike),
 		cmocka_unit_test(test_irqs_off_section),
+		cmocka_unit_test(test_hardware_firmware),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
 		cmocka_unit_test(test_softirq_nested_irq),
 		cmocka_unit_test(test_untraced_switch),
