@@ -204,6 +204,34 @@ static void record_budgets(const struct lw_run_opts *o, const struct lw_run_scen
 	json_object_set_new(manifest, "budgets", a);
 }
 
+/* The run's actions from --on-threshold and --on-end (checked when parsed). */
+static int build_actions(const struct lw_run_opts *o, struct lw_actions *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 0; i < o->non_threshold; i++) {
+		if (lw_action_parse(&a->threshold[i], "--on-threshold", o->on_threshold[i]) < 0)
+			return -1;
+		a->nthreshold++;
+		a->cont |= a->threshold[i].kind == LW_ACTION_CONTINUE;
+		a->trace |= a->threshold[i].kind == LW_ACTION_TRACE;
+	}
+	for (int i = 0; i < o->non_end; i++) {
+		if (lw_action_parse(&a->end[i], "--on-end", o->on_end[i]) < 0)
+			return -1;
+		a->nend++;
+	}
+	return 0;
+}
+
+static void free_actions(struct lw_actions *a)
+{
+	for (int i = 0; i < a->nthreshold; i++)
+		lw_action_free(&a->threshold[i]);
+	for (int i = 0; i < a->nend; i++)
+		lw_action_free(&a->end[i]);
+	a->nthreshold = a->nend = 0;
+}
+
 /* One run into @output (@repeat: its place among repeats, or NULL; @pdfd:
  * the repeats' directory @output is made in, else LW_AT_PATH). */
 static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, json_t *repeat,
@@ -214,16 +242,26 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	struct lw_rundir rd;
 	struct lw_run run;
 	struct lw_monitor_opts mo;
+	struct lw_actions acts;
 	char cpus[256];
 	int ret = LW_EXIT_ERROR;
 
-	if (lw_rundir_create_at(&rd, pdfd, output, o->force) < 0)
+	if (build_actions(o, &acts) < 0) {
+		free_actions(&acts);
 		return LW_EXIT_ERROR;
+	}
+	if (lw_rundir_create_at(&rd, pdfd, output, o->force) < 0) {
+		free_actions(&acts);
+		return LW_EXIT_ERROR;
+	}
 
 	lw_run_init(&run, &rd);
 	run.duration_ns = o->duration_ns;
 	run.cpus = o->cpus;
 	run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+	run.threshold_ns = o->break_ns;
+	if (acts.nthreshold || acts.nend)
+		run.actions = &acts;
 	json_object_set_new(run.dir.manifest, "command", argv_json(argc, argv));
 	json_object_set_new(run.dir.manifest, "board", json_string(o->board));
 	json_object_set_new(run.dir.manifest, "cpus", json_string(lw_format_cpulist(&o->cpus, cpus,
@@ -253,7 +291,10 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 		.off_reason = no_spikes ? "--monitor without --threshold: no spikes to keep a trace "
 					  "around" : NULL,
 		.events = o->trace && strcmp(o->trace, "off") ? o->trace : "default",
-		.buffer_bytes = o->trace_buffer, .flight = o->break_ns != 0,
+		/* --break-on: a flight recorder, frozen at the crossing; with
+		 * --on-threshold continue and no trace action, the whole run */
+		.buffer_bytes = o->trace_buffer,
+		.flight = o->break_ns != 0 && !(acts.cont && !acts.trace),
 		.monitor = o->monitor_ns != 0,
 		.no_kallsyms = o->no_kallsyms,
 	};
@@ -323,6 +364,7 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
 fail:
 	lw_run_destroy(&run);
+	free_actions(&acts);
 	return ret;
 }
 

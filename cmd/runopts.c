@@ -39,6 +39,16 @@ static const char usage_head[] =
 "                          or <=, e.g. 'p99<100us', 'xruns<1' (latwatt(1),\n"
 "                          RULES AND METRICS)\n"
 "  -b, --break-on US       stop the run at the first sample above US\n"
+"      --on-threshold ACTION  at a sample above --break-on (repeatable, in\n"
+"                          order; rtla's --on-threshold): trace (keep the flight\n"
+"                          recorder as it was there), signal:SIG[:PID] (PID a\n"
+"                          number or parent, the default), exec:PROG [ARG]...\n"
+"                          (words as --load's, no shell; the sample in\n"
+"                          LATWATT_* variables), continue (measure on to the\n"
+"                          end; without it the first such sample ends the run)\n"
+"      --on-end ACTION     when the run ends (repeatable): signal:SIG[:PID],\n"
+"                          exec:PROG [ARG]... (rtla's --on-end); the actions'\n"
+"                          log in RUN/actions.json\n"
 "      --board NAME        board the run is for (default local)\n"
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "      --repeat N          N runs, one after another: RUN/run-01 ... RUN/run-NN,\n"
@@ -142,7 +152,7 @@ enum {
 	OPT_PROBES, OPT_NOISE_CPUS,
 	OPT_REPEAT, OPT_SETTLE, OPT_BUDGET,
 	OPT_AGAINST, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_ALPHA, OPT_PRACTICAL, OPT_SPENDING,
-	OPT_DECIDE_ON,
+	OPT_DECIDE_ON, OPT_ON_THRESHOLD, OPT_ON_END,
 	OPT_PROBE_PARAM = 300,	/* + probe index * LW_PROBE_PARAMS + parameter */
 	OPT_SCENARIO = 400,
 };
@@ -163,6 +173,8 @@ static const struct option fixed_opts[] = {
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "budget",    required_argument, NULL, OPT_BUDGET },
 	{ "break-on",  required_argument, NULL, 'b' },
+	{ "on-threshold", required_argument, NULL, OPT_ON_THRESHOLD },
+	{ "on-end",    required_argument, NULL, OPT_ON_END },
 	{ "board",     required_argument, NULL, OPT_BOARD },
 	{ "force",     no_argument,       NULL, 'f' },
 	{ "repeat",    required_argument, NULL, OPT_REPEAT },
@@ -410,6 +422,22 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			if (lw_parse_usecs("--break-on", optarg, &o->break_ns) < 0)
 				return -1;
 			break;
+		case OPT_ON_THRESHOLD:
+		case OPT_ON_END: {
+			int end = c == OPT_ON_END;
+			const char *name = end ? "--on-end" : "--on-threshold";
+			int *n = end ? &o->non_end : &o->non_threshold;
+			struct lw_action a;
+			int bad = lw_action_parse(&a, name, optarg);
+
+			lw_action_free(&a);
+			if (bad)
+				return -1;
+			if (*n == LW_MAX_ACTIONS)
+				return error("%s: at most %d actions", name, LW_MAX_ACTIONS);
+			(end ? o->on_end : o->on_threshold)[(*n)++] = optarg;
+			break;
+		}
 		case OPT_BOARD:
 			o->board = optarg;
 			break;
@@ -534,6 +562,9 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("no run directory: give -o RUN");
 	if (!CPU_COUNT(&o->cpus))
 		return error("--cpus: no CPU selected");
+	if (o->non_threshold && !o->break_ns)
+		return error("--on-threshold: needs --break-on US, the threshold its actions fire "
+			     "at (rtla's -T/-i)");
 	if (seq_given && !o->repeat_auto)
 		return error("%s is for --repeat auto", seq_given);
 	/* without --against, the budgets decide: the board's are known once
@@ -553,5 +584,7 @@ const char *const lw_run_repeatable[] = {
 	"load",
 	"budget",
 	"decide-on",
+	"on-threshold",
+	"on-end",
 	NULL,
 };
