@@ -20,6 +20,7 @@
 #include "cmd/runscenario.h"
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "lib/idlecap.h"
 #include "lib/pmqos.h"
 #include "lib/rundir.h"
 #include "lib/run.h"
@@ -345,6 +346,8 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 		     lw_format_duration(o->duration_ns, cpus, sizeof(cpus)));
 	}
 	if (add(&run, lw_pmqos_new(o->pm_qos_us)) < 0)
+		goto fail;
+	if (o->nidle_caps && add(&run, lw_idlecap_new(o->idle_caps, o->nidle_caps)) < 0)
 		goto fail;
 	/* the loads before the probes and workloads: a fork while their
 	 * threads run holds this process's mmap lock and write-protects its
