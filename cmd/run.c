@@ -210,16 +210,18 @@ static int build_actions(const struct lw_run_opts *o, struct lw_actions *a)
 {
 	memset(a, 0, sizeof(*a));
 	for (int i = 0; i < o->non_threshold; i++) {
-		if (lw_action_parse(&a->threshold[i], "--on-threshold", o->on_threshold[i]) < 0)
-			return -1;
 		a->nthreshold++;
+		if (lw_action_parse(&a->threshold[i], "--on-threshold", o->on_threshold[i]) < 0 ||
+		    lw_action_resolve(&a->threshold[i], "--on-threshold") < 0)
+			return -1;
 		a->cont |= a->threshold[i].kind == LW_ACTION_CONTINUE;
 		a->trace |= a->threshold[i].kind == LW_ACTION_TRACE;
 	}
 	for (int i = 0; i < o->non_end; i++) {
-		if (lw_action_parse(&a->end[i], "--on-end", o->on_end[i]) < 0)
-			return -1;
 		a->nend++;
+		if (lw_action_parse(&a->end[i], "--on-end", o->on_end[i]) < 0 ||
+		    lw_action_resolve(&a->end[i], "--on-end") < 0)
+			return -1;
 	}
 	return 0;
 }

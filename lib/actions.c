@@ -9,6 +9,7 @@
 
 #include "lib/actions.h"
 #include "lib/error.h"
+#include "lib/input.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
 #include "lib/spawn.h"
@@ -113,6 +114,29 @@ int lw_action_parse(struct lw_action *a, const char *opt, const char *spec)
 		     opt, spec, on_end ? "" : " or continue");
 }
 
+int lw_action_resolve(struct lw_action *a, const char *opt)
+{
+	const char *prog = a->argv[0];
+
+	if (a->kind != LW_ACTION_EXEC)
+		return 0;
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) < 0)
+			return error("%s: '%s': %s: %s", opt, a->spec, prog, strerror(errno));
+		snprintf(a->path, sizeof(a->path), "%s", prog);
+		return 0;
+	}
+	switch (lw_in_which(prog, a->path, sizeof(a->path))) {
+	case 0:
+		return 0;
+	case 1:
+		return error("%s: '%s': %s not found in PATH", opt, a->spec, prog);
+	default:
+		return error("%s: '%s': %s: not run from a folder of PATH that others control",
+			     opt, a->spec, prog);
+	}
+}
+
 void lw_action_free(struct lw_action *a)
 {
 	free(a->words);
@@ -199,7 +223,8 @@ static int fire_one(const struct lw_action *a, const struct lw_action_event *ev,
 		const char *env[16];
 		char text[1024 + 4096];
 		struct lw_child c = {
-			.argv = (const char *const *)a->argv, .env = env, .in = LW_CHILD_NULL,
+			.argv = (const char *const *)a->argv, .path = *a->path ? a->path : NULL,
+			.env = env, .in = LW_CHILD_NULL,
 			.close_fds = 1, .sig_default = LW_SIG_STOPS, .pdeathsig = SIGTERM,
 			.timeout_ns = LW_ACTION_EXEC_TIMEOUT_NS, .quiet = 1,
 		};

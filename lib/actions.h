@@ -46,6 +46,7 @@ struct lw_action {
 	int signo;			/* signal */
 	long pid;			/* signal: 0 the parent */
 	char *words;			/* exec: storage of argv (owned) */
+	char path[4096];		/* exec: the program (lw_action_resolve()) */
 	char *argv[LW_ACTION_MAX_ARGS + 1];
 };
 
@@ -66,6 +67,11 @@ struct lw_actions {
  */
 int lw_action_parse(struct lw_action *a, const char *opt, const char *spec);
 void lw_action_free(struct lw_action *a);
+/* exec: find the program before the run, as --load's are found (a name
+ * with a '/' must be executable; else absolute entries of PATH only, the
+ * program and its folder held to lib/input.h's owner rule: it runs as
+ * root).  Other kinds: nothing.  0, or -1 after error() naming @opt. */
+int lw_action_resolve(struct lw_action *a, const char *opt);
 
 /* What the actions of one event are told. */
 struct lw_action_event {

@@ -159,6 +159,26 @@ static void test_exec_missing(void **st)
 	json_decref(log);
 }
 
+/* The program is found before the run, as --load's: PATH's absolute
+ * folders, held to the owner rule. */
+static void test_resolve(void **st)
+{
+	struct lw_action a;
+
+	assert_int_equal(lw_action_parse(&a, "--on-end", "exec:latwatt-no-such-program x"), 0);
+	assert_error(lw_action_resolve(&a, "--on-end") < 0, "not found in PATH");
+	lw_action_free(&a);
+	assert_int_equal(lw_action_parse(&a, "--on-end", "exec:/nonexistent/prog"), 0);
+	assert_error(lw_action_resolve(&a, "--on-end") < 0, "/nonexistent/prog");
+	lw_action_free(&a);
+	assert_int_equal(lw_action_parse(&a, "--on-end", "exec:/bin/true"), 0);
+	assert_int_equal(lw_action_resolve(&a, "--on-end"), 0);
+	assert_string_equal(a.path, "/bin/true");
+	lw_action_free(&a);
+	assert_int_equal(lw_action_parse(&a, "--on-end", "signal:USR1"), 0);
+	assert_int_equal(lw_action_resolve(&a, "--on-end"), 0);
+}
+
 /* run's options: repeatable, checked, --on-threshold needs --break-on. */
 static int parse(struct lw_run_opts *o, int argc, char **argv)
 {
@@ -198,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_fire_in_order),
 		cmocka_unit_test(test_exec_missing),
+		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_run_options),
 	};
 
