@@ -548,7 +548,8 @@ int cmd_run(int argc, char **argv)
 		return ret > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
 	ret = LW_EXIT_ERROR;
 	if ((o.scenario && lw_run_scenario_apply(&rs, &o, argc, argv, &online) < 0) ||
-	    lw_run_preflight(&o, &online) < 0)
+	    lw_run_preflight(&o, &online) < 0 ||
+	    (o.nidle_caps && lw_idlecap_check(o.idle_caps, o.nidle_caps) < 0))
 		goto out;
 	/* the probes as the scenario and the command line chose them */
 	if (lw_probe_env_read(&env, "") < 0 ||

@@ -62,12 +62,38 @@ static int driver(char *buf, size_t len)
 	return 0;
 }
 
+/* Every CPU of the sets has its idle states; @drv gets the driver. */
+static int check(const struct lw_idle_cap *caps, int n, char *drv, size_t len)
+{
+	char path[160];
+
+	if (driver(drv, len) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, &caps[i].cpus))
+				continue;
+			snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle/state0", cpu);
+			if (access(path, F_OK) < 0)
+				return error("--deepest-idle-state: cpu %d has no idle states (no %s; "
+					     "driver %s)", cpu, path, drv);
+		}
+	return 0;
+}
+
+int lw_idlecap_check(const struct lw_idle_cap *caps, int n)
+{
+	char drv[64];
+
+	return check(caps, n, drv, sizeof(drv));
+}
+
 static int idlecap_start(struct lw_run *run, struct lw_part *p)
 {
 	struct idlecap *ic = p->priv;
 	char drv[64], path[160], val[16];
 
-	if (driver(drv, sizeof(drv)) < 0)
+	if (check(ic->cap, ic->n, drv, sizeof(drv)) < 0)
 		return -1;
 	ic->done = json_array();
 	for (int i = 0; i < ic->n; i++) {
@@ -80,13 +106,6 @@ static int idlecap_start(struct lw_run *run, struct lw_part *p)
 
 			if (!CPU_ISSET(cpu, &c->cpus))
 				continue;
-			snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle/state0", cpu);
-			if (access(path, F_OK) < 0) {
-				json_decref(off);
-				json_decref(was);
-				return error("--deepest-idle-state: cpu %d has no idle states (no %s; "
-					     "driver %s)", cpu, path, drv);
-			}
 			for (k = c->deepest + 1; ; k++) {
 				snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle/state%d/disable",
 					 cpu, k);

@@ -27,6 +27,10 @@ struct lw_part;
  * with the reason (as --pm-qos without /dev/cpu_dma_latency). */
 struct lw_part *lw_idlecap_new(const struct lw_idle_cap *caps, int n);
 
+/* Before the run: the machine has a cpuidle driver and every CPU of the
+ * sets its idle states; 0, or -1 after error() with the reason. */
+int lw_idlecap_check(const struct lw_idle_cap *caps, int n);
+
 /* "N" or "N@CPULIST" (CPUs in @online); 0, or -1 after error() naming @what. */
 int lw_idle_cap_parse(const char *what, const char *s, const cpu_set_t *online,
 		      struct lw_idle_cap *out);
