@@ -666,8 +666,6 @@ const char *const lw_run_repeatable[] = {
 	"load",
 	"budget",
 	"decide-on",
-	"on-threshold",
-	"on-end",
 	"deepest-idle-state",
 	NULL,
 };
