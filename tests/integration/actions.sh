@@ -9,7 +9,8 @@
 #   continue the run goes on to its duration and the actions fire again
 #   trace    with continue, trace.dat ends at the first crossing; without,
 #            it is the flight recorder up to it
-#   on-end   an exec after the run directory is saved: LATWATT_STATUS
+#   on-end   an exec after the run directory is saved: LATWATT_STATUS; a
+#            signal with no PID reaches latwatt's parent
 # Each action is in RUN/actions.json with its time and outcome.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
@@ -175,4 +176,17 @@ check("trace-logged", tr and tr[0]["ok"] and "stopped at the crossing" in tr[0][
       all("earlier crossing" in x["outcome"] for x in tr[1:]), [x["outcome"] for x in tr])
 sys.exit(0 if ok else 1)
 PY
+
+# 3. signal's default process is latwatt's parent (rtla's pid=parent):
+# a parent that waits for latwatt and counts the SIGUSR1 it receives
+"$PYTHON" - "$LATWATT" "$cpu" "$TMP/r3" >"$TMP/r3.parent" 2>"$TMP/r3.out" <<'PY'
+import signal, subprocess, sys
+got = []
+signal.signal(signal.SIGUSR1, lambda s, f: got.append(1))
+rc = subprocess.call([sys.argv[1], "run", "-q", "-d", "1s", "-c", sys.argv[2], "--probes",
+                      "cyclic", "--trace", "off", "--on-end", "signal:USR1", "-o", sys.argv[3]])
+print(rc, len(got))
+PY
+[ "$(cat "$TMP/r3.parent")" = "0 1" ] && pass "signal-default-is-the-parent" ||
+	fail "signal-default-is-the-parent" "status and signals: $(cat "$TMP/r3.parent") $(cat "$TMP/r3.out")"
 finish
