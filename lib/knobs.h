@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define LW_MAX_KNOBS 64
+#define LW_MAX_KNOBS 1024	/* --deepest-idle-state: one per CPU and idle state */
 
 struct lw_knob {
 	char *path;

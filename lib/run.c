@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
+#include <limits.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,7 @@ void lw_run_init(struct lw_run *run, struct lw_rundir *rd)
 	rd->dfd = -1;
 	run->marker_fd = -1;
 	run->trace_off_fd = -1;
+	run->action_log = json_array();
 	CPU_ZERO(&run->cpus);
 	/* what runs killed before us left, then our own journal, before any
 	 * part is made (the trace recorder makes its instance then) */
@@ -129,6 +132,28 @@ void lw_run_request_stop(struct lw_run *run, enum lw_stop_reason why, const char
 		run->stop_detail[n] = 0;
 	}
 	atomic_store(&run->stop, 1);
+}
+
+void lw_run_threshold(struct lw_run *run, const struct lw_sample *s, const char *detail)
+{
+	const struct lw_actions *a = run->actions;
+	int expected = 0, froze = 0;
+
+	atomic_fetch_add_explicit(&run->crossings, 1, memory_order_relaxed);
+	/* "trace" with "continue": the flight recorder is kept as it was at
+	 * the first crossing (without "continue" the stop does it) */
+	if (a && a->cont && a->trace && !atomic_exchange(&run->trace_frozen, 1)) {
+		int off_fd = run->trace_off_fd;
+
+		froze = off_fd >= 0 && write(off_fd, "0", 1) == 1;
+	}
+	if (atomic_compare_exchange_strong(&run->spike_state, &expected, 1)) {
+		run->spike = *s;
+		run->spike_froze = froze || !(a && a->cont);
+		atomic_store_explicit(&run->spike_state, 2, memory_order_release);
+	}
+	if (!(a && a->cont))
+		lw_run_request_stop(run, LW_STOP_BREAK, detail);
 }
 
 void lw_run_mark(struct lw_run *run, const char *msg, size_t len)
@@ -330,6 +355,105 @@ static const char *reason_text(struct lw_run *run, char *buf, size_t len)
 	}
 }
 
+static void save_actions(struct lw_run *run)
+{
+	char path[4096];
+	json_t *doc = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:O}", "schema", "latwatt-actions",
+				"version", 1, "threshold_ns", (json_int_t)run->threshold_ns,
+				"crossings", (json_int_t)atomic_load(&run->crossings),
+				"crossings_fired", (json_int_t)run->crossings_fired,
+				"crossings_unlogged", (json_int_t)run->crossings_unlogged,
+				"actions", run->action_log);
+
+	if (lw_json_save_at(run->dir.dfd, doc, lw_rundir_file(&run->dir, "actions.json", path,
+							      sizeof(path))) < 0)
+		warning("the log of the run's actions could not be written (see above)");
+	json_decref(doc);
+}
+
+/* The event the actions are told of; @s: a crossing, or NULL. */
+static void action_event(struct lw_run *run, struct lw_action_event *ev, const char *event,
+			 const struct lw_sample *s, char *dir, size_t len)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->event = event;
+	if (s) {
+		ev->has_sample = 1;
+		ev->s = *s;
+	}
+	ev->threshold_ns = run->threshold_ns;
+	ev->crossings = atomic_load(&run->crossings);
+	if (!realpath(run->dir.path, dir))
+		snprintf(dir, len, "%s", run->dir.path);
+	ev->run_dir = dir;
+}
+
+/* A crossing in the slot: run the --on-threshold actions for it (main thread). */
+static void fire_threshold(struct lw_run *run)
+{
+	struct lw_action_event ev;
+	struct lw_sample s;
+	char dir[PATH_MAX];
+	int traced;
+
+	if (!run->actions || atomic_load_explicit(&run->spike_state, memory_order_acquire) != 2)
+		return;
+	/* without "continue" the run stops at its first crossing: the ones
+	 * its threads see before they stop are counted only */
+	if (!run->actions->cont && run->crossings_fired)
+		return;
+	s = run->spike;
+	traced = run->trace_off_fd < 0 ? 0 : run->spike_froze ? 1 : 2;
+	if (!run->has_first) {
+		run->first = s;
+		run->has_first = 1;
+	}
+	action_event(run, &ev, "threshold", &s, dir, sizeof(dir));
+	ev.traced = traced;
+	if (json_array_size(run->action_log) < LW_ACTION_LOG_MAX) {
+		lw_actions_fire(run->actions->threshold, run->actions->nthreshold, &ev,
+				run->action_log);
+		save_actions(run);
+	} else {	/* a storm of crossings with continue: fired, counted, not logged */
+		json_t *scratch = json_array();
+
+		lw_actions_fire(run->actions->threshold, run->actions->nthreshold, &ev, scratch);
+		json_decref(scratch);
+		run->crossings_unlogged++;
+	}
+	run->crossings_fired++;
+	atomic_store_explicit(&run->spike_state, 0, memory_order_release);
+}
+
+/* The end: the --on-end actions, once the run directory is saved. */
+static void fire_end(struct lw_run *run)
+{
+	struct lw_action_event ev;
+	char dir[PATH_MAX];
+
+	action_event(run, &ev, "end", run->has_first ? &run->first : NULL, dir, sizeof(dir));
+	ev.status = lw_manifest_status(run->dir.manifest);
+	lw_actions_fire(run->actions->end, run->actions->nend, &ev, run->action_log);
+	save_actions(run);
+}
+
+/* The manifest's "actions": what was asked and where the log is. */
+static void record_actions(struct lw_run *run)
+{
+	const struct lw_actions *a = run->actions;
+	json_t *th = json_array(), *end = json_array();
+
+	for (int i = 0; i < a->nthreshold; i++)
+		json_array_append_new(th, json_string(a->threshold[i].spec));
+	for (int i = 0; i < a->nend; i++)
+		json_array_append_new(end, json_string(a->end[i].spec));
+	json_object_set_new(run->dir.manifest, "actions", json_pack("{s:o, s:o, s:b, s:I, s:I, "
+		"s:I, s:s}", "on_threshold", th, "on_end", end, "continue", a->cont,
+		"threshold_ns", (json_int_t)run->threshold_ns,
+		"crossings", (json_int_t)atomic_load(&run->crossings),
+		"crossings_fired", (json_int_t)run->crossings_fired, "log", "actions.json"));
+}
+
 /* Up to this many tasks of each kind are recorded. */
 #define MAX_TASKS 4096
 
@@ -475,8 +599,16 @@ int lw_run_execute(struct lw_run *run)
 			run->signo = si.si_signo;
 			lw_run_request_stop(run, LW_STOP_SIGNAL, NULL);
 		}
+		fire_threshold(run);
 	}
 	progress_line(run, lw_mono_ns(), 1);
+	if (run->actions) {
+		/* the crossing that stopped the run: its thread may still be
+		 * filling the slot */
+		for (int k = 0; k < 1000 && atomic_load(&run->spike_state) == 1; k++)
+			sched_yield();
+		fire_threshold(run);
+	}
 	record_tasks(m);
 
 	for (i = started - 1; i >= 0; i--)
@@ -526,6 +658,8 @@ finish:
 		warning("some kernel settings could not be restored (see above; 'latwatt "
 			"cleanup' tries again)");
 
+	if (run->actions)
+		record_actions(run);
 	why = reason_text(run, reason, sizeof(reason));
 	switch (atomic_load(&run->stop_reason)) {
 	case LW_STOP_DURATION:
@@ -544,6 +678,10 @@ finish:
 	}
 	if (lw_rundir_save(&run->dir) < 0)
 		ret = LW_EXIT_ERROR;
+	if (run->actions && run->actions->nend)
+		fire_end(run);
+	else if (run->actions)
+		save_actions(run);
 	if (why && ret != LW_EXIT_OK)
 		note("run %s: %s", lw_manifest_status(m), why);
 	return ret;
@@ -566,5 +704,7 @@ void lw_run_destroy(struct lw_run *run)
 		lw_journal_end(&run->journal);
 	json_decref(run->journal.doc);
 	run->journal.doc = NULL;
+	json_decref(run->action_log);
+	run->action_log = NULL;
 	lw_rundir_close(&run->dir);
 }

@@ -97,7 +97,7 @@ static void *cyclic_main(void *arg)
 
 			snprintf(why, sizeof(why), "cyclic: cpu %d latency %lluns above %lluns",
 				 t->cpu, (unsigned long long)lat, (unsigned long long)o->break_ns);
-			lw_run_request_stop(run, LW_STOP_BREAK, why);
+			lw_run_threshold(run, &s, why);
 		}
 		/* Periods that passed while we were late are counted, not replayed. */
 		next += interval * (1 + (uint64_t)s.missed);

@@ -170,7 +170,7 @@ static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void 
 		snprintf(why, sizeof(why), "%s: cpu %d latency %lluns above %lluns",
 			 lw_probe_name(s.probe), e.cpu, (unsigned long long)s.latency_ns,
 			 (unsigned long long)tl->o.break_ns);
-		lw_run_request_stop(run, LW_STOP_BREAK, why);
+		lw_run_threshold(run, &s, why);
 	}
 	return 0;
 }

@@ -167,6 +167,33 @@ static void test_bad_options(void **st)
 		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
 }
 
+/* --deepest-idle-state N[@CPULIST]: the measured CPUs by default, sets apart. */
+static void test_deepest_idle_state(void **st)
+{
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "-o R -c 1-2 --deepest-idle-state 1"), 0);
+	assert_int_equal(o.nidle_caps, 1);
+	assert_int_equal(o.idle_caps[0].deepest, 1);
+	assert_int_equal(CPU_COUNT(&o.idle_caps[0].cpus), 2);
+	assert_true(CPU_ISSET(1, &o.idle_caps[0].cpus) && CPU_ISSET(2, &o.idle_caps[0].cpus));
+	/* -c after it still gives its CPUs */
+	assert_int_equal(parse(&o, "-o R --deepest-idle-state -1 -c 3"), 0);
+	assert_int_equal(o.idle_caps[0].deepest, -1);
+	assert_int_equal(CPU_COUNT(&o.idle_caps[0].cpus), 1);
+	assert_true(CPU_ISSET(3, &o.idle_caps[0].cpus));
+	assert_int_equal(parse(&o, "-o R --deepest-idle-state 0@0 --deepest-idle-state 2@1-3"), 0);
+	assert_int_equal(o.nidle_caps, 2);
+	assert_int_equal(o.idle_caps[1].deepest, 2);
+	assert_int_equal(CPU_COUNT(&o.idle_caps[1].cpus), 3);
+	assert_error(parse(&o, "-o R --deepest-idle-state 0@0-1 --deepest-idle-state 1@1") < 0,
+		     "CPUs 1 are in two sets");
+	assert_error(parse(&o, "-o R --deepest-idle-state -2") < 0, "not an idle state index");
+	assert_error(parse(&o, "-o R --deepest-idle-state x@1") < 0, "not an idle state index");
+	assert_error(parse(&o, "-o R --deepest-idle-state @1") < 0, "N or N@CPULIST");
+	assert_error(parse(&o, "-o R --deepest-idle-state 1@7") < 0, "--deepest-idle-state");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_every_option),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_deepest_idle_state),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
