@@ -39,6 +39,12 @@ static const char usage_head[] =
 "                          or <=, e.g. 'p99<100us', 'xruns<1' (latwatt(1),\n"
 "                          RULES AND METRICS)\n"
 "  -b, --break-on US       stop the run at the first sample above US\n"
+"      --aligned US        the cyclic threads wake at common instants: one\n"
+"                          start, each next CPU's thread US later (0: all at\n"
+"                          once), as cyclictest -A and rtla -A\n"
+"      --warm-up TIME      samples of the run's first TIME go to\n"
+"                          RUN/warmup-samples, not RUN/samples: no statistic\n"
+"                          counts them (rtla --warm-up)\n"
 "      --board NAME        board the run is for (default local)\n"
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "      --repeat N          N runs, one after another: RUN/run-01 ... RUN/run-NN,\n"
@@ -143,6 +149,7 @@ enum {
 	OPT_REPEAT, OPT_SETTLE, OPT_BUDGET,
 	OPT_AGAINST, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_ALPHA, OPT_PRACTICAL, OPT_SPENDING,
 	OPT_DECIDE_ON,
+	OPT_ALIGNED, OPT_WARM_UP,
 	OPT_PROBE_PARAM = 300,	/* + probe index * LW_PROBE_PARAMS + parameter */
 	OPT_SCENARIO = 400,
 };
@@ -174,6 +181,8 @@ static const struct option fixed_opts[] = {
 	{ "practical", required_argument, NULL, OPT_PRACTICAL },
 	{ "spending",  required_argument, NULL, OPT_SPENDING },
 	{ "decide-on", required_argument, NULL, OPT_DECIDE_ON },
+	{ "aligned",   required_argument, NULL, OPT_ALIGNED },
+	{ "warm-up",   required_argument, NULL, OPT_WARM_UP },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
@@ -481,6 +490,17 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			seq_given = "--decide-on";
 			break;
 		}
+		case OPT_ALIGNED:
+			if (lw_parse_usecs("--aligned", optarg, &o->align_ns) < 0)
+				return -1;
+			if (o->align_ns > LW_NSEC_PER_SEC)
+				return error("--aligned: at most 1s between two threads");
+			o->aligned = 1;
+			break;
+		case OPT_WARM_UP:
+			if (lw_parse_duration("--warm-up", optarg, &o->warmup_ns) < 0)
+				return -1;
+			break;
 		case OPT_SETTLE:
 			if (lw_parse_duration("--settle", optarg, &o->settle_ns) < 0)
 				return -1;
@@ -534,6 +554,9 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("no run directory: give -o RUN");
 	if (!CPU_COUNT(&o->cpus))
 		return error("--cpus: no CPU selected");
+	if (o->warmup_ns && o->warmup_ns >= o->duration_ns)
+		return error("--warm-up: must be shorter than --duration (nothing would be "
+			     "measured)");
 	if (seq_given && !o->repeat_auto)
 		return error("%s is for --repeat auto", seq_given);
 	/* without --against, the budgets decide: the board's are known once

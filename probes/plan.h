@@ -99,6 +99,8 @@ struct lw_probe_common {
 	int no_rt;			/* --no-rt */
 	uint64_t threshold_ns;		/* --threshold: trace marker above it; 0 never */
 	uint64_t break_ns;		/* --break-on; 0 never */
+	int aligned;			/* --aligned: one start for the timer threads */
+	uint64_t align_ns;		/* --aligned US: each next thread US later */
 };
 
 /* Where a probe runs. */

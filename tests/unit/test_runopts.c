@@ -160,6 +160,34 @@ static void test_bad_options(void **st)
 		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
 }
 
+/* --aligned US and --warm-up TIME (cyclictest -A, rtla -A and --warm-up) */
+static void test_aligned_warmup(void **st)
+{
+	static const struct { const char *args, *err; } bad[] = {
+		{ "-o R --aligned", "option --aligned needs a value" },
+		{ "-o R --aligned -5", "--aligned" },
+		{ "-o R --aligned 2s", "--aligned: at most 1s between two threads" },
+		{ "-o R -d 1s --warm-up 1s", "--warm-up: must be shorter than --duration" },
+		{ "-o R --warm-up 20s", "--warm-up: must be shorter than --duration" },
+		{ "-o R --warm-up soon", "--warm-up: 'soon' is not a duration" },
+	};
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "-o R"), 0);
+	assert_false(o.aligned);
+	assert_int_equal(o.warmup_ns, 0);
+	assert_int_equal(parse(&o, "-o R --aligned 0 --warm-up 500ms"), 0);
+	assert_true(o.aligned);
+	assert_int_equal(o.align_ns, 0);
+	assert_int_equal(o.warmup_ns, 500000000);
+	assert_int_equal(parse(&o, "-o R --aligned=20 -d 1m --warm-up=5s"), 0);
+	assert_true(o.aligned);
+	assert_int_equal(o.align_ns, 20000);
+	assert_int_equal(o.warmup_ns, 5000000000ULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_every_option),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_aligned_warmup),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
