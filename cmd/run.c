@@ -244,7 +244,8 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	struct lw_probe_common pc = {
 		.interval_ns = o->interval_ns, .distance_ns = o->distance_ns,
 		.priority = o->priority, .no_rt = o->no_rt, .threshold_ns = o->threshold_ns,
-		.break_ns = o->break_ns, .aligned = o->aligned, .align_ns = o->align_ns,
+		.break_ns = o->break_ns, .aligned = o->probes.aligned,
+		.align_ns = o->probes.align_ns,
 	};
 	/* monitored: a trace only around spikes, so only with --threshold */
 	int no_spikes = o->monitor_ns && !o->threshold_ns;

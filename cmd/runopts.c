@@ -491,11 +491,11 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			break;
 		}
 		case OPT_ALIGNED:
-			if (lw_parse_usecs("--aligned", optarg, &o->align_ns) < 0)
+			if (lw_parse_usecs("--aligned", optarg, &o->probes.align_ns) < 0)
 				return -1;
-			if (o->align_ns > LW_NSEC_PER_SEC)
+			if (o->probes.align_ns > LW_NSEC_PER_SEC)
 				return error("--aligned: at most 1s between two threads");
-			o->aligned = 1;
+			o->probes.aligned = 1;
 			break;
 		case OPT_WARM_UP:
 			if (lw_parse_duration("--warm-up", optarg, &o->warmup_ns) < 0)

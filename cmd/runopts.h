@@ -29,8 +29,6 @@ struct lw_run_opts {
 	int64_t pm_qos_us;		/* --pm-qos, default -1: leave it */
 	uint64_t threshold_ns;		/* --threshold, default 0: no markers */
 	uint64_t break_ns;		/* --break-on, default 0 */
-	int aligned;			/* --aligned US given */
-	uint64_t align_ns;		/* --aligned US: offset of each next thread */
 	uint64_t warmup_ns;		/* --warm-up TIME, default 0: none */
 	int force;			/* --force */
 	unsigned repeat;		/* --repeat N, default 1 */

@@ -291,8 +291,13 @@ static struct lw_part *cyclic_create(const struct lw_probe_plan *p,
 	return lw_cyclic_new(&co);
 }
 
+static const char *cyclic_given(const struct lw_probe_opts *o)
+{
+	return o->aligned ? "--aligned" : NULL;
+}
+
 const struct lw_probe lw_probe_cyclic = {
 	.name = "cyclic", .index = LW_PROBE_INDEX_CYCLIC, .bit = LW_PROBES_CYCLIC, .by_default = 1,
 	.samples = { LW_SAMPLE_CYCLIC }, .cpus_rule = LW_PROBE_CPUS_SHARED,
-	.plan = cyclic_plan, .create = cyclic_create, .help = "",
+	.given = cyclic_given, .plan = cyclic_plan, .create = cyclic_create, .help = "",
 };

@@ -63,6 +63,8 @@ struct lw_probe_opts {
 	cpu_set_t noise_cpus;		/* --noise-cpus */
 	int noise_cpus_set;
 	uint64_t noise_threshold_ns;	/* --noise-threshold */
+	int aligned;			/* --aligned US given (the cyclic probe's) */
+	uint64_t align_ns;		/* --aligned US: offset of each next thread */
 };
 
 /* What the system offers. */

@@ -416,9 +416,29 @@ static void test_descriptors(void **state)
 	assert_int_equal(lw_probe_plan_series(&p), 3 + 1);
 }
 
+/* --aligned is the cyclic probe's: refused without it. */
+static void test_aligned_needs_cyclic(void **state)
+{
+	struct lw_probe_opts o;
+	struct lw_probe_plan p;
+	struct lw_probe_env e = env("0-3", NULL, 1);
+	int q;
+
+	lw_probe_opts_default(&o);
+	o.aligned = 1;
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), 0);
+	o.probes = LW_PROBES_TIMERLAT;
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_string_equal(lw_last_error(), "--aligned: the cyclic probe is not selected "
+			    "(--probes ...,cyclic)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aligned_needs_cyclic),
 		cmocka_unit_test(test_timerlat_threads),
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_parse_probes),

@@ -174,15 +174,15 @@ static void test_aligned_warmup(void **st)
 	struct lw_run_opts o;
 
 	assert_int_equal(parse(&o, "-o R"), 0);
-	assert_false(o.aligned);
+	assert_false(o.probes.aligned);
 	assert_int_equal(o.warmup_ns, 0);
 	assert_int_equal(parse(&o, "-o R --aligned 0 --warm-up 500ms"), 0);
-	assert_true(o.aligned);
-	assert_int_equal(o.align_ns, 0);
+	assert_true(o.probes.aligned);
+	assert_int_equal(o.probes.align_ns, 0);
 	assert_int_equal(o.warmup_ns, 500000000);
 	assert_int_equal(parse(&o, "-o R --aligned=20 -d 1m --warm-up=5s"), 0);
-	assert_true(o.aligned);
-	assert_int_equal(o.align_ns, 20000);
+	assert_true(o.probes.aligned);
+	assert_int_equal(o.probes.align_ns, 20000);
 	assert_int_equal(o.warmup_ns, 5000000000ULL);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
