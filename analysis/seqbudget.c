@@ -262,6 +262,17 @@ static int met(const struct lw_bseq_budget *b, double v)
 	return b->le ? v <= b->limit : v < b->limit;
 }
 
+/* What the units of the sequence are called. */
+static const char *one(const struct lw_bseq *s)
+{
+	return s->stretches ? "stretch" : "run";
+}
+
+static const char *ones(const struct lw_bseq *s)
+{
+	return s->stretches ? "stretches" : "runs";
+}
+
 /* The bounds of @b at @alpha (lower) and @alpha_up (upper). */
 static int bounds(struct lw_bseq *s, struct lw_bseq_budget *b, double alpha_lo, double alpha_up)
 {
@@ -286,10 +297,10 @@ static int bounds(struct lw_bseq *s, struct lw_bseq_budget *b, double alpha_lo, 
 		}
 		return 0;
 	}
-	b->how = "runs' mean";
+	b->how = s->stretches ? "stretches' mean" : "runs' mean";
 	if (lw_bseq_mean_bounds(b->fig, b->nfig, alpha_up, &e, &l, &h) < 0) {
-		snprintf(b->why, sizeof(b->why), "%zu run%s with a positive figure: at least 2 "
-			 "are needed", b->nfig, b->nfig == 1 ? "" : "s");
+		snprintf(b->why, sizeof(b->why), "%zu %s with a positive figure: at least 2 "
+			 "are needed", b->nfig, b->nfig == 1 ? one(s) : ones(s));
 		return 0;
 	}
 	b->est = e;
@@ -337,7 +348,7 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 
 	horizon_text(&s->o, hz, sizeof(hz));
 	if (!s->n) {
-		snprintf(line, len, "no budget was judged in the runs");
+		snprintf(line, len, "no budget was judged in the %s", ones(s));
 		return LW_BSEQ_CONTINUE;
 	}
 	/* measured: no estimate, no error rate */
@@ -347,17 +358,20 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 		if (b->broken) {
 			label(b, lb, sizeof(lb));
 			if (isnan(b->worst))
-				snprintf(line, len, "%s broken by what a run measured (%s)", lb, b->rule);
+				snprintf(line, len, "%s broken by what a %s measured (%s)", lb, one(s),
+					 b->rule);
 			else
-				snprintf(line, len, "%s %.10g%s%s in run %u (%s)", lb, b->worst,
-					 *unit_sp(b) ? " " : "", unit_sp(b), b->worst_run, b->rule);
+				snprintf(line, len, "%s %.10g%s%s in %s %u (%s)", lb, b->worst,
+					 *unit_sp(b) ? " " : "", unit_sp(b), one(s), b->worst_run,
+					 b->rule);
 			return LW_BSEQ_FAIL;
 		}
 		nlat += b->kind != LW_BSEQ_COUNT && !isnan(b->worst);
 		judged += !isnan(b->worst);
 	}
 	if (!judged) {
-		snprintf(line, len, "no run recorded a figure any budget names (%s%s)", s->b[0].rule,
+		snprintf(line, len, "no %s recorded a figure any budget names (%s%s)", one(s),
+			 s->b[0].rule,
 			 s->n > 1 ? " ..." : "");
 		return LW_BSEQ_CONTINUE;
 	}
@@ -370,7 +384,8 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 			b->how = isnan(b->worst) ? NULL : "measured";
 			b->est = b->worst;
 			if (isnan(b->worst))
-				snprintf(b->why, sizeof(b->why), "not recorded in these runs");
+				snprintf(b->why, sizeof(b->why), "not recorded in these %s",
+					 ones(s));
 			continue;
 		}
 		/* a false FAIL on any of the nlat: Bonferroni; a false PASS
@@ -405,8 +420,8 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 				if (!isnan(s->b[i].worst))
 					w = &s->b[i];
 			label(w, lb, sizeof(lb));
-			snprintf(line, len, "%s %.10g %s %.10g in %u run%s (%s)", lb, w->worst,
-				 w->le ? "<=" : "<", w->limit, s->runs, s->runs == 1 ? "" : "s",
+			snprintf(line, len, "%s %.10g %s %.10g in %u %s (%s)", lb, w->worst,
+				 w->le ? "<=" : "<", w->limit, s->runs, s->runs == 1 ? one(s) : ones(s),
 				 w->rule);
 			return LW_BSEQ_PASS;
 		}

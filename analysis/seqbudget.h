@@ -87,6 +87,8 @@ struct lw_bseq {
 	struct lw_bseq_budget *b;
 	size_t n;
 	unsigned runs;
+	int stretches;		/* the units are stretches of one run, not runs
+				 * (run --until-decided): said so in the lines */
 };
 
 /*
