@@ -3,11 +3,12 @@
 # kernel's, in the QEMU PREEMPT_RT board (Debian's 6.12-rt: timerlat_fd since
 # 6.5), one boot: a 3 s run of each.  User threads: three samples per
 # activation (IRQ, thread, return to user) with one expected time, in that
-# order of lateness; osnoise/options back to OSNOISE_WORKLOAD; analyze shows
-# the three stages.  Kernel threads: no return-to-user sample.
+# order of lateness; osnoise/options back to OSNOISE_WORKLOAD, also after
+# SIGINT; analyze shows the three stages.  Kernel threads: no return-to-user
+# sample.
 #
 # Skips (77) without qemu-system-x86_64, busybox-static or the kernel
-# package (cached or from apt).  About 25 s of guest time, 60 s of wall time
+# package (cached or from apt).  About 30 s of guest time, 70 s of wall time
 # on two shared cores once the kernel is cached.  Measures: run it under
 # flock /tmp/latwatt-kernel.lock.
 . "$(dirname "$0")/lib.sh"
@@ -38,8 +39,16 @@ rc=0
 	latwatt run -o \$LW_OUT/kern -d 3s -q --probes timerlat --cpus 0-1 --trace off \
 		--timerlat-threads kernel >\$LW_OUT/kern.out 2>&1
 	echo \$? >\$LW_OUT/kern.rc
+	latwatt run -o \$LW_OUT/int -d 60s -q --probes timerlat --cpus 0-1 --trace off >\$LW_OUT/int.out 2>&1 &
+	pid=\$!
+	sleep 4
+	kill -INT \$pid
+	wait \$pid
+	echo \$? >\$LW_OUT/int.rc
+	cat $O/options >\$LW_OUT/options.int
+	ls /sys/kernel/tracing/instances >\$LW_OUT/instances.int
 " >"$TMP/board.log" 2>&1 || rc=$?
-echo "  boot + two 3 s runs: $(( $(date +%s) - start ))s wall"
+echo "  boot + two 3 s runs and an interrupted one: $(( $(date +%s) - start ))s wall"
 if [ $rc -ne 0 ] || [ ! -f "$TMP/g/user.rc" ]; then
 	fail "the guest's runs came back" "qemu-board status $rc: $(tail -n 3 "$TMP/board.log")"
 	tail -n 20 "$TMP/g/console.log" 2>/dev/null | sed 's/^/  console: /'
@@ -54,6 +63,10 @@ check "user-thread run exits 0" [ "$(cat "$g/user.rc")" = 0 ]
 check "kernel-thread run exits 0" [ "$(cat "$g/kern.rc")" = 0 ]
 check "osnoise/options as before (OSNOISE_WORKLOAD)" cmp -s "$g/options.before" "$g/options.after"
 check "OSNOISE_WORKLOAD was set before" grep -qw OSNOISE_WORKLOAD "$g/options.before"
+check "interrupted user-thread run exits 130" [ "$(cat "$g/int.rc")" = 130 ]
+check "osnoise/options as before after SIGINT" cmp -s "$g/options.before" "$g/options.int"
+check "no latwatt-timerlat instance left after SIGINT" [ -z "$(grep '^latwatt-timerlat-' "$g/instances.int")" ]
+check "the interrupted run is incomplete" [ "$(json "$g/int/manifest.json" '["status"]')" = incomplete ]
 "$LATWATT" analyze -n --json "$g/user" >"$TMP/a.json" 2>"$TMP/a.err"
 check "analyze of the user-thread run" [ -s "$TMP/a.json" ]
 for n in user kern; do
