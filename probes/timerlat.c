@@ -633,6 +633,37 @@ static void timerlat_stop(struct lw_run *run, struct lw_part *p)
 	teardown(tl);
 }
 
+/*
+ * With user-space threads, the thread whose wake-up the thread and
+ * return-to-user samples measure is ours: recorded under those samples'
+ * probe names as the cyclic probe records its own (policy, priority, per CPU
+ * the tid, and the samples the ring dropped: 0 when it dropped none, else
+ * left out, unknown, the ring being shared), so that analyze finds that
+ * thread's wake-up and switch-in behind their spikes.
+ */
+static void record_woken(struct timerlat *tl, json_t *probes)
+{
+	static const unsigned ids[] = { LW_SAMPLE_TIMERLAT_THREAD, LW_SAMPLE_TIMERLAT_USER };
+	uint64_t dropped = atomic_load(&tl->ring->dropped);
+
+	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		json_t *th = json_array();
+
+		for (int i = 0; i < tl->nuser; i++) {
+			json_t *t = json_pack("{s:i, s:i}", "cpu", tl->user[i].cpu,
+					      "tid", atomic_load(&tl->user[i].ktid));
+
+			if (!dropped)
+				json_object_set_new(t, "dropped", json_integer(0));
+			json_array_append_new(th, t);
+		}
+		json_object_set_new(probes, lw_probe_name(ids[k]), json_pack(
+			"{s:i, s:s, s:s, s:i, s:o}", "probe_id", ids[k], "part_of", "timerlat",
+			"policy", tl->o.no_rt ? "SCHED_OTHER" : "SCHED_FIFO",
+			"priority", tl->o.no_rt ? 0 : tl->o.priority, "threads", th));
+	}
+}
+
 static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 {
 	struct timerlat *tl = p->priv;
@@ -708,6 +739,7 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 		json_object_set_new(json_object_get(probes, "timerlat"), "user_threads", th);
 		json_object_set_new(json_object_get(probes, "timerlat"), "thread_policy",
 				    json_string(tl->o.no_rt ? "SCHED_OTHER" : "SCHED_FIFO"));
+		record_woken(tl, probes);
 	}
 	json_object_set_new(json_object_get(probes, "timerlat"), "expected_ns",
 		json_string("event timestamp (mono trace clock) minus timer_latency; the thread "

@@ -4,7 +4,8 @@
 # 6.5), one boot: a 3 s run of each.  User threads: three samples per
 # activation (IRQ, thread, return to user) with one expected time, in that
 # order of lateness; osnoise/options back to OSNOISE_WORKLOAD, also after
-# SIGINT; analyze shows the three stages.  Kernel threads: no return-to-user
+# SIGINT; analyze shows the three stages, and finds the woken thread (ours)
+# behind the thread and return-to-user spikes in the trace.  Kernel threads: no return-to-user
 # sample.
 #
 # Skips (77) without qemu-system-x86_64, busybox-static or the kernel
@@ -33,7 +34,7 @@ rc=0
 "$board" boot "$kernel" -o "$TMP/g" --latwatt "$LATWATT" --timeout 240 -c "
 	cat $O/options >\$LW_OUT/options.before
 	ls $O/per_cpu/cpu0 >\$LW_OUT/percpu
-	latwatt run -o \$LW_OUT/user -d 3s -q --probes timerlat --cpus 0-1 --trace off >\$LW_OUT/user.out 2>&1
+	latwatt run -o \$LW_OUT/user -d 3s -q --probes timerlat --cpus 0-1 --no-kallsyms >\$LW_OUT/user.out 2>&1
 	echo \$? >\$LW_OUT/user.rc
 	cat $O/options >\$LW_OUT/options.after
 	latwatt run -o \$LW_OUT/kern -d 3s -q --probes timerlat --cpus 0-1 --trace off \
@@ -110,6 +111,16 @@ check('irq <= thread <= return to user in every whole activation', not bad, repr
 a = json.load(open(aj))
 check('analyze has the three stages', all(p in a['probes'] for p in
       ('timerlat-irq', 'timerlat-thread', 'timerlat-user')), repr(list(a['probes'])))
+tids = sorted((u['cpu'], u['tid']) for u in t.get('user_threads', []))
+for name in ('timerlat-thread', 'timerlat-user'):
+    e = m['probes'].get(name) or {}
+    check(f'{name}: the woken threads recorded under its name',
+          sorted((x['cpu'], x['tid']) for x in e.get('threads', [])) == tids and
+          e.get('policy') == 'SCHED_FIFO' and e.get('priority') == 95, repr(e))
+sp = [x for x in a['spikes']['top'] if x['probe'] in (3, 7)]
+check('spikes of the thread and return-to-user stages: the thread\'s wake-up and switch-in '
+      'found in the trace', sp and all(x['woken_ns'] and x['switched_in_ns'] for x in sp),
+      repr([(x['probe'], x['woken_ns'], x['switched_in_ns']) for x in sp[:4]]))
 mk = json.load(open(f'{g}/kern/manifest.json'))
 check('kernel run: kernel threads', mk['probes']['timerlat'].get('threads_mode') == 'kernel',
       repr(mk['probes']['timerlat'].get('threads_mode')))
