@@ -3,7 +3,8 @@
 # the wake-ups of the threads of two CPUs on one grid (RUN/samples'
 # expected_ns), the offset of --aligned US between them, two free threads
 # not on one grid; the warm-up's samples in RUN/warmup-samples only, before
-# its end, and in no statistic (analyze's counts are RUN/samples').
+# its end, and in no statistic (analyze's counts are RUN/samples'; its
+# header says so).
 . "$(dirname "$0")/lib.sh"
 need_root
 mk_tmp
@@ -66,6 +67,17 @@ PY
 # the other file's
 "$LATWATT" analyze -n --json "$TMP/aligned" >"$TMP/a.json" 2>"$TMP/a.err"
 check "analyze exits 0" [ $? -eq 0 ]
+"$LATWATT" analyze -n "$TMP/aligned" >"$TMP/a.txt" 2>&1
+check "analyze says the warm-up's samples are kept apart" \
+	grep -q '^warm-up: the samples of the first 0.3 s ([0-9]*) kept apart in RUN/warmup-samples' "$TMP/a.txt"
+if "$PYTHON" -c 'import jsonschema' 2>/dev/null; then
+	check "analysis.json with run.warm_up holds to doc/analysis.schema.json" "$PYTHON" -c '
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
+		"$TOP/doc/analysis.schema.json" "$TMP/a.json"
+else
+	skip "analysis.json against its schema" "needs python3-jsonschema (scripts/install-deps)"
+fi
 py "warm-up" "$TMP" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -85,6 +97,7 @@ check('warm-up recorded', w.get('duration_ns') == 300000000 and w.get('file') ==
 check('warm-up samples all due before its end', warm and max(warm) < end, f'{max(warm or [0])} {end}')
 check('kept samples all due after it', kept and min(kept) >= end, f'{min(kept or [0])} {end}')
 check('a warm-up of 300 ms holds about 2 x 300 - 2 samples', 500 <= len(warm) <= 602, str(len(warm)))
+check("analyze's run.warm_up is the manifest's", a['run'].get('warm_up') == w, repr(a['run'].get('warm_up')))
 check('samples.written counts RUN/samples only', m['samples']['written'] == len(kept),
       f"{m['samples']['written']} {len(kept)}")
 n = sum(c['count'] for c in a['probes']['cyclic']['cpus'])
