@@ -17,6 +17,7 @@
 #include "probes/spike.h"
 
 #define RING_SAMPLES   (1u << 16)
+#define ALIGN_LEAD_NS  (5 * LW_NSEC_PER_MSEC)	/* --aligned: the start, after the last thread */
 
 struct cyclic_thread {
 	struct cyclic *c;
@@ -174,8 +175,10 @@ static int cyclic_start(struct lw_run *run, struct lw_part *p)
 		t->created = 1;
 		n++;
 	}
-	if (c->o.aligned)	/* every thread runs: one start for all */
-		atomic_store(&c->t0, lw_mono_ns());
+	/* every thread runs: one start for all, far enough ahead that each has
+	 * seen it (its naps are 1 ms) before its first wake-up is due */
+	if (c->o.aligned)
+		atomic_store(&c->t0, lw_mono_ns() + ALIGN_LEAD_NS);
 	return 0;
 fail:
 	lw_run_request_stop(run, LW_STOP_ERROR, "cyclic: start failed");

@@ -28,8 +28,8 @@ struct lw_part *lw_cyclic_new(const struct lw_cyclic_opts *o);
 
 /*
  * The first wake-up of thread @k (0 for the first measured CPU) of interval
- * @interval_ns: with --aligned, @t0 (the instant every thread has started
- * by) plus one interval plus @k times @align_ns, so that the threads of one
+ * @interval_ns: with --aligned, @t0 (the common start, 5 ms after the last
+ * thread was made) plus one interval plus @k times @align_ns, so that the threads of one
  * interval wake at the same instants (align_ns 0) or @align_ns apart, as
  * cyclictest -A and rtla timerlat -A.
  */
