@@ -30,6 +30,7 @@ struct stretch {
 	uint64_t *v;			/* its latencies */
 	size_t n, cap;
 	uint64_t missed;
+	double neff;			/* what its samples are worth independent */
 };
 
 struct probe_acc {
@@ -63,8 +64,10 @@ static const char METHOD[] =
 	"--look-every looks, a false verdict at any look at most their sum (union bound); "
 	"FAIL on a maximum or count a stretch broke, or a latency bound's lower bound above "
 	"its limit; PASS when every latency budget's upper bound is under its limit "
-	"(maxima: GEV return level of the 1 s block maxima; other figures: the stretches' "
-	"geometric mean, one-sided t, as batch means); budgets the looks cannot judge "
+	"(maxima: GEV return level of the 1 s block maxima; a percentile: the stretches' "
+	"shares of samples over its limit, as batch means, and the pooled share's Wilson "
+	"bound on the samples' worth as independent ones; other figures: the stretches' "
+	"geometric mean, one-sided t); budgets the looks cannot judge "
 	"(xruns, power, ...) judged on the whole run when it ends";
 
 /* A latency figure of a probe, or its missed periods: what a stretch's
@@ -99,7 +102,7 @@ static int feed(void *ctx, uint64_t start, const struct lw_sample *s, size_t n)
 		p = &u->p[s[i].probe];
 		if (b < u->nblocks && s[i].latency_ns + 1 > p->bmax[b])
 			p->bmax[b] = s[i].latency_ns + 1;
-		if (k < u->closed || k >= u->closed + NSLOT) {
+		if (k < u->closed || k >= u->closed + NSLOT - 1) {
 			u->late++;
 			continue;
 		}
@@ -145,8 +148,39 @@ static int stretch_bmax(void *ctx, const char *probe, const double **v, size_t *
 	return 0;
 }
 
+/* The samples of @probe in the stretch being looked at over @limit_ns
+ * (sorted by stretch_doc()). */
+static int stretch_exceed(void *ctx, const char *probe, double limit_ns, int le, uint64_t *over,
+			  uint64_t *n, double *neff)
+{
+	struct lw_until *u = ctx;
+	int id = lw_probe_by_name(probe);
+	const struct stretch *st;
+	size_t lo = 0, hi;
+
+	if (id <= 0 || id >= LW_SAMPLE_MAX)
+		return 1;
+	st = &u->p[id].slot[u->cur % NSLOT];
+	if (st->k != u->cur || !st->n)
+		return 1;
+	hi = st->n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (le ? (double)st->v[m] > limit_ns : (double)st->v[m] >= limit_ns)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	*over = st->n - lo;
+	*n = st->n;
+	*neff = st->neff;
+	return 0;
+}
+
 /* The stretch @k's figures as an analysis document's "probes" (what the
- * checks read): every probe with samples in it. */
+ * checks read): every probe with samples in it (each stretch's samples
+ * sorted). */
 static json_t *stretch_doc(struct lw_until *u, unsigned k)
 {
 	json_t *probes = json_object();
@@ -159,12 +193,11 @@ static json_t *stretch_doc(struct lw_until *u, unsigned k)
 		if (st->k != k || !st->n)
 			continue;
 		memset(&sts, 0, sizeof(sts));
+		st->neff = lw_bseq_neff(st->v, st->n);	/* in time order, before the sort */
 		lw_stats_compute(&sts, st->v, st->n);
 		all = lw_stats_json(&sts);
 		json_object_set_new(all, "missed_periods", json_integer((json_int_t)st->missed));
 		json_object_set_new(probes, lw_probe_name(id), json_pack("{s:o}", "all", all));
-		st->n = 0;
-		st->missed = 0;
 	}
 	return json_pack("{s:o}", "probes", probes);
 }
@@ -193,6 +226,12 @@ static int look(void *ctx, unsigned k, char *detail, size_t len)
 	pthread_mutex_lock(&u->mu);
 	u->cur = k;
 	ret = lw_bseq_add_run(&u->sb, &cs, stretch_bmax, u);
+	for (unsigned id = 1; id < LW_SAMPLE_MAX; id++) {
+		struct stretch *st = &u->p[id].slot[k % NSLOT];
+
+		if (st->k == k)
+			st->n = st->missed = 0;
+	}
 	pthread_mutex_unlock(&u->mu);
 	if (ret < 0)
 		goto out;
@@ -266,6 +305,8 @@ struct lw_until *lw_until_start(const struct lw_run_opts *o, const struct lw_boa
 	u->manifest = run->dir.manifest;
 	lw_bseq_opts_default(&u->sb.o);
 	u->sb.stretches = 1;
+	u->sb.exceed = stretch_exceed;
+	u->sb.exceed_ctx = u;
 	u->nblocks = (size_t)(o->duration_ns / LW_NSEC_PER_SEC) + 1;
 	u->bm = malloc(per * sizeof(*u->bm));
 	ok = u->bm != NULL;

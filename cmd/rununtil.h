@@ -7,11 +7,11 @@
  * start.  After each stretch ends (from the third on; at once when a sample
  * breaks a maximum), the stretches so far are judged as --repeat auto
  * judges runs against budgets (analysis/seqbudget.h), each stretch standing
- * for a run: a percentile's budget on the stretches' figures (the method of
- * batch means: the stretches' p99s, long enough to be nearly independent
- * though the samples inside are not), a maximum's on the extreme-value fit
- * to the 1 s block maxima of the stretches, a count (missed periods) broken
- * by what a stretch measured.  The alpha of each look is spent from --alpha
+ * for a run: a percentile's budget on the stretches' shares of samples
+ * over its limit (the method of batch means: stretches long enough to be
+ * nearly independent though the samples inside are not), a maximum's on
+ * the extreme-value fit to the 1 s block maxima of the stretches, a count
+ * (missed periods) broken by what a stretch measured.  The alpha of each look is spent from --alpha
  * over at most -d / --look-every looks (Lan-DeMets, --spending): a false
  * verdict at any look at most --alpha.  Decided, the run ends (complete,
  * "decided: ..."); else it runs to -d and is undecided.
