@@ -246,6 +246,9 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		return error("out of memory");
 	}
 	run_header(json_object_get(*doc, "run"), rd->manifest);
+	/* SMIs counted at the start and the end of the run (lib/smi.h) */
+	if (json_is_object(json_object_get(rd->manifest, "smi")))
+		json_object_set_new(*doc, "smi", json_deep_copy(json_object_get(rd->manifest, "smi")));
 	if (threshold)
 		json_object_set_new(*doc, "threshold_source", json_string(o->have_threshold ?
 				    "analyze --threshold" : "run --threshold"));

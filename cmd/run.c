@@ -260,6 +260,7 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 		.buffer_bytes = o->trace_buffer, .flight = o->break_ns != 0,
 		.monitor = o->monitor_ns != 0,
 		.no_kallsyms = o->no_kallsyms,
+		.stacks = o->stacks,
 	};
 	struct lw_part *tracer;
 	cpu_set_t hk;

@@ -85,6 +85,11 @@ static const char usage_head[] =
 "                          --break-on it is what the flight recorder keeps,\n"
 "                          with --monitor the ring a spike's window comes from\n"
 "      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
+"      --stacks            a kernel stack at each wake-up of a probe or\n"
+"                          workload thread while a task ran, and at each\n"
+"                          switch to it: analyze names the code that delayed\n"
+"                          a spike (as rtla timerlat -a); costs some us a\n"
+"                          wake-up that found a task running\n"
 "      --lttng WHEN        LTTng-UST events (latwatt:*): auto (default: when an\n"
 "                          LTTng session daemon runs), on, off\n"
 "      --monitor INTERVAL  long-term monitoring: a histogram and maximum per\n"
@@ -147,7 +152,7 @@ void lw_run_usage(FILE *f)
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
-	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS, OPT_LTTNG,
+	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS, OPT_STACKS, OPT_LTTNG,
 	OPT_MONITOR, OPT_MONITOR_WINDOW, OPT_MONITOR_DISK,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_NOISE_CPUS,
@@ -200,6 +205,7 @@ static const struct option fixed_opts[] = {
 	{ "trace",        required_argument, NULL, OPT_TRACE },
 	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
 	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
+	{ "stacks",       no_argument,       NULL, OPT_STACKS },
 	{ "lttng",        required_argument, NULL, OPT_LTTNG },
 	{ "monitor",        required_argument, NULL, OPT_MONITOR },
 	{ "monitor-window", required_argument, NULL, OPT_MONITOR_WINDOW },
@@ -282,6 +288,9 @@ static int trace_power_option(struct lw_run_opts *o, int c, const char *arg)
 			return -1;
 		if (o->trace_buffer < 16 * 1024 || o->trace_buffer > (4ULL << 30))
 			return error("--trace-buffer: must be between 16k and 4G per CPU");
+		break;
+	case OPT_STACKS:
+		o->stacks = 1;
 		break;
 	case OPT_NO_KALLSYMS:
 		o->no_kallsyms = 1;
@@ -605,6 +614,10 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 	 * it is found (cmd/runauto.c refuses a design with none) */
 	if (o->repeat_auto && o->min_runs > o->max_runs)
 		return error("--min-runs %u is more than --max-runs %u", o->min_runs, o->max_runs);
+	/* stacks are recorded in the trace and read through its kernel symbols */
+	if (o->stacks && (o->no_kallsyms || (o->trace && !strcmp(o->trace, "off"))))
+		return error("--stacks needs the kernel trace and its symbols: not with %s",
+			     o->no_kallsyms ? "--no-kallsyms" : "--trace off");
 	return 0;
 }
 

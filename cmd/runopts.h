@@ -50,6 +50,7 @@ struct lw_run_opts {
 	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */
 	uint64_t trace_buffer;		/* --trace-buffer, per CPU; 0: the recorder's default */
 	int no_kallsyms;		/* --no-kallsyms */
+	int stacks;			/* --stacks */
 	int lttng;			/* --lttng auto|on|off (enum lw_ust_mode), default auto */
 	uint64_t monitor_ns;		/* --monitor INTERVAL; 0: every sample kept */
 	uint64_t monitor_window_ns;	/* --monitor-window, before and after a spike */

@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/smi.h"
 #include "lib/writer.h"
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
@@ -457,10 +458,14 @@ int lw_run_execute(struct lw_run *run)
 	int i, ret = LW_EXIT_OK, started = 0;
 	char reason[320];
 	const char *why;
-	json_t *steal;
+	json_t *steal, *smi;
 
 	stop_sigset(&set);
 	steal = lw_steal_snapshot(NULL);
+	/* SMIs: the count per CPU at the start and the end (lib/smi.h) */
+	smi = lw_smi_snapshot("", 1);
+	if (json_is_string(json_object_get(smi, "reason")))
+		note("SMIs not counted: %s", json_string_value(json_object_get(smi, "reason")));
 	json_object_set_new(m, "start", lw_json_timestamp(&run->start_mono));
 	json_object_set_new(m, "duration_ns", json_integer((json_int_t)run->duration_ns));
 	/* who writes it: a run still "running" whose writer is gone was killed */
@@ -468,6 +473,7 @@ int lw_run_execute(struct lw_run *run)
 	lw_manifest_set_status(m, "running", NULL);
 	if (lw_rundir_save(&run->dir) < 0) {
 		json_decref(steal);
+		json_decref(smi);
 		return LW_EXIT_ERROR;
 	}
 
@@ -534,6 +540,14 @@ finish:
 			json_object_set_new(m, "steal", lw_steal_delta(steal, st_end));
 		json_decref(st_end);
 		json_decref(steal);
+	}
+	if (smi) {
+		json_t *smi_end = json_is_array(json_object_get(smi, "cpus")) ?
+				  lw_smi_snapshot("", 0) : NULL;
+
+		json_object_set_new(m, "smi", lw_smi_delta(smi, smi_end));
+		json_decref(smi_end);
+		json_decref(smi);
 	}
 	json_object_set_new(m, "samples", json_pack("{s:s, s:i, s:I, s:I}",
 		"format", "latwatt-samples", "version", LW_SAMPLES_VERSION,

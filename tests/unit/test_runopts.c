@@ -73,6 +73,9 @@ static void test_every_option(void **st)
 	assert_string_equal(o.board, "rpi4");
 	assert_true(o.force);
 	assert_int_equal(o.progress, 0);
+	assert_false(o.stacks);
+	assert_int_equal(parse(&o, "-o R --stacks"), 0);
+	assert_true(o.stacks);
 
 	assert_int_equal(parse(&o, "-o R --duration 2h --cpus all --interval 1ms --priority 99 "
 				   "--progress --break-on 1ms --force"), 0);
@@ -143,6 +146,10 @@ static void test_bad_options(void **st)
 		{ "-d 1s", "no run directory: give -o RUN" },
 		{ "-o R extra", "unexpected argument 'extra'" },
 		{ "-o R --lttng maybe", "--lttng: 'maybe': auto, on or off" },
+		{ "-o R --stacks --no-kallsyms", "--stacks needs the kernel trace and its symbols: "
+						 "not with --no-kallsyms" },
+		{ "-o R --trace off --stacks", "--stacks needs the kernel trace and its symbols: "
+					       "not with --trace off" },
 		{ "-o R --monitor 500ms", "--monitor: the interval is whole seconds, at least 1s" },
 		{ "-o R --monitor 1500ms", "--monitor: the interval is whole seconds" },
 		{ "-o R --monitor-window 11s", "--monitor-window: at most 10s" },
