@@ -76,6 +76,9 @@ static void run_header(json_t *run, const json_t *m)
 	json_object_set_new(run, "end", json_deep_copy(json_object_get(m, "end")));
 	json_object_set_new(run, "cpus", json_deep_copy(json_object_get(m, "cpus")));
 	json_object_set_new(run, "pm_qos", json_deep_copy(json_object_get(m, "pm_qos")));
+	/* run --warm-up: its samples are in no figure */
+	json_object_set_new(run, "warm_up", json_is_object(json_object_get(m, "warm_up")) ?
+			    json_deep_copy(json_object_get(m, "warm_up")) : json_null());
 	json_object_set_new(run, "system", json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
 		"cmdline", json_object_get(sys, "cmdline"),
 		"nohz", json_object_get(sys, "nohz"),

@@ -262,6 +262,7 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 
 	lw_run_init(&run, &rd);
 	run.duration_ns = o->duration_ns;
+	run.warmup_ns = o->warmup_ns;
 	run.cpus = o->cpus;
 	run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
 	run.threshold_ns = o->break_ns;
@@ -286,7 +287,8 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	struct lw_probe_common pc = {
 		.interval_ns = o->interval_ns, .distance_ns = o->distance_ns,
 		.priority = o->priority, .no_rt = o->no_rt, .threshold_ns = o->threshold_ns,
-		.break_ns = o->break_ns,
+		.break_ns = o->break_ns, .aligned = o->probes.aligned,
+		.align_ns = o->probes.align_ns,
 	};
 	/* monitored: a trace only around spikes, so only with --threshold */
 	int no_spikes = o->monitor_ns && !o->threshold_ns;

@@ -55,6 +55,12 @@ static const char usage_head[] =
 "      --on-end ACTION     when the run ends (repeatable): signal:SIG[:PID],\n"
 "                          exec:PROG [ARG]... (rtla's --on-end); the actions'\n"
 "                          log in RUN/actions.json\n"
+"      --aligned US        the cyclic threads wake at common instants: one\n"
+"                          start, each next CPU's thread US later (0: all at\n"
+"                          once), as cyclictest -A and rtla -A\n"
+"      --warm-up TIME      samples of the run's first TIME go to\n"
+"                          RUN/warmup-samples, not RUN/samples: no statistic\n"
+"                          counts them (rtla --warm-up)\n"
 "      --board NAME        board the run is for (default local)\n"
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "      --repeat N          N runs, one after another: RUN/run-01 ... RUN/run-NN,\n"
@@ -170,6 +176,7 @@ enum {
 	OPT_AGAINST, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_ALPHA, OPT_PRACTICAL, OPT_SPENDING,
 	OPT_DECIDE_ON, OPT_UNTIL_DECIDED, OPT_LOOK_EVERY,
 	OPT_ON_THRESHOLD, OPT_ON_END, OPT_DEEPEST_IDLE,
+	OPT_ALIGNED, OPT_WARM_UP,
 	OPT_PROBE_PARAM = 300,	/* + probe index * LW_PROBE_PARAMS + parameter */
 	OPT_SCENARIO = 400,
 };
@@ -206,6 +213,8 @@ static const struct option fixed_opts[] = {
 	{ "decide-on", required_argument, NULL, OPT_DECIDE_ON },
 	{ "until-decided", no_argument,   NULL, OPT_UNTIL_DECIDED },
 	{ "look-every", required_argument, NULL, OPT_LOOK_EVERY },
+	{ "aligned",   required_argument, NULL, OPT_ALIGNED },
+	{ "warm-up",   required_argument, NULL, OPT_WARM_UP },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
@@ -578,6 +587,17 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			seq_given = "--decide-on";
 			break;
 		}
+		case OPT_ALIGNED:
+			if (lw_parse_usecs("--aligned", optarg, &o->probes.align_ns) < 0)
+				return -1;
+			if (o->probes.align_ns > LW_NSEC_PER_SEC)
+				return error("--aligned: at most 1s between two threads");
+			o->probes.aligned = 1;
+			break;
+		case OPT_WARM_UP:
+			if (lw_parse_duration("--warm-up", optarg, &o->warmup_ns) < 0)
+				return -1;
+			break;
 		case OPT_SETTLE:
 			if (lw_parse_duration("--settle", optarg, &o->settle_ns) < 0)
 				return -1;
@@ -636,6 +656,9 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 	if (o->non_threshold && !o->break_ns)
 		return error("--on-threshold: needs --break-on US, the threshold its actions fire "
 			     "at (rtla's -T/-i)");
+	if (o->warmup_ns && o->warmup_ns >= o->duration_ns)
+		return error("--warm-up: must be shorter than --duration (nothing would be "
+			     "measured)");
 	if (o->until_decided) {
 		if (o->repeat_auto || o->repeat > 1)
 			return error("--until-decided lengthens one run; --repeat adds runs: give "

@@ -41,6 +41,7 @@ struct lw_run_opts {
 	int non_threshold;
 	const char *on_end[LW_MAX_ACTIONS];
 	int non_end;
+	uint64_t warmup_ns;		/* --warm-up TIME, default 0: none */
 	int force;			/* --force */
 	unsigned repeat;		/* --repeat N, default 1 */
 	/* --repeat auto: runs until decided against --against (analysis/sequential.h) */

@@ -184,7 +184,40 @@ void lw_fmt_u64(struct lw_fmt *f, uint64_t v)
 		*f->p++ = tmp[--n];
 }
 
-/* Drain every ring once; returns samples written or -1. */
+/* @n samples into RUN/samples (or the monitor) and the looker, or the
+ * warm-up's file for those due before the warm-up ends; the count of the
+ * first into *@kept. */
+static int sink(struct lw_run *run, int ring, const struct lw_sample *s, size_t n, size_t *kept)
+{
+	const uint64_t end = run->start_mono + run->warmup_ns;
+
+	*kept = 0;
+	while (n) {
+		int warm = run->warmup && s->expected_ns < end;
+		size_t k = 1;
+
+		while (k < n && (run->warmup && s[k].expected_ns < end) == warm)
+			k++;
+		if (warm) {
+			if (lw_samples_write(run->warmup, s, k) < 0)
+				return -1;
+			run->warmup_written += k;
+		} else if (run->monitor ? lw_monitor_feed(run->monitor, ring, s, k) < 0 :
+			   lw_samples_write(run->samples, s, k) < 0) {
+			return -1;
+		} else if (run->looker &&
+			   run->looker->feed(run->looker->ctx, run->start_mono, s, k) < 0) {
+			return -1;
+		} else {
+			*kept += k;
+		}
+		s += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Drain every ring once; returns samples written to RUN/samples or -1. */
 static long drain(struct lw_run *run)
 {
 	int n = atomic_load_explicit(&run->nrings, memory_order_acquire);
@@ -201,14 +234,12 @@ static long drain(struct lw_run *run)
 
 			if (chunk > r->mask + 1 - idx)
 				chunk = r->mask + 1 - idx;
-			if (run->monitor ? lw_monitor_feed(run->monitor, i, &r->buf[idx], chunk) < 0 :
-			    lw_samples_write(run->samples, &r->buf[idx], chunk) < 0)
-				return -1;
-			if (run->looker && run->looker->feed(run->looker->ctx, run->start_mono,
-							     &r->buf[idx], chunk) < 0)
+			size_t kept;
+
+			if (sink(run, i, &r->buf[idx], chunk, &kept) < 0)
 				return -1;
 			tail += chunk;
-			total += (long)chunk;
+			total += (long)kept;
 			atomic_store_explicit(&r->tail, tail, memory_order_release);
 		}
 	}
@@ -238,6 +269,7 @@ static void *writer_main(void *arg)
 
 static int writer_start(struct lw_run *run)
 {
+	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1 };
 	char path[4096];
 
 	run->samples = lw_samples_create(run->dir.dfd,
@@ -245,26 +277,33 @@ static int writer_start(struct lw_run *run)
 					 run->start_mono);
 	if (!run->samples)
 		return -1;
+	if (run->warmup_ns) {
+		run->warmup = lw_samples_create(run->dir.dfd,
+						lw_rundir_file(&run->dir, "warmup-samples", path,
+							       sizeof(path)),
+						run->start_mono);
+		if (!run->warmup)
+			goto fail;
+	}
 	if (run->monitor_opts) {
 		run->monitor = lw_monitor_new(run->monitor_opts, run->dir.dfd, run->dir.path,
 					      run->start_mono, run->samples);
-		if (!run->monitor) {
-			lw_samples_close(run->samples);
-			run->samples = NULL;
-			return -1;
-		}
+		if (!run->monitor)
+			goto fail;
 		if (run->monitor_trace)
 			lw_monitor_set_trace(run->monitor, &run->mtrace);
 	}
-	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1 };
-
-	if (lw_thread_start(&run->writer, writer_main, run, &sch, "the sample writer") < 0) {
-		lw_samples_close(run->samples);
-		run->samples = NULL;
-		return -1;
-	}
+	if (lw_thread_start(&run->writer, writer_main, run, &sch, "the sample writer") < 0)
+		goto fail;
 	run->writer_running = 1;
 	return 0;
+fail:
+	lw_samples_close(run->samples);
+	run->samples = NULL;
+	if (run->warmup)
+		lw_samples_close(run->warmup);
+	run->warmup = NULL;
+	return -1;
 }
 
 static int writer_stop(struct lw_run *run)
@@ -301,6 +340,9 @@ static int writer_stop(struct lw_run *run)
 	if (lw_samples_close(run->samples) < 0)
 		ret = -1;
 	run->samples = NULL;
+	if (run->warmup && lw_samples_close(run->warmup) < 0)
+		ret = -1;
+	run->warmup = NULL;
 	return ret;
 }
 
@@ -643,6 +685,11 @@ finish:
 		"format", "latwatt-samples", "version", LW_SAMPLES_VERSION,
 		"written", (json_int_t)run->samples_written,
 		"dropped", (json_int_t)run->samples_dropped));
+	if (run->warmup_ns)	/* kept apart, in no statistic */
+		json_object_set_new(m, "warm_up", json_pack("{s:I, s:s, s:I, s:s}",
+			"duration_ns", (json_int_t)run->warmup_ns, "file", "warmup-samples",
+			"samples", (json_int_t)run->warmup_written,
+			"rule", "samples due (expected_ns) before start + duration_ns"));
 	if (run->monitor_opts)	/* only the windows around spikes were written */
 		json_object_set_new(json_object_get(m, "samples"), "measured",
 				    json_integer((json_int_t)run->samples_measured));

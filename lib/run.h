@@ -19,7 +19,9 @@
  * Probe samples go through the run's sample sink: each producer thread gets
  * its own single-producer ring (lw_run_ring()) before it starts, and one
  * non-realtime writer thread drains all rings into RUN/samples.  A full ring
- * drops the sample and counts it; nothing blocks the producer.
+ * drops the sample and counts it; nothing blocks the producer.  With a
+ * warm-up (warmup_ns), the samples due before its end go to
+ * RUN/warmup-samples (same format) instead.
  */
 #ifndef LW_RUN_H
 #define LW_RUN_H
@@ -174,6 +176,12 @@ struct lw_run {
 	uint64_t samples_written;	/* into RUN/samples */
 	uint64_t samples_measured;	/* drained from the rings (monitor: more than written) */
 	uint64_t samples_dropped;
+	/* --warm-up: the samples due in the run's first warmup_ns (expected_ns
+	 * before start_mono + warmup_ns) go to RUN/warmup-samples instead, out
+	 * of RUN/samples, the monitor and every statistic */
+	uint64_t warmup_ns;
+	struct lw_samples_writer *warmup;
+	uint64_t warmup_written;
 	/* long-term monitoring (lib/monitor.h): set before lw_run_execute() to
 	 * keep interval histograms and windows around spikes, not every sample */
 	const struct lw_monitor_opts *monitor_opts;

@@ -434,6 +434,12 @@ void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdic
 		lw_jstr(run, "preempt_model", "?"), lw_jstr(run, "board", "?"),
 		json_is_string(json_object_get(run, "scenario")) ? ", scenario " : "",
 		lw_jstr(run, "scenario", ""));
+	if (json_is_object(json_object_get(run, "warm_up")))
+		fprintf(out, "warm-up: the samples of the first %.3g s (%.0f) kept apart in "
+			"RUN/%s, in no figure below\n",
+			lw_jnum(json_object_get(run, "warm_up"), "duration_ns", 0) / 1e9,
+			lw_jnum(json_object_get(run, "warm_up"), "samples", 0),
+			lw_jstr(json_object_get(run, "warm_up"), "file", "warmup-samples"));
 	smi_print(out, doc);
 	probes_print(out, doc);
 	if (json_object_get(doc, "over_time"))

@@ -194,6 +194,34 @@ static void test_deepest_idle_state(void **st)
 	assert_error(parse(&o, "-o R --deepest-idle-state 1@7") < 0, "--deepest-idle-state");
 }
 
+/* --aligned US and --warm-up TIME (cyclictest -A, rtla -A and --warm-up) */
+static void test_aligned_warmup(void **st)
+{
+	static const struct { const char *args, *err; } bad[] = {
+		{ "-o R --aligned", "option --aligned needs a value" },
+		{ "-o R --aligned -5", "--aligned" },
+		{ "-o R --aligned 2s", "--aligned: at most 1s between two threads" },
+		{ "-o R -d 1s --warm-up 1s", "--warm-up: must be shorter than --duration" },
+		{ "-o R --warm-up 20s", "--warm-up: must be shorter than --duration" },
+		{ "-o R --warm-up soon", "--warm-up: 'soon' is not a duration" },
+	};
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "-o R"), 0);
+	assert_false(o.probes.aligned);
+	assert_int_equal(o.warmup_ns, 0);
+	assert_int_equal(parse(&o, "-o R --aligned 0 --warm-up 500ms"), 0);
+	assert_true(o.probes.aligned);
+	assert_int_equal(o.probes.align_ns, 0);
+	assert_int_equal(o.warmup_ns, 500000000);
+	assert_int_equal(parse(&o, "-o R --aligned=20 -d 1m --warm-up=5s"), 0);
+	assert_true(o.probes.aligned);
+	assert_int_equal(o.probes.align_ns, 20000);
+	assert_int_equal(o.warmup_ns, 5000000000ULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_deepest_idle_state),
+		cmocka_unit_test(test_aligned_warmup),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
