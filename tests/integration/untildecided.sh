@@ -60,12 +60,15 @@ else
 	fail "p50-broken-fails" "exit $rc: $(cat "$TMP/p50.out" "$TMP/p50.err")"
 fi
 
-# -- a percentile far under its limit: PASS, and the run ends then
-run -d 20s --budget 'cyclic.p99<1s' -o "$TMP/p99" >"$TMP/p99.out" 2>"$TMP/p99.err"
+# -- a percentile far under its limit: PASS, and the run ends then.  The
+# share's bound counts the samples as the independent ones they are worth:
+# a busy host's load moving the latencies' level between batches makes
+# 20000 samples worth a few hundred; 5 kHz gives enough of them
+run -d 30s -i 200 --budget 'cyclic.p99<1s' -o "$TMP/p99" >"$TMP/p99.out" 2>"$TMP/p99.err"
 rc=$?
 n=$(seconds "$TMP/p99.out")
 if [ $rc -eq 0 ] && grep -q "^decided after [0-9]* s: PASS: cyclic p99: .* of samples at or over 1000000 us, upper bound .* < 1 % (stretches' shares over the limit)" \
-	"$TMP/p99.out" && [ "${n:-0}" -ge 6 ] && [ "$n" -lt 20 ] &&
+	"$TMP/p99.out" && [ "${n:-0}" -ge 6 ] && [ "$n" -lt 30 ] &&
 	grep -q '"decision": "PASS"' "$TMP/p99/manifest.json"; then
 	pass "p99-met-passes"
 else
