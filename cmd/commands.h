@@ -21,7 +21,8 @@
 	X(db,      "results store: keep runs and named baselines in an SQLite file") \
 	X(scenarios, "list the scenario files, show or check one") \
 	X(target,  "run latwatt on a board over ssh and bring the run home") \
-	X(bisect,  "find the first version (kernel) that made a metric worse, with repeated runs")
+	X(bisect,  "find the first version (kernel) that made a metric worse, with repeated runs") \
+	X(tune,    "search run-time knobs for the lowest power that meets the budgets")
 
 #define LW_DECLARE(name, help) int cmd_##name(int argc, char **argv);
 LW_COMMANDS(LW_DECLARE)
