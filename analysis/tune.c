@@ -68,7 +68,11 @@ int lw_tune_script(const struct lw_tune_sys *s, const int level[LW_TK_N], const 
 	int none = 1;
 
 	lw_sb_add(b, "#!/bin/sh\n# ");
-	lw_sb_add(b, title);
+	for (const char *p = title; *p; p++) {	/* one comment line, whatever it holds */
+		char ch[2] = { *p == '\n' || *p == '\r' ? ' ' : *p, 0 };
+
+		lw_sb_add(b, ch);
+	}
 	lw_sb_add(b, "\n# written by latwatt tune; run as root.  The kernel command line that\n"
 		  "# sets the same at boot is in cmdline.txt beside this script.\nset -e\n");
 	for (int i = 0; i < LW_TK_N; i++) {
