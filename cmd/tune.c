@@ -228,7 +228,8 @@ static int spawn(const char *const argv[], const char *logpath)
 {
 	struct lw_child c = { .argv = argv, .err = LW_CHILD_TO_OUT,
 			      .sig_default = LW_SIG_BIT(SIGINT) | LW_SIG_BIT(SIGTERM),
-			      .on_signal = pass_interrupt, .quiet = 1 };
+			      .on_signal = pass_interrupt, .quiet = 1,
+			      .pdeathsig = SIGTERM };	/* tune killed: the run stops and restores */
 	int st, fd = lw_create(logpath, 0644);
 
 	if (fd < 0)
