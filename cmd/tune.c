@@ -64,6 +64,9 @@ static const char usage[] =
 "                          (default 0.05)\n"
 "      --max-time TIME     stop the search after TIME (e.g. 10m); what was\n"
 "                          judged so far is reported\n"
+"      --grid              judge every combination of the knobs' levels against\n"
+"                          the budgets instead of the greedy search (for\n"
+"                          bench/: the same pick, at what cost)\n"
 "      --no-plots          tune.html without the plot\n"
 "  -h, --help              this text\n"
 "\n"
@@ -85,6 +88,7 @@ struct params {
 	unsigned min_runs, max_runs;
 	double alpha;
 	int plots;
+	int grid;
 };
 
 struct tune {
@@ -105,7 +109,7 @@ struct tune {
 static int parse(struct params *p, int argc, char **argv)
 {
 	enum { O_BOARD = 256, O_SCENARIO, O_BUDGET, O_KNOBS, O_MINRUNS, O_MAXRUNS, O_ALPHA,
-	       O_MAXTIME, O_NOPLOTS };
+	       O_MAXTIME, O_NOPLOTS, O_GRID };
 	static const struct option opts[] = {
 		{ "output",   required_argument, NULL, 'o' },
 		{ "board",    required_argument, NULL, O_BOARD },
@@ -119,6 +123,7 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "alpha",    required_argument, NULL, O_ALPHA },
 		{ "max-time", required_argument, NULL, O_MAXTIME },
 		{ "no-plots", no_argument,       NULL, O_NOPLOTS },
+		{ "grid",     no_argument,       NULL, O_GRID },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -168,6 +173,7 @@ static int parse(struct params *p, int argc, char **argv)
 				return -1;
 			break;
 		case O_NOPLOTS: p->plots = 0; break;
+		case O_GRID: p->grid = 1; break;
 		case 'h': return 1;
 		default: return lw_opt_error(c, argv, "tune");
 		}
@@ -485,6 +491,36 @@ static int done(const struct tune *t, int i)
 	return t->r.c[i].dec == LW_BSEQ_PASS;
 }
 
+/* Every combination of the levels, in counting order (the first knob
+ * fastest), each judged against the budgets alone. */
+static int search_grid(struct tune *t, const int nl[LW_TK_N])
+{
+	int lv[LW_TK_N] = { 0 }, total = 1, i;
+	char why[160];
+
+	for (int k = 0; k < LW_TK_N; k++)
+		total *= nl[k] + 1;
+	if (total > LW_TUNE_MAX_CANDS)
+		return error("--grid: %d combinations, at most %d", total, LW_TUNE_MAX_CANDS);
+	for (int n = 0; n < total && !interrupted && !t->timed_out; n++) {
+		snprintf(why, sizeof(why), "grid: combination %d of %d, judged against the budgets "
+			 "alone", n + 1, total);
+		i = add_cand(t, -1, -1, 0, why);
+		if (i < 0)
+			return -1;
+		memcpy(t->r.c[i].level, lv, sizeof(lv));
+		lw_tune_cand_name(lv, t->r.c[i].name, sizeof(t->r.c[i].name));
+		if (judge(t, i) < 0)
+			return -1;
+		for (int k = 0; k < LW_TK_N; k++) {	/* the next combination */
+			if (++lv[k] <= nl[k])
+				break;
+			lv[k] = 0;
+		}
+	}
+	return 0;
+}
+
 static int search(struct tune *t)
 {
 	char why[640], what[256];
@@ -511,6 +547,8 @@ static int search(struct tune *t)
 		nl[LW_TK_PMQOS] = 0;
 	}
 
+	if (t->p->grid)
+		return search_grid(t, nl);
 	i = add_cand(t, -1, -1, 0, "the system as found: the reference every knob is judged "
 		     "against");
 	if (i < 0 || judge(t, i) < 0)

@@ -64,8 +64,9 @@ static void irq_describe(const struct lw_tune_sys *s, int l, char *buf, size_t l
 	char list[256];
 
 	housekeeping(s, &hk);
-	snprintf(buf, len, "%d IRQs moved to CPU %s (off the measured CPUs)", s->nirq,
-		 lw_format_cpulist(&hk, list, sizeof(list)));
+	snprintf(buf, len, "IRQs moved to CPU %s, off the measured CPUs (%d under /proc/irq; "
+		 "those the kernel keeps in place stay)",
+		 lw_format_cpulist(&hk, list, sizeof(list)), s->nirq);
 }
 
 static int irq_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)

@@ -68,12 +68,15 @@ static void front_plot(struct page *pg, const json_t *cands, int rec)
 	if (c && !isnan(num(c, "latency_us")) && !isnan(num(c, "power_w")))
 		fprintf(f, "%g %g\n", num(c, "latency_us"), num(c, "power_w"));
 	fprintf(f, "EOD\nset grid\nset key outside right top Left reverse\n"
+		"set offsets graph 0.05, graph 0.05, graph 0.15, graph 0.15\n"
 		"set xlabel \"worst-case latency (us), estimate and interval\"\n"
 		"set ylabel \"power (W, %s)\"\n"
-		"plot $all using 1:2:3:4 with xerrorbars pt 7 ps 1 lc rgb \"#777777\" "
-		"title \"candidates\", $all using 1:2:(sprintf(\"%%d\", $5)) with labels offset 1,1 "
+		"plot $all using 1:2:3:4 with xerrorbars pt 7 ps 1.2 lc rgb \"#777777\" "
+		"title \"candidates\", $all using 1:2 with points pt 7 ps 1.2 lc rgb \"#777777\" notitle, "
+		"$all using 1:2:(sprintf(\"%%d\", $5)) with labels offset 1,1 "
 		"notitle, $front using 1:2 with linespoints lw 2 pt 7 lc rgb \"#1f77b4\" "
-		"title \"Pareto front\", $rec using 1:2 with points pt 6 ps 3 lw 2 "
+		"title \"Pareto front\", $front using 1:2 with points pt 7 ps 1.4 lc rgb \"#1f77b4\" "
+		"notitle, $rec using 1:2 with points pt 6 ps 3 lw 2 "
 		"lc rgb \"#d62728\" title \"recommended\"\n", kind);
 	lw_pg_figure(pg, "tune-front", lw_script_close(&sc), 900, 420,
 		     "Pareto front: each candidate's worst-case latency (the first latency budget's "
