@@ -32,6 +32,27 @@ static int dominates(const struct lw_tune_cand *a, const struct lw_tune_cand *b)
 	       (a->lat < b->lat || a->power_w < b->power_w);
 }
 
+static int nknobs(const struct lw_tune_cand *c)
+{
+	int n = 0;
+
+	for (int k = 0; k < LW_TK_N; k++)
+		n += c->level[k] != 0;
+	return n;
+}
+
+/* @a before @b as the recommendation: known power before unknown; power
+ * lower by more than LW_TUNE_POWER_TIE; within it, fewer knobs changed
+ * (else the one tried first stays). */
+static int less_power(const struct lw_tune_cand *a, const struct lw_tune_cand *b)
+{
+	if (isnan(a->power_w) || isnan(b->power_w))
+		return !isnan(a->power_w) && isnan(b->power_w);
+	if (fabs(a->power_w - b->power_w) <= LW_TUNE_POWER_TIE * fmax(a->power_w, b->power_w))
+		return nknobs(a) < nknobs(b);
+	return a->power_w < b->power_w;
+}
+
 void lw_tune_finish(struct lw_tune_result *r)
 {
 	r->recommended = r->best = -1;
@@ -48,9 +69,7 @@ void lw_tune_finish(struct lw_tune_result *r)
 		const struct lw_tune_cand *c = &r->c[i];
 		int k = r->recommended;
 
-		if (c->dec == LW_BSEQ_PASS &&
-		    (k < 0 || (isnan(r->c[k].power_w) && !isnan(c->power_w)) ||
-		     (!isnan(c->power_w) && c->power_w < r->c[k].power_w)))
+		if (c->dec == LW_BSEQ_PASS && (k < 0 || less_power(c, &r->c[k])))
 			r->recommended = i;
 		k = r->best;
 		if (!isnan(c->lat) &&

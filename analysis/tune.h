@@ -45,10 +45,17 @@ struct lw_tune_result {
 /* "as found", or the knobs above 0 in words, joined with " + ". */
 void lw_tune_cand_name(const int level[LW_TK_N], char *buf, size_t len);
 
+/* Powers within this fraction of each other are one power: the runs'
+ * estimates of one configuration move that much (an estimate of the same
+ * energy model over another trace), and a knob changed for nothing is a
+ * knob to maintain. */
+#define LW_TUNE_POWER_TIE 0.01
+
 /* The front (c[].front), the recommendation (the lowest power among the
- * candidates decided PASS; power unknown ranks after known, then the
- * order tried, which is the order of power cost) and the best (lowest
- * latency upper bound, then estimate). */
+ * candidates decided PASS, powers within LW_TUNE_POWER_TIE tied and the
+ * tie going to fewer knobs changed, then to the one tried first, which is
+ * the order of power cost; power unknown ranks after known) and the best
+ * (lowest latency upper bound, then estimate). */
 void lw_tune_finish(struct lw_tune_result *r);
 
 /* The shell script that applies @level on @s (every value quoted) and the

@@ -165,6 +165,20 @@ static void test_front_and_recommendation(void **state)
 	assert_int_equal(r.recommended, 2);	/* the lowest power that passes */
 	assert_int_equal(r.best, 3);
 
+	/* powers within 1 %: one power, the fewer knobs changed recommended */
+	memset(&r, 0, sizeof(r));
+	cand(&r, LW_BSEQ_PASS, 90, 110, 1.000);
+	r.c[0].level[LW_TK_IRQ] = 1;
+	r.c[0].level[LW_TK_TIMER_MIGRATION] = 1;
+	cand(&r, LW_BSEQ_PASS, 95, 120, 0.995);
+	r.c[1].level[LW_TK_IRQ] = 1;
+	cand(&r, LW_BSEQ_PASS, 80, 100, 1.004);
+	lw_tune_finish(&r);
+	assert_int_equal(r.recommended, 2);	/* as found (no knob), 0.4 % more */
+	r.c[2].power_w = 1.2;
+	lw_tune_finish(&r);
+	assert_int_equal(r.recommended, 1);	/* one knob against two, 0.5 % less */
+
 	/* nothing passes: no recommendation, the best is said */
 	memset(&r, 0, sizeof(r));
 	cand(&r, LW_BSEQ_FAIL, 300, 350, 1.0);
