@@ -41,16 +41,24 @@ static int nknobs(const struct lw_tune_cand *c)
 	return n;
 }
 
-/* @a before @b as the recommendation: known power before unknown; power
- * lower by more than LW_TUNE_POWER_TIE; within it, fewer knobs changed
- * (else the one tried first stays). */
+/* Is @a's power lower than @b's, told apart (analysis/tune.h)? */
+static int power_below(const struct lw_tune_cand *a, const struct lw_tune_cand *b)
+{
+	if (b->power_w - a->power_w <= LW_TUNE_POWER_TIE * fmax(a->power_w, b->power_w))
+		return 0;
+	return !isnan(a->power_hi) && !isnan(b->power_lo) && a->power_hi < b->power_lo;
+}
+
+/* @a before @b as the recommendation. */
 static int less_power(const struct lw_tune_cand *a, const struct lw_tune_cand *b)
 {
 	if (isnan(a->power_w) || isnan(b->power_w))
 		return !isnan(a->power_w) && isnan(b->power_w);
-	if (fabs(a->power_w - b->power_w) <= LW_TUNE_POWER_TIE * fmax(a->power_w, b->power_w))
-		return nknobs(a) < nknobs(b);
-	return a->power_w < b->power_w;
+	if (power_below(a, b))
+		return 1;
+	if (power_below(b, a))
+		return 0;
+	return nknobs(a) < nknobs(b);
 }
 
 void lw_tune_finish(struct lw_tune_result *r)
@@ -146,13 +154,14 @@ json_t *lw_tune_json(const struct lw_tune_result *r, const struct lw_tune_sys *s
 		}
 		json_array_append_new(cands, json_pack(
 			"{s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:I, s:s, s:s, s:o, s:o, s:o, "
-			"s:o, s:s, s:b}",
+			"s:o, s:o, s:o, s:s, s:b}",
 			"index", i, "name", c->name, "dir", c->dir, "why", c->why, "knobs", knobs,
 			"decision", lw_bseq_decision_name(c->dec), "reason", c->line,
 			"against_best", c->vs_best, "runs", (json_int_t)c->runs,
 			"latency_figure", c->lat_name, "latency_unit", c->lat_unit, "latency_us", num(c->lat),
 			"latency_lower_us", num(c->lat_lo), "latency_upper_us", num(c->lat_hi),
-			"power_w", num(c->power_w), "power_kind", c->power_kind,
+			"power_w", num(c->power_w), "power_lower_w", num(c->power_lo),
+			"power_upper_w", num(c->power_hi), "power_kind", c->power_kind,
 			"front", c->front));
 		if (c->front)
 			json_array_append_new(front, json_integer(i));

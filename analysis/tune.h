@@ -30,7 +30,8 @@ struct lw_tune_cand {
 	char lat_name[96];		/* the budget's check: budget.cyclic.max */
 	char lat_unit[8];
 	double lat, lat_lo, lat_hi;	/* NAN when none */
-	double power_w;			/* mean of the runs; NAN when none */
+	double power_w;			/* the runs' (geometric) mean; NAN when none */
+	double power_lo, power_hi;	/* its two-sided interval at alpha; NAN: one run */
 	char power_kind[16];		/* "measured", "estimated", "none" */
 	int front;			/* on the Pareto front */
 };
@@ -45,17 +46,18 @@ struct lw_tune_result {
 /* "as found", or the knobs above 0 in words, joined with " + ". */
 void lw_tune_cand_name(const int level[LW_TK_N], char *buf, size_t len);
 
-/* Powers within this fraction of each other are one power: the runs'
- * estimates of one configuration move that much (an estimate of the same
- * energy model over another trace), and a knob changed for nothing is a
- * knob to maintain. */
+/* Powers within this fraction of each other are one power, whatever their
+ * intervals: a knob changed for nothing is a knob to maintain. */
 #define LW_TUNE_POWER_TIE 0.01
 
-/* The front (c[].front), the recommendation (the lowest power among the
- * candidates decided PASS, powers within LW_TUNE_POWER_TIE tied and the
- * tie going to fewer knobs changed, then to the one tried first, which is
- * the order of power cost; power unknown ranks after known) and the best
- * (lowest latency upper bound, then estimate). */
+/* The front (c[].front), the recommendation and the best (lowest latency
+ * upper bound, then estimate).  The recommendation is the lowest power
+ * among the candidates decided PASS, where one power is lower than another
+ * only when their intervals do not overlap (a candidate of one run has
+ * none: it is lower than nothing) and they differ by more than
+ * LW_TUNE_POWER_TIE; powers not told apart are a tie, which goes to fewer
+ * knobs changed, then to the one tried first (the order of power cost).
+ * Power unknown ranks after known. */
 void lw_tune_finish(struct lw_tune_result *r);
 
 /* The shell script that applies @level on @s (every value quoted) and the

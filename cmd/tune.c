@@ -365,7 +365,7 @@ static int judge(struct tune *t, int i)
 	struct lw_auto ab, aa;
 	char dir[PATH_MAX], path[PATH_MAX + 16], best[PATH_MAX];
 	int against = t->current >= 0 && t->current != i, ret = -1, stop = 0;
-	double wsum = 0;
+	double wv[64];
 	unsigned wn = 0;
 
 	memset(&ab, 0, sizeof(ab));
@@ -387,7 +387,7 @@ static int judge(struct tune *t, int i)
 		if (lw_auto_prepare(&aa, &oa, t->board) < 0)
 			goto out;
 	}
-	for (unsigned r = 1; r <= t->p->max_runs && !stop; r++) {
+	for (unsigned r = 1; r <= t->p->max_runs && !stop && !interrupted; r++) {
 		double w;
 		int rb, ra = 0;
 
@@ -402,10 +402,8 @@ static int judge(struct tune *t, int i)
 			goto out;
 		c->runs = r;
 		run_power(path, &w, c->power_kind, sizeof(c->power_kind));
-		if (!isnan(w)) {
-			wsum += w;
-			wn++;
-		}
+		if (!isnan(w) && wn < 64)
+			wv[wn++] = w;
 		rb = lw_auto_look(&ab, path);
 		if (rb < 0)
 			goto out;
@@ -451,14 +449,19 @@ static int judge(struct tune *t, int i)
 		c->lat_hi = b->hi;
 		break;
 	}
-	if (wn)
-		c->power_w = wsum / wn;
+	c->power_lo = c->power_hi = NAN;
+	if (wn == 1 || lw_bseq_mean_bounds(wv, wn, t->p->alpha / 2, &c->power_w, &c->power_lo,
+					   &c->power_hi) < 0)
+		c->power_w = wn ? wv[0] : NAN;
 	printf("  %s after %u run%s: %s\n", lw_bseq_decision_name(c->dec), c->runs,
 	       c->runs == 1 ? "" : "s", c->line);
 	if (c->vs_best[0])
 		printf("  against %s: %s\n", t->r.c[t->current].name, c->vs_best);
-	if (!isnan(c->power_w))
-		printf("  power %.3f W (%s)\n", c->power_w, c->power_kind);
+	if (!isnan(c->power_lo))
+		printf("  power %.3f W [%.3f, %.3f] (%s)\n", c->power_w, c->power_lo, c->power_hi,
+		       c->power_kind);
+	else if (!isnan(c->power_w))
+		printf("  power %.3f W (%s, one run)\n", c->power_w, c->power_kind);
 	fflush(stdout);
 	ret = 0;
 out:

@@ -36,14 +36,15 @@ static void front_plot(struct page *pg, const json_t *cands, int rec)
 	fprintf(f, "$all << EOD\n");
 	json_array_foreach(cands, i, c) {
 		double l = num(c, "latency_us"), lo = num(c, "latency_lower_us"),
-		       hi = num(c, "latency_upper_us"), w = num(c, "power_w");
+		       hi = num(c, "latency_upper_us"), w = num(c, "power_w"),
+		       wlo = num(c, "power_lower_w"), whi = num(c, "power_upper_w");
 
 		if (isnan(l) || isnan(w))
 			continue;
 		if (!strcmp(str(c, "power_kind"), "measured"))
 			kind = "measured";
-		fprintf(f, "%g %g %g %g %zu\n", l, w, isnan(lo) ? l : lo, isnan(hi) ? l : hi,
-			i + 1);
+		fprintf(f, "%g %g %g %g %g %g %zu\n", l, w, isnan(lo) ? l : lo, isnan(hi) ? l : hi,
+			isnan(wlo) ? w : wlo, isnan(whi) ? w : whi, i + 1);
 	}
 	fprintf(f, "EOD\n$front << EOD\n");
 	for (double last = -1;;) {	/* the front in ascending latency */
@@ -71,17 +72,17 @@ static void front_plot(struct page *pg, const json_t *cands, int rec)
 		"set offsets graph 0.05, graph 0.05, graph 0.15, graph 0.15\n"
 		"set xlabel \"worst-case latency (us), estimate and interval\"\n"
 		"set ylabel \"power (W, %s)\"\n"
-		"plot $all using 1:2:3:4 with xerrorbars pt 7 ps 1.2 lc rgb \"#777777\" "
+		"plot $all using 1:2:3:4:5:6 with xyerrorbars pt 7 ps 1.2 lc rgb \"#777777\" "
 		"title \"candidates\", $all using 1:2 with points pt 7 ps 1.2 lc rgb \"#777777\" notitle, "
-		"$all using 1:2:(sprintf(\"%%d\", $5)) with labels offset 1,1 "
+		"$all using 1:2:(sprintf(\"%%d\", $7)) with labels offset 1,1 "
 		"notitle, $front using 1:2 with linespoints lw 2 pt 7 lc rgb \"#1f77b4\" "
 		"title \"Pareto front\", $front using 1:2 with points pt 7 ps 1.4 lc rgb \"#1f77b4\" "
 		"notitle, $rec using 1:2 with points pt 6 ps 3 lw 2 "
 		"lc rgb \"#d62728\" title \"recommended\"\n", kind);
 	lw_pg_figure(pg, "tune-front", lw_script_close(&sc), 900, 420,
 		     "Pareto front: each candidate's worst-case latency (the first latency budget's "
-		     "figure, with its interval) against its power; numbers are the candidates "
-		     "in the order tried.");
+		     "figure, with its interval) against its power (the runs' mean, with its "
+		     "interval); numbers are the candidates in the order tried.");
 }
 
 int lw_report_tune_html(FILE *out, const json_t *doc, const struct lw_report_opts *ro)
@@ -136,8 +137,12 @@ int lw_report_tune_html(FILE *out, const json_t *doc, const struct lw_report_opt
 		lw_pg_td(&pg, buf);
 		if (isnan(w))
 			snprintf(buf, sizeof(buf), "none");
-		else
+		else if (isnan(num(c, "power_lower_w")))
 			snprintf(buf, sizeof(buf), "%.3f %s", w, str(c, "power_kind"));
+		else
+			snprintf(buf, sizeof(buf), "%.3f [%.3f, %.3f] %s", w,
+				 num(c, "power_lower_w"), num(c, "power_upper_w"),
+				 str(c, "power_kind"));
 		lw_pg_td(&pg, buf);
 		lw_pg_td(&pg, json_is_true(json_object_get(c, "front")) ? "yes" : "");
 		lw_pg_td(&pg, str(c, "why"));

@@ -145,6 +145,8 @@ static void cand(struct lw_tune_result *r, enum lw_bseq_decision d, double lat, 
 	c->lat_lo = lat * 0.9;
 	c->lat_hi = hi;
 	c->power_w = w;
+	c->power_lo = w * 0.99;	/* runs that agree: intervals of +/- 1 % */
+	c->power_hi = w * 1.01;
 }
 
 static void test_front_and_recommendation(void **state)
@@ -165,7 +167,7 @@ static void test_front_and_recommendation(void **state)
 	assert_int_equal(r.recommended, 2);	/* the lowest power that passes */
 	assert_int_equal(r.best, 3);
 
-	/* powers within 1 %: one power, the fewer knobs changed recommended */
+	/* powers not told apart are a tie: the fewer knobs changed */
 	memset(&r, 0, sizeof(r));
 	cand(&r, LW_BSEQ_PASS, 90, 110, 1.000);
 	r.c[0].level[LW_TK_IRQ] = 1;
@@ -175,9 +177,22 @@ static void test_front_and_recommendation(void **state)
 	cand(&r, LW_BSEQ_PASS, 80, 100, 1.004);
 	lw_tune_finish(&r);
 	assert_int_equal(r.recommended, 2);	/* as found (no knob), 0.4 % more */
+	/* 20 % more, the intervals apart: the lower power */
 	r.c[2].power_w = 1.2;
+	r.c[2].power_lo = 1.15;
+	r.c[2].power_hi = 1.25;
 	lw_tune_finish(&r);
-	assert_int_equal(r.recommended, 1);	/* one knob against two, 0.5 % less */
+	assert_int_equal(r.recommended, 1);
+	/* the shared machine's estimates: 0.33 to 2.0 W for one configuration
+	 * (other work on the other CPU); intervals that overlap tell nothing */
+	r.c[2].power_lo = 0.4;
+	r.c[2].power_hi = 2.0;
+	lw_tune_finish(&r);
+	assert_int_equal(r.recommended, 2);
+	/* one run: no interval, lower than nothing */
+	r.c[2].power_lo = r.c[2].power_hi = NAN;
+	lw_tune_finish(&r);
+	assert_int_equal(r.recommended, 2);
 
 	/* nothing passes: no recommendation, the best is said */
 	memset(&r, 0, sizeof(r));
