@@ -67,6 +67,8 @@ static const char usage[] =
 "      --grid              judge every combination of the knobs' levels against\n"
 "                          the budgets instead of the greedy search (for\n"
 "                          bench/: the same pick, at what cost)\n"
+"      --sysfs-root DIR    read and write the knobs under DIR, a copy of / (tests;\n"
+"                          the runs measure this system as it is)\n"
 "      --no-plots          tune.html without the plot\n"
 "  -h, --help              this text\n"
 "\n"
@@ -81,7 +83,7 @@ static void on_signal(int sig)
 }
 
 struct params {
-	const char *out, *board, *scenario, *cpus, *knobs;
+	const char *out, *board, *scenario, *cpus, *knobs, *root;
 	const char *budget[LW_RUN_MAX_BUDGETS];
 	int nbudgets;
 	uint64_t duration_ns, max_time_ns;
@@ -109,7 +111,7 @@ struct tune {
 static int parse(struct params *p, int argc, char **argv)
 {
 	enum { O_BOARD = 256, O_SCENARIO, O_BUDGET, O_KNOBS, O_MINRUNS, O_MAXRUNS, O_ALPHA,
-	       O_MAXTIME, O_NOPLOTS, O_GRID };
+	       O_MAXTIME, O_NOPLOTS, O_GRID, O_ROOT };
 	static const struct option opts[] = {
 		{ "output",   required_argument, NULL, 'o' },
 		{ "board",    required_argument, NULL, O_BOARD },
@@ -124,6 +126,7 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "max-time", required_argument, NULL, O_MAXTIME },
 		{ "no-plots", no_argument,       NULL, O_NOPLOTS },
 		{ "grid",     no_argument,       NULL, O_GRID },
+		{ "sysfs-root", required_argument, NULL, O_ROOT },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,6 +177,7 @@ static int parse(struct params *p, int argc, char **argv)
 			break;
 		case O_NOPLOTS: p->plots = 0; break;
 		case O_GRID: p->grid = 1; break;
+		case O_ROOT: p->root = optarg; break;
 		case 'h': return 1;
 		default: return lw_opt_error(c, argv, "tune");
 		}
@@ -721,7 +725,7 @@ int cmd_tune(int argc, char **argv)
 					break;
 				}
 	}
-	if (lw_tune_sys_read(&t.sys, "", &measured) < 0)
+	if (lw_tune_sys_read(&t.sys, p.root ? p.root : "", &measured) < 0)
 		return LW_EXIT_ERROR;
 	lw_format_cpulist(&t.sys.measured, t.cpulist, sizeof(t.cpulist));
 	t.board = lw_board_find(p.board, NULL);

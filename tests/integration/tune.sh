@@ -9,6 +9,11 @@
 #     apply.sh changes nothing;
 #   - tune killed with SIGKILL while a knob is set: 'latwatt cleanup'
 #     restores it from the journal;
+#   - the knobs that cost power, on a copy of sysfs with haltpoll's states
+#     (--sysfs-root: the runs measure this system as it is, so nothing
+#     passes): after the free knobs, the deepest state disabled on the
+#     measured CPU, judged, and put back in the copy; --grid judges every
+#     combination;
 #   - planted truth (b), idle states: needs a cpuidle driver with two states
 #     or more (this machine's haltpoll); skipped with the reason otherwise.
 . "$(dirname "$0")/lib.sh"
@@ -100,6 +105,35 @@ else
 		echo "$orig" >/proc/sys/kernel/timer_migration
 	fi
 fi
+
+# -- the ladder of the knobs that cost power, on a copy
+cpuidle_tree "$TMP/root"
+tune --budget 'cyclic.max<1us' --knobs idle,pmqos,irq --sysfs-root "$TMP/root" -o "$TMP/l" \
+	>"$TMP/l.out" 2>"$TMP/l.err"
+rc=$?
+st=$(cat "$TMP/root/sys/devices/system/cpu/cpu$cpu/cpuidle/state1/disable")
+if [ $rc -eq 1 ] && [ "$st" = 0 ] &&
+	grep -q '^  pmqos: not searched: idle limits the same states' "$TMP/l.out" &&
+	grep -q '^  irq  *not here: no IRQ under' "$TMP/l.out"; then
+	pass "ladder-on-copy"
+else
+	fail "ladder-on-copy" "exit $rc, state1/disable $st: $(cat "$TMP/l.out" "$TMP/l.err")"
+fi
+py "ladder-json" "$TMP/l/tune.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"]
+assert [x["name"] for x in c] == ["as found", "idle 1"], [x["name"] for x in c]
+k = c[1]["knobs"]["idle"]
+assert k["level"] == 1 and k["what"].startswith("idle state haltpoll idle (exit 1 us) disabled on CPU"), k
+assert "order of power cost" in c[1]["why"], c[1]["why"]
+print("PASS: ladder-json")
+PY
+tune --budget 'cyclic.max<1us' --knobs idle --sysfs-root "$TMP/root" --grid -o "$TMP/g" \
+	>"$TMP/g.out" 2>"$TMP/g.err"
+rc=$?
+n=$(grep -c '^candidate [0-9]*: ' "$TMP/g.out")
+[ $rc -eq 1 ] && [ "$n" = 2 ] && grep -q '^  why: grid: combination 2 of 2' "$TMP/g.out" &&
+	pass "grid-on-copy" || fail "grid-on-copy" "exit $rc, $n candidates: $(cat "$TMP/g.out" "$TMP/g.err")"
 
 # -- (b) idle states
 drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
