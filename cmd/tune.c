@@ -376,7 +376,7 @@ static int judge(struct tune *t, int i)
 	memset(&aa, 0, sizeof(aa));
 	snprintf(c->dir, sizeof(c->dir), "cand-%02d", i + 1);
 	snprintf(c->power_kind, sizeof(c->power_kind), "none");
-	c->lat = c->lat_lo = c->lat_hi = c->power_w = NAN;
+	c->lat = c->lat_lo = c->lat_hi = c->power_w = c->power_lo = c->power_hi = NAN;
 	snprintf(dir, sizeof(dir), "%s/%s", t->p->out, c->dir);
 	printf("\ncandidate %d: %s\n  why: %s\n", i + 1, c->name, c->why);
 	fflush(stdout);
@@ -411,7 +411,7 @@ static int judge(struct tune *t, int i)
 		rb = lw_auto_look(&ab, path);
 		if (rb < 0)
 			goto out;
-		if (against) {
+		if (against && !aa.st.stopped) {
 			ra = lw_auto_look(&aa, path);
 			if (ra < 0)
 				goto out;
