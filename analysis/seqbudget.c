@@ -168,6 +168,19 @@ static enum lw_bseq_kind kind_of(const struct lw_check *c)
 	return LW_BSEQ_FIGURE;
 }
 
+/* The share of samples a percentile "p99.9" leaves above it (0.001); 0
+ * for a name that is not one. */
+static double pct_share(const char *metric)
+{
+	char *end;
+	double v;
+
+	if (metric[0] != 'p' || !metric[1])
+		return 0;
+	v = strtod(metric + 1, &end);
+	return *end || !(v > 0 && v < 100) ? 0 : 1 - v / 100;
+}
+
 /* "budget.cyclic.max" of rule "cyclic.max<...": the probe, when the rule has one. */
 static void probe_of(const struct lw_check *c, char *buf, size_t len)
 {
@@ -217,12 +230,35 @@ int lw_bseq_add_run(struct lw_bseq *s, const struct lw_checks *cs, lw_bseq_bmax_
 			b->limit = c->limit;
 			b->le = strstr(c->rule, "<=") != NULL;
 			b->kind = kind_of(c);
+			b->q = pct_share(c->metric);
+			if (b->kind == LW_BSEQ_FIGURE && s->exceed && b->probe[0] && b->q > 0 &&
+			    !strcmp(c->unit, "us"))
+				b->kind = LW_BSEQ_EXCEED;
 			b->worst = b->est = b->lo = b->hi = NAN;
 		}
 		/* what a run measured above the limit broke it: a count, a
 		 * maximum, or a percentile known only to lie above it */
-		if (c->result == LW_FAIL && (b->kind != LW_BSEQ_FIGURE || isnan(c->measured)))
+		if (c->result == LW_FAIL && (b->kind == LW_BSEQ_COUNT || b->kind == LW_BSEQ_MAX ||
+					     isnan(c->measured)))
 			b->broken = 1;
+		if (b->kind == LW_BSEQ_EXCEED) {
+			uint64_t over = 0, tot = 0;
+			double ne = 0;
+			int r = s->exceed(s->exceed_ctx, b->probe, b->limit * 1e3, b->le, &over, &tot,
+					  &ne);
+
+			if (r < 0)
+				return -1;
+			if (r == 0 && tot) {
+				double f = (double)over / (double)tot;
+
+				if (append(&b->exc, &b->nexc, &f, 1) < 0)
+					return -1;
+				b->over += over;
+				b->total += tot;
+				b->neff += ne > 0 && ne < (double)tot ? ne : (double)tot;
+			}
+		}
 		if (!isnan(c->measured)) {
 			if (isnan(b->worst) || c->measured > b->worst) {
 				b->worst = c->measured;
@@ -257,9 +293,94 @@ int lw_bseq_add_run(struct lw_bseq *s, const struct lw_checks *cs, lw_bseq_bmax_
 	return 0;
 }
 
+/* How near its limit a budget's upper bound is (1: at it). */
+static double nearness(const struct lw_bseq_budget *b)
+{
+	return b->kind == LW_BSEQ_EXCEED ? b->hi / b->q : b->hi / b->limit;
+}
+
 static int met(const struct lw_bseq_budget *b, double v)
 {
 	return b->le ? v <= b->limit : v < b->limit;
+}
+
+/* What the units of the sequence are called. */
+static const char *one(const struct lw_bseq *s)
+{
+	return s->stretches ? "stretch" : "run";
+}
+
+static const char *ones(const struct lw_bseq *s)
+{
+	return s->stretches ? "stretches" : "runs";
+}
+
+/* One-sided Wilson bound of a share @p of @nn independent samples at
+ * @alpha: the upper (@up) or the lower. */
+static double wilson(double p, double nn, double alpha, int up)
+{
+	double z = gsl_cdf_ugaussian_Pinv(1 - alpha);
+	double c = (p + z * z / (2 * nn)) / (1 + z * z / nn);
+	double h = z * sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
+
+	return up ? c + h : c - h;
+}
+
+double lw_bseq_neff(const uint64_t *v, size_t n)
+{
+	enum { NB = 10 };
+	size_t per = n / NB;
+	double mean = 0, var = 0, bvar = 0, bm[NB], infl;
+
+	if (n < 200)
+		return (double)n;
+	for (size_t i = 0; i < per * NB; i++)
+		mean += log((double)v[i] + 1) / (double)(per * NB);
+	for (size_t i = 0; i < per * NB; i++) {
+		double d = log((double)v[i] + 1) - mean;
+
+		var += d * d / (double)(per * NB - 1);
+	}
+	for (int j = 0; j < NB; j++) {
+		bm[j] = 0;
+		for (size_t i = j * per; i < (j + 1) * per; i++)
+			bm[j] += log((double)v[i] + 1) / (double)per;
+		bvar += (bm[j] - mean) * (bm[j] - mean) / (NB - 1);
+	}
+	if (!(var > 0))
+		return (double)n;
+	/* var of a batch mean = var / per for independent samples */
+	infl = bvar * (double)per / var;
+	if (infl < 1)
+		infl = 1;
+	if (infl > (double)per)
+		infl = (double)per;
+	return (double)n / infl;
+}
+
+/* A percentile's budget as the share of samples over its limit. */
+static int exceed_bounds(struct lw_bseq *s, struct lw_bseq_budget *b, double alpha_lo,
+			 double alpha_up)
+{
+	double m = 0, v = 0, se, k = (double)b->nexc;
+
+	b->how = s->stretches ? "stretches' shares over the limit" : "runs' shares over the limit";
+	if (b->nexc < 2 || !b->total) {
+		snprintf(b->why, sizeof(b->why), "%zu %s with samples: at least 2 are needed",
+			 b->nexc, b->nexc == 1 ? one(s) : ones(s));
+		return 0;
+	}
+	for (size_t i = 0; i < b->nexc; i++)
+		m += b->exc[i] / k;
+	for (size_t i = 0; i < b->nexc; i++)
+		v += (b->exc[i] - m) * (b->exc[i] - m) / (k - 1);
+	se = sqrt(v / k);
+	b->est = (double)b->over / (double)b->total;
+	b->hi = fmax(m + gsl_cdf_tdist_Pinv(1 - alpha_up, k - 1) * se,
+		     wilson(b->est, b->neff, alpha_up, 1));
+	b->lo = fmax(0, fmin(m - gsl_cdf_tdist_Pinv(1 - alpha_lo, k - 1) * se,
+			     wilson(b->est, b->neff, alpha_lo, 0)));
+	return 0;
 }
 
 /* The bounds of @b at @alpha (lower) and @alpha_up (upper). */
@@ -286,10 +407,12 @@ static int bounds(struct lw_bseq *s, struct lw_bseq_budget *b, double alpha_lo, 
 		}
 		return 0;
 	}
-	b->how = "runs' mean";
+	if (b->kind == LW_BSEQ_EXCEED)
+		return exceed_bounds(s, b, alpha_lo, alpha_up);
+	b->how = s->stretches ? "stretches' mean" : "runs' mean";
 	if (lw_bseq_mean_bounds(b->fig, b->nfig, alpha_up, &e, &l, &h) < 0) {
-		snprintf(b->why, sizeof(b->why), "%zu run%s with a positive figure: at least 2 "
-			 "are needed", b->nfig, b->nfig == 1 ? "" : "s");
+		snprintf(b->why, sizeof(b->why), "%zu %s with a positive figure: at least 2 "
+			 "are needed", b->nfig, b->nfig == 1 ? one(s) : ones(s));
 		return 0;
 	}
 	b->est = e;
@@ -337,7 +460,7 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 
 	horizon_text(&s->o, hz, sizeof(hz));
 	if (!s->n) {
-		snprintf(line, len, "no budget was judged in the runs");
+		snprintf(line, len, "no budget was judged in the %s", ones(s));
 		return LW_BSEQ_CONTINUE;
 	}
 	/* measured: no estimate, no error rate */
@@ -347,17 +470,20 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 		if (b->broken) {
 			label(b, lb, sizeof(lb));
 			if (isnan(b->worst))
-				snprintf(line, len, "%s broken by what a run measured (%s)", lb, b->rule);
+				snprintf(line, len, "%s broken by what a %s measured (%s)", lb, one(s),
+					 b->rule);
 			else
-				snprintf(line, len, "%s %.10g%s%s in run %u (%s)", lb, b->worst,
-					 *unit_sp(b) ? " " : "", unit_sp(b), b->worst_run, b->rule);
+				snprintf(line, len, "%s %.10g%s%s in %s %u (%s)", lb, b->worst,
+					 *unit_sp(b) ? " " : "", unit_sp(b), one(s), b->worst_run,
+					 b->rule);
 			return LW_BSEQ_FAIL;
 		}
 		nlat += b->kind != LW_BSEQ_COUNT && !isnan(b->worst);
 		judged += !isnan(b->worst);
 	}
 	if (!judged) {
-		snprintf(line, len, "no run recorded a figure any budget names (%s%s)", s->b[0].rule,
+		snprintf(line, len, "no %s recorded a figure any budget names (%s%s)", one(s),
+			 s->b[0].rule,
 			 s->n > 1 ? " ..." : "");
 		return LW_BSEQ_CONTINUE;
 	}
@@ -370,7 +496,8 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 			b->how = isnan(b->worst) ? NULL : "measured";
 			b->est = b->worst;
 			if (isnan(b->worst))
-				snprintf(b->why, sizeof(b->why), "not recorded in these runs");
+				snprintf(b->why, sizeof(b->why), "not recorded in these %s",
+					 ones(s));
 			continue;
 		}
 		/* a false FAIL on any of the nlat: Bonferroni; a false PASS
@@ -378,6 +505,21 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 		if (bounds(s, b, alpha / (double)nlat, alpha) < 0) {
 			snprintf(line, len, "%s", lw_last_error());
 			return LW_BSEQ_CONTINUE;
+		}
+		if (b->kind == LW_BSEQ_EXCEED && !isnan(b->lo) && b->lo > b->q) {
+			label(b, lb, sizeof(lb));
+			snprintf(line, len, "%s: %.3g %% of samples %s %.10g %s, lower bound %.3g %% > "
+				 "%.3g %% (%s)", lb, 100 * b->est, b->le ? "over" : "at or over",
+				 b->limit, b->unit, 100 * b->lo, 100 * b->q, b->how);
+			return LW_BSEQ_FAIL;
+		}
+		if (b->kind == LW_BSEQ_EXCEED) {
+			if (isnan(b->hi) || !(b->hi < b->q)) {
+				all_met = 0;
+				if (!open)
+					open = b;
+			}
+			continue;
 		}
 		if (!isnan(b->lo) && !met(b, b->lo)) {
 			label(b, lb, sizeof(lb));
@@ -398,26 +540,36 @@ enum lw_bseq_decision lw_bseq_judge(struct lw_bseq *s, double alpha, char *line,
 
 		for (size_t i = 0; i < s->n; i++)
 			if (s->b[i].kind != LW_BSEQ_COUNT && !isnan(s->b[i].worst) &&
-			    (!w || s->b[i].hi / s->b[i].limit > w->hi / w->limit))
+			    (!w || nearness(&s->b[i]) > nearness(w)))
 				w = &s->b[i];
 		if (!w) {
 			for (size_t i = 0; i < s->n && !w; i++)
 				if (!isnan(s->b[i].worst))
 					w = &s->b[i];
 			label(w, lb, sizeof(lb));
-			snprintf(line, len, "%s %.10g %s %.10g in %u run%s (%s)", lb, w->worst,
-				 w->le ? "<=" : "<", w->limit, s->runs, s->runs == 1 ? "" : "s",
+			snprintf(line, len, "%s %.10g %s %.10g in %u %s (%s)", lb, w->worst,
+				 w->le ? "<=" : "<", w->limit, s->runs, s->runs == 1 ? one(s) : ones(s),
 				 w->rule);
 			return LW_BSEQ_PASS;
 		}
 		label(w, lb, sizeof(lb));
+		if (w->kind == LW_BSEQ_EXCEED) {
+			snprintf(line, len, "%s: %.3g %% of samples %s %.10g %s, upper bound %.3g %% "
+				 "< %.3g %% (%s)", lb, 100 * w->est, w->le ? "over" : "at or over",
+				 w->limit, w->unit, 100 * w->hi, 100 * w->q, w->how);
+			return LW_BSEQ_PASS;
+		}
 		snprintf(line, len, "%s upper bound %.4g %s %s %.10g %s (%s%s%s)", lb, w->hi, w->unit,
 			 w->le ? "<=" : "<", w->limit, w->unit, w->how,
 			 w->kind == LW_BSEQ_MAX ? ", " : "", w->kind == LW_BSEQ_MAX ? hz : "");
 		return LW_BSEQ_PASS;
 	}
 	label(open, lb, sizeof(lb));
-	if (isnan(open->hi))
+	if (open->kind == LW_BSEQ_EXCEED && !isnan(open->hi))
+		snprintf(line, len, "%s: %.3g %% of samples %s %.10g %s, upper bound %.3g %%, "
+			 "%.3g %% allowed (%s)", lb, 100 * open->est, open->le ? "over" : "at or over",
+			 open->limit, open->unit, 100 * open->hi, 100 * open->q, open->how);
+	else if (isnan(open->hi))
 		snprintf(line, len, "%s: no bound yet (%s); limit %.10g %s", lb, open->why,
 			 open->limit, open->unit);
 	else
@@ -434,7 +586,7 @@ static json_t *num(double v)
 
 json_t *lw_bseq_json(const struct lw_bseq *s)
 {
-	static const char *const kinds[] = { "count", "max", "figure" };
+	static const char *const kinds[] = { "count", "max", "figure", "exceedance" };
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -446,6 +598,9 @@ json_t *lw_bseq_json(const struct lw_bseq *s)
 				      "lower", num(b->lo), "upper", num(b->hi));
 
 		json_object_set_new(o, "method", b->how ? json_string(b->how) : json_null());
+		if (b->kind == LW_BSEQ_EXCEED)
+			json_object_set_new(o, "share", json_pack("{s:f, s:I, s:I}", "allowed", b->q,
+				"over", (json_int_t)b->over, "samples", (json_int_t)b->total));
 		if (b->why[0])
 			json_object_set_new(o, "no_bound", json_string(b->why));
 		json_array_append_new(a, o);
@@ -457,6 +612,7 @@ void lw_bseq_free(struct lw_bseq *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->b[i].fig);
+		free(s->b[i].exc);
 		free(s->b[i].bm);
 		free(s->b[i].runlen);
 	}

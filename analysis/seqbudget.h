@@ -19,8 +19,9 @@
  *    of the runs pooled (analysis/evt.h, as compare fits it: 1 s blocks,
  *    a horizon of 1 h; bounds from a two-stage bootstrap, the upper with
  *    the tail no lighter than Gumbel's: lw_bseq_max_bounds()), for a
- *    percentile or another figure the per-run figures' mean (of their
- *    logs; one-sided t, runs - 1 degrees of freedom);
+ *    percentile with lw_bseq.exceed the share of samples over its limit
+ *    (LW_BSEQ_EXCEED), for another figure the per-run figures' mean (of
+ *    their logs; one-sided t, runs - 1 degrees of freedom);
  *  - else continue; after the last look, undecided.
  *
  * A false FAIL needs a bound that misses on its side at some look: at most
@@ -44,6 +45,8 @@ enum lw_bseq_kind {
 	LW_BSEQ_COUNT,	/* a count (xruns, dropped_frames): any run above it fails */
 	LW_BSEQ_MAX,	/* a latency maximum: extreme-value return level */
 	LW_BSEQ_FIGURE,	/* a percentile or another per-run figure: the runs' mean */
+	LW_BSEQ_EXCEED,	/* a percentile pNN < L judged as the share of samples at or
+			 * over L against 1 - NN/100 (with lw_bseq.exceed) */
 };
 
 enum lw_bseq_decision { LW_BSEQ_CONTINUE, LW_BSEQ_FAIL, LW_BSEQ_PASS, LW_BSEQ_UNDECIDED };
@@ -63,6 +66,11 @@ struct lw_bseq_budget {
 	int broken;		/* a run's check failed on what it measured */
 	double *fig;		/* per-run measured figures (NAN-free) */
 	size_t nfig;
+	double q;		/* EXCEED: the share of samples allowed over the limit */
+	double *exc;		/* EXCEED: each run's share over the limit */
+	size_t nexc;
+	uint64_t over, total;	/* EXCEED: samples over the limit, samples, all runs */
+	double neff;		/* EXCEED: the independent samples @total is worth */
 	double *bm;		/* block maxima of the runs, pooled (MAX), in @unit */
 	size_t nbm;
 	size_t *runlen;		/* blocks of each run with some, in order */
@@ -82,11 +90,38 @@ struct lw_bseq_opts {
 };
 void lw_bseq_opts_default(struct lw_bseq_opts *o);
 
+/* A run's samples of @probe at or over @limit_ns (over it when @le) into
+ * @over, of @n, worth @neff independent samples (lw_bseq_neff(); @n when
+ * they are); 0, 1 when unknown, -1 after error(). */
+typedef int (*lw_bseq_exceed_fn)(void *ctx, const char *probe, double limit_ns, int le,
+				 uint64_t *over, uint64_t *n, double *neff);
+/* How many independent samples the @n latencies @v (ns, in time order)
+ * are worth: n over the variance inflation of their logs' means, by batch
+ * means (10 batches; at most n, at least 10 batches' worth); n when there
+ * are fewer than 200. */
+double lw_bseq_neff(const uint64_t *v, size_t n);
+
 struct lw_bseq {
 	struct lw_bseq_opts o;
+	/* set before the first run: a percentile's budget is judged on the
+	 * share of each run's samples over its limit (LW_BSEQ_EXCEED), not on
+	 * the runs' percentiles: pNN < L holds when fewer than 1 - NN/100 of
+	 * the samples are at or over L, and the mean of the runs' shares is
+	 * the share of all their samples (equal runs), where the mean of
+	 * their percentiles falls under the percentile of all their samples
+	 * when the runs differ (drift, or stretches of one run whose samples
+	 * are correlated: tests/unit/test_seqbudget.c).  Bounds: the larger
+	 * (upper) or smaller (lower) of the runs' shares' one-sided t bound
+	 * and the Wilson bound of the share with the samples counted as the
+	 * independent samples they are worth (correlated samples, spikes in
+	 * bursts, are worth fewer). */
+	lw_bseq_exceed_fn exceed;
+	void *exceed_ctx;
 	struct lw_bseq_budget *b;
 	size_t n;
 	unsigned runs;
+	int stretches;		/* the units are stretches of one run, not runs
+				 * (run --until-decided): said so in the lines */
 };
 
 /*

@@ -16,6 +16,7 @@
 #include "analysis/repeat.h"
 #include "cmd/commands.h"
 #include "cmd/runauto.h"
+#include "cmd/rununtil.h"
 #include "cmd/runopts.h"
 #include "cmd/runscenario.h"
 #include "lib/error.h"
@@ -214,6 +215,7 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	struct lw_rundir rd;
 	struct lw_run run;
 	struct lw_monitor_opts mo;
+	struct lw_until *until = NULL;
 	char cpus[256];
 	int ret = LW_EXIT_ERROR;
 
@@ -318,11 +320,16 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	for (int i = 0; i < o->nworkloads; i++)
 		if (add(&run, lw_workload_new(&run, o->workload[i], o->no_rt)) < 0)
 			goto fail;
+	if (o->until_decided && !(until = lw_until_start(o, board, &run)))
+		goto fail;
 	ret = lw_run_execute(&run);
 	if (ret == LW_EXIT_OK || ret >= 128)
 		note("run directory %s (%s)", run.dir.path, lw_manifest_status(run.dir.manifest));
+	if (until)
+		ret = lw_until_finish(until, &run, ret);
 fail:
 	lw_run_destroy(&run);
+	lw_until_free(until);
 	return ret;
 }
 
@@ -511,6 +518,8 @@ int cmd_run(int argc, char **argv)
 	}
 	/* the baseline read before anything is measured */
 	if (o.repeat_auto && lw_auto_prepare(&au, &o, board) < 0)
+		goto out;
+	if (o.until_decided && lw_until_check(&o, board) < 0)
 		goto out;
 	/* one run at a time on this machine: another would restore the kernel
 	 * settings this one changed while it runs (and the reverse) */

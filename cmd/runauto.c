@@ -17,7 +17,7 @@
 static int budgets_prepare(struct lw_auto *a, const struct lw_run_opts *o,
 			   const struct lw_board *b)
 {
-	json_t *rules = json_array();
+	json_t *rules;
 	int nb = b ? b->nbudget : 0;
 
 	if (!o->nbudgets && !nb)
@@ -27,6 +27,7 @@ static int budgets_prepare(struct lw_auto *a, const struct lw_run_opts *o,
 			     "none", b && b->name ? b->name : "local");
 	a->budgets = 1;
 	a->board = b;
+	rules = json_array();
 	lw_bseq_opts_default(&a->sb.o);
 	for (int i = 0; i < o->nbudgets; i++)
 		json_array_append_new(rules, json_string(o->budget[i]));
@@ -37,7 +38,10 @@ static int budgets_prepare(struct lw_auto *a, const struct lw_run_opts *o,
 			  "broke, or a latency bound's lower bound above its limit (at the look's "
 			  "alpha over the latency budgets); PASS when no budget is broken and every "
 			  "latency budget's upper bound is under its limit (maxima: GEV return "
-			  "level; other figures: the runs' geometric mean, one-sided t)",
+			  "level; a percentile: the runs' shares of samples over its limit, the wider "
+			  "of their t bound and the pooled share's Wilson bound on the samples' "
+			  "worth as independent ones; other figures: the runs' geometric mean, "
+			  "one-sided t)",
 		"spending", lw_seq_spend_name(a->d.spend), "alpha", a->d.alpha,
 		"min_runs", (json_int_t)a->d.min_runs, "max_runs", (json_int_t)a->d.max_runs,
 		"against", "budget_rules", rules, "horizon_ns", (json_int_t)a->sb.o.horizon_ns,
@@ -88,6 +92,58 @@ static int run_bmax(void *ctx, const char *probe, const double **v, size_t *n)
 	return 0;
 }
 
+/* A run's samples of @probe over a percentile budget's limit, and what
+ * they are worth as independent samples: n over the variance inflation of
+ * the means of the run's time blocks (its block bootstrap's series). */
+static int run_exceed(void *ctx, const char *probe, double limit_ns, int le, uint64_t *over,
+		      uint64_t *n, double *neff)
+{
+	struct bmax_ctx *c = ctx;
+	int id = lw_probe_by_name(probe);
+	const struct lw_cprobe *cp = NULL;
+	const struct lw_dist *d;
+	size_t lo = 0, hi;
+	double mu, var, bvar = 0, infl = 1;
+
+	for (size_t i = 0; id >= 0 && i < c->r->np; i++)
+		if (c->r->p[i].probe == (unsigned)id)
+			cp = &c->r->p[i];
+	if (!cp || !cp->d.n || !cp->d.exact)
+		return 1;
+	d = &cp->d;
+	/* the first distinct value counted over the limit */
+	hi = d->k;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (le ? (double)d->v[m] > limit_ns : (double)d->v[m] >= limit_ns)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	*over = d->n - (lo ? d->cum[lo - 1] : 0);
+	*n = d->n;
+	mu = (double)(d->sum / (long double)d->n);
+	var = (double)(d->sumsq / (long double)d->n) - mu * mu;
+	if (cp->bs.nblk > 1 && var > 0) {
+		for (size_t b = 0; b < cp->bs.nblk; b++) {
+			const struct lw_bblock *k = &cp->bs.blk[b];
+			uint64_t cnt = 0;
+
+			for (uint32_t j = 0; j < k->n; j++)
+				cnt += k->cnt[j];
+			if (cnt)
+				bvar += (double)cnt * (k->sum / (double)cnt - mu) *
+					(k->sum / (double)cnt - mu) / (double)(cp->bs.nblk - 1);
+		}
+		infl = bvar / var;
+		if (infl < 1)
+			infl = 1;
+	}
+	*neff = (double)d->n / infl;
+	return 0;
+}
+
 /* The run at @path: analyzed (no trace pass), its budgets judged, added. */
 static int budgets_add(struct lw_auto *a, const char *path, const struct lw_crun *r)
 {
@@ -107,6 +163,8 @@ static int budgets_add(struct lw_auto *a, const char *path, const struct lw_crun
 	if (lw_analyze_run(&rd, &ao, &sum, &doc, &partial) < 0)
 		goto out;
 	lw_summary_free(&sum);
+	a->sb.exceed = run_exceed;
+	a->sb.exceed_ctx = &bc;
 	if (lw_analysis_checks(doc, rd.manifest, a->board, NULL, 0, NULL, &cs) < 0 ||
 	    lw_bseq_add_run(&a->sb, &cs, run_bmax, &bc) < 0)
 		goto out;

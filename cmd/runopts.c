@@ -65,6 +65,11 @@ static const char usage_head[] =
 "      --decide-on METRIC  decide on METRIC only (repeatable; e.g. p99,\n"
 "                          cyclic.p99.9, xruns; default: every metric compare\n"
 "                          tests)\n"
+"      --until-decided     one run, lengthened until its latency budgets are\n"
+"                          decided PASS or FAIL at --alpha, -d at the longest:\n"
+"                          a look every --look-every at the stretches so far\n"
+"                          (latwatt(1): Sequential designs)\n"
+"      --look-every TIME   the stretch between looks (default 10s)\n"
 "  -q, --quiet             no progress line\n"
 "      --progress          progress line even when stderr is not a terminal\n"
 "      --trace WHAT        kernel trace into RUN/trace.dat: off, default, or a\n"
@@ -142,7 +147,7 @@ enum {
 	OPT_PROBES, OPT_NOISE_CPUS,
 	OPT_REPEAT, OPT_SETTLE, OPT_BUDGET,
 	OPT_AGAINST, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_ALPHA, OPT_PRACTICAL, OPT_SPENDING,
-	OPT_DECIDE_ON,
+	OPT_DECIDE_ON, OPT_UNTIL_DECIDED, OPT_LOOK_EVERY,
 	OPT_PROBE_PARAM = 300,	/* + probe index * LW_PROBE_PARAMS + parameter */
 	OPT_SCENARIO = 400,
 };
@@ -174,6 +179,8 @@ static const struct option fixed_opts[] = {
 	{ "practical", required_argument, NULL, OPT_PRACTICAL },
 	{ "spending",  required_argument, NULL, OPT_SPENDING },
 	{ "decide-on", required_argument, NULL, OPT_DECIDE_ON },
+	{ "until-decided", no_argument,   NULL, OPT_UNTIL_DECIDED },
+	{ "look-every", required_argument, NULL, OPT_LOOK_EVERY },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
@@ -223,6 +230,7 @@ void lw_run_opts_default(struct lw_run_opts *o, const cpu_set_t *online)
 	o->duration_ns = 10 * LW_NSEC_PER_SEC;
 	o->repeat = 1;
 	o->settle_ns = 2 * LW_NSEC_PER_SEC;
+	o->look_every_ns = 10 * LW_NSEC_PER_SEC;
 	{
 		struct lw_seq_design d;
 
@@ -353,6 +361,8 @@ static int probe_option(struct lw_run_opts *o, int c, const char *arg, const cpu
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
 {
 	const char *seq_given = NULL;	/* an option of --repeat auto */
+	int look_given = 0;
+	char dbuf[32], lbuf[32];
 	uint64_t v;
 	int c, taken;
 
@@ -471,6 +481,17 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 					     "obrien-fleming)", optarg);
 			seq_given = "--spending";
 			break;
+		case OPT_UNTIL_DECIDED:
+			o->until_decided = 1;
+			break;
+		case OPT_LOOK_EVERY:
+			if (lw_parse_duration("--look-every", optarg, &o->look_every_ns) < 0)
+				return -1;
+			if (o->look_every_ns < LW_NSEC_PER_SEC || o->look_every_ns % LW_NSEC_PER_SEC)
+				return error("--look-every %s: whole seconds, at least 1s (the looks "
+					     "take maxima of 1 s blocks)", optarg);
+			look_given = 1;
+			break;
 		case OPT_DECIDE_ON: {
 			if (!*optarg || strpbrk(optarg, "<>= "))
 				return error("--decide-on: '%s' is not a metric name (p99, "
@@ -534,8 +555,29 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("no run directory: give -o RUN");
 	if (!CPU_COUNT(&o->cpus))
 		return error("--cpus: no CPU selected");
-	if (seq_given && !o->repeat_auto)
-		return error("%s is for --repeat auto", seq_given);
+	if (o->until_decided) {
+		if (o->repeat_auto || o->repeat > 1)
+			return error("--until-decided lengthens one run; --repeat adds runs: give "
+				     "one of them");
+		if (o->monitor_ns)
+			return error("--until-decided looks at every sample; --monitor keeps "
+				     "histograms: give one of them");
+		if (seq_given && strcmp(seq_given, "--alpha") && strcmp(seq_given, "--spending"))
+			return error("%s is for --repeat auto (--until-decided: -d is the "
+				     "longest the run may last, --look-every how often it looks)",
+				     seq_given);
+		if (o->duration_ns < 3 * o->look_every_ns)
+			return error("--until-decided: -d %s gives fewer than 3 looks of "
+				     "--look-every %s", lw_format_duration(o->duration_ns, dbuf,
+				     sizeof(dbuf)), lw_format_duration(o->look_every_ns, lbuf,
+				     sizeof(lbuf)));
+	} else if (seq_given && !o->repeat_auto) {
+		return error("%s is for --repeat auto%s", seq_given,
+			     !strcmp(seq_given, "--alpha") || !strcmp(seq_given, "--spending") ?
+			     " or --until-decided" : "");
+	}
+	if (look_given && !o->until_decided)
+		return error("--look-every is for --until-decided");
 	/* without --against, the budgets decide: the board's are known once
 	 * it is found (cmd/runauto.c refuses a design with none) */
 	if (o->repeat_auto && o->min_runs > o->max_runs)

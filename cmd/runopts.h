@@ -37,6 +37,10 @@ struct lw_run_opts {
 	unsigned min_runs, max_runs;	/* --min-runs (3), --max-runs (10) */
 	double alpha, practical;	/* --alpha (0.05), --practical (5 %: 0.05) */
 	int spending;			/* --spending (enum lw_seq_spend), Pocock-type */
+	/* --until-decided: one run, lengthened up to -d until its budgets are
+	 * decided (cmd/rununtil.h), a look every --look-every (10 s) */
+	int until_decided;
+	uint64_t look_every_ns;
 	const char *decide_on[LW_RUN_MAX_DECIDE];	/* --decide-on METRIC, repeatable */
 	int ndecide;
 	uint64_t settle_ns;		/* --settle, default 2s */

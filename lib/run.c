@@ -178,6 +178,9 @@ static long drain(struct lw_run *run)
 			if (run->monitor ? lw_monitor_feed(run->monitor, i, &r->buf[idx], chunk) < 0 :
 			    lw_samples_write(run->samples, &r->buf[idx], chunk) < 0)
 				return -1;
+			if (run->looker && run->looker->feed(run->looker->ctx, run->start_mono,
+							     &r->buf[idx], chunk) < 0)
+				return -1;
 			tail += chunk;
 			total += (long)chunk;
 			atomic_store_explicit(&r->tail, tail, memory_order_release);
@@ -315,6 +318,9 @@ static const char *reason_text(struct lw_run *run, char *buf, size_t len)
 	case LW_STOP_BREAK:
 		snprintf(buf, len, "break: %s", run->stop_detail);
 		return buf;
+	case LW_STOP_DECIDED:
+		snprintf(buf, len, "decided: %s", run->stop_detail);
+		return buf;
 	case LW_STOP_ERROR:
 		snprintf(buf, len, "error: %s", run->stop_detail);
 		return buf;
@@ -372,6 +378,35 @@ static void record_tasks(json_t *m)
 	json_object_set_new(m, "tasks", json_pack("{s:o, s:o}", "latwatt", own, "loads", loads));
 }
 
+/* When the next stretch may be looked at. */
+static uint64_t next_look(const struct lw_run *run)
+{
+	return run->start_mono + (run->looked + 1) * run->looker->every_ns + LW_LOOK_GRACE_NS;
+}
+
+/* Look at the next stretch; 1 when the run is to end (decided, or an
+ * error), 0 to go on.  @ended: the run has ended already (its stop reason
+ * stays). */
+static int look(struct lw_run *run, int ended)
+{
+	char detail[sizeof(run->stop_detail)] = "";
+	int r = run->looker->look(run->looker->ctx, run->looked++, detail, sizeof(detail));
+
+	if (r < 0) {
+		snprintf(detail, sizeof(detail), "--until-decided: %s", lw_last_error());
+		if (ended) {
+			atomic_store(&run->stop_reason, LW_STOP_ERROR);
+			snprintf(run->stop_detail, sizeof(run->stop_detail), "%s", detail);
+		} else {
+			lw_run_request_stop(run, LW_STOP_ERROR, detail);
+		}
+		return 1;
+	}
+	if (r > 0 && !ended)
+		lw_run_request_stop(run, LW_STOP_DECIDED, detail);
+	return r > 0;
+}
+
 int lw_run_execute(struct lw_run *run)
 {
 	json_t *m = run->dir.manifest;
@@ -420,11 +455,15 @@ int lw_run_execute(struct lw_run *run)
 			lw_run_request_stop(run, LW_STOP_DURATION, NULL);
 			break;
 		}
+		if (run->looker && now >= next_look(run) && look(run, 0))
+			break;
 		if (now - last_progress >= LW_NSEC_PER_SEC) {
 			progress_line(run, now, 0);
 			last_progress = now;
 		}
 		left = end - now;
+		if (run->looker && next_look(run) > now && next_look(run) - now < left)
+			left = next_look(run) - now;
 		ts = lw_ns_to_ts(left < WAIT_SLICE_NS ? left : WAIT_SLICE_NS);
 		if (sigtimedwait(&set, &si, &ts) > 0) {
 			run->signo = si.si_signo;
@@ -438,6 +477,11 @@ int lw_run_execute(struct lw_run *run)
 		run->part[i]->stop(run, run->part[i]);
 	if (writer_stop(run) < 0 && atomic_load(&run->stop_reason) != LW_STOP_ERROR)
 		lw_run_request_stop(run, LW_STOP_ERROR, "cannot write the sample file");
+	/* the stretches that ended with the run, on every sample they have */
+	while (run->looker && atomic_load(&run->stop_reason) == LW_STOP_DURATION &&
+	       run->start_mono + (run->looked + 1) * run->looker->every_ns <=
+	       run->start_mono + run->duration_ns && !look(run, 1))
+		;
 
 finish:
 	json_object_set_new(m, "end", lw_json_timestamp(NULL));
@@ -472,6 +516,7 @@ finish:
 	switch (atomic_load(&run->stop_reason)) {
 	case LW_STOP_DURATION:
 	case LW_STOP_BREAK:
+	case LW_STOP_DECIDED:
 		lw_manifest_set_status(m, ret ? "incomplete" : "complete", why);
 		break;
 	case LW_STOP_SIGNAL:

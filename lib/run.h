@@ -92,6 +92,27 @@ enum lw_stop_reason {
 	LW_STOP_SIGNAL,		/* SIGINT / SIGTERM / SIGHUP: incomplete */
 	LW_STOP_BREAK,		/* --break-on threshold reached: complete, ended early */
 	LW_STOP_ERROR,		/* a participant failed: incomplete */
+	LW_STOP_DECIDED,	/* --until-decided: the looker decided; complete, ended early */
+};
+
+/*
+ * A look at the samples while the run goes on (run --until-decided): @feed
+ * gets every sample the writer thread drains, from that thread; @look is
+ * called from the main thread for each stretch k of @every_ns (from
+ * start_mono: [k every, (k + 1) every)) once it has ended and
+ * LW_LOOK_GRACE_NS more have passed for the rings to drain (a sample of a
+ * stretch already looked at comes too late for the looks: @feed counts it),
+ * and, when the run ends at its duration, for the stretches that ended by
+ * then, after the last sample is drained.  @look returns 1 to end the run
+ * (LW_STOP_DECIDED, its @detail the reason), 0 to go on, -1 after error()
+ * (the run stops: LW_STOP_ERROR).
+ */
+#define LW_LOOK_GRACE_NS (300 * LW_NSEC_PER_MSEC)
+struct lw_run_looker {
+	uint64_t every_ns;
+	int (*feed)(void *ctx, uint64_t start_mono, const struct lw_sample *s, size_t n);
+	int (*look)(void *ctx, unsigned k, char *detail, size_t len);
+	void *ctx;
 };
 
 struct lw_run {
@@ -139,6 +160,9 @@ struct lw_run {
 	 * around the monitor's spikes: the two halves meet in mtrace */
 	int monitor_trace;
 	struct lw_monitor_trace mtrace;
+	/* set before lw_run_execute() to look at the samples as they come */
+	const struct lw_run_looker *looker;
+	unsigned looked;		/* stretches looked at */
 };
 
 /* Block the stop signals in the calling thread (and so in threads it
