@@ -360,6 +360,38 @@ static int set_knobs(struct tune *t, const struct lw_tune_cand *c)
 	return 0;
 }
 
+/* The candidate's latency for the front: the first maximum budget's
+ * estimate and bounds (the worst case), else the first latency budget's;
+ * a percentile judged as the share of samples over its limit gives its
+ * runs' figures' geometric mean and two-sided interval instead (in us, not
+ * the share). */
+static void latency_figure(const struct tune *t, struct lw_tune_cand *c, const struct lw_bseq *sb)
+{
+	const struct lw_bseq_budget *b = NULL;
+
+	for (size_t k = 0; k < sb->n; k++) {
+		const struct lw_bseq_budget *x = &sb->b[k];
+
+		if (!x->probe[0] || x->kind == LW_BSEQ_COUNT)
+			continue;
+		if (!b || (x->kind == LW_BSEQ_MAX && b->kind != LW_BSEQ_MAX))
+			b = x;
+	}
+	if (!b)
+		return;
+	snprintf(c->lat_name, sizeof(c->lat_name), "%s", b->name);
+	snprintf(c->lat_unit, sizeof(c->lat_unit), "%s", b->unit);
+	if (b->kind == LW_BSEQ_EXCEED) {
+		if (lw_bseq_mean_bounds(b->fig, b->nfig, t->p->alpha / 2, &c->lat, &c->lat_lo,
+					&c->lat_hi) < 0)
+			c->lat = b->worst;
+		return;
+	}
+	c->lat = isnan(b->est) ? b->worst : b->est;
+	c->lat_lo = b->lo;
+	c->lat_hi = b->hi;
+}
+
 /* Judge candidate @i: runs one at a time until the budgets are decided, or
  * it is decided worse than the best so far, or --max-runs. */
 static int judge(struct tune *t, int i)
@@ -441,18 +473,7 @@ static int judge(struct tune *t, int i)
 		c->better_than_best = (l->decision == LW_SEQ_DIFFERENT && !l->worse) ||
 				      (aa.st.have_better && !c->worse_than_best);
 	}
-	for (size_t k = 0; k < ab.sb.n; k++) {
-		const struct lw_bseq_budget *b = &ab.sb.b[k];
-
-		if (!b->probe[0] || b->kind == LW_BSEQ_COUNT)
-			continue;
-		snprintf(c->lat_name, sizeof(c->lat_name), "%s", b->name);
-		snprintf(c->lat_unit, sizeof(c->lat_unit), "%s", b->unit);
-		c->lat = isnan(b->est) ? b->worst : b->est;
-		c->lat_lo = b->lo;
-		c->lat_hi = b->hi;
-		break;
-	}
+	latency_figure(t, c, &ab.sb);
 	c->power_lo = c->power_hi = NAN;
 	if (wn == 1 || lw_bseq_mean_bounds(wv, wn, t->p->alpha / 2, &c->power_w, &c->power_lo,
 					   &c->power_hi) < 0)
