@@ -73,6 +73,15 @@ if [ $rc -eq 0 ] && grep -q '^the system as found meets every budget: no knob to
 else
 	fail "met-as-found" "exit $rc: $(cat "$TMP/ok.out" "$TMP/ok.err")"
 fi
+py "met-json" "$TMP/ok/tune.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["candidates"][d["recommended"]]
+# the runs' p99 in us with its interval, not the share of samples over 1 s
+assert c["latency_figure"] == "budget.cyclic.p99" and c["latency_unit"] == "us", c
+assert 1 < c["latency_us"] < 1e6 and c["latency_lower_us"] <= c["latency_us"], c
+print("PASS: met-json")
+PY
 if command -v gnuplot >/dev/null 2>&1; then
 	grep -q '<svg' "$TMP/ok/tune.html" && pass "front-plotted" || fail "front-plotted" "no svg"
 else
