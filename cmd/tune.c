@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/failon.h"
 #include "analysis/tune.h"
 #include "boards/board.h"
 #include "cmd/commands.h"
@@ -146,11 +147,17 @@ static int parse(struct params *p, int argc, char **argv)
 		case 'o': p->out = optarg; break;
 		case O_BOARD: p->board = optarg; break;
 		case O_SCENARIO: p->scenario = optarg; break;
-		case O_BUDGET:
+		case O_BUDGET: {
+			struct lw_rule r;
+
+			/* refused here, before any knob is set or run started */
+			if (lw_rule_parse_lang(&lw_lang_budget, optarg, &r) < 0)
+				return -1;
 			if (p->nbudgets == LW_RUN_MAX_BUDGETS)
 				return error("--budget: at most %d", LW_RUN_MAX_BUDGETS);
 			p->budget[p->nbudgets++] = optarg;
 			break;
+		}
 		case O_KNOBS: p->knobs = optarg; break;
 		case 'c': p->cpus = optarg; break;
 		case 'd':

@@ -71,7 +71,7 @@ if [ $rc -eq 0 ] && grep -q '^the system as found meets every budget: no knob to
 	grep -q 'nothing to change' "$TMP/ok/apply.sh" && sh -n "$TMP/ok/apply.sh"; then
 	pass "met-as-found"
 else
-	fail "met-as-found" "exit $rc: $(cat "$TMP/ok.out" "$TMP/ok.err")"
+	fail "met-as-found" "exit $rc: $(cat "$TMP/ok.out" "$TMP/ok.err" "$TMP/ok/apply.sh" 2>&1)"
 fi
 py "met-json" "$TMP/ok/tune.json" <<'PY'
 import json, sys
@@ -87,6 +87,16 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	skip "front-plotted" "no gnuplot (scripts/install-deps)"
 fi
+
+# -- bad input: refused before anything is set or measured
+"$LATWATT" tune -o "$TMP/bad" --budget 'cyclic.nonsense<1us' >"$TMP/bad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q 'nonsense' "$TMP/bad.out" && [ ! -e "$TMP/bad" ] &&
+	pass "bad-budget-refused" || fail "bad-budget-refused" "exit $rc: $(cat "$TMP/bad.out")"
+"$LATWATT" tune -o "$TMP/bad" --budget 'cyclic.max<1ms' --knobs idle,nohz_full >"$TMP/bad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "unknown knob 'nohz_full'" "$TMP/bad.out" && [ ! -e "$TMP/bad" ] &&
+	pass "bad-knob-refused" || fail "bad-knob-refused" "exit $rc: $(cat "$TMP/bad.out")"
 
 # -- SIGKILL while timer migration is off: cleanup puts it back
 orig=$(cat /proc/sys/kernel/timer_migration)
