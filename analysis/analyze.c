@@ -76,6 +76,9 @@ static void run_header(json_t *run, const json_t *m)
 	json_object_set_new(run, "end", json_deep_copy(json_object_get(m, "end")));
 	json_object_set_new(run, "cpus", json_deep_copy(json_object_get(m, "cpus")));
 	json_object_set_new(run, "pm_qos", json_deep_copy(json_object_get(m, "pm_qos")));
+	/* run --warm-up: its samples are in no figure */
+	json_object_set_new(run, "warm_up", json_is_object(json_object_get(m, "warm_up")) ?
+			    json_deep_copy(json_object_get(m, "warm_up")) : json_null());
 	json_object_set_new(run, "system", json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
 		"cmdline", json_object_get(sys, "cmdline"),
 		"nohz", json_object_get(sys, "nohz"),
@@ -243,6 +246,9 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		return error("out of memory");
 	}
 	run_header(json_object_get(*doc, "run"), rd->manifest);
+	/* SMIs counted at the start and the end of the run (lib/smi.h) */
+	if (json_is_object(json_object_get(rd->manifest, "smi")))
+		json_object_set_new(*doc, "smi", json_deep_copy(json_object_get(rd->manifest, "smi")));
 	if (threshold)
 		json_object_set_new(*doc, "threshold_source", json_string(o->have_threshold ?
 				    "analyze --threshold" : "run --threshold"));

@@ -13,7 +13,7 @@ static const char *const comp_names[LW_C_MAX] = {
 	[LW_C_TIMER_LATE] = "timer-late", [LW_C_PROBE] = "probe", [LW_C_UNEXPLAINED] = "unexplained",
 	[LW_C_IDLE_LATE] = "idle-late", [LW_C_TASK] = "task", [LW_C_WORK] = "work",
 	[LW_C_BLOCKED] = "blocked", [LW_C_BACKLOG] = "backlog", [LW_C_THROTTLED] = "throttled",
-	[LW_C_HOST] = "host",
+	[LW_C_HOST] = "host", [LW_C_HWFW] = "hardware/firmware",
 };
 
 const char *lw_comp_kind_name(enum lw_comp_kind k)
@@ -234,6 +234,11 @@ int lw_attrib_add_spike(struct lw_attrib *a, const struct lw_spike *s)
 	t->runnable_at_start = t->busy_at_start = 0;
 	t->stage = t->waker_woken = t->ran = t->blocked = t->far = 0;
 	t->cpus = t->wait_cpus = 0;
+	for (int k = 0; k < 2; k++) {
+		t->code[k].pid = -1;
+		t->code[k].where = NULL;
+	}
+	memset(t->sect, 0, sizeof(t->sect));
 	heap_push(a, a->pend, &a->npend, i, pend_before);
 	return 0;
 }
@@ -1035,6 +1040,31 @@ static uint64_t take_steal(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
 	return moved;
 }
 
+/* Time no event explains that is hardware's or firmware's
+ * (lw_attrib_cfg.smi_cpus, lw_spike.irqs_off); after host_time(), which
+ * takes it first on a virtual machine. */
+static void hwfw_time(struct lw_attrib *a, struct lw_spike *s)
+{
+	int smi = a->cfg.smi_cpus && a->cfg.smi_cpus[s->cpu];
+	const char *name;
+
+	if (s->work || s->unattributable || a->cfg.vm || (!smi && !(s->gap && s->irqs_off)))
+		return;
+	name = intern(a, smi ? "SMI" : "");
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_UNEXPLAINED) {
+			s->comp[i].kind = LW_C_HWFW;
+			s->comp[i].name = name;
+		}
+	for (int i = 0; i < s->nseg; i++)
+		if (s->seg[i].kind == LW_C_UNEXPLAINED) {
+			s->seg[i].kind = LW_C_HWFW;
+			s->seg[i].name = name;
+		}
+	merge_comps(s);
+	finish_spike(s);
+}
+
 /* The host's part of a spike (lw_attrib_cfg.vm, .steal). */
 static void host_time(struct lw_attrib *a, struct lw_spike *s)
 {
@@ -1092,6 +1122,7 @@ static void finalize(struct lw_attrib *a, int slot)
 	if (why)
 		s->unattributable = why;
 	host_time(a, s);
+	hwfw_time(a, s);
 	if (!s->work) {
 		add_totals(a, s);
 		keep_spike(a, s);
@@ -1333,10 +1364,68 @@ static void work_switch(struct lw_attrib *a, const struct lw_tev *ev)
 	}
 }
 
+/* A kernel stack: for the open spikes of the thread it was taken for, the
+ * first one at each of its wake-up and its switch-in.  It changes nothing
+ * of what ran. */
+static void code_seen(struct lw_attrib *a, const struct lw_tev *ev)
+{
+	int at = ev->arg == 1 ? 1 : 0;
+
+	if (!ev->name || ev->pid <= 0 || ev->prev_pid <= 0)
+		return;
+	for (int k = 0; k < a->cfg.ncpus; k++) {
+		struct cpu *o = &a->cpu[k];
+
+		for (int i = 0; i < o->nopen; i++) {
+			struct lw_spike *s = &a->s[o->open[i]];
+
+			if (!s->work && s->tid == ev->prev_pid && !s->code[at].where) {
+				s->code[at].pid = ev->pid;
+				s->code[at].where = intern(a, ev->name);
+			}
+		}
+	}
+}
+
+/* A preemptirq section that ends now: for each open spike of its CPU that
+ * it overlaps, the longest of its kind. */
+static void section_seen(struct lw_attrib *a, const struct lw_tev *ev)
+{
+	int k = ev->prev_pid == LW_SECT_PREEMPT ? LW_SECT_PREEMPT : LW_SECT_IRQS;
+	uint64_t from = ev->arg > 0 ? (uint64_t)ev->arg : 0;
+	struct cpu *c;
+
+	if (ev->cpu < 0 || ev->cpu >= a->cfg.ncpus || from > ev->ts)
+		return;
+	c = &a->cpu[ev->cpu];
+	for (int i = 0; i < c->nopen; i++) {
+		struct lw_spike *s = &a->s[c->open[i]];
+
+		if (s->work || from >= s->expected_ns + s->latency_ns || ev->ts <= s->expected_ns)
+			continue;
+		if (ev->ts - from > s->sect[k].to - s->sect[k].from) {
+			s->sect[k].from = from;
+			s->sect[k].to = ev->ts;
+			s->sect[k].where = ev->name ? intern(a, ev->name) : NULL;
+		}
+	}
+}
+
 void lw_attrib_event(struct lw_attrib *a, const struct lw_tev *ev)
 {
 	struct cpu *c;
 
+	if (ev->kind == LW_TEV_STACK || ev->kind == LW_TEV_SECTION) {
+		/* windows due by now open (and those past close) first */
+		advance(a, ev->ts);
+		if (ev->ts > a->now)
+			a->now = ev->ts;
+		if (ev->kind == LW_TEV_STACK)
+			code_seen(a, ev);
+		else
+			section_seen(a, ev);
+		return;
+	}
 	if (!a->started)
 		a->first_ev = ev->ts;
 	a->started = 1;

@@ -128,8 +128,19 @@ enum lw_tev_kind {
 	LW_TEV_TICK_STOP,	/* arg: 1 the tick was stopped, 0 it could not be */
 	LW_TEV_FREQ,		/* arg: new frequency, kHz */
 	LW_TEV_MIGRATE,		/* pid: task migrated to this CPU (arg: from CPU) */
+	LW_TEV_STACK,		/* a kernel stack (run --stacks): pid: the task it is
+				 * of; prev_pid: the thread woken or switched to;
+				 * arg: at its wake-up (0) or the switch (1); name:
+				 * where it says the task was (analysis/codeloc.h) */
+	LW_TEV_SECTION,		/* a preemptirq section ended (irq_enable or
+				 * preempt_enable) on this CPU: arg: its start (ns);
+				 * prev_pid: LW_SECT_IRQS or LW_SECT_PREEMPT; name:
+				 * where it began (caller symbol+offset) or NULL */
 	LW_TEV_MAX
 };
+
+/* The kinds of preemptirq sections (LW_TEV_SECTION). */
+enum { LW_SECT_IRQS = 0, LW_SECT_PREEMPT = 1, LW_SECT_KINDS };
 
 /* The state a switch leaves the previous task in. */
 enum lw_prev_state {
@@ -172,6 +183,9 @@ enum lw_comp_kind {
 	LW_C_BACKLOG,		/* work window: the worker busy with earlier periods */
 	LW_C_THROTTLED,		/* work window: the CPU idle while the worker could run */
 	LW_C_HOST,		/* the host's (a virtual machine): name "steal" or "gap" */
+	LW_C_HWFW,		/* hardware/firmware: time with no event on a CPU whose
+				 * SMI count moved (name "SMI"), or an hwnoise gap
+				 * (interrupts off) no event explains (name "") */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
@@ -207,6 +221,7 @@ struct lw_spike {
 	int kprio;		/* its kernel priority, or -1 */
 	const char *comm;	/* its name, to know it where tid is -1; or NULL */
 	int gap;		/* a noise-probe gap: the thread busy-looped, never slept */
+	int irqs_off;		/* that loop ran with interrupts off (hwnoise) */
 	uint64_t index;		/* caller's reference (sample number) */
 	/* a work window (a deadline miss, see above), 0 for a spike: the
 	 * worker is tid/kprio/comm, woken by the waker (tid and kprio -1,
@@ -249,6 +264,14 @@ struct lw_spike {
 	 * hypervisor reported in it (interpolated, see lw_attrib_cfg.steal) */
 	uint64_t host_ns;
 	uint64_t steal_ns;
+	/* the code the kernel's stacks name (LW_TEV_STACK): [0] the task
+	 * running when the probe's thread was woken, [1] the task that left
+	 * the CPU to it; pid -1 and where NULL when the trace has none */
+	struct { int pid; const char *where; } code[2];
+	/* the longest irqs-off and preempt-off sections (preemptirq
+	 * tracepoints) on the spike's CPU overlapping its window, by kind
+	 * (LW_SECT_*): where each began (NULL: not known), from == to == 0: none */
+	struct { uint64_t from, to; const char *where; } sect[LW_SECT_KINDS];
 	/* engine state */
 	int wake_pending;	/* woken from another CPU, no interrupt here since */
 	uint64_t last;
@@ -306,6 +329,15 @@ struct lw_attrib_cfg {
 	int vm;
 	uint64_t (*steal)(void *steal_ctx, int cpu, uint64_t from, uint64_t to);
 	void *steal_ctx;
+	/* Hardware and firmware (not on a virtual machine, where it is the
+	 * host's; not for work windows): @smi_cpus[cpu] != 0 when that CPU's
+	 * SMI count moved during the run (RUN/manifest.json "smi"); then a
+	 * spike's time that no event explains (unexplained) is
+	 * hardware/firmware:SMI.  Never without a count that moved, except for
+	 * a gap of a probe that ran with interrupts off (lw_spike.irqs_off):
+	 * there nothing the kernel does can run unseen, so its unexplained
+	 * time is hardware/firmware.  NULL: no count. */
+	const unsigned char *smi_cpus;
 	/* each spike once its attribution is final, in no set order; may be
 	 * NULL.  The spike and its names live only during the call. */
 	void (*done)(void *done_ctx, const struct lw_spike *s);
@@ -361,6 +393,13 @@ json_t *lw_spike_timeline_json(const struct lw_spike *s);
  * ns, spikes}…], "idle_late_ns", "running_ns", "running_spikes"}}: the
  * totals over every spike, "top" from the kept ones (top_n at most cfg.keep) */
 json_t *lw_attrib_json(const struct lw_attrib *a, size_t top_n);
+/* Where the code of the spike's cause was, in words, else NULL: the
+ * longest section with interrupts off (a cause of timer-late, unexplained
+ * or non-preemptible) or preemption off (non-preemptible) that overlaps it
+ * ("irqs off 812 us in foo_isr+0x3c on CPU 1"), and the stacks of the
+ * cause's task ("in user space at the wake-up; left the CPU in
+ * do_nanosleep+0x6a (clock_nanosleep)"). */
+const char *lw_spike_where(const struct lw_spike *s, char *buf, size_t len);
 /* "irq:eth0" etc. into buf. */
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len);
 

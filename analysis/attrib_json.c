@@ -25,6 +25,55 @@ const char *lw_spike_cause(const struct lw_spike *s, char *buf, size_t len)
 	return lw_component_label(&s->comp[s->dominant], buf, len);
 }
 
+/* The section of kind @k that explains a cause of kind @kind, or -1. */
+static int section_for(const struct lw_spike *s, enum lw_comp_kind kind)
+{
+	int irqs = s->sect[LW_SECT_IRQS].to > 0, pre = s->sect[LW_SECT_PREEMPT].to > 0;
+	uint64_t ni = s->sect[LW_SECT_IRQS].to - s->sect[LW_SECT_IRQS].from;
+	uint64_t np = s->sect[LW_SECT_PREEMPT].to - s->sect[LW_SECT_PREEMPT].from;
+
+	switch (kind) {
+	case LW_C_TIMER_LATE:	/* the timer's interrupt held back */
+	case LW_C_UNEXPLAINED:
+		return irqs ? LW_SECT_IRQS : -1;
+	case LW_C_NONPREEMPT:	/* either keeps the probe off its CPU */
+		return irqs && (!pre || ni >= np) ? LW_SECT_IRQS : pre ? LW_SECT_PREEMPT : -1;
+	default:
+		return -1;
+	}
+}
+
+const char *lw_spike_where(const struct lw_spike *s, char *buf, size_t len)
+{
+	int dom = !s->unattributable && s->dominant >= 0;
+	int pid = dom ? s->comp[s->dominant].pid : -1;
+	const char *w = pid > 0 && s->code[0].pid == pid ? s->code[0].where : NULL;
+	const char *x = pid > 0 && s->code[1].pid == pid ? s->code[1].where : NULL;
+	int k = dom ? section_for(s, s->comp[s->dominant].kind) : -1;
+	size_t n = 0;
+
+	if (!w && !x && k < 0)
+		return NULL;
+	buf[0] = 0;
+	if (k >= 0) {
+		n = (size_t)snprintf(buf, len, "%s off %.0f us", k == LW_SECT_IRQS ? "irqs" : "preempt",
+				     (double)(s->sect[k].to - s->sect[k].from) / 1e3);
+		if (n < len && s->sect[k].where)
+			n += (size_t)snprintf(buf + n, len - n, " in %s", s->sect[k].where);
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " on CPU %d", s->cpu);
+	}
+	if (n < len && (w || x))
+		n += (size_t)snprintf(buf + n, len - n, "%s", n ? "; " : "");
+	if (n < len && w && x)
+		snprintf(buf + n, len - n, "in %s at the wake-up; left the CPU in %s", w, x);
+	else if (n < len && w)
+		snprintf(buf + n, len - n, "in %s at the wake-up", w);
+	else if (n < len && x)
+		snprintf(buf + n, len - n, "left the CPU in %s", x);
+	return buf;
+}
+
 const char *lw_component_label(const struct lw_component *c, char *buf, size_t len)
 {
 	if (c->name && *c->name)
@@ -94,7 +143,7 @@ json_t *lw_spike_timeline_json(const struct lw_spike *s)
 static json_t *spike_json(const struct lw_spike *s)
 {
 	json_t *comp = lw_spike_components_json(s, NULL), *tl = lw_spike_timeline_json(s);
-	char label[160];
+	char label[160], where[448];
 	json_t *o;
 
 	o = json_pack("{s:i, s:i, s:I, s:I, s:I, s:o}", "cpu", s->cpu, "probe", (int)s->probe,
@@ -111,6 +160,32 @@ static json_t *spike_json(const struct lw_spike *s)
 		if (s->comp[s->dominant].pid > 0)
 			json_object_set_new(o, "cause_task", json_pack("{s:i, s:s}",
 				"pid", s->comp[s->dominant].pid, "name", s->comp[s->dominant].name));
+		if (lw_spike_where(s, where, sizeof(where)))
+			json_object_set_new(o, "cause_code", json_string(where));
+	}
+	if (s->code[0].where || s->code[1].where) {
+		json_t *code = json_object();
+		static const char *const at[2] = { "wakeup", "switch" };
+
+		for (int k = 0; k < 2; k++)
+			if (s->code[k].where)
+				json_object_set_new(code, at[k], json_pack("{s:i, s:s}",
+					"pid", s->code[k].pid, "where", s->code[k].where));
+		json_object_set_new(o, "code", code);
+	}
+	if (s->sect[LW_SECT_IRQS].to || s->sect[LW_SECT_PREEMPT].to) {
+		json_t *sects = json_object();
+		static const char *const kn[LW_SECT_KINDS] = { "irqs_off", "preempt_off" };
+
+		for (int k = 0; k < LW_SECT_KINDS; k++)
+			if (s->sect[k].to)
+				json_object_set_new(sects, kn[k], json_pack("{s:I, s:I, s:I, s:o}",
+					"start_ns", (json_int_t)s->sect[k].from,
+					"end_ns", (json_int_t)s->sect[k].to,
+					"ns", (json_int_t)(s->sect[k].to - s->sect[k].from),
+					"where", s->sect[k].where ? json_string(s->sect[k].where) :
+								   json_null()));
+		json_object_set_new(o, "sections", sects);
 	}
 	json_object_set_new(o, "idle_state", s->idle_state >= 0 ? json_integer(s->idle_state) : json_null());
 	if (s->idle_state >= 0)

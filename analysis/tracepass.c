@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include "analysis/attrib.h"
+#include "analysis/codeloc.h"
 #include "analysis/hostadj.h"
 #include "analysis/sample_merge.h"
 #include "analysis/tasks.h"
 #include "lib/trace_read.h"
+#include "lib/tracedat.h"
 #include "analysis/runstate.h"
 #include "analysis/tracepass.h"
 #include "boards/board.h"
@@ -175,7 +177,8 @@ static const char *const vectors[] = {
 
 struct ids {
 	int sw, waking, wakeup, irq_in, irq_out, sirq_in, sirq_out, hrt_in, hrt_out, idle, tick_stop,
-	    freq, migrate, ipi_in, ipi_out;
+	    freq, migrate, ipi_in, ipi_out, kstack;
+	int sect_off[LW_SECT_KINDS], sect_on[LW_SECT_KINDS];	/* preemptirq */
 	int vec_in[NVEC], vec_out[NVEC];
 	int vec_min, vec_max;	/* range of their ids, to skip the search */
 };
@@ -184,6 +187,11 @@ static void find_ids(struct lw_trace *t, struct ids *d)
 {
 	d->sw = lw_trace_event_id(t, "sched", "sched_switch");
 	d->waking = lw_trace_event_id(t, "sched", "sched_waking");
+	d->kstack = lw_trace_event_id(t, "ftrace", "kernel_stack");
+	d->sect_off[LW_SECT_IRQS] = lw_trace_event_id(t, "preemptirq", "irq_disable");
+	d->sect_on[LW_SECT_IRQS] = lw_trace_event_id(t, "preemptirq", "irq_enable");
+	d->sect_off[LW_SECT_PREEMPT] = lw_trace_event_id(t, "preemptirq", "preempt_disable");
+	d->sect_on[LW_SECT_PREEMPT] = lw_trace_event_id(t, "preemptirq", "preempt_enable");
 	d->wakeup = lw_trace_event_id(t, "sched", "sched_wakeup");
 	d->irq_in = lw_trace_event_id(t, "irq", "irq_handler_entry");
 	d->irq_out = lw_trace_event_id(t, "irq", "irq_handler_exit");
@@ -886,6 +894,18 @@ struct tpass {
 	size_t top;
 	struct ids id;
 	int ncpus, *cur_state;
+	/* per CPU, what a kernel stack recorded next belongs to (run
+	 * --stacks: the trigger's event comes right before it): the thread
+	 * woken or switched to, and which (enum lw_stack_at; -1 none) */
+	struct { int pid, at; } *sk;
+	char where[192];
+	/* per CPU and kind (LW_SECT_*), the preemptirq section open: since
+	 * when (0: none) and its caller's offset from _stext; _stext from the
+	 * trace's kernel symbols (stext_known: 0 not looked up, 1 found, -1 not) */
+	struct { uint64_t from; int32_t offs; } (*sect)[LW_SECT_KINDS];
+	uint64_t stext;
+	int stext_known;
+	unsigned char *smi_cpus;	/* per CPU: its SMI count moved during the run */
 	struct twins tw;
 	size_t twi;			/* the window the events are in */
 	uint64_t untraced;		/* time between them */
@@ -909,13 +929,17 @@ static int tp_setup(struct tpass *p)
 	p->unk = calloc(1, sizeof(*p->unk));
 	p->nz = calloc((size_t)p->ncpus, sizeof(*p->nz));
 	p->cur_state = malloc((size_t)p->ncpus * sizeof(*p->cur_state));
+	p->sk = calloc((size_t)p->ncpus, sizeof(*p->sk));
+	p->sect = calloc((size_t)p->ncpus, sizeof(*p->sect));
+	p->smi_cpus = calloc((size_t)p->ncpus, 1);
 	x = p->x = calloc(1, sizeof(*p->x));
-	if (!p->it || !p->unk || !p->nz || !p->cur_state || !x)
+	if (!p->it || !p->unk || !p->nz || !p->cur_state || !p->sk || !p->sect || !p->smi_cpus || !x)
 		return error("out of memory");
 	for (unsigned pr = 0; pr < LW_SAMPLE_MAX; pr++)
 		x->pcpu[pr] = -1;
 	for (int c = 0; c < p->ncpus; c++) {
 		p->cur_state[c] = STATE_UNKNOWN;
+		p->sk[c].at = -1;
 		p->nz[c].names = calloc(MAX_SOURCES, 64);
 		if (!p->nz[c].names)
 			return error("out of memory");
@@ -937,6 +961,20 @@ static int tp_setup(struct tpass *p)
 	if (p->has_steal) {
 		cfg.steal = steal_in;
 		cfg.steal_ctx = &p->steal;
+	}
+	/* the CPUs whose SMI count moved during the run (lib/smi.h) */
+	{
+		const json_t *c;
+		size_t i;
+
+		json_array_foreach(json_object_get(json_object_get(rd->manifest, "smi"), "cpus"), i, c) {
+			json_int_t cpu = json_integer_value(json_object_get(c, "cpu"));
+
+			if (cpu >= 0 && cpu < p->ncpus &&
+			    json_integer_value(json_object_get(c, "count")) > 0)
+				p->smi_cpus[cpu] = 1;
+		}
+		cfg.smi_cpus = p->smi_cpus;
 	}
 
 	if (p->o->workloads && !(p->sp.misses = lw_misses_new(p->o->workloads, rd->manifest)))
@@ -1011,6 +1049,110 @@ static int tp_samples_due(struct tpass *p, uint64_t ts)
 	return 0;
 }
 
+/* A kernel stack (ftrace:kernel_stack) taken by a trigger of run --stacks
+ * on the event before it (@at, enum lw_stack_at; -1: not after one): its
+ * frames resolved through the trace's kernel symbols, and where they say
+ * the task current then was (analysis/codeloc.h), for the spikes of the
+ * thread woken or switched to.  The task is the event's common_pid, not
+ * the switch's next task: has_cur stays 0. */
+#define MAX_FRAMES 64
+static int stack_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw_tev *e, int at)
+{
+	struct tep_handle *tep = lw_trace_tep(p->t);
+	struct tep_format_field *f = lw_trace_field(p->t, ev, "caller");
+	struct lw_frame fr[MAX_FRAMES];
+	int ls = tep_get_long_size(tep), n = 0;
+	uint64_t size = 0;
+
+	if (at < 0 || !f || ev->pid <= 0 || (ls != 4 && ls != 8) ||
+	    lw_trace_u64(p->t, ev, "size", &size) < 0 || f->offset < 0 ||
+	    (size_t)f->offset > (size_t)ev->record->size)
+		return 1;
+	if (size > ((size_t)ev->record->size - (size_t)f->offset) / (size_t)ls)
+		size = ((size_t)ev->record->size - (size_t)f->offset) / (size_t)ls;
+	for (uint64_t i = 0; i < size && n < MAX_FRAMES; i++) {
+		const unsigned char *d = (const unsigned char *)ev->record->data + f->offset +
+					 i * (size_t)ls;
+		uint64_t addr = ls == 8 ? tep_read_number(tep, d, 8) : tep_read_number(tep, d, 4);
+
+		if (!addr || addr == (ls == 8 ? UINT64_MAX : UINT32_MAX))
+			break;	/* ULONG_MAX ends the stacks of older kernels */
+		fr[n].sym = tep_find_function(tep, addr);
+		fr[n].off = fr[n].sym ? addr - tep_find_function_address(tep, addr) : 0;
+		n++;
+	}
+	e->name = lw_stack_where(fr, n, (enum lw_stack_at)at, p->where, sizeof(p->where));
+	if (!e->name)
+		return 1;
+	e->kind = LW_TEV_STACK;
+	e->pid = ev->pid;
+	e->prev_pid = p->sk[ev->cpu].pid;
+	e->arg = at;
+	e->has_cur = 0;
+	return 0;
+}
+
+/* _stext's address, from the kernel symbols trace.dat carries: what a
+ * preemptirq event's caller_offs counts from.  Looked up once. */
+static int stext_of(struct tpass *p, uint64_t *stext)
+{
+	struct lw_tracedat d;
+	uint64_t *off, *size;
+
+	if (!p->stext_known) {
+		p->stext_known = -1;
+		if (lw_tracedat_read(p->path, &d, &off, &size) == 0) {
+			if (d.kallsyms.len &&
+			    lw_kallsyms_addr(d.kallsyms.data, d.kallsyms.len, "_stext", &p->stext) == 0)
+				p->stext_known = 1;
+			lw_tracedat_free(&d);
+			free(off);
+			free(size);
+		}
+	}
+	*stext = p->stext;
+	return p->stext_known > 0 ? 0 : -1;
+}
+
+/* A preemptirq event (CONFIG_PREEMPTIRQ_TRACEPOINTS): kind @k's section
+ * opens at a disable and closes at the enable on the same CPU (the kernel
+ * traces only the outermost ones); a closed one goes to the attribution
+ * with where it began: the disable's caller, symbol+offset. */
+static int section_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw_tev *e,
+			  int k, int on)
+{
+	struct tep_handle *tep = lw_trace_tep(p->t);
+	int64_t offs = 0;
+	uint64_t stext, addr;
+	const char *fn;
+
+	if (!on) {
+		if (lw_trace_s64(p->t, ev, "caller_offs", &offs) < 0)
+			offs = 0;
+		p->sect[ev->cpu][k].from = ev->ts_ns;
+		p->sect[ev->cpu][k].offs = (int32_t)offs;
+		return 1;
+	}
+	if (!p->sect[ev->cpu][k].from)
+		return 1;	/* its start is before the trace */
+	e->kind = LW_TEV_SECTION;
+	e->arg = (int64_t)p->sect[ev->cpu][k].from;
+	e->prev_pid = k;
+	e->has_cur = 0;
+	e->name = NULL;
+	if (stext_of(p, &stext) == 0) {
+		addr = lw_preemptirq_addr(stext, p->sect[ev->cpu][k].offs);
+		fn = tep_find_function(tep, addr);
+		if (fn) {
+			snprintf(p->where, sizeof(p->where), "%s+0x%llx", fn,
+				 (unsigned long long)(addr - tep_find_function_address(tep, addr)));
+			e->name = p->where;
+		}
+	}
+	p->sect[ev->cpu][k].from = 0;
+	return 0;
+}
+
 /*
  * Phase 2, one event: @ev read into @e for the attribution, with what it
  * says of its CPU's idle state, NO_HZ counters and wake-up sources; 0 to
@@ -1025,8 +1167,14 @@ static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw
 	char *comm = p->comm;
 	const size_t commlen = sizeof(p->comm);
 	uint64_t v;
-	int vec, vec_entry;
+	int vec, vec_entry, sk_at = p->sk[ev->cpu].at;
 
+	p->sk[ev->cpu].at = -1;	/* a stack belongs to the event just before it */
+	if (ev->id == id->kstack)
+		return stack_decode(p, ev, e, sk_at);
+	for (int k = 0; k < LW_SECT_KINDS; k++)
+		if (ev->id == id->sect_off[k] || ev->id == id->sect_on[k])
+			return section_decode(p, ev, e, k, ev->id == id->sect_on[k]);
 	if (ev->id == id->sw) {
 		e->kind = LW_TEV_SWITCH;
 		lw_trace_u64(t, ev, "next_pid", &v);
@@ -1043,6 +1191,8 @@ static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw
 		e->arg = !(v & 0xff) ? LW_PREV_RUNNABLE : (v & 0xff) == 1 ? LW_PREV_SLEEPING :
 			LW_PREV_BLOCKED;
 		e->name = str_field(t, ev, "next_comm", comm, commlen);
+		p->sk[ev->cpu].pid = e->pid;
+		p->sk[ev->cpu].at = LW_STACK_SWITCH;
 		if (cur_state[ev->cpu] == STATE_UNKNOWN || e->pid != 0)
 			cur_state[ev->cpu] = e->pid ? STATE_BUSY : cur_state[ev->cpu];
 		if (e->pid)
@@ -1055,6 +1205,10 @@ static int tp_decode(struct tpass *p, const struct lw_trace_event *ev, struct lw
 		e->prio = (int)v;
 		e->name = str_field(t, ev, "comm", comm, commlen);
 		e->arg = lw_trace_u64(t, ev, "target_cpu", &v) == 0 ? (int64_t)v : -1;
+		if (ev->id == id->waking) {
+			p->sk[ev->cpu].pid = e->pid;
+			p->sk[ev->cpu].at = LW_STACK_WAKEUP;
+		}
 	} else if (ev->id == id->irq_in) {
 		e->kind = LW_TEV_IRQ_ENTRY;
 		e->name = str_field(t, ev, "name", comm, commlen);
@@ -1285,6 +1439,9 @@ static void tp_free(struct tpass *p)
 	free(p->nz);
 	free(p->noise_comm);
 	free(p->cur_state);
+	free(p->sk);
+	free(p->sect);
+	free(p->smi_cpus);
 	stats_free(p->x);
 	free(p->it);
 	lw_attrib_free(p->a);

@@ -21,6 +21,7 @@
 #include "cmd/runscenario.h"
 #include "lib/error.h"
 #include "lib/parse.h"
+#include "lib/idlecap.h"
 #include "lib/pmqos.h"
 #include "lib/rundir.h"
 #include "lib/run.h"
@@ -205,6 +206,36 @@ static void record_budgets(const struct lw_run_opts *o, const struct lw_run_scen
 	json_object_set_new(manifest, "budgets", a);
 }
 
+/* The run's actions from --on-threshold and --on-end (checked when parsed). */
+static int build_actions(const struct lw_run_opts *o, struct lw_actions *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 0; i < o->non_threshold; i++) {
+		a->nthreshold++;
+		if (lw_action_parse(&a->threshold[i], "--on-threshold", o->on_threshold[i]) < 0 ||
+		    lw_action_resolve(&a->threshold[i], "--on-threshold") < 0)
+			return -1;
+		a->cont |= a->threshold[i].kind == LW_ACTION_CONTINUE;
+		a->trace |= a->threshold[i].kind == LW_ACTION_TRACE;
+	}
+	for (int i = 0; i < o->non_end; i++) {
+		a->nend++;
+		if (lw_action_parse(&a->end[i], "--on-end", o->on_end[i]) < 0 ||
+		    lw_action_resolve(&a->end[i], "--on-end") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void free_actions(struct lw_actions *a)
+{
+	for (int i = 0; i < a->nthreshold; i++)
+		lw_action_free(&a->threshold[i]);
+	for (int i = 0; i < a->nend; i++)
+		lw_action_free(&a->end[i]);
+	a->nthreshold = a->nend = 0;
+}
+
 /* One run into @output (@repeat: its place among repeats, or NULL; @pdfd:
  * the repeats' directory @output is made in, else LW_AT_PATH). */
 static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, json_t *repeat,
@@ -215,17 +246,28 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	struct lw_rundir rd;
 	struct lw_run run;
 	struct lw_monitor_opts mo;
+	struct lw_actions acts;
 	struct lw_until *until = NULL;
 	char cpus[256];
 	int ret = LW_EXIT_ERROR;
 
-	if (lw_rundir_create_at(&rd, pdfd, output, o->force) < 0)
+	if (build_actions(o, &acts) < 0) {
+		free_actions(&acts);
 		return LW_EXIT_ERROR;
+	}
+	if (lw_rundir_create_at(&rd, pdfd, output, o->force) < 0) {
+		free_actions(&acts);
+		return LW_EXIT_ERROR;
+	}
 
 	lw_run_init(&run, &rd);
 	run.duration_ns = o->duration_ns;
+	run.warmup_ns = o->warmup_ns;
 	run.cpus = o->cpus;
 	run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+	run.threshold_ns = o->break_ns;
+	if (acts.nthreshold || acts.nend)
+		run.actions = &acts;
 	json_object_set_new(run.dir.manifest, "command", argv_json(argc, argv));
 	json_object_set_new(run.dir.manifest, "board", json_string(o->board));
 	json_object_set_new(run.dir.manifest, "cpus", json_string(lw_format_cpulist(&o->cpus, cpus,
@@ -245,7 +287,8 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	struct lw_probe_common pc = {
 		.interval_ns = o->interval_ns, .distance_ns = o->distance_ns,
 		.priority = o->priority, .no_rt = o->no_rt, .threshold_ns = o->threshold_ns,
-		.break_ns = o->break_ns,
+		.break_ns = o->break_ns, .aligned = o->probes.aligned,
+		.align_ns = o->probes.align_ns,
 	};
 	/* monitored: a trace only around spikes, so only with --threshold */
 	int no_spikes = o->monitor_ns && !o->threshold_ns;
@@ -255,9 +298,13 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 		.off_reason = no_spikes ? "--monitor without --threshold: no spikes to keep a trace "
 					  "around" : NULL,
 		.events = o->trace && strcmp(o->trace, "off") ? o->trace : "default",
-		.buffer_bytes = o->trace_buffer, .flight = o->break_ns != 0,
+		/* --break-on: a flight recorder, frozen at the crossing; with
+		 * --on-threshold continue and no trace action, the whole run */
+		.buffer_bytes = o->trace_buffer,
+		.flight = o->break_ns != 0 && !(acts.cont && !acts.trace),
 		.monitor = o->monitor_ns != 0,
 		.no_kallsyms = o->no_kallsyms,
+		.stacks = o->stacks,
 	};
 	struct lw_part *tracer;
 	cpu_set_t hk;
@@ -307,6 +354,8 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 	}
 	if (add(&run, lw_pmqos_new(o->pm_qos_us)) < 0)
 		goto fail;
+	if (o->nidle_caps && add(&run, lw_idlecap_new(o->idle_caps, o->nidle_caps)) < 0)
+		goto fail;
 	/* the loads before the probes and workloads: a fork while their
 	 * threads run holds this process's mmap lock and write-protects its
 	 * pages, and blocked both audio streams 2.5 ms at 0.13 s of an
@@ -329,6 +378,7 @@ static int one_run(const struct lw_run_opts *o, int pdfd, const char *output, js
 		ret = lw_until_finish(until, &run, ret);
 fail:
 	lw_run_destroy(&run);
+	free_actions(&acts);
 	lw_until_free(until);
 	return ret;
 }
@@ -501,7 +551,8 @@ int cmd_run(int argc, char **argv)
 		return ret > 0 ? LW_EXIT_OK : LW_EXIT_ERROR;
 	ret = LW_EXIT_ERROR;
 	if ((o.scenario && lw_run_scenario_apply(&rs, &o, argc, argv, &online) < 0) ||
-	    lw_run_preflight(&o, &online) < 0)
+	    lw_run_preflight(&o, &online) < 0 ||
+	    (o.nidle_caps && lw_idlecap_check(o.idle_caps, o.nidle_caps) < 0))
 		goto out;
 	/* the probes as the scenario and the command line chose them */
 	if (lw_probe_env_read(&env, "") < 0 ||

@@ -31,6 +31,11 @@ static const char usage_head[] =
 "      --no-rt             run the probes SCHED_OTHER (no root needed; recorded)\n"
 "      --pm-qos US         hold /dev/cpu_dma_latency at US for the run\n"
 "                          (default: leave PM QoS as the system has it)\n"
+"      --deepest-idle-state N[@CPULIST]  disable the cpuidle states deeper than\n"
+"                          N (-1: all) on CPULIST (default: the measured CPUs)\n"
+"                          for the run, put back after (rtla's and cyclictest's\n"
+"                          --deepest-idle-state); repeatable for other CPUs;\n"
+"                          refused where there is no cpuidle driver\n"
 "      --threshold US      write a trace marker for every sample above US;\n"
 "                          analyze then fails the run when a sample of a\n"
 "                          wake-up probe is above it\n"
@@ -38,7 +43,24 @@ static const char usage_head[] =
 "                          checked by analyze (repeatable): [PROBE.]STAT<VALUE\n"
 "                          or <=, e.g. 'p99<100us', 'xruns<1' (latwatt(1),\n"
 "                          RULES AND METRICS)\n"
-"  -b, --break-on US       stop the run at the first sample above US\n"
+"  -b, --break-on US       stop the run at the first sample above US (with\n"
+"                          --on-threshold continue: its actions' threshold)\n"
+"      --on-threshold ACTION  at a sample above --break-on (repeatable, in\n"
+"                          order; rtla's --on-threshold): trace (keep the flight\n"
+"                          recorder as it was there), signal:SIG[:PID] (PID a\n"
+"                          number or parent, the default), exec:PROG [ARG]...\n"
+"                          (words as --load's, no shell; the sample in\n"
+"                          LATWATT_* variables), continue (measure on to the\n"
+"                          end; without it the first such sample ends the run)\n"
+"      --on-end ACTION     when the run ends (repeatable): signal:SIG[:PID],\n"
+"                          exec:PROG [ARG]... (rtla's --on-end); the actions'\n"
+"                          log in RUN/actions.json\n"
+"      --aligned US        the cyclic threads wake at common instants: one\n"
+"                          start, each next CPU's thread US later (0: all at\n"
+"                          once), as cyclictest -A and rtla -A\n"
+"      --warm-up TIME      samples of the run's first TIME go to\n"
+"                          RUN/warmup-samples, not RUN/samples: no statistic\n"
+"                          counts them (rtla --warm-up)\n"
 "      --board NAME        board the run is for (default local)\n"
 "  -f, --force             replace the run in an existing non-empty RUN\n"
 "      --repeat N          N runs, one after another: RUN/run-01 ... RUN/run-NN,\n"
@@ -79,6 +101,11 @@ static const char usage_head[] =
 "                          --break-on it is what the flight recorder keeps,\n"
 "                          with --monitor the ring a spike's window comes from\n"
 "      --no-kallsyms       leave kernel symbols out of trace.dat (about 5 MB)\n"
+"      --stacks            a kernel stack at each wake-up of a probe or\n"
+"                          workload thread while a task ran, and at each\n"
+"                          switch to it: analyze names the code that delayed\n"
+"                          a spike (as rtla timerlat -a); costs some us a\n"
+"                          wake-up that found a task running\n"
 "      --lttng WHEN        LTTng-UST events (latwatt:*): auto (default: when an\n"
 "                          LTTng session daemon runs), on, off\n"
 "      --monitor INTERVAL  long-term monitoring: a histogram and maximum per\n"
@@ -141,13 +168,15 @@ void lw_run_usage(FILE *f)
 
 enum {
 	OPT_DISTANCE = 256, OPT_NO_RT, OPT_PM_QOS, OPT_THRESHOLD, OPT_BOARD, OPT_PROGRESS,
-	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS, OPT_LTTNG,
+	OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_KALLSYMS, OPT_STACKS, OPT_LTTNG,
 	OPT_MONITOR, OPT_MONITOR_WINDOW, OPT_MONITOR_DISK,
 	OPT_POWER_RATE, OPT_POWER, OPT_SYSFS_ROOT, OPT_IIO_URI,
 	OPT_PROBES, OPT_NOISE_CPUS,
 	OPT_REPEAT, OPT_SETTLE, OPT_BUDGET,
 	OPT_AGAINST, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_ALPHA, OPT_PRACTICAL, OPT_SPENDING,
 	OPT_DECIDE_ON, OPT_UNTIL_DECIDED, OPT_LOOK_EVERY,
+	OPT_ON_THRESHOLD, OPT_ON_END, OPT_DEEPEST_IDLE,
+	OPT_ALIGNED, OPT_WARM_UP,
 	OPT_PROBE_PARAM = 300,	/* + probe index * LW_PROBE_PARAMS + parameter */
 	OPT_SCENARIO = 400,
 };
@@ -165,9 +194,12 @@ static const struct option fixed_opts[] = {
 	{ "priority",  required_argument, NULL, 'p' },
 	{ "no-rt",     no_argument,       NULL, OPT_NO_RT },
 	{ "pm-qos",    required_argument, NULL, OPT_PM_QOS },
+	{ "deepest-idle-state", required_argument, NULL, OPT_DEEPEST_IDLE },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "budget",    required_argument, NULL, OPT_BUDGET },
 	{ "break-on",  required_argument, NULL, 'b' },
+	{ "on-threshold", required_argument, NULL, OPT_ON_THRESHOLD },
+	{ "on-end",    required_argument, NULL, OPT_ON_END },
 	{ "board",     required_argument, NULL, OPT_BOARD },
 	{ "force",     no_argument,       NULL, 'f' },
 	{ "repeat",    required_argument, NULL, OPT_REPEAT },
@@ -181,6 +213,8 @@ static const struct option fixed_opts[] = {
 	{ "decide-on", required_argument, NULL, OPT_DECIDE_ON },
 	{ "until-decided", no_argument,   NULL, OPT_UNTIL_DECIDED },
 	{ "look-every", required_argument, NULL, OPT_LOOK_EVERY },
+	{ "aligned",   required_argument, NULL, OPT_ALIGNED },
+	{ "warm-up",   required_argument, NULL, OPT_WARM_UP },
 	{ "quiet",     no_argument,       NULL, 'q' },
 	{ "progress",  no_argument,       NULL, OPT_PROGRESS },
 	{ "power-rate", required_argument, NULL, OPT_POWER_RATE },
@@ -191,6 +225,7 @@ static const struct option fixed_opts[] = {
 	{ "trace",        required_argument, NULL, OPT_TRACE },
 	{ "trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER },
 	{ "no-kallsyms",  no_argument,       NULL, OPT_NO_KALLSYMS },
+	{ "stacks",       no_argument,       NULL, OPT_STACKS },
 	{ "lttng",        required_argument, NULL, OPT_LTTNG },
 	{ "monitor",        required_argument, NULL, OPT_MONITOR },
 	{ "monitor-window", required_argument, NULL, OPT_MONITOR_WINDOW },
@@ -273,6 +308,9 @@ static int trace_power_option(struct lw_run_opts *o, int c, const char *arg)
 			return -1;
 		if (o->trace_buffer < 16 * 1024 || o->trace_buffer > (4ULL << 30))
 			return error("--trace-buffer: must be between 16k and 4G per CPU");
+		break;
+	case OPT_STACKS:
+		o->stacks = 1;
 		break;
 	case OPT_NO_KALLSYMS:
 		o->no_kallsyms = 1;
@@ -358,6 +396,28 @@ static int probe_option(struct lw_run_opts *o, int c, const char *arg, const cpu
 	return 0;
 }
 
+/* --deepest-idle-state without @CPULIST takes the measured CPUs; no CPU in
+ * two sets. */
+static int idle_cap_sets(struct lw_run_opts *o)
+{
+	cpu_set_t seen, both;
+
+	CPU_ZERO(&seen);
+	for (int i = 0; i < o->nidle_caps; i++) {
+		struct lw_idle_cap *c = &o->idle_caps[i];
+		char list[256];
+
+		if (!c->cpus_given)
+			c->cpus = o->cpus;
+		CPU_AND(&both, &seen, &c->cpus);
+		if (CPU_COUNT(&both))
+			return error("--deepest-idle-state: CPUs %s are in two sets",
+				     lw_format_cpulist(&both, list, sizeof(list)));
+		CPU_OR(&seen, &seen, &c->cpus);
+	}
+	return 0;
+}
+
 int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_set_t *online)
 {
 	const char *seq_given = NULL;	/* an option of --repeat auto */
@@ -412,6 +472,15 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 				return -1;
 			o->pm_qos_us = (int64_t)v;
 			break;
+		case OPT_DEEPEST_IDLE:
+			if (o->nidle_caps == LW_MAX_IDLE_CAPS)
+				return error("--deepest-idle-state: at most %d CPU sets",
+					     LW_MAX_IDLE_CAPS);
+			if (lw_idle_cap_parse("--deepest-idle-state", optarg, online,
+					      &o->idle_caps[o->nidle_caps]) < 0)
+				return -1;
+			o->nidle_caps++;
+			break;
 		case OPT_THRESHOLD:
 			if (lw_parse_usecs("--threshold", optarg, &o->threshold_ns) < 0)
 				return -1;
@@ -420,6 +489,22 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			if (lw_parse_usecs("--break-on", optarg, &o->break_ns) < 0)
 				return -1;
 			break;
+		case OPT_ON_THRESHOLD:
+		case OPT_ON_END: {
+			int end = c == OPT_ON_END;
+			const char *name = end ? "--on-end" : "--on-threshold";
+			int *n = end ? &o->non_end : &o->non_threshold;
+			struct lw_action a;
+			int bad = lw_action_parse(&a, name, optarg);
+
+			lw_action_free(&a);
+			if (bad)
+				return -1;
+			if (*n == LW_MAX_ACTIONS)
+				return error("%s: at most %d actions", name, LW_MAX_ACTIONS);
+			(end ? o->on_end : o->on_threshold)[(*n)++] = optarg;
+			break;
+		}
 		case OPT_BOARD:
 			o->board = optarg;
 			break;
@@ -502,6 +587,17 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 			seq_given = "--decide-on";
 			break;
 		}
+		case OPT_ALIGNED:
+			if (lw_parse_usecs("--aligned", optarg, &o->probes.align_ns) < 0)
+				return -1;
+			if (o->probes.align_ns > LW_NSEC_PER_SEC)
+				return error("--aligned: at most 1s between two threads");
+			o->probes.aligned = 1;
+			break;
+		case OPT_WARM_UP:
+			if (lw_parse_duration("--warm-up", optarg, &o->warmup_ns) < 0)
+				return -1;
+			break;
 		case OPT_SETTLE:
 			if (lw_parse_duration("--settle", optarg, &o->settle_ns) < 0)
 				return -1;
@@ -555,6 +651,14 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 		return error("no run directory: give -o RUN");
 	if (!CPU_COUNT(&o->cpus))
 		return error("--cpus: no CPU selected");
+	if (idle_cap_sets(o) < 0)
+		return -1;
+	if (o->non_threshold && !o->break_ns)
+		return error("--on-threshold: needs --break-on US, the threshold its actions fire "
+			     "at (rtla's -T/-i)");
+	if (o->warmup_ns && o->warmup_ns >= o->duration_ns)
+		return error("--warm-up: must be shorter than --duration (nothing would be "
+			     "measured)");
 	if (o->until_decided) {
 		if (o->repeat_auto || o->repeat > 1)
 			return error("--until-decided lengthens one run; --repeat adds runs: give "
@@ -582,6 +686,10 @@ int lw_run_opts_parse(struct lw_run_opts *o, int argc, char **argv, const cpu_se
 	 * it is found (cmd/runauto.c refuses a design with none) */
 	if (o->repeat_auto && o->min_runs > o->max_runs)
 		return error("--min-runs %u is more than --max-runs %u", o->min_runs, o->max_runs);
+	/* stacks are recorded in the trace and read through its kernel symbols */
+	if (o->stacks && (o->no_kallsyms || (o->trace && !strcmp(o->trace, "off"))))
+		return error("--stacks needs the kernel trace and its symbols: not with %s",
+			     o->no_kallsyms ? "--no-kallsyms" : "--trace off");
 	return 0;
 }
 
@@ -595,5 +703,6 @@ const char *const lw_run_repeatable[] = {
 	"load",
 	"budget",
 	"decide-on",
+	"deepest-idle-state",
 	NULL,
 };

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #define LW_MAX_WORKLOAD_OPTS 16
+#include "lib/actions.h"
+#include "lib/idlecap.h"
 #include "probes/plan.h"
 #define LW_RUN_MAX_LOADS 16
 #define LW_RUN_MAX_REPEAT 999
@@ -27,8 +29,19 @@ struct lw_run_opts {
 	int priority;			/* -p, default 95 */
 	int no_rt;			/* --no-rt */
 	int64_t pm_qos_us;		/* --pm-qos, default -1: leave it */
+	/* --deepest-idle-state N[@CPULIST], repeatable (sets apart); without
+	 * @CPULIST the measured CPUs (filled in by the parse) */
+	struct lw_idle_cap idle_caps[LW_MAX_IDLE_CAPS];
+	int nidle_caps;
 	uint64_t threshold_ns;		/* --threshold, default 0: no markers */
 	uint64_t break_ns;		/* --break-on, default 0 */
+	/* --on-threshold ACTION, --on-end ACTION: repeatable, checked, in order
+	 * (lib/actions.h) */
+	const char *on_threshold[LW_MAX_ACTIONS];
+	int non_threshold;
+	const char *on_end[LW_MAX_ACTIONS];
+	int non_end;
+	uint64_t warmup_ns;		/* --warm-up TIME, default 0: none */
 	int force;			/* --force */
 	unsigned repeat;		/* --repeat N, default 1 */
 	/* --repeat auto: runs until decided against --against (analysis/sequential.h) */
@@ -49,6 +62,7 @@ struct lw_run_opts {
 	const char *trace;		/* --trace off|default|LIST; NULL: default if possible */
 	uint64_t trace_buffer;		/* --trace-buffer, per CPU; 0: the recorder's default */
 	int no_kallsyms;		/* --no-kallsyms */
+	int stacks;			/* --stacks */
 	int lttng;			/* --lttng auto|on|off (enum lw_ust_mode), default auto */
 	uint64_t monitor_ns;		/* --monitor INTERVAL; 0: every sample kept */
 	uint64_t monitor_window_ns;	/* --monitor-window, before and after a spike */

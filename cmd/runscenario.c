@@ -17,8 +17,11 @@
 #include "workloads/loads.h"
 #include "workloads/workload.h"
 
-/* A scenario says what to run, not where its result goes (-o is per run). */
-static const char *const refused[] = { "scenario", "help", "output", NULL };
+/* A scenario says what to run, not where its result goes (-o is per run);
+ * the threshold actions (a program run as root, a signal to any process) come
+ * from the command line of who runs latwatt only, never from a file. */
+static const char *const refused[] = { "scenario", "help", "output", "on-threshold", "on-end",
+				       NULL };
 
 void lw_run_scenario_keys(struct lw_scenario_keys *k, const char *sysfs)
 {

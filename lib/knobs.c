@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,12 @@
 
 int lw_knob_write(struct lw_knobs *k, const char *path, const char *value)
 {
+	return lw_knob_write_undo(k, path, value, NULL);
+}
+
+int lw_knob_write_undo(struct lw_knobs *k, const char *path, const char *value,
+		       const char *undo)
+{
 	int i;
 
 	for (i = 0; i < k->n; i++)
@@ -21,7 +28,9 @@ int lw_knob_write(struct lw_knobs *k, const char *path, const char *value)
 
 		if (k->n == LW_MAX_KNOBS)
 			return error("too many kernel knobs changed (%d)", LW_MAX_KNOBS);
-		if (lw_read_file(path, buf, sizeof(buf)) < 0)
+		if (undo)
+			snprintf(buf, sizeof(buf), "%s", undo);
+		else if (lw_read_file(path, buf, sizeof(buf)) < 0)
 			return error_errno("cannot read %s", path);
 		if (lw_journal_knob(k->journal, path, buf) < 0)
 			return -1;	/* unchanged: nothing to undo */

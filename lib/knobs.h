@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define LW_MAX_KNOBS 64
+#define LW_MAX_KNOBS 1024	/* --deepest-idle-state: one per CPU and idle state */
 
 struct lw_knob {
 	char *path;
@@ -27,6 +27,10 @@ struct lw_knobs {
 /* Write @value to @path, saving its content first (once per path, in memory
  * and in the journal). */
 int lw_knob_write(struct lw_knobs *k, const char *path, const char *value);
+/* The same for a knob whose content cannot be written back as read (a
+ * list of flags, one written at a time): @undo is what restores it. */
+int lw_knob_write_undo(struct lw_knobs *k, const char *path, const char *value,
+		       const char *undo);
 /* Restore every knob (reverse order); returns the number that failed. */
 int lw_knobs_restore(struct lw_knobs *k);
 

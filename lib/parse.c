@@ -264,3 +264,60 @@ char *lw_format_threshold(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
 	return buf;
 }
+
+/* The words of a --load or an exec action (lib/parse.h). */
+int lw_split_words(const char *s, char *out, char **argv, int max, int *argc,
+		   const char *what, const char *spec)
+{
+	const char *p = s;
+	char *o = out;
+	int n = 0;
+
+	for (;;) {
+		char quote = 0;
+		int in_word = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		if (n == max)
+			return error("%s: more than %d words in '%s'", what, max, spec);
+		argv[n] = o;
+		while (*p) {
+			if (quote) {
+				if (*p == quote) {
+					quote = 0;
+				} else if (*p == '\\' && quote == '"' && p[1] && strchr("\"\\$`", p[1])) {
+					*o++ = *++p;
+				} else {
+					*o++ = *p;
+				}
+				p++;
+				continue;
+			}
+			if (*p == ' ' || *p == '\t' || *p == '\n')
+				break;
+			if (*p == '\'' || *p == '"') {
+				quote = *p++;
+				in_word = 1;
+				continue;
+			}
+			if (*p == '\\') {
+				if (!p[1])
+					return error("%s: trailing backslash in '%s'", what, spec);
+				p++;
+			}
+			*o++ = *p++;
+			in_word = 1;
+		}
+		if (quote)
+			return error("%s: unterminated %c quote in '%s'", what, quote, spec);
+		(void)in_word;
+		*o++ = 0;
+		n++;
+	}
+	argv[n] = NULL;
+	*argc = n;
+	return 0;
+}

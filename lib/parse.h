@@ -48,4 +48,13 @@ char *lw_format_threshold(uint64_t ns, char *buf, size_t len);
 /* Format @ns as a short human duration ("2.67ms", "30s"). */
 char *lw_format_duration(uint64_t ns, char *buf, size_t len);
 
+/*
+ * Split @s into words in @out (at least strlen(s) + 1 bytes): blanks separate,
+ * '...' and "..." quote, backslash escapes, as a shell splits words but with
+ * nothing expanded.  Fills @argv (@max words at most), NULL-terminated; 0, or
+ * -1 after error() naming @what and quoting @spec.
+ */
+int lw_split_words(const char *s, char *out, char **argv, int max, int *argc,
+		   const char *what, const char *spec);
+
 #endif

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
+#include <limits.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/run.h"
+#include "lib/smi.h"
 #include "lib/writer.h"
 #include "lib/sysinfo.h"
 #include "lib/thread.h"
@@ -64,6 +67,7 @@ void lw_run_init(struct lw_run *run, struct lw_rundir *rd)
 	rd->dfd = -1;
 	run->marker_fd = -1;
 	run->trace_off_fd = -1;
+	run->action_log = json_array();
 	CPU_ZERO(&run->cpus);
 	/* what runs killed before us left, then our own journal, before any
 	 * part is made (the trace recorder makes its instance then) */
@@ -130,6 +134,28 @@ void lw_run_request_stop(struct lw_run *run, enum lw_stop_reason why, const char
 	atomic_store(&run->stop, 1);
 }
 
+void lw_run_threshold(struct lw_run *run, const struct lw_sample *s, const char *detail)
+{
+	const struct lw_actions *a = run->actions;
+	int expected = 0, froze = 0;
+
+	atomic_fetch_add_explicit(&run->crossings, 1, memory_order_relaxed);
+	/* "trace" with "continue": the flight recorder is kept as it was at
+	 * the first crossing (without "continue" the stop does it) */
+	if (a && a->cont && a->trace && !atomic_exchange(&run->trace_frozen, 1)) {
+		int off_fd = run->trace_off_fd;
+
+		froze = off_fd >= 0 && write(off_fd, "0", 1) == 1;
+	}
+	if (atomic_compare_exchange_strong(&run->spike_state, &expected, 1)) {
+		run->spike = *s;
+		run->spike_froze = froze || !(a && a->cont);
+		atomic_store_explicit(&run->spike_state, 2, memory_order_release);
+	}
+	if (!(a && a->cont))
+		lw_run_request_stop(run, LW_STOP_BREAK, detail);
+}
+
 void lw_run_mark(struct lw_run *run, const char *msg, size_t len)
 {
 	int fd = run->marker_fd;
@@ -158,7 +184,40 @@ void lw_fmt_u64(struct lw_fmt *f, uint64_t v)
 		*f->p++ = tmp[--n];
 }
 
-/* Drain every ring once; returns samples written or -1. */
+/* @n samples into RUN/samples (or the monitor) and the looker, or the
+ * warm-up's file for those due before the warm-up ends; the count of the
+ * first into *@kept. */
+static int sink(struct lw_run *run, int ring, const struct lw_sample *s, size_t n, size_t *kept)
+{
+	const uint64_t end = run->start_mono + run->warmup_ns;
+
+	*kept = 0;
+	while (n) {
+		int warm = run->warmup && s->expected_ns < end;
+		size_t k = 1;
+
+		while (k < n && (run->warmup && s[k].expected_ns < end) == warm)
+			k++;
+		if (warm) {
+			if (lw_samples_write(run->warmup, s, k) < 0)
+				return -1;
+			run->warmup_written += k;
+		} else if (run->monitor ? lw_monitor_feed(run->monitor, ring, s, k) < 0 :
+			   lw_samples_write(run->samples, s, k) < 0) {
+			return -1;
+		} else if (run->looker &&
+			   run->looker->feed(run->looker->ctx, run->start_mono, s, k) < 0) {
+			return -1;
+		} else {
+			*kept += k;
+		}
+		s += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Drain every ring once; returns samples written to RUN/samples or -1. */
 static long drain(struct lw_run *run)
 {
 	int n = atomic_load_explicit(&run->nrings, memory_order_acquire);
@@ -175,14 +234,12 @@ static long drain(struct lw_run *run)
 
 			if (chunk > r->mask + 1 - idx)
 				chunk = r->mask + 1 - idx;
-			if (run->monitor ? lw_monitor_feed(run->monitor, i, &r->buf[idx], chunk) < 0 :
-			    lw_samples_write(run->samples, &r->buf[idx], chunk) < 0)
-				return -1;
-			if (run->looker && run->looker->feed(run->looker->ctx, run->start_mono,
-							     &r->buf[idx], chunk) < 0)
+			size_t kept;
+
+			if (sink(run, i, &r->buf[idx], chunk, &kept) < 0)
 				return -1;
 			tail += chunk;
-			total += (long)chunk;
+			total += (long)kept;
 			atomic_store_explicit(&r->tail, tail, memory_order_release);
 		}
 	}
@@ -212,6 +269,7 @@ static void *writer_main(void *arg)
 
 static int writer_start(struct lw_run *run)
 {
+	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1 };
 	char path[4096];
 
 	run->samples = lw_samples_create(run->dir.dfd,
@@ -219,26 +277,33 @@ static int writer_start(struct lw_run *run)
 					 run->start_mono);
 	if (!run->samples)
 		return -1;
+	if (run->warmup_ns) {
+		run->warmup = lw_samples_create(run->dir.dfd,
+						lw_rundir_file(&run->dir, "warmup-samples", path,
+							       sizeof(path)),
+						run->start_mono);
+		if (!run->warmup)
+			goto fail;
+	}
 	if (run->monitor_opts) {
 		run->monitor = lw_monitor_new(run->monitor_opts, run->dir.dfd, run->dir.path,
 					      run->start_mono, run->samples);
-		if (!run->monitor) {
-			lw_samples_close(run->samples);
-			run->samples = NULL;
-			return -1;
-		}
+		if (!run->monitor)
+			goto fail;
 		if (run->monitor_trace)
 			lw_monitor_set_trace(run->monitor, &run->mtrace);
 	}
-	struct lw_sched sch = { .policy = SCHED_OTHER, .cpu = -1 };
-
-	if (lw_thread_start(&run->writer, writer_main, run, &sch, "the sample writer") < 0) {
-		lw_samples_close(run->samples);
-		run->samples = NULL;
-		return -1;
-	}
+	if (lw_thread_start(&run->writer, writer_main, run, &sch, "the sample writer") < 0)
+		goto fail;
 	run->writer_running = 1;
 	return 0;
+fail:
+	lw_samples_close(run->samples);
+	run->samples = NULL;
+	if (run->warmup)
+		lw_samples_close(run->warmup);
+	run->warmup = NULL;
+	return -1;
 }
 
 static int writer_stop(struct lw_run *run)
@@ -275,6 +340,9 @@ static int writer_stop(struct lw_run *run)
 	if (lw_samples_close(run->samples) < 0)
 		ret = -1;
 	run->samples = NULL;
+	if (run->warmup && lw_samples_close(run->warmup) < 0)
+		ret = -1;
+	run->warmup = NULL;
 	return ret;
 }
 
@@ -327,6 +395,105 @@ static const char *reason_text(struct lw_run *run, char *buf, size_t len)
 	default:
 		return NULL;
 	}
+}
+
+static void save_actions(struct lw_run *run)
+{
+	char path[4096];
+	json_t *doc = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:O}", "schema", "latwatt-actions",
+				"version", 1, "threshold_ns", (json_int_t)run->threshold_ns,
+				"crossings", (json_int_t)atomic_load(&run->crossings),
+				"crossings_fired", (json_int_t)run->crossings_fired,
+				"crossings_unlogged", (json_int_t)run->crossings_unlogged,
+				"actions", run->action_log);
+
+	if (lw_json_save_at(run->dir.dfd, doc, lw_rundir_file(&run->dir, "actions.json", path,
+							      sizeof(path))) < 0)
+		warning("the log of the run's actions could not be written (see above)");
+	json_decref(doc);
+}
+
+/* The event the actions are told of; @s: a crossing, or NULL. */
+static void action_event(struct lw_run *run, struct lw_action_event *ev, const char *event,
+			 const struct lw_sample *s, char *dir, size_t len)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->event = event;
+	if (s) {
+		ev->has_sample = 1;
+		ev->s = *s;
+	}
+	ev->threshold_ns = run->threshold_ns;
+	ev->crossings = atomic_load(&run->crossings);
+	if (!realpath(run->dir.path, dir))
+		snprintf(dir, len, "%s", run->dir.path);
+	ev->run_dir = dir;
+}
+
+/* A crossing in the slot: run the --on-threshold actions for it (main thread). */
+static void fire_threshold(struct lw_run *run)
+{
+	struct lw_action_event ev;
+	struct lw_sample s;
+	char dir[PATH_MAX];
+	int traced;
+
+	if (!run->actions || atomic_load_explicit(&run->spike_state, memory_order_acquire) != 2)
+		return;
+	/* without "continue" the run stops at its first crossing: the ones
+	 * its threads see before they stop are counted only */
+	if (!run->actions->cont && run->crossings_fired)
+		return;
+	s = run->spike;
+	traced = run->trace_off_fd < 0 ? 0 : run->spike_froze ? 1 : 2;
+	if (!run->has_first) {
+		run->first = s;
+		run->has_first = 1;
+	}
+	action_event(run, &ev, "threshold", &s, dir, sizeof(dir));
+	ev.traced = traced;
+	if (json_array_size(run->action_log) < LW_ACTION_LOG_MAX) {
+		lw_actions_fire(run->actions->threshold, run->actions->nthreshold, &ev,
+				run->action_log);
+		save_actions(run);
+	} else {	/* a storm of crossings with continue: fired, counted, not logged */
+		json_t *scratch = json_array();
+
+		lw_actions_fire(run->actions->threshold, run->actions->nthreshold, &ev, scratch);
+		json_decref(scratch);
+		run->crossings_unlogged++;
+	}
+	run->crossings_fired++;
+	atomic_store_explicit(&run->spike_state, 0, memory_order_release);
+}
+
+/* The end: the --on-end actions, once the run directory is saved. */
+static void fire_end(struct lw_run *run)
+{
+	struct lw_action_event ev;
+	char dir[PATH_MAX];
+
+	action_event(run, &ev, "end", run->has_first ? &run->first : NULL, dir, sizeof(dir));
+	ev.status = lw_manifest_status(run->dir.manifest);
+	lw_actions_fire(run->actions->end, run->actions->nend, &ev, run->action_log);
+	save_actions(run);
+}
+
+/* The manifest's "actions": what was asked and where the log is. */
+static void record_actions(struct lw_run *run)
+{
+	const struct lw_actions *a = run->actions;
+	json_t *th = json_array(), *end = json_array();
+
+	for (int i = 0; i < a->nthreshold; i++)
+		json_array_append_new(th, json_string(a->threshold[i].spec));
+	for (int i = 0; i < a->nend; i++)
+		json_array_append_new(end, json_string(a->end[i].spec));
+	json_object_set_new(run->dir.manifest, "actions", json_pack("{s:o, s:o, s:b, s:I, s:I, "
+		"s:I, s:s}", "on_threshold", th, "on_end", end, "continue", a->cont,
+		"threshold_ns", (json_int_t)run->threshold_ns,
+		"crossings", (json_int_t)atomic_load(&run->crossings),
+		"crossings_fired", (json_int_t)run->crossings_fired, "log", "actions.json"));
 }
 
 /* Up to this many tasks of each kind are recorded. */
@@ -415,10 +582,14 @@ int lw_run_execute(struct lw_run *run)
 	int i, ret = LW_EXIT_OK, started = 0;
 	char reason[320];
 	const char *why;
-	json_t *steal;
+	json_t *steal, *smi;
 
 	stop_sigset(&set);
 	steal = lw_steal_snapshot(NULL);
+	/* SMIs: the count per CPU at the start and the end (lib/smi.h) */
+	smi = lw_smi_snapshot("", 1);
+	if (json_is_string(json_object_get(smi, "reason")))
+		note("SMIs not counted: %s", json_string_value(json_object_get(smi, "reason")));
 	json_object_set_new(m, "start", lw_json_timestamp(&run->start_mono));
 	json_object_set_new(m, "duration_ns", json_integer((json_int_t)run->duration_ns));
 	/* who writes it: a run still "running" whose writer is gone was killed */
@@ -426,6 +597,7 @@ int lw_run_execute(struct lw_run *run)
 	lw_manifest_set_status(m, "running", NULL);
 	if (lw_rundir_save(&run->dir) < 0) {
 		json_decref(steal);
+		json_decref(smi);
 		return LW_EXIT_ERROR;
 	}
 
@@ -469,8 +641,16 @@ int lw_run_execute(struct lw_run *run)
 			run->signo = si.si_signo;
 			lw_run_request_stop(run, LW_STOP_SIGNAL, NULL);
 		}
+		fire_threshold(run);
 	}
 	progress_line(run, lw_mono_ns(), 1);
+	if (run->actions) {
+		/* the crossing that stopped the run: its thread may still be
+		 * filling the slot */
+		for (int k = 0; k < 1000 && atomic_load(&run->spike_state) == 1; k++)
+			sched_yield();
+		fire_threshold(run);
+	}
 	record_tasks(m);
 
 	for (i = started - 1; i >= 0; i--)
@@ -493,10 +673,23 @@ finish:
 		json_decref(st_end);
 		json_decref(steal);
 	}
+	if (smi) {
+		json_t *smi_end = json_is_array(json_object_get(smi, "cpus")) ?
+				  lw_smi_snapshot("", 0) : NULL;
+
+		json_object_set_new(m, "smi", lw_smi_delta(smi, smi_end));
+		json_decref(smi_end);
+		json_decref(smi);
+	}
 	json_object_set_new(m, "samples", json_pack("{s:s, s:i, s:I, s:I}",
 		"format", "latwatt-samples", "version", LW_SAMPLES_VERSION,
 		"written", (json_int_t)run->samples_written,
 		"dropped", (json_int_t)run->samples_dropped));
+	if (run->warmup_ns)	/* kept apart, in no statistic */
+		json_object_set_new(m, "warm_up", json_pack("{s:I, s:s, s:I, s:s}",
+			"duration_ns", (json_int_t)run->warmup_ns, "file", "warmup-samples",
+			"samples", (json_int_t)run->warmup_written,
+			"rule", "samples due (expected_ns) before start + duration_ns"));
 	if (run->monitor_opts)	/* only the windows around spikes were written */
 		json_object_set_new(json_object_get(m, "samples"), "measured",
 				    json_integer((json_int_t)run->samples_measured));
@@ -512,6 +705,8 @@ finish:
 		warning("some kernel settings could not be restored (see above; 'latwatt "
 			"cleanup' tries again)");
 
+	if (run->actions)
+		record_actions(run);
 	why = reason_text(run, reason, sizeof(reason));
 	switch (atomic_load(&run->stop_reason)) {
 	case LW_STOP_DURATION:
@@ -530,6 +725,10 @@ finish:
 	}
 	if (lw_rundir_save(&run->dir) < 0)
 		ret = LW_EXIT_ERROR;
+	if (run->actions && run->actions->nend)
+		fire_end(run);
+	else if (run->actions)
+		save_actions(run);
 	if (why && ret != LW_EXIT_OK)
 		note("run %s: %s", lw_manifest_status(m), why);
 	return ret;
@@ -552,5 +751,7 @@ void lw_run_destroy(struct lw_run *run)
 		lw_journal_end(&run->journal);
 	json_decref(run->journal.doc);
 	run->journal.doc = NULL;
+	json_decref(run->action_log);
+	run->action_log = NULL;
 	lw_rundir_close(&run->dir);
 }

@@ -19,7 +19,9 @@
  * Probe samples go through the run's sample sink: each producer thread gets
  * its own single-producer ring (lw_run_ring()) before it starts, and one
  * non-realtime writer thread drains all rings into RUN/samples.  A full ring
- * drops the sample and counts it; nothing blocks the producer.
+ * drops the sample and counts it; nothing blocks the producer.  With a
+ * warm-up (warmup_ns), the samples due before its end go to
+ * RUN/warmup-samples (same format) instead.
  */
 #ifndef LW_RUN_H
 #define LW_RUN_H
@@ -32,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/actions.h"
 #include "lib/journal.h"
 #include "lib/knobs.h"
 #include "lib/monitor.h"
@@ -137,6 +140,27 @@ struct lw_run {
 	struct lw_part *part[LW_MAX_PARTS];
 	int nparts;
 
+	/*
+	 * Threshold actions (lib/actions.h; set before lw_run_execute(), NULL:
+	 * none).  A probe thread that sees a sample above --break-on calls
+	 * lw_run_threshold(), which publishes the sample in a one-slot mailbox
+	 * (crossings while the slot is full are counted, not queued) and, without
+	 * "continue", requests the stop; the main thread runs the actions and
+	 * frees the slot.  The log of what was fired goes to RUN/actions.json.
+	 */
+	const struct lw_actions *actions;
+	uint64_t threshold_ns;		/* --break-on */
+	_Atomic int spike_state;	/* 0 free, 1 being written, 2 ready */
+	struct lw_sample spike;		/* the crossing in the slot */
+	int spike_froze;		/* its thread stopped tracing ("trace") */
+	_Atomic int trace_frozen;	/* "trace" with "continue": tracing stopped once */
+	_Atomic uint64_t crossings;	/* samples above --break-on */
+	uint64_t crossings_fired;	/* crossings the actions ran for */
+	uint64_t crossings_unlogged;	/* of those, not in the log (LW_ACTION_LOG_MAX) */
+	int has_first;
+	struct lw_sample first;		/* the first crossing the actions ran for */
+	json_t *action_log;		/* [{event, action, time, ok, outcome}] */
+
 	struct lw_knobs knobs;
 	/* what the run changed in the kernel, for 'latwatt cleanup' after a
 	 * SIGKILL (lib/journal.h); knobs.journal points here */
@@ -152,6 +176,12 @@ struct lw_run {
 	uint64_t samples_written;	/* into RUN/samples */
 	uint64_t samples_measured;	/* drained from the rings (monitor: more than written) */
 	uint64_t samples_dropped;
+	/* --warm-up: the samples due in the run's first warmup_ns (expected_ns
+	 * before start_mono + warmup_ns) go to RUN/warmup-samples instead, out
+	 * of RUN/samples, the monitor and every statistic */
+	uint64_t warmup_ns;
+	struct lw_samples_writer *warmup;
+	uint64_t warmup_written;
 	/* long-term monitoring (lib/monitor.h): set before lw_run_execute() to
 	 * keep interval histograms and windows around spikes, not every sample */
 	const struct lw_monitor_opts *monitor_opts;
@@ -186,6 +216,10 @@ static inline int lw_run_stopping(struct lw_run *run)
 {
 	return atomic_load_explicit(&run->stop, memory_order_relaxed);
 }
+/* A sample above --break-on, from the probe thread that took it: no
+ * allocation, no lock, at most one write(2) (tracing off).  @detail is the
+ * stop reason when the run stops at it. */
+void lw_run_threshold(struct lw_run *run, const struct lw_sample *s, const char *detail);
 /* Run it all.  Returns an exit status: 0 complete, 2 error, 128+signo. */
 int lw_run_execute(struct lw_run *run);
 void lw_run_destroy(struct lw_run *run);

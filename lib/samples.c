@@ -27,6 +27,7 @@ static const struct {
 	[LW_SAMPLE_NOISE]           = { .name = "noise", .gaps = 1 },
 	[LW_SAMPLE_AUDIO]           = { .name = "audio" },
 	[LW_SAMPLE_VIDEO]           = { .name = "video", .pipeline = 1 },
+	[LW_SAMPLE_TIMERLAT_USER]   = { .name = "timerlat-user" },
 };
 
 const char *lw_probe_name(unsigned id)

@@ -27,11 +27,12 @@
 /* Probe identifiers, stable: they are stored in files. */
 enum lw_sample_id {
 	LW_SAMPLE_CYCLIC          = 1,	/* clock_nanosleep wake-up latency */
-	LW_SAMPLE_TIMERLAT_IRQ    = 2,	/* kernel timerlat: IRQ latency */
-	LW_SAMPLE_TIMERLAT_THREAD = 3,	/* kernel timerlat: thread latency */
+	LW_SAMPLE_TIMERLAT_IRQ    = 2,	/* timerlat: IRQ latency */
+	LW_SAMPLE_TIMERLAT_THREAD = 3,	/* timerlat: thread latency (woken, in the kernel) */
 	LW_SAMPLE_NOISE           = 4,	/* busy-loop gap: start, length */
 	LW_SAMPLE_AUDIO           = 5,	/* audio period wake-up (interrupt to thread) */
 	LW_SAMPLE_VIDEO           = 6,	/* video frame capture-to-display */
+	LW_SAMPLE_TIMERLAT_USER   = 7,	/* timerlat, user-space threads: return to user */
 	LW_SAMPLE_MAX
 };
 

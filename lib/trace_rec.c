@@ -54,6 +54,20 @@ const char *const lw_trace_default_events[] = {
 	NULL,
 };
 
+/* The threads whose wake-ups --stacks records a stack at: the probes' and
+ * the workloads' realtime threads (names set in probes/ and workloads/). */
+static const char *const stack_comms[] = {
+	"lw-cyclic/*", "timerlat/*", "lw-timerlat*", "lw-audio*", "lw-video*", NULL,
+};
+
+/* The stacktrace triggers of --stacks: at the wake-up of one of those threads
+ * (the code the waking interrupt found running) and at the switch to it (the
+ * task leaving the CPU, where it left it); never from the idle task. */
+static const struct { const char *event, *comm, *pid; } stack_triggers[] = {
+	{ "sched/sched_waking", "comm", "common_pid" },
+	{ "sched/sched_switch", "next_comm", "prev_pid" },
+};
+
 struct tcpu_ctx {
 	struct trace_rec *tr;
 	int cpu;
@@ -88,6 +102,7 @@ struct trace_rec {
 	struct tcpu_ctx *c;
 	char **enabled, **missing;
 	int nenabled, nmissing;
+	int stacks;			/* the --stacks triggers are set */
 	struct lw_tracedat hdr;
 	int long_size;
 	int saved_marker_fd;		/* the run's marker fd before ours */
@@ -286,6 +301,31 @@ static int enable_events(struct trace_rec *tr)
 	return ret;
 }
 
+/* --stacks: a stacktrace trigger on each of stack_triggers[] (its events
+ * enabled); the stacks land in the instance's buffer as ftrace:kernel_stack,
+ * right after the event that took them.  A kernel that refuses them: a
+ * warning, and the run goes on without. */
+static void set_stack_triggers(struct trace_rec *tr)
+{
+	for (size_t i = 0; i < sizeof(stack_triggers) / sizeof(stack_triggers[0]); i++) {
+		char file[256], filter[512];
+		size_t n;
+
+		n = (size_t)snprintf(filter, sizeof(filter), "stacktrace if (");
+		for (int j = 0; stack_comms[j]; j++)
+			n += (size_t)snprintf(filter + n, sizeof(filter) - n, "%s%s ~ \"%s\"",
+					      j ? " || " : "", stack_triggers[i].comm, stack_comms[j]);
+		snprintf(filter + n, sizeof(filter) - n, ") && %s != 0", stack_triggers[i].pid);
+		snprintf(file, sizeof(file), "events/%s/trigger", stack_triggers[i].event);
+		if (inst_write(tr, file, filter) < 0) {
+			warning("trace: cannot set a stacktrace trigger on %s: no stacks in this run",
+				stack_triggers[i].event);
+			return;
+		}
+	}
+	tr->stacks = 1;
+}
+
 static int read_ftrace_formats(struct trace_rec *tr)
 {
 	char path[PATH_MAX];
@@ -480,6 +520,8 @@ static int setup_instance(struct trace_rec *tr)
 		return -1;
 	if (!tr->nenabled)
 		warning("trace: none of the requested events exists; only markers are recorded");
+	if (tr->o.stacks)
+		set_stack_triggers(tr);
 	/* markers (trace_marker) are always recorded: ftrace events need no enabling */
 	if (event_exists(tr, "ftrace", "print") && push_str(&tr->enabled, &tr->nenabled,
 							    "ftrace:print") < 0)
@@ -1153,6 +1195,8 @@ static int trace_finish(struct lw_run *run, struct lw_part *p)
 		"complete", complete && ret == 0,
 		"instance_removed", tr->removed,
 		"cpus", cpus);
+	if (tr->o.stacks)	/* asked: whether the kernel took the triggers */
+		json_object_set_new(t, "stacks", json_boolean(tr->stacks));
 	if (tr->o.monitor) {
 		json_t *w = json_array();
 		uint64_t bytes = 0;

@@ -61,6 +61,10 @@ struct lw_trace_opts {
 	int flight;		/* flight recorder (--break-on) */
 	int monitor;		/* windows around the monitor's spikes (--monitor) */
 	int no_kallsyms;	/* leave /proc/kallsyms out of trace.dat */
+	/* a kernel stack (ftrace:kernel_stack, by stacktrace triggers) at each
+	 * wake-up of a probe's or workload's thread while a task ran, and at
+	 * each switch to it from a task: where the code that delayed it was */
+	int stacks;
 	const char *off_reason;	/* LW_TRACE_OFF: why, for the manifest (default "--trace off") */
 };
 

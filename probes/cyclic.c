@@ -17,6 +17,7 @@
 #include "probes/spike.h"
 
 #define RING_SAMPLES   (1u << 16)
+#define ALIGN_LEAD_NS  (5 * LW_NSEC_PER_MSEC)	/* --aligned: the start, after the last thread */
 
 struct cyclic_thread {
 	struct cyclic *c;
@@ -24,6 +25,7 @@ struct cyclic_thread {
 	struct lw_ring *ring;
 	pthread_t tid;
 	int cpu;
+	int k;			/* its place among the threads (--aligned) */
 	uint64_t interval_ns;
 	int created;
 	_Atomic int ktid;	/* kernel thread id, as the trace shows it */
@@ -38,7 +40,23 @@ struct cyclic {
 	struct lw_cyclic_opts o;
 	struct cyclic_thread *t;
 	int nthreads;
+	/* --aligned: the instant every thread had started by, set once they
+	 * all run (0 until then) */
+	_Atomic uint64_t t0;
 };
+
+/* --aligned: wait (1 ms naps, before the measurement) until the starting
+ * thread has made every thread and set the common start.  0 when the run
+ * stops first. */
+static uint64_t wait_t0(struct cyclic *c, struct lw_run *run)
+{
+	struct timespec nap = lw_ns_to_ts(LW_NSEC_PER_MSEC);
+	uint64_t t0;
+
+	while (!(t0 = atomic_load(&c->t0)) && !lw_run_stopping(run))
+		nanosleep(&nap, NULL);
+	return t0;
+}
 
 /* The measurement loop: sleep, read the clock, store, repeat. */
 static void *cyclic_main(void *arg)
@@ -57,7 +75,15 @@ static void *cyclic_main(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	lw_prefault_stack();
 
-	next = lw_mono_ns() + interval;
+	if (o->aligned) {
+		uint64_t t0 = wait_t0(t->c, run);
+
+		if (!t0)
+			return NULL;
+		next = lw_cyclic_first_wake(t0, interval, t->k, o->align_ns);
+	} else {
+		next = lw_mono_ns() + interval;
+	}
 	while (!lw_run_stopping(run)) {
 		int ret;
 
@@ -97,7 +123,7 @@ static void *cyclic_main(void *arg)
 
 			snprintf(why, sizeof(why), "cyclic: cpu %d latency %lluns above %lluns",
 				 t->cpu, (unsigned long long)lat, (unsigned long long)o->break_ns);
-			lw_run_request_stop(run, LW_STOP_BREAK, why);
+			lw_run_threshold(run, &s, why);
 		}
 		/* Periods that passed while we were late are counted, not replayed. */
 		next += interval * (1 + (uint64_t)s.missed);
@@ -138,6 +164,7 @@ static int cyclic_start(struct lw_run *run, struct lw_part *p)
 		t->c = c;
 		t->run = run;
 		t->cpu = cpu;
+		t->k = n;
 		t->interval_ns = c->o.interval_ns + (uint64_t)n * c->o.distance_ns;
 		t->ring = lw_run_ring(run, RING_SAMPLES);
 		if (!t->ring)
@@ -148,6 +175,10 @@ static int cyclic_start(struct lw_run *run, struct lw_part *p)
 		t->created = 1;
 		n++;
 	}
+	/* every thread runs: one start for all, far enough ahead that each has
+	 * seen it (its naps are 1 ms) before its first wake-up is due */
+	if (c->o.aligned)
+		atomic_store(&c->t0, lw_mono_ns() + ALIGN_LEAD_NS);
 	return 0;
 fail:
 	lw_run_request_stop(run, LW_STOP_ERROR, "cyclic: start failed");
@@ -187,6 +218,10 @@ static int cyclic_finish(struct lw_run *run, struct lw_part *p)
 		"threshold_ns", (json_int_t)c->o.threshold_ns,
 		"break_ns", (json_int_t)c->o.break_ns,
 		"threads", threads));
+	if (c->o.aligned)
+		json_object_set_new(json_object_get(probes, "cyclic"), "aligned",
+			json_pack("{s:I, s:I}", "start_ns", (json_int_t)atomic_load(&c->t0),
+				  "offset_ns", (json_int_t)c->o.align_ns));
 	return 0;
 }
 
@@ -252,15 +287,20 @@ static struct lw_part *cyclic_create(const struct lw_probe_plan *p,
 	struct lw_cyclic_opts co = {
 		.cpus = p->want[LW_PROBE_INDEX_CYCLIC].cpus, .interval_ns = c->interval_ns, .distance_ns = c->distance_ns,
 		.priority = c->priority, .no_rt = c->no_rt, .threshold_ns = c->threshold_ns,
-		.break_ns = c->break_ns,
+		.break_ns = c->break_ns, .aligned = c->aligned, .align_ns = c->align_ns,
 	};
 
 	(void)env;
 	return lw_cyclic_new(&co);
 }
 
+static const char *cyclic_given(const struct lw_probe_opts *o)
+{
+	return o->aligned ? "--aligned" : NULL;
+}
+
 const struct lw_probe lw_probe_cyclic = {
 	.name = "cyclic", .index = LW_PROBE_INDEX_CYCLIC, .bit = LW_PROBES_CYCLIC, .by_default = 1,
 	.samples = { LW_SAMPLE_CYCLIC }, .cpus_rule = LW_PROBE_CPUS_SHARED,
-	.plan = cyclic_plan, .create = cyclic_create, .help = "",
+	.given = cyclic_given, .plan = cyclic_plan, .create = cyclic_create, .help = "",
 };

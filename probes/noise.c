@@ -92,7 +92,7 @@ static void *noise_main(void *arg)
 
 			snprintf(why, sizeof(why), "noise: cpu %d gap %lluns above %lluns", t->cpu,
 				 (unsigned long long)d, (unsigned long long)o->break_ns);
-			lw_run_request_stop(run, LW_STOP_BREAK, why);
+			lw_run_threshold(run, &s, why);
 		}
 		lw_gap_resync(&g, lw_mono_ns());
 	}

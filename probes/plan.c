@@ -179,6 +179,19 @@ int lw_probe_env_read(struct lw_probe_env *env, const char *sysroot)
 	if (!env->have_timerlat)
 		snprintf(env->no_timerlat, sizeof(env->no_timerlat),
 			 "the kernel has no timerlat tracer");
+	/* user-space timerlat threads: a timerlat_fd per CPU (Linux 6.5 on) */
+	{
+		int cpu = 0;
+
+		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &env->online))
+			cpu++;
+		env->have_timerlat_fd = env->have_timerlat &&
+			(size_t)snprintf(buf, sizeof(buf), "%s/osnoise/per_cpu/cpu%d/timerlat_fd",
+					 tdir, cpu) < sizeof(buf) && access(buf, F_OK) == 0;
+		if (!env->have_timerlat_fd)
+			snprintf(env->no_timerlat_fd, sizeof(env->no_timerlat_fd),
+				 "the kernel has no osnoise/per_cpu/cpuN/timerlat_fd (Linux 6.5 on)");
+	}
 	return 0;
 }
 

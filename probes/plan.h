@@ -58,9 +58,13 @@ enum lw_probe_bits { LW_PROBE_LIST };
 struct lw_probe_opts {
 	unsigned probes;		/* --probes; 0: the default */
 	uint64_t timerlat_period_ns;	/* --timerlat-period; 0: --interval */
+	uint64_t timerlat_threads;	/* --timerlat-threads user|kernel; 0: user where the
+					 * kernel has timerlat_fd */
 	cpu_set_t noise_cpus;		/* --noise-cpus */
 	int noise_cpus_set;
 	uint64_t noise_threshold_ns;	/* --noise-threshold */
+	int aligned;			/* --aligned US given (the cyclic probe's) */
+	uint64_t align_ns;		/* --aligned US: offset of each next thread */
 };
 
 /* What the system offers. */
@@ -69,6 +73,8 @@ struct lw_probe_env {
 	cpu_set_t isolated;		/* isolcpus= and nohz_full= CPUs */
 	int have_timerlat;
 	char no_timerlat[160];		/* why not, when !have_timerlat */
+	int have_timerlat_fd;		/* user-space timerlat threads (Linux 6.5 on) */
+	char no_timerlat_fd[160];	/* why not, when !have_timerlat_fd */
 };
 
 #define LW_PLAN_NOTES 4
@@ -99,6 +105,8 @@ struct lw_probe_common {
 	int no_rt;			/* --no-rt */
 	uint64_t threshold_ns;		/* --threshold: trace marker above it; 0 never */
 	uint64_t break_ns;		/* --break-on; 0 never */
+	int aligned;			/* --aligned: one start for the timer threads */
+	uint64_t align_ns;		/* --aligned US: each next thread US later */
 };
 
 /* Where a probe runs. */
@@ -135,7 +143,7 @@ struct lw_probe {
 	unsigned index;			/* LW_PROBE_INDEX_*: its want[] in the plan */
 	unsigned bit;			/* LW_PROBES_* */
 	int by_default;			/* in the default --probes */
-	unsigned char samples[3];	/* its sample ids (enum lw_sample_id), 0 ends */
+	unsigned char samples[4];	/* its sample ids (enum lw_sample_id), 0 ends */
 	enum lw_probe_cpus cpus_rule;
 	/* An option of its own given (its spelling), refused when it is not
 	 * selected; NULL when none.  May be NULL. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/sysfs.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "lib/ust.h"
 #include "probes/plan.h"
@@ -63,9 +65,13 @@ int lw_timerlat_decode(const struct lw_tl_format *f, const struct tep_record *re
 int lw_timerlat_sample(struct lw_tl_cpu *st, const struct lw_tl_event *e, uint64_t period_ns,
 		       struct lw_sample *s)
 {
+	static const unsigned char probe[] = {
+		[LW_TL_IRQ] = LW_SAMPLE_TIMERLAT_IRQ, [LW_TL_THREAD] = LW_SAMPLE_TIMERLAT_THREAD,
+		[LW_TL_USER_RET] = LW_SAMPLE_TIMERLAT_USER,
+	};
 	uint64_t expected;
 
-	if (e->context != LW_TL_IRQ && e->context != LW_TL_THREAD)
+	if (e->context < LW_TL_IRQ || e->context > LW_TL_USER_RET)
 		return 0;
 	if (e->latency_ns > e->ts)
 		return 0;
@@ -82,14 +88,39 @@ int lw_timerlat_sample(struct lw_tl_cpu *st, const struct lw_tl_event *e, uint64
 	s->latency_ns = e->latency_ns;
 	s->missed = period_ns ? (uint32_t)(e->latency_ns / period_ns) : 0;
 	s->cpu = (uint16_t)e->cpu;
-	s->probe = e->context == LW_TL_IRQ ? LW_SAMPLE_TIMERLAT_IRQ : LW_SAMPLE_TIMERLAT_THREAD;
+	s->probe = probe[e->context];
 	return 1;
+}
+
+int lw_parse_timerlat_threads(const char *what, const char *s, uint64_t *v)
+{
+	if (!strcmp(s, "user"))
+		*v = LW_TL_THREADS_USER;
+	else if (!strcmp(s, "kernel"))
+		*v = LW_TL_THREADS_KERNEL;
+	else
+		return error("%s: '%s': user or kernel", what, s);
+	return 0;
 }
 
 /* ------------------------------------------------------------- participant */
 
+/* by context: irq, thread, return to user */
 struct tl_cpu_stat {
-	uint64_t count[2], max[2], over[2];
+	uint64_t count[3], max[3], over[3];
+};
+
+/* A user-space timerlat thread (--timerlat-threads user). */
+struct tl_user {
+	struct timerlat *tl;
+	pthread_t tid;
+	int cpu;
+	int created;
+	int fd;
+	_Atomic int ktid;
+	_Atomic int state;		/* 0 starting, 1 reading, -1 failed (err) */
+	int err;			/* errno of the failed open() or read() */
+	uint64_t reads;
 };
 
 struct timerlat {
@@ -117,6 +148,9 @@ struct timerlat {
 	uint64_t overrun, dropped;	/* the kernel's count (per_cpu/cpuN/stats) */
 	size_t buffer_kb;
 	int kthreads_set, kthreads_found;
+	struct tl_user *user;		/* [nuser], with o.user */
+	int nuser;
+	_Atomic int user_quit;
 };
 
 static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
@@ -144,13 +178,13 @@ static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void 
 	if (e.cpu < 0 || e.cpu >= tl->ncpus)
 		return 0;
 	if (!lw_timerlat_sample(&tl->pair[e.cpu], &e, tl->o.period_ns, &s)) {
-		if (e.context != LW_TL_IRQ && e.context != LW_TL_THREAD)
+		if (e.context < LW_TL_IRQ || e.context > LW_TL_USER_RET)
 			tl->other_context++;
 		else
 			tl->unplaced++;
 		return 0;
 	}
-	k = e.context == LW_TL_IRQ ? 0 : 1;
+	k = e.context;
 	if (tl->o.threshold_ns && s.latency_ns > tl->o.threshold_ns) {
 		s.flags |= LW_SAMPLE_OVER_THRESHOLD;
 		lw_probe_spike(run, s.probe, e.cpu, s.expected_ns, s.latency_ns);
@@ -170,7 +204,7 @@ static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void 
 		snprintf(why, sizeof(why), "%s: cpu %d latency %lluns above %lluns",
 			 lw_probe_name(s.probe), e.cpu, (unsigned long long)s.latency_ns,
 			 (unsigned long long)tl->o.break_ns);
-		lw_run_request_stop(run, LW_STOP_BREAK, why);
+		lw_run_threshold(run, &s, why);
 	}
 	return 0;
 }
@@ -299,6 +333,101 @@ static void set_kthread_priority(struct timerlat *tl)
 	closedir(d);
 }
 
+/* A user-space timerlat thread: open its CPU's timerlat_fd (pinned to that
+ * CPU first: the kernel takes it only from there), then read() it until the
+ * run ends: each read() returns when the timer woke the thread, and the
+ * next one records the return to user. */
+static void *user_main(void *arg)
+{
+	struct tl_user *u = arg;
+	struct timerlat *tl = u->tl;
+	char path[4200], name[16], buf[1024];
+	const char *tdir = tracefs_tracing_dir();
+
+	atomic_store(&u->ktid, (int)gettid());
+	snprintf(name, sizeof(name), "lw-tlat/%d", u->cpu);
+	pthread_setname_np(pthread_self(), name);
+	lw_prefault_stack();
+	snprintf(path, sizeof(path), "%s/osnoise/per_cpu/cpu%d/timerlat_fd", tdir ? tdir : "", u->cpu);
+	u->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (u->fd < 0) {
+		u->err = errno;
+		atomic_store(&u->state, -1);
+		return NULL;
+	}
+	atomic_store(&u->state, 1);
+	while (!atomic_load_explicit(&tl->user_quit, memory_order_relaxed)) {
+		if (read(u->fd, buf, sizeof(buf)) < 0) {
+			if (errno == EINTR)
+				continue;
+			u->err = errno;
+			atomic_store(&u->state, -1);
+			lw_run_request_stop(tl->run, LW_STOP_ERROR, "timerlat: a read of timerlat_fd "
+					    "failed");
+			break;
+		}
+		u->reads++;
+	}
+	close(u->fd);
+	u->fd = -1;
+	return NULL;
+}
+
+/* Each read() returns within a period (at most 1 s) once the timer fires. */
+static void stop_user_threads(struct timerlat *tl)
+{
+	atomic_store(&tl->user_quit, 1);
+	for (int i = 0; i < tl->nuser; i++)
+		if (tl->user[i].created) {
+			pthread_join(tl->user[i].tid, NULL);
+			tl->user[i].created = 0;
+		}
+}
+
+/* A thread per CPU, each with its timerlat_fd open before this returns
+ * (2 s at most), or -1 after error() with why. */
+static int start_user_threads(struct lw_run *run, struct timerlat *tl)
+{
+	struct timespec nap = lw_ns_to_ts(LW_NSEC_PER_MSEC);
+	uint64_t until;
+
+	tl->user = calloc((size_t)CPU_COUNT(&tl->o.cpus), sizeof(*tl->user));
+	if (!tl->user)
+		return error("out of memory");
+	for (int c = 0; c < tl->ncpus; c++) {
+		struct tl_user *u = &tl->user[tl->nuser];
+		struct lw_sched sch = { .policy = tl->o.no_rt ? SCHED_OTHER : SCHED_FIFO,
+					.priority = tl->o.priority, .cpu = c };
+		char what[64];
+
+		if (!CPU_ISSET(c, &tl->o.cpus))
+			continue;
+		u->tl = tl;
+		u->cpu = c;
+		u->fd = -1;
+		snprintf(what, sizeof(what), "the timerlat user thread on cpu %d", c);
+		if (lw_thread_start(&u->tid, user_main, u, &sch, what) < 0)
+			return -1;
+		u->created = 1;
+		tl->nuser++;
+	}
+	until = lw_mono_ns() + 2 * LW_NSEC_PER_SEC;
+	for (int i = 0; i < tl->nuser; i++) {
+		struct tl_user *u = &tl->user[i];
+
+		while (!atomic_load(&u->state) && lw_mono_ns() < until)
+			nanosleep(&nap, NULL);
+		if (atomic_load(&u->state) < 0)
+			return error("timerlat: cannot open osnoise/per_cpu/cpu%d/timerlat_fd: %s",
+				     u->cpu, strerror(u->err));
+		if (!atomic_load(&u->state))
+			return error("timerlat: the user thread on cpu %d did not open its "
+				     "timerlat_fd in 2 s", u->cpu);
+	}
+	(void)run;
+	return 0;
+}
+
 static int reader_affinity(struct timerlat *tl, pthread_attr_t *attr)
 {
 	cpu_set_t online, away;
@@ -314,6 +443,7 @@ static int reader_affinity(struct timerlat *tl, pthread_attr_t *attr)
 
 static void teardown(struct timerlat *tl)
 {
+	stop_user_threads(tl);
 	if (tl->inst) {
 		tracefs_trace_off(tl->inst);
 		tracefs_tracer_clear(tl->inst);
@@ -384,6 +514,10 @@ static int setup(struct lw_run *run, struct timerlat *tl)
 	if (lw_read_file(path, opts, sizeof(opts)) >= 0 && strstr(opts, "NO_OSNOISE_WORKLOAD"))
 		return error("timerlat: %s has NO_OSNOISE_WORKLOAD (another tool runs timerlat "
 			     "with its own threads)", path);
+	/* ours do too, before the tracer starts (it would start timerlat/N) */
+	if (tl->o.user && lw_knob_write_undo(&run->knobs, path, "NO_OSNOISE_WORKLOAD",
+					     "OSNOISE_WORKLOAD") < 0)
+		return -1;
 
 	lw_format_cpulist(&tl->o.cpus, cpus, sizeof(cpus));
 	snprintf(period, sizeof(period), "%llu", (unsigned long long)(tl->o.period_ns / 1000));
@@ -434,10 +568,12 @@ static int setup(struct lw_run *run, struct timerlat *tl)
 		return error_errno("timerlat: cannot start the timerlat tracer in %s%s", tl->name,
 				   errno == EBUSY ? " (osnoise or timerlat runs in another instance)"
 						  : "");
-	if (!tl->o.no_rt)
+	if (!tl->o.no_rt && !tl->o.user)
 		set_kthread_priority(tl);
 	if (tracefs_trace_on(tl->inst) < 0)
 		return error_errno("timerlat: cannot start tracing in %s", tl->name);
+	if (tl->o.user && start_user_threads(run, tl) < 0)
+		return -1;
 
 	pthread_attr_init(&attr);
 	reader_affinity(tl, &attr);
@@ -485,6 +621,7 @@ static void timerlat_stop(struct lw_run *run, struct lw_part *p)
 
 	if (!tl->active)
 		return;
+	stop_user_threads(tl);	/* their last events in the buffer */
 	tracefs_trace_off(tl->inst);
 	atomic_store(&tl->quit, 1);
 	if (tl->reader_running) {
@@ -494,6 +631,37 @@ static void timerlat_stop(struct lw_run *run, struct lw_part *p)
 	drain(tl);	/* what the reader had not taken yet */
 	read_losses(tl);
 	teardown(tl);
+}
+
+/*
+ * With user-space threads, the thread whose wake-up the thread and
+ * return-to-user samples measure is ours: recorded under those samples'
+ * probe names as the cyclic probe records its own (policy, priority, per CPU
+ * the tid, and the samples the ring dropped: 0 when it dropped none, else
+ * left out, unknown, the ring being shared), so that analyze finds that
+ * thread's wake-up and switch-in behind their spikes.
+ */
+static void record_woken(struct timerlat *tl, json_t *probes)
+{
+	static const unsigned ids[] = { LW_SAMPLE_TIMERLAT_THREAD, LW_SAMPLE_TIMERLAT_USER };
+	uint64_t dropped = atomic_load(&tl->ring->dropped);
+
+	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		json_t *th = json_array();
+
+		for (int i = 0; i < tl->nuser; i++) {
+			json_t *t = json_pack("{s:i, s:i}", "cpu", tl->user[i].cpu,
+					      "tid", atomic_load(&tl->user[i].ktid));
+
+			if (!dropped)
+				json_object_set_new(t, "dropped", json_integer(0));
+			json_array_append_new(th, t);
+		}
+		json_object_set_new(probes, lw_probe_name(ids[k]), json_pack(
+			"{s:i, s:s, s:s, s:i, s:o}", "probe_id", ids[k], "part_of", "timerlat",
+			"policy", tl->o.no_rt ? "SCHED_OTHER" : "SCHED_FIFO",
+			"priority", tl->o.no_rt ? 0 : tl->o.priority, "threads", th));
+	}
 }
 
 static int timerlat_finish(struct lw_run *run, struct lw_part *p)
@@ -521,6 +689,15 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 			"thread_samples", (json_int_t)st->count[1],
 			"thread_max_ns", (json_int_t)st->max[1],
 			"thread_over_threshold", (json_int_t)st->over[1]));
+		if (tl->o.user) {
+			json_t *u = json_pack("{s:I, s:I, s:I}",
+					      "user_samples", (json_int_t)st->count[2],
+					      "user_max_ns", (json_int_t)st->max[2],
+					      "user_over_threshold", (json_int_t)st->over[2]);
+
+			json_object_update(json_array_get(cpus, json_array_size(cpus) - 1), u);
+			json_decref(u);
+		}
 	}
 	json_object_set_new(probes, "timerlat", json_pack(
 		"{s:b, s:{s:i, s:i}, s:s, s:s, s:s, s:I, s:s, s:i, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:o}",
@@ -544,6 +721,26 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 		"per_cpu", cpus));
 	json_object_set_new(json_object_get(probes, "timerlat"), "buffer_kb_per_cpu",
 			    json_integer((json_int_t)tl->buffer_kb));
+	json_object_set_new(json_object_get(probes, "timerlat"), "threads_mode",
+			    json_string(tl->o.user ? "user" : "kernel"));
+	if (tl->o.user) {
+		json_t *th = json_array();
+
+		json_object_set_new(json_object_get(json_object_get(probes, "timerlat"), "probe_ids"),
+				    "user", json_integer(LW_SAMPLE_TIMERLAT_USER));
+		for (int i = 0; i < tl->nuser; i++) {
+			json_array_append_new(th, json_pack("{s:i, s:i, s:I}", "cpu", tl->user[i].cpu,
+				"tid", atomic_load(&tl->user[i].ktid), "reads",
+				(json_int_t)tl->user[i].reads));
+			if (tl->user[i].err)
+				json_object_set_new(json_array_get(th, (size_t)i), "error",
+						    json_string(strerror(tl->user[i].err)));
+		}
+		json_object_set_new(json_object_get(probes, "timerlat"), "user_threads", th);
+		json_object_set_new(json_object_get(probes, "timerlat"), "thread_policy",
+				    json_string(tl->o.no_rt ? "SCHED_OTHER" : "SCHED_FIFO"));
+		record_woken(tl, probes);
+	}
 	json_object_set_new(json_object_get(probes, "timerlat"), "expected_ns",
 		json_string("event timestamp (mono trace clock) minus timer_latency; the thread "
 			    "sample takes the value of the IRQ sample of the same activation"));
@@ -572,6 +769,7 @@ static void timerlat_destroy(struct lw_part *p)
 	teardown(tl);
 	free(tl->pair);
 	free(tl->stat);
+	free(tl->user);
 	free(tl);
 }
 
@@ -598,7 +796,8 @@ struct lw_part *lw_timerlat_new(const struct lw_timerlat_opts *o)
 
 static const char *timerlat_given(const struct lw_probe_opts *o)
 {
-	return o->timerlat_period_ns ? "--timerlat-period" : NULL;
+	return o->timerlat_period_ns ? "--timerlat-period" :
+	       o->timerlat_threads ? "--timerlat-threads" : NULL;
 }
 
 /*
@@ -642,6 +841,17 @@ static int timerlat_plan(const struct lw_probe *d, struct lw_probe_plan *p,
 			lw_probe_plan_note(p, "timerlat: period 1s, the kernel's maximum");
 		}
 	}
+	/* user-space threads where the kernel has them, else its own */
+	if (p->want[LW_PROBE_INDEX_TIMERLAT].param[1] == LW_TL_THREADS_USER &&
+	    !c->env->have_timerlat_fd)
+		return error("--timerlat-threads user: %s", c->env->no_timerlat_fd);
+	if (p->want[LW_PROBE_INDEX_TIMERLAT].param[1] == LW_TL_THREADS_AUTO) {
+		p->want[LW_PROBE_INDEX_TIMERLAT].param[1] = c->env->have_timerlat_fd ?
+			LW_TL_THREADS_USER : LW_TL_THREADS_KERNEL;
+		if (!c->env->have_timerlat_fd)
+			lw_probe_plan_note(p, "timerlat: kernel threads, no return-to-user latency "
+					   "(%s)", c->env->no_timerlat_fd);
+	}
 	if (!CPU_COUNT(&p->want[LW_PROBE_INDEX_TIMERLAT].cpus)) {
 		if (!p->want[LW_PROBE_INDEX_TIMERLAT].optional)
 			return error("--probes: no CPU left for timerlat (the noise probe takes "
@@ -661,6 +871,7 @@ static struct lw_part *timerlat_create(const struct lw_probe_plan *p,
 		.cpus = p->want[LW_PROBE_INDEX_TIMERLAT].cpus, .period_ns = p->want[LW_PROBE_INDEX_TIMERLAT].param[0],
 		.priority = c->priority, .no_rt = c->no_rt, .threshold_ns = c->threshold_ns,
 		.break_ns = c->break_ns, .optional = p->want[LW_PROBE_INDEX_TIMERLAT].optional,
+		.user = p->want[LW_PROBE_INDEX_TIMERLAT].param[1] == LW_TL_THREADS_USER,
 	};
 
 	(void)env;
@@ -670,7 +881,7 @@ static struct lw_part *timerlat_create(const struct lw_probe_plan *p,
 const struct lw_probe lw_probe_timerlat = {
 	.name = "timerlat", .index = LW_PROBE_INDEX_TIMERLAT, .bit = LW_PROBES_TIMERLAT,
 	.by_default = 1,
-	.samples = { LW_SAMPLE_TIMERLAT_IRQ, LW_SAMPLE_TIMERLAT_THREAD },
+	.samples = { LW_SAMPLE_TIMERLAT_IRQ, LW_SAMPLE_TIMERLAT_THREAD, LW_SAMPLE_TIMERLAT_USER },
 	.cpus_rule = LW_PROBE_CPUS_SHARED,
 	.given = timerlat_given, .plan = timerlat_plan, .create = timerlat_create,
 	.help = "",
@@ -680,5 +891,13 @@ const struct lw_probe lw_probe_timerlat = {
 		  .parse = lw_parse_timerlat_period,
 		  .help =
 "      --timerlat-period US  timerlat period, 100us..1s (default: --interval)\n" },
+		{ .option = "--timerlat-threads",
+		  .offset = offsetof(struct lw_probe_opts, timerlat_threads),
+		  .parse = lw_parse_timerlat_threads,
+		  .help =
+"      --timerlat-threads user|kernel  timerlat's threads: ours reading\n"
+"                          timerlat_fd, with the return-to-user latency\n"
+"                          (rtla -u), or the kernel's (rtla -k); default user\n"
+"                          where the kernel has timerlat_fd (6.5 on)\n" },
 	},
 };

@@ -19,6 +19,19 @@
  * expiry derived from its IRQ sample (same seqnum, same CPU), so both
  * samples of one activation carry the same expected_ns.
  *
+ * User-space threads (--timerlat-threads user, rtla timerlat -u; the default
+ * where the kernel has osnoise/per_cpu/cpuN/timerlat_fd, Linux 6.5 on): the
+ * kernel's timerlat/N threads are switched off (osnoise/options
+ * NO_OSNOISE_WORKLOAD, restored to OSNOISE_WORKLOAD), and a thread of ours
+ * per CPU, pinned, at the probes' priority, opens that CPU's timerlat_fd and
+ * read()s it in a loop: each read() arms the timer and returns once the
+ * thread, woken by it, runs.  The tracer records a third event per
+ * activation, context 2 (return to user), when the thread calls read()
+ * again: its timer_latency is how late the thread was back in user space
+ * and in the kernel again, the whole path an application's thread takes.
+ * It becomes a third sample, LW_SAMPLE_TIMERLAT_USER, with the activation's
+ * expected_ns.
+ *
  * Every osnoise/ knob changed is saved and restored through the run's knob
  * table; the instance is removed in stop() (the run driver calls it on
  * SIGINT/SIGTERM too).  Events are read with tracefs_iterate_raw_events() by
@@ -45,7 +58,12 @@ struct lw_timerlat_opts {
 	uint64_t threshold_ns;		/* trace marker above it; 0 never */
 	uint64_t break_ns;		/* --break-on; 0 never */
 	int optional;			/* not asked for: failing to start is a warning */
+	int user;			/* user-space threads read timerlat_fd */
 };
+
+/* --timerlat-threads: LW_TL_THREADS_AUTO (0) lets the plan choose. */
+enum { LW_TL_THREADS_AUTO, LW_TL_THREADS_KERNEL, LW_TL_THREADS_USER };
+int lw_parse_timerlat_threads(const char *what, const char *s, uint64_t *v);
 
 struct lw_part *lw_timerlat_new(const struct lw_timerlat_opts *o);
 
@@ -82,9 +100,9 @@ int lw_timerlat_decode(const struct lw_tl_format *f, const struct tep_record *re
 		       struct lw_tl_event *e);
 /*
  * An event into a sample (threshold flags left to the caller).  Returns 1
- * with *s filled, 0 for events that are not IRQ or thread samples (the
- * user-space return context) or that cannot be placed (latency larger than
- * the timestamp).
+ * with *s filled, 0 for events of another context or that cannot be placed
+ * (latency larger than the timestamp).  The thread and return-to-user
+ * samples of an activation take the expected_ns of its IRQ sample.
  */
 int lw_timerlat_sample(struct lw_tl_cpu *st, const struct lw_tl_event *e, uint64_t period_ns,
 		       struct lw_sample *s);

@@ -564,10 +564,13 @@ static void components_text(const json_t *e, char *buf, size_t len)
 	size_t i, n = 0;
 
 	buf[0] = 0;
+	if (json_is_string(json_object_get(e, "cause_code")))	/* run --stacks */
+		snprintf(buf, len, "code: %s; ", lw_jstr(e, "cause_code", ""));
+	n = strlen(buf);
 	if (json_is_string(json_object_get(e, "detail")))
-		snprintf(buf, len, "%s", lw_jstr(e, "detail", ""));
+		snprintf(buf + n, len - n, "%s", lw_jstr(e, "detail", ""));
 	else if (json_is_string(json_object_get(e, "unattributable")))
-		snprintf(buf, len, "unattributable: %s", lw_jstr(e, "unattributable", ""));
+		snprintf(buf + n, len - n, "unattributable: %s", lw_jstr(e, "unattributable", ""));
 	else
 		json_array_foreach((json_t *)comp, i, c) {
 			n = strlen(buf);

@@ -242,6 +242,8 @@ static void top_spikes_print(FILE *out, const json_t *sp, size_t top)
 		if (json_object_get(c, "unattributable"))
 			fprintf(out, " (%s)", lw_jstr(c, "unattributable", "?"));
 		fputc('\n', out);
+		if (json_is_string(json_object_get(c, "cause_code")))	/* run --stacks */
+			fprintf(out, "      code: %s\n", lw_jstr(c, "cause_code", ""));
 		json_array_foreach(json_object_get(c, "components"), j, v) {
 			if (j < TOP_COMPONENTS) {
 				fprintf(out, "      %-36.36s %9.1fus %5.1f%%\n", lw_jstr(v, "cause", "?"),
@@ -403,6 +405,21 @@ static void checks_print(FILE *out, const json_t *doc, const struct lw_checks *c
 	}
 }
 
+/* SMIs the run counted (MSR_SMI_COUNT at its start and end): only when some. */
+static void smi_print(FILE *out, const json_t *doc)
+{
+	const json_t *smi = json_object_get(doc, "smi"), *c;
+	size_t i;
+
+	if (!(lw_jnum(smi, "total", NAN) > 0))
+		return;
+	fprintf(out, "SMIs during the run: %lld (", (long long)lw_jnum(smi, "total", NAN));
+	json_array_foreach(json_object_get(smi, "cpus"), i, c)
+		fprintf(out, "%scpu%lld %lld", i ? ", " : "", (long long)lw_jnum(c, "cpu", NAN),
+			(long long)lw_jnum(c, "count", NAN));
+	fprintf(out, "): firmware time no kernel trace sees\n");
+}
+
 void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdict *v,
 			const struct lw_checks *cs, size_t top)
 {
@@ -417,6 +434,13 @@ void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdic
 		lw_jstr(run, "preempt_model", "?"), lw_jstr(run, "board", "?"),
 		json_is_string(json_object_get(run, "scenario")) ? ", scenario " : "",
 		lw_jstr(run, "scenario", ""));
+	if (json_is_object(json_object_get(run, "warm_up")))
+		fprintf(out, "warm-up: the samples of the first %.3g s (%.0f) kept apart in "
+			"RUN/%s, in no figure below\n",
+			lw_jnum(json_object_get(run, "warm_up"), "duration_ns", 0) / 1e9,
+			lw_jnum(json_object_get(run, "warm_up"), "samples", 0),
+			lw_jstr(json_object_get(run, "warm_up"), "file", "warmup-samples"));
+	smi_print(out, doc);
 	probes_print(out, doc);
 	if (json_object_get(doc, "over_time"))
 		lw_summary_print_over_time(json_object_get(doc, "over_time"), out);

@@ -55,66 +55,6 @@ const char *lw_load_base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/*
- * Split @s into words in @out (at least strlen(s) + 1 bytes): blanks separate,
- * '…' and "…" quote, backslash escapes.  Fills @argv, NULL-terminated.
- */
-static int split_words(const char *s, char *out, char **argv, int max, int *argc,
-		       const char *what, const char *spec)
-{
-	const char *p = s;
-	char *o = out;
-	int n = 0;
-
-	for (;;) {
-		char quote = 0;
-		int in_word = 0;
-
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		if (n == max)
-			return error("%s: more than %d words in '%s'", what, max, spec);
-		argv[n] = o;
-		while (*p) {
-			if (quote) {
-				if (*p == quote) {
-					quote = 0;
-				} else if (*p == '\\' && quote == '"' && p[1] && strchr("\"\\$`", p[1])) {
-					*o++ = *++p;
-				} else {
-					*o++ = *p;
-				}
-				p++;
-				continue;
-			}
-			if (*p == ' ' || *p == '\t' || *p == '\n')
-				break;
-			if (*p == '\'' || *p == '"') {
-				quote = *p++;
-				in_word = 1;
-				continue;
-			}
-			if (*p == '\\') {
-				if (!p[1])
-					return error("%s: trailing backslash in '%s'", what, spec);
-				p++;
-			}
-			*o++ = *p++;
-			in_word = 1;
-		}
-		if (quote)
-			return error("%s: unterminated %c quote in '%s'", what, quote, spec);
-		(void)in_word;
-		*o++ = 0;
-		n++;
-	}
-	argv[n] = NULL;
-	*argc = n;
-	return 0;
-}
-
 static int parse_bool(const char *v, int *out)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1", NULL };
@@ -185,7 +125,7 @@ int lw_load_spec_parse(struct lw_load_spec *ls, const char *spec, const char *wh
 	ls->words = malloc(strlen(spec) + 1);
 	if (!ls->words)
 		return error("out of memory");
-	if (split_words(spec, ls->words, words, LW_LOAD_MAX_ARGS + 15, &nwords, what, spec) < 0)
+	if (lw_split_words(spec, ls->words, words, LW_LOAD_MAX_ARGS + 15, &nwords, what, spec) < 0)
 		return -1;
 	for (i = 0; i < nwords; i++) {
 		char key[32];

@@ -12,7 +12,7 @@ import subprocess
 import numpy as np
 
 PROBES = {1: 'cyclic', 2: 'timerlat-irq', 3: 'timerlat-thread', 4: 'noise', 5: 'audio',
-          6: 'video'}
+          6: 'video', 7: 'timerlat-user'}
 
 # samples: a 64-byte header, then 24-byte records
 SAMPLES_HDR = 64

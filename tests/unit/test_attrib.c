@@ -689,6 +689,175 @@ static void test_nonpreemptible_and_irqs_off(void **st)
 	lw_attrib_free(a);
 }
 
+/* run --stacks: the stacks of the task that held the CPU name its code in
+ * the spike; a stack of another task, or taken for another thread, is not
+ * the cause's code, and a stack changes nothing of what ran. */
+static void stack(struct lw_attrib *a, uint64_t ts, int of, int for_tid, int at, const char *where)
+{
+	struct lw_tev e = { .ts = ts, .cpu = 0, .kind = LW_TEV_STACK, .pid = of,
+			    .prev_pid = for_tid, .arg = at, .name = where, .has_cur = 0 };
+
+	lw_attrib_event(a, &e);
+}
+
+static void test_code_behind_a_spike(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	const struct lw_spike *s;
+	char buf[256];
+
+	/* 1: a lower-priority task in a driver's ioctl keeps the CPU */
+	spike(a, E, 104 * US);
+	/* 2: the same, but the stacks are of another task and another thread */
+	spike(a, 2 * E, 104 * US);
+	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, E);
+	stack(a, E + 1 * US, 31, PROBE_TID, 0, "foo_poll+0x3c (ioctl)");
+	stack(a, E + 1 * US, 31, PROBE_TID, 0, "bar+0x1 (write)");	/* the first one counts */
+	ev(a, E + 102 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	stack(a, E + 102 * US, 31, PROBE_TID, 1, "foo_ioctl+0x80 (ioctl)");
+	ev(a, E + 200 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 2 * E);
+	stack(a, 2 * E + 1 * US, 77, PROBE_TID, 0, "user space");
+	stack(a, 2 * E + 1 * US, 31, 999, 0, "baz+0x2");
+	ev(a, 2 * E + 102 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+	s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_NONPREEMPT, "kworker/0:1", 99 * US);
+	assert_string_equal(lw_spike_where(s, buf, sizeof(buf)), "in foo_poll+0x3c (ioctl) at the "
+			    "wake-up; left the CPU in foo_ioctl+0x80 (ioctl)");
+	s = lw_attrib_get(a, 1);
+	assert_dominant(s, LW_C_NONPREEMPT, "kworker/0:1", 99 * US);
+	assert_null(lw_spike_where(s, buf, sizeof(buf)));
+	assert_int_equal(s->code[0].pid, 77);
+	assert_string_equal(s->code[0].where, "user space");
+	assert_null(s->code[1].where);
+	lw_attrib_free(a);
+}
+
+/* preemptirq sections: the longest irqs-off section overlapping a
+ * timer-late spike is its code; a preempt-off one explains a non-preemptible
+ * one; sections outside the window or on another CPU are not its, and a
+ * section explains nothing a task of higher priority did. */
+static void section(struct lw_attrib *a, int cpu, uint64_t from, uint64_t to, int kind,
+		    const char *where)
+{
+	struct lw_tev e = { .ts = to, .cpu = cpu, .kind = LW_TEV_SECTION, .prev_pid = kind,
+			    .arg = (int64_t)from, .name = where, .has_cur = 0 };
+
+	lw_attrib_event(a, &e);
+}
+
+static void test_irqs_off_section(void **st)
+{
+	struct lw_attrib *a = new_engine();
+	const struct lw_spike *s;
+	char buf[256];
+
+	/* 1: a task's 812 us with interrupts off holds the probe's timer */
+	spike(a, E, 815 * US);
+	/* 2: a task keeps preemption off 300 us after the probe is woken */
+	spike(a, 3 * E, 304 * US);
+	/* 3: a task of higher priority; a section in it is not the cause */
+	spike(a, 5 * E, 204 * US);
+	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	section(a, 0, E - 500 * US, E - 400 * US, LW_SECT_IRQS, "early+0x1");	/* before */
+	section(a, 0, E + 1 * US, E + 10 * US, LW_SECT_IRQS, "short+0x1");
+	section(a, 0, E - 10 * US, E + 812 * US, LW_SECT_IRQS, "foo_isr+0x3c");
+	section(a, 1, E - 10 * US, E + 812 * US, LW_SECT_IRQS, "other_cpu+0x1");	/* CPU 1 */
+	wake_probe(a, E + 812 * US);
+	ev(a, E + 814 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 900 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 3 * E);
+	section(a, 0, 3 * E - 50 * US, 3 * E + 301 * US, LW_SECT_PREEMPT, "bar_lock+0x10");
+	ev(a, 3 * E + 302 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 5 * E - 10 * US, LW_TEV_SWITCH, 50, 2, 0, "rt-hog");
+	wake_probe(a, 5 * E);
+	section(a, 0, 5 * E + 10 * US, 5 * E + 100 * US, LW_SECT_IRQS, "hog_fn+0x5");
+	ev(a, 5 * E + 202 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	lw_attrib_finish(a);
+
+	s = lw_attrib_get(a, 0);
+	assert_dominant(s, LW_C_TIMER_LATE, "kworker/0:1", 812 * US);
+	assert_string_equal(lw_spike_where(s, buf, sizeof(buf)),
+			    "irqs off 822 us in foo_isr+0x3c on CPU 0");
+	assert_int_equal(s->sect[LW_SECT_IRQS].from, E - 10 * US);
+	assert_int_equal(s->sect[LW_SECT_PREEMPT].to, 0);
+	s = lw_attrib_get(a, 1);
+	assert_dominant(s, LW_C_NONPREEMPT, "kworker/0:1", 301 * US);
+	assert_string_equal(lw_spike_where(s, buf, sizeof(buf)),
+			    "preempt off 351 us in bar_lock+0x10 on CPU 0");
+	s = lw_attrib_get(a, 2);
+	assert_dominant(s, LW_C_PREEMPT, "rt-hog", 200 * US);
+	assert_int_equal(s->sect[LW_SECT_IRQS].to, 5 * E + 100 * US);
+	assert_null(lw_spike_where(s, buf, sizeof(buf)));
+	lw_attrib_free(a);
+}
+
+/* Hardware and firmware: a probe stall no event explains (as in
+ * test_stall_in_probe_path) is hardware/firmware:SMI only on a CPU whose SMI
+ * count moved; never on another CPU, without a count, or on a virtual
+ * machine (the host's there).  A gap of a loop with interrupts off
+ * (hwnoise) that no event explains is hardware/firmware; one an event
+ * explains stays that event's. */
+static struct lw_attrib *stall(const unsigned char *smi, int vm, int irqs_off_gap)
+{
+	struct lw_attrib_cfg cfg = { .ncpus = 2, .exit_latency = exit_lat, .state_name = sname,
+				     .smi_cpus = smi, .vm = vm };
+	struct lw_attrib *a = lw_attrib_new(&cfg);
+	struct lw_spike g = { .expected_ns = 3 * E, .latency_ns = 40 * US, .cpu = 0,
+			      .probe = LW_SAMPLE_NOISE, .tid = 5151, .kprio = 4,
+			      .comm = "lw-noise/0", .gap = 1, .irqs_off = irqs_off_gap };
+	struct lw_spike g2 = g;
+
+	assert_non_null(a);
+	spike(a, E, 150 * US);
+	g2.expected_ns = 4 * E;
+	assert_int_equal(lw_attrib_add_spike(a, &g), 0);
+	assert_int_equal(lw_attrib_add_spike(a, &g2), 0);
+	ev(a, 0, LW_TEV_SWITCH, 0, 120, 0, "swapper");
+	ev(a, 10 * US, LW_TEV_IDLE, 0, 0, 1, NULL);
+	ev(a, E + 1 * US, LW_TEV_IDLE, 0, 0, -1, NULL);
+	wake_probe(a, E + 2 * US);
+	ev(a, E + 5 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, E + 400 * US, LW_TEV_SWITCH, 5151, 4, 0, "lw-noise/0");
+	/* the second gap: an NMI explains 30 of its 40 us */
+	ev(a, 4 * E + 5 * US, LW_TEV_IRQ_ENTRY, 0, 0, 0, "NMI");
+	ev(a, 4 * E + 35 * US, LW_TEV_IRQ_EXIT, 0, 0, 0, NULL);
+	ev(a, 5 * E, LW_TEV_IRQ_ENTRY, 0, 0, 0, "x");
+	lw_attrib_finish(a);
+	return a;
+}
+
+static void test_hardware_firmware(void **st)
+{
+	static const unsigned char on0[2] = { 1, 0 }, on1[2] = { 0, 1 };
+	struct lw_attrib *a;
+
+	a = stall(on0, 0, 0);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HWFW, "SMI", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HWFW, "SMI", 40 * US);
+	lw_attrib_free(a);
+	a = stall(on1, 0, 0);		/* SMIs on the other CPU only */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_UNEXPLAINED, "", 40 * US);
+	lw_attrib_free(a);
+	a = stall(NULL, 0, 0);		/* no count */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);
+	lw_attrib_free(a);
+	a = stall(on0, 1, 1);		/* a virtual machine: the host's */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HOST, "gap", 40 * US);
+	assert_null(find(lw_attrib_get(a, 1), LW_C_HWFW, ""));
+	lw_attrib_free(a);
+	a = stall(NULL, 0, 1);		/* hwnoise: interrupts off, no count */
+	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);	/* not a gap */
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HWFW, "", 40 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_IRQ, "NMI", 30 * US);
+	assert_int_equal(find(lw_attrib_get(a, 2), LW_C_HWFW, "")->ns, 10 * US);
+	lw_attrib_free(a);
+}
+
 /* The probe's timer queued on the housekeeping CPU 1 (the probe's CPU 0 is
  * nohz_full, as in the QEMU guest of bench/attribution-recall/
  * qemu-nonpreempt): CPU 1 wakes it onto CPU 0, where a SCHED_OTHER task is
@@ -1308,6 +1477,9 @@ int main(void)
 		cmocka_unit_test(test_lost_events_window),
 		cmocka_unit_test(test_untraced_gap_and_forget),
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
+		cmocka_unit_test(test_code_behind_a_spike),
+		cmocka_unit_test(test_irqs_off_section),
+		cmocka_unit_test(test_hardware_firmware),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
 		cmocka_unit_test(test_softirq_nested_irq),
 		cmocka_unit_test(test_untraced_switch),

@@ -15,6 +15,7 @@
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "probes/plan.h"
+#include "probes/timerlat.h"
 
 /* The plan of probe NAME in p. */
 #define W(NAME) (p.want[LW_PROBE_INDEX_##NAME])
@@ -36,9 +37,48 @@ static struct lw_probe_env env(const char *online, const char *isolated, int tim
 	if (isolated)
 		e.isolated = cpus(isolated);
 	e.have_timerlat = timerlat;
+	e.have_timerlat_fd = timerlat;	/* a kernel of 6.5 on */
 	if (!timerlat)
 		strcpy(e.no_timerlat, "the kernel has no timerlat tracer");
 	return e;
+}
+
+/* --timerlat-threads: user where the kernel has timerlat_fd, else the
+ * kernel's with a note; user asked for where it has not is refused. */
+static void test_timerlat_threads(void **state)
+{
+	struct lw_probe_opts o;
+	struct lw_probe_plan p;
+	struct lw_probe_env e = env("0-3", NULL, 1);
+	int q;
+
+	lw_probe_opts_default(&o);
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), 0);
+	assert_int_equal(W(TIMERLAT).param[1], LW_TL_THREADS_USER);
+	assert_int_equal(p.nnotes, 0);
+	o.timerlat_threads = LW_TL_THREADS_KERNEL;
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), 0);
+	assert_int_equal(W(TIMERLAT).param[1], LW_TL_THREADS_KERNEL);
+
+	e.have_timerlat_fd = 0;
+	strcpy(e.no_timerlat_fd, "the kernel has no osnoise/per_cpu/cpuN/timerlat_fd (Linux 6.5 on)");
+	o.timerlat_threads = 0;
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), 0);
+	assert_int_equal(W(TIMERLAT).param[1], LW_TL_THREADS_KERNEL);
+	assert_int_equal(p.nnotes, 1);
+	assert_string_equal(p.note[0], "timerlat: kernel threads, no return-to-user latency (the "
+			    "kernel has no osnoise/per_cpu/cpuN/timerlat_fd (Linux 6.5 on))");
+	o.timerlat_threads = LW_TL_THREADS_USER;
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_non_null(strstr(lw_last_error(), "--timerlat-threads user: the kernel has no"));
+	/* an option of the timerlat probe without it */
+	o.probes = LW_PROBES_CYCLIC;
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_non_null(strstr(lw_last_error(), "--timerlat-threads: the timerlat probe is not"));
 }
 
 static int quiet_plan(struct lw_probe_plan *p, const struct lw_probe_opts *o, const char *list,
@@ -315,6 +355,11 @@ static void test_env_from_a_copy(void **state)
 	assert_true(CPU_EQUAL(&e.online, &online));
 	assert_true(CPU_EQUAL(&e.isolated, &iso));
 	assert_true(e.have_timerlat);
+	assert_false(e.have_timerlat_fd);
+	assert_non_null(strstr(e.no_timerlat_fd, "timerlat_fd"));
+	write_file(dir, "sys/kernel/tracing/osnoise/per_cpu/cpu0/timerlat_fd", "");
+	assert_int_equal(lw_probe_env_read(&e, dir), 0);
+	assert_true(e.have_timerlat_fd);
 
 	write_file(dir, "sys/devices/system/cpu/isolated", "\n");
 	write_file(dir, "sys/devices/system/cpu/nohz_full", "(null)\n");
@@ -366,14 +411,35 @@ static void test_descriptors(void **state)
 	W(CYCLIC).on = W(TIMERLAT).on = W(NOISE).on = 1;
 	W(CYCLIC).cpus = W(TIMERLAT).cpus = cpus("0-2");
 	W(NOISE).cpus = cpus("3");
-	assert_int_equal(lw_probe_plan_series(&p), 3 + 2 * 3 + 1);
+	assert_int_equal(lw_probe_plan_series(&p), 3 + 3 * 3 + 1);	/* irq, thread, user */
 	W(TIMERLAT).on = 0;
 	assert_int_equal(lw_probe_plan_series(&p), 3 + 1);
+}
+
+/* --aligned is the cyclic probe's: refused without it. */
+static void test_aligned_needs_cyclic(void **state)
+{
+	struct lw_probe_opts o;
+	struct lw_probe_plan p;
+	struct lw_probe_env e = env("0-3", NULL, 1);
+	int q;
+
+	lw_probe_opts_default(&o);
+	o.aligned = 1;
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), 0);
+	o.probes = LW_PROBES_TIMERLAT;
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &e.online, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_string_equal(lw_last_error(), "--aligned: the cyclic probe is not selected "
+			    "(--probes ...,cyclic)");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aligned_needs_cyclic),
+		cmocka_unit_test(test_timerlat_threads),
 		cmocka_unit_test(test_descriptors),
 		cmocka_unit_test(test_parse_probes),
 		cmocka_unit_test(test_parse_values),

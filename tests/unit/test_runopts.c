@@ -73,6 +73,9 @@ static void test_every_option(void **st)
 	assert_string_equal(o.board, "rpi4");
 	assert_true(o.force);
 	assert_int_equal(o.progress, 0);
+	assert_false(o.stacks);
+	assert_int_equal(parse(&o, "-o R --stacks"), 0);
+	assert_true(o.stacks);
 
 	assert_int_equal(parse(&o, "-o R --duration 2h --cpus all --interval 1ms --priority 99 "
 				   "--progress --break-on 1ms --force"), 0);
@@ -143,6 +146,10 @@ static void test_bad_options(void **st)
 		{ "-d 1s", "no run directory: give -o RUN" },
 		{ "-o R extra", "unexpected argument 'extra'" },
 		{ "-o R --lttng maybe", "--lttng: 'maybe': auto, on or off" },
+		{ "-o R --stacks --no-kallsyms", "--stacks needs the kernel trace and its symbols: "
+						 "not with --no-kallsyms" },
+		{ "-o R --trace off --stacks", "--stacks needs the kernel trace and its symbols: "
+					       "not with --trace off" },
 		{ "-o R --monitor 500ms", "--monitor: the interval is whole seconds, at least 1s" },
 		{ "-o R --monitor 1500ms", "--monitor: the interval is whole seconds" },
 		{ "-o R --monitor-window 11s", "--monitor-window: at most 10s" },
@@ -160,6 +167,61 @@ static void test_bad_options(void **st)
 		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
 }
 
+/* --deepest-idle-state N[@CPULIST]: the measured CPUs by default, sets apart. */
+static void test_deepest_idle_state(void **st)
+{
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "-o R -c 1-2 --deepest-idle-state 1"), 0);
+	assert_int_equal(o.nidle_caps, 1);
+	assert_int_equal(o.idle_caps[0].deepest, 1);
+	assert_int_equal(CPU_COUNT(&o.idle_caps[0].cpus), 2);
+	assert_true(CPU_ISSET(1, &o.idle_caps[0].cpus) && CPU_ISSET(2, &o.idle_caps[0].cpus));
+	/* -c after it still gives its CPUs */
+	assert_int_equal(parse(&o, "-o R --deepest-idle-state -1 -c 3"), 0);
+	assert_int_equal(o.idle_caps[0].deepest, -1);
+	assert_int_equal(CPU_COUNT(&o.idle_caps[0].cpus), 1);
+	assert_true(CPU_ISSET(3, &o.idle_caps[0].cpus));
+	assert_int_equal(parse(&o, "-o R --deepest-idle-state 0@0 --deepest-idle-state 2@1-3"), 0);
+	assert_int_equal(o.nidle_caps, 2);
+	assert_int_equal(o.idle_caps[1].deepest, 2);
+	assert_int_equal(CPU_COUNT(&o.idle_caps[1].cpus), 3);
+	assert_error(parse(&o, "-o R --deepest-idle-state 0@0-1 --deepest-idle-state 1@1") < 0,
+		     "CPUs 1 are in two sets");
+	assert_error(parse(&o, "-o R --deepest-idle-state -2") < 0, "not an idle state index");
+	assert_error(parse(&o, "-o R --deepest-idle-state x@1") < 0, "not an idle state index");
+	assert_error(parse(&o, "-o R --deepest-idle-state @1") < 0, "N or N@CPULIST");
+	assert_error(parse(&o, "-o R --deepest-idle-state 1@7") < 0, "--deepest-idle-state");
+}
+
+/* --aligned US and --warm-up TIME (cyclictest -A, rtla -A and --warm-up) */
+static void test_aligned_warmup(void **st)
+{
+	static const struct { const char *args, *err; } bad[] = {
+		{ "-o R --aligned", "option --aligned needs a value" },
+		{ "-o R --aligned -5", "--aligned" },
+		{ "-o R --aligned 2s", "--aligned: at most 1s between two threads" },
+		{ "-o R -d 1s --warm-up 1s", "--warm-up: must be shorter than --duration" },
+		{ "-o R --warm-up 20s", "--warm-up: must be shorter than --duration" },
+		{ "-o R --warm-up soon", "--warm-up: 'soon' is not a duration" },
+	};
+	struct lw_run_opts o;
+
+	assert_int_equal(parse(&o, "-o R"), 0);
+	assert_false(o.probes.aligned);
+	assert_int_equal(o.warmup_ns, 0);
+	assert_int_equal(parse(&o, "-o R --aligned 0 --warm-up 500ms"), 0);
+	assert_true(o.probes.aligned);
+	assert_int_equal(o.probes.align_ns, 0);
+	assert_int_equal(o.warmup_ns, 500000000);
+	assert_int_equal(parse(&o, "-o R --aligned=20 -d 1m --warm-up=5s"), 0);
+	assert_true(o.probes.aligned);
+	assert_int_equal(o.probes.align_ns, 20000);
+	assert_int_equal(o.warmup_ns, 5000000000ULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_error(parse(&o, bad[i].args) < 0, bad[i].err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +229,8 @@ int main(void)
 		cmocka_unit_test(test_every_option),
 		cmocka_unit_test(test_repeat_auto),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_deepest_idle_state),
+		cmocka_unit_test(test_aligned_warmup),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

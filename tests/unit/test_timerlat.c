@@ -245,14 +245,67 @@ static void test_ignored_events(void **state)
 {
 	struct lw_tl_cpu st = { 0 };
 	struct lw_sample s;
-	struct lw_tl_event user = { .ts = 5000, .cpu = 0, .seqnum = 1, .context = LW_TL_USER_RET,
-				    .latency_ns = 100 };
+	struct lw_tl_event other = { .ts = 5000, .cpu = 0, .seqnum = 1, .context = 3,
+				     .latency_ns = 100 };
+	struct lw_tl_event neg = { .ts = 5000, .cpu = 0, .seqnum = 1, .context = -1,
+				   .latency_ns = 100 };
 	struct lw_tl_event early = { .ts = 100, .cpu = 0, .seqnum = 1, .context = LW_TL_IRQ,
 				     .latency_ns = 5000 };
+	struct lw_tl_event early_user = { .ts = 100, .cpu = 0, .seqnum = 1,
+					  .context = LW_TL_USER_RET, .latency_ns = 5000 };
 
-	assert_int_equal(lw_timerlat_sample(&st, &user, 1000000, &s), 0);
+	assert_int_equal(lw_timerlat_sample(&st, &other, 1000000, &s), 0);
+	assert_int_equal(lw_timerlat_sample(&st, &neg, 1000000, &s), 0);
 	assert_int_equal(lw_timerlat_sample(&st, &early, 1000000, &s), 0);
+	assert_int_equal(lw_timerlat_sample(&st, &early_user, 1000000, &s), 0);
 	assert_int_equal(st.have, 0);
+}
+
+/* User-space threads (timerlat_fd): the return to user, context 2, is a
+ * third sample of the activation, with the IRQ's expiry; without its IRQ,
+ * timestamp minus latency. */
+static void test_user_return_is_a_third_sample(void **state)
+{
+	struct lw_tl_cpu st = { 0 };
+	struct lw_sample s;
+	struct lw_tl_event irq = { .ts = 1000001200, .cpu = 1, .seqnum = 4, .context = LW_TL_IRQ,
+				   .latency_ns = 1200 };
+	struct lw_tl_event thr = { .ts = 1000006000, .cpu = 1, .seqnum = 4,
+				   .context = LW_TL_THREAD, .latency_ns = 5800 };
+	struct lw_tl_event ret = { .ts = 1000009500, .cpu = 1, .seqnum = 4,
+				   .context = LW_TL_USER_RET, .latency_ns = 9100 };
+	struct lw_tl_event lone = { .ts = 3000009000, .cpu = 1, .seqnum = 7,
+				    .context = LW_TL_USER_RET, .latency_ns = 2500000 };
+
+	assert_int_equal(lw_timerlat_sample(&st, &irq, 1000000, &s), 1);
+	assert_int_equal(lw_timerlat_sample(&st, &thr, 1000000, &s), 1);
+	assert_int_equal(s.probe, LW_SAMPLE_TIMERLAT_THREAD);
+	assert_int_equal(lw_timerlat_sample(&st, &ret, 1000000, &s), 1);
+	assert_int_equal(s.probe, LW_SAMPLE_TIMERLAT_USER);
+	assert_string_equal(lw_probe_name(s.probe), "timerlat-user");
+	assert_true(lw_probe_wakeup(s.probe));
+	/* 1000009500 - 9100 = 1000000400: the IRQ's value wins */
+	assert_int_equal(s.expected_ns, 1000000000);
+	assert_int_equal(s.latency_ns, 9100);
+	assert_int_equal(s.cpu, 1);
+	assert_int_equal(s.missed, 0);
+	assert_int_equal(lw_timerlat_sample(&st, &lone, 1000000, &s), 1);
+	assert_int_equal(s.expected_ns, 3000009000 - 2500000);
+	assert_int_equal(s.missed, 2);
+}
+
+static void test_threads_option(void **state)
+{
+	uint64_t v = 9;
+	int q = lw_set_quiet(1);
+
+	assert_int_equal(lw_parse_timerlat_threads("--timerlat-threads", "user", &v), 0);
+	assert_int_equal(v, LW_TL_THREADS_USER);
+	assert_int_equal(lw_parse_timerlat_threads("--timerlat-threads", "kernel", &v), 0);
+	assert_int_equal(v, LW_TL_THREADS_KERNEL);
+	assert_int_equal(lw_parse_timerlat_threads("--timerlat-threads", "both", &v), -1);
+	assert_string_equal(lw_last_error(), "--timerlat-threads: 'both': user or kernel");
+	lw_set_quiet(q);
 }
 
 int main(void)
@@ -267,6 +320,8 @@ int main(void)
 		cmocka_unit_test(test_thread_without_its_irq),
 		cmocka_unit_test(test_missed_periods),
 		cmocka_unit_test(test_ignored_events),
+		cmocka_unit_test(test_user_return_is_a_third_sample),
+		cmocka_unit_test(test_threads_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

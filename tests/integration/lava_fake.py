@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""A LAVA server's REST API (api/v0.2), the part 'latwatt lab' uses, for
+tests/integration/lab.sh.  lava_fake.py DIR: listens on 127.0.0.1 (a free
+port, written to DIR/port), wants the token of DIR/token, serves two qemu
+devices tagged with their own names (dev-a, dev-b); job N takes two looks to
+finish; job 3 is Incomplete (an infrastructure error in its log); the
+others' logs carry a console upload: job 1 DIR/run-a.tar.gz, jobs 2 and 4
+DIR/run-b.tar.gz, job 5 DIR/evil.tar.gz.  Every request is counted in
+DIR/requests.json (those without the token as unauthorized)."""
+import base64
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+top = sys.argv[1]
+token = open(os.path.join(top, "token")).read().strip()
+lock = threading.Lock()
+state = {"requests": 0, "unauthorized": 0, "definitions": []}
+looks = {}
+UPLOAD = {1: "run-a", 2: "run-b", 4: "run-b", 5: "evil"}
+
+
+def save():
+    with open(os.path.join(top, "requests.json"), "w") as f:
+        json.dump(state, f)
+
+
+def rec(lvl, msg):
+    return "- " + json.dumps({"dt": "2026-12-06T10:00:00", "lvl": lvl, "msg": msg}) + "\n"
+
+
+def log_of(job):
+    out = rec("info", "lava-dispatcher, installed at version: 2023.01")
+    out += rec("target", "latwatt-guest:~# ")
+    if job == 3:
+        out += rec("error", "InfrastructureError: boot timed out")
+        out += rec("results", {"case": "job", "definition": "lava", "error_type": "Infrastructure",
+                               "error_msg": "boot timed out", "result": "fail"})
+        return out
+    data = open(os.path.join(top, UPLOAD[job] + ".tar.gz"), "rb").read()
+    out += rec("target", "latwatt-upload-begin latwatt-run.tar.gz %d" % len(data))
+    b64 = base64.b64encode(data).decode()
+    for i in range(0, len(b64), 76):
+        out += rec("target", b64[i:i + 76])
+        if i // 76 == 3:
+            out += rec("target", "<LAVA_SIGNAL_LATWATT_UPLOAD 200>")
+    out += rec("target", "latwatt-upload-end latwatt-run.tar.gz")
+    return out
+
+
+class H(BaseHTTPRequestHandler):
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, code, body, ctype="application/json"):
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def authorized(self):
+        with lock:
+            state["requests"] += 1
+            ok = self.headers.get("Authorization") == "Token " + token
+            if not ok:
+                state["unauthorized"] += 1
+            save()
+        if not ok:
+            self.reply(401, {"detail": "Invalid token."})
+        return ok
+
+    def do_POST(self):
+        if not self.authorized():
+            return
+        if self.path != "/api/v0.2/jobs/":
+            return self.reply(404, "<html>not found</html>", "text/html")
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with lock:
+            state["definitions"].append(body["definition"])
+            n = len(state["definitions"])
+            save()
+        self.reply(201, {"message": "job(s) successfully submitted", "job_ids": [n]})
+
+    def do_GET(self):
+        if not self.authorized():
+            return
+        p = self.path.split("?")[0]
+        if p == "/api/v0.2/tags/":
+            return self.reply(200, {"count": 2, "results": [{"id": 7, "name": "dev-a"},
+                                                             {"id": 9, "name": "dev-b"}]})
+        if p == "/api/v0.2/devices/":
+            return self.reply(200, {"count": 2, "results": [
+                {"hostname": "dev-b", "health": "Good", "tags": [9]},
+                {"hostname": "dev-a", "health": "Good", "tags": [7]}]})
+        parts = p.strip("/").split("/")
+        if len(parts) >= 4 and parts[2] == "jobs" and parts[3].isdigit():
+            job = int(parts[3])
+            if job > len(state["definitions"]):
+                return self.reply(404, {"detail": "Not found."})
+            if len(parts) == 5 and parts[4] == "logs":
+                return self.reply(200, log_of(job), "application/yaml")
+            d = state["definitions"][job - 1]
+            dev = d.split("tags:\n- ")[-1].strip() if "tags:\n- " in d else "dev-a"
+            with lock:
+                looks[job] = looks.get(job, 0) + 1
+                seen = looks[job]
+            start = 60 * ((job - 1) // 2)
+            done = seen >= 2
+            return self.reply(200, {
+                "id": job, "state": "Finished" if done else "Running",
+                "health": ("Incomplete" if job == 3 else "Complete") if done else "Unknown",
+                "actual_device": dev, "failure_comment": None,
+                "start_time": "2026-12-06T10:%02d:%02d.000000Z" % (start // 60, start % 60),
+                "end_time": ("2026-12-06T10:%02d:50.000000Z" % (start // 60)) if done else None})
+        self.reply(404, "<html>not found</html>", "text/html")
+
+
+srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+with open(os.path.join(top, "port.tmp"), "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(os.path.join(top, "port.tmp"), os.path.join(top, "port"))
+srv.serve_forever()
