@@ -22,6 +22,7 @@
 	X(scenarios, "list the scenario files, show or check one") \
 	X(target,  "run latwatt on a board over ssh and bring the run home") \
 	X(bisect,  "find the first version (kernel) that made a metric worse, with repeated runs") \
+	X(tune,    "search run-time knobs for the lowest power that meets the budgets") \
 	X(export,  "export runs, repeats or a comparison as KCIDB I/O JSON (KernelCI)") \
 	X(lab,     "submit jobs to a LAVA lab, wait for them, fetch their runs")
 

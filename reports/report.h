@@ -294,6 +294,8 @@ lw_report_fn lw_report_junit;			/* the run's state a property of each suite */
 lw_report_fn lw_report_markdown_run, lw_report_markdown_compare;
 lw_report_fn lw_report_lava_checks;		/* the checks */
 lw_report_fn lw_report_lava_metrics;		/* the run's key figures (lw_run_metrics()) */
+/* latwatt tune's page from its tune.json document (reports/tune.c). */
+int lw_report_tune_html(FILE *f, const json_t *doc, const struct lw_report_opts *ro);
 /* lava-test-case lines on @f, or through the lava-test-case helper when it
  * is on PATH and @use_helper. */
 int lw_report_lava(FILE *f, const struct lw_checks *cs, int use_helper);

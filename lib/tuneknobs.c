@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The knobs latwatt tune searches (lib/tuneknobs.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/parse.h"
+#include "lib/sysfs.h"
+#include "lib/tuneknobs.h"
+
+#define CPU_DIR "/sys/devices/system/cpu"
+
+static int first_measured(const struct lw_tune_sys *s)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &s->measured))
+			return c;
+	return -1;
+}
+
+/* The CPUs not measured: where IRQs go. */
+static void housekeeping(const struct lw_tune_sys *s, cpu_set_t *hk)
+{
+	CPU_ZERO(hk);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &s->online) && !CPU_ISSET(c, &s->measured))
+			CPU_SET(c, hk);
+}
+
+static void add_write(struct lw_sb *b, const char *value, const char *path)
+{
+	lw_sb_add(b, "printf '%s\\n' ");
+	lw_sb_quote(b, value);
+	lw_sb_add(b, " > ");
+	lw_sb_quote(b, path);
+	lw_sb_add(b, "\n");
+}
+
+/* irq: every IRQ whose affinity can be set, to the CPUs not measured */
+
+static int irq_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	cpu_set_t hk;
+
+	housekeeping(s, &hk);
+	if (!CPU_COUNT(&hk)) {
+		snprintf(why, len, "every online CPU is measured: no CPU to move IRQs to");
+		return 0;
+	}
+	if (!s->nirq) {
+		snprintf(why, len, "no IRQ under %s/proc/irq", s->root);
+		return 0;
+	}
+	return 1;
+}
+
+static void irq_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)
+{
+	cpu_set_t hk;
+	char list[256];
+
+	housekeeping(s, &hk);
+	snprintf(buf, len, "IRQs moved to CPU %s, off the measured CPUs (%d under /proc/irq; "
+		 "those the kernel keeps in place stay)",
+		 lw_format_cpulist(&hk, list, sizeof(list)), s->nirq);
+}
+
+static int irq_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+{
+	cpu_set_t hk;
+	char list[256], path[512];
+	int moved = 0, q;
+
+
+	housekeeping(s, &hk);
+	lw_format_cpulist(&hk, list, sizeof(list));
+	for (int i = 0; i < s->nirq; i++) {
+		snprintf(path, sizeof(path), "%s/proc/irq/%d/smp_affinity_list", s->root, s->irq[i]);
+		/* some IRQs cannot be moved (the kernel refuses with EIO):
+		 * they stay, restored to what was read */
+		int before = k->n;
+
+		q = lw_set_quiet(1);
+		if (lw_knob_write(k, path, list) == 0) {
+			moved++;
+		} else if (k->n > before) {	/* not changed: nothing to restore */
+			k->n--;
+			free(k->knob[k->n].path);
+			free(k->knob[k->n].orig);
+		}
+		lw_set_quiet(q);
+	}
+	if (!moved)
+		return error("irq: no IRQ under %s/proc/irq could be moved to CPU %s", s->root, list);
+	return 0;
+}
+
+static void irq_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	cpu_set_t hk;
+	char list[256];
+
+	housekeeping(s, &hk);
+	lw_format_cpulist(&hk, list, sizeof(list));
+	lw_sb_add(b, "# IRQs off the measured CPUs (those the kernel cannot move stay)\n");
+	lw_sb_add(b, "for f in /proc/irq/*/smp_affinity_list; do printf '%s\\n' ");
+	lw_sb_quote(b, list);
+	lw_sb_add(b, " > \"$f\" 2>/dev/null || :; done\n");
+}
+
+static void irq_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	cpu_set_t hk;
+	char list[256];
+
+	housekeeping(s, &hk);
+	lw_sb_add(b, " irqaffinity=");
+	lw_sb_add(b, lw_format_cpulist(&hk, list, sizeof(list)));
+}
+
+/* sysctls: one file, one value */
+
+static const struct sysctl_knob {
+	const char *file;	/* under /proc/sys */
+	const char *value;
+	const char *what;
+} sysctls[] = {
+	{ "kernel/timer_migration", "0", "timers stay on the CPU that armed them" },
+	{ "kernel/sched_rt_runtime_us", "-1", "RT throttling off" },
+};
+
+static const struct sysctl_knob *sysctl_of(enum lw_tk_id id)
+{
+	return &sysctls[id == LW_TK_TIMER_MIGRATION ? 0 : 1];
+}
+
+static int tm_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	if (!s->timer_migration)
+		snprintf(why, len, "no %s/proc/sys/kernel/timer_migration (a kernel without "
+			 "CONFIG_SMP or NO_HZ_COMMON)", s->root);
+	return s->timer_migration;
+}
+
+static int rt_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	if (!s->rt_runtime)
+		snprintf(why, len, "no %s/proc/sys/kernel/sched_rt_runtime_us", s->root);
+	return s->rt_runtime;
+}
+
+#define SYSCTL_FNS(pfx, id)								\
+static void pfx##_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)	\
+{											\
+	snprintf(buf, len, "%s (%s = %s)", sysctl_of(id)->what, sysctl_of(id)->file,	\
+		 sysctl_of(id)->value);							\
+}											\
+static int pfx##_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)		\
+{											\
+	char path[512];									\
+											\
+	snprintf(path, sizeof(path), "%s/proc/sys/%s", s->root, sysctl_of(id)->file);	\
+	return lw_knob_write(k, path, sysctl_of(id)->value);				\
+}											\
+static void pfx##_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)		\
+{											\
+	char path[512];									\
+											\
+	snprintf(path, sizeof(path), "/proc/sys/%s", sysctl_of(id)->file);		\
+	add_write(b, sysctl_of(id)->value, path);					\
+}											\
+static void pfx##_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)		\
+{											\
+	char word[128], *p;								\
+											\
+	snprintf(word, sizeof(word), " sysctl.%s=%s", sysctl_of(id)->file,		\
+		 sysctl_of(id)->value);							\
+	for (p = word; *p; p++)								\
+		if (*p == '/')								\
+			*p = '.';							\
+	lw_sb_add(b, word);								\
+}
+SYSCTL_FNS(tm, LW_TK_TIMER_MIGRATION)
+SYSCTL_FNS(rt, LW_TK_RT_THROTTLE)
+
+/* idle: the l deepest idle states disabled on the measured CPUs */
+
+static int idle_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	if (s->nidle < 2) {
+		snprintf(why, len, s->nidle ? "one idle state (%s): nothing to disable" :
+			 "no cpuidle driver (%s): no idle state to disable", s->nidle ?
+			 s->idle_name[0] : s->driver);
+		return 0;
+	}
+	return s->nidle - 1;	/* state 0 (POLL, or the shallowest) stays */
+}
+
+static void idle_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)
+{
+	char list[256];
+	int from = s->nidle - l;
+
+	snprintf(buf, len, "idle state%s %s%s (exit %u us%s) disabled on CPU %s",
+		 l > 1 ? "s" : "", s->idle_name[from], l > 1 ? " and deeper" : "",
+		 s->idle_lat[from], l > 1 ? " and more" : "",
+		 lw_format_cpulist(&s->measured, list, sizeof(list)));
+}
+
+static int idle_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+{
+	char path[512];
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &s->measured))
+			continue;
+		for (int st = s->nidle - l; st < s->nidle; st++) {
+			snprintf(path, sizeof(path), "%s" CPU_DIR "/cpu%d/cpuidle/state%d/disable",
+				 s->root, c, st);
+			if (lw_knob_write(k, path, "1") < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void idle_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	char path[512];
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &s->measured))
+			continue;
+		for (int st = s->nidle - l; st < s->nidle; st++) {
+			snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle/state%d/disable", c, st);
+			add_write(b, "1", path);
+		}
+	}
+}
+
+static void idle_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	/* per CPU and per state: no command line form (intel_idle.states_off
+	 * is one driver's, for every CPU) */
+}
+
+/* pmqos: the run holds /dev/cpu_dma_latency under the l-th deepest state */
+
+int64_t lw_tk_pmqos_us(const struct lw_tune_sys *s, int l)
+{
+	int st = s->nidle - l;
+
+	if (st < 1 || st >= s->nidle)
+		return 0;
+	return s->idle_lat[st] ? (int64_t)s->idle_lat[st] - 1 : 0;
+}
+
+static int pmqos_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	int n = idle_levels(s, why, len);
+
+	if (!n && s->nidle < 2)
+		snprintf(why, len, "no cpuidle driver (%s): PM QoS limits no idle state",
+			 s->driver);
+	return n;
+}
+
+static void pmqos_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)
+{
+	snprintf(buf, len, "PM QoS %lld us held (every CPU: idle state %s and deeper out)",
+		 (long long)lw_tk_pmqos_us(s, l), s->idle_name[s->nidle - l]);
+}
+
+static int pmqos_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+{
+	return 0;	/* held by the run itself: run --pm-qos */
+}
+
+static void pmqos_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%lld", (long long)lw_tk_pmqos_us(s, l));
+	lw_sb_add(b, "# PM QoS is held while the file stays open: this shell holds it on\n"
+		  "# descriptor 9; source this script from the process that must keep it\n");
+	lw_sb_add(b, "exec 9> /dev/cpu_dma_latency && printf '0x%08x' ");
+	lw_sb_quote(b, v);
+	lw_sb_add(b, " >&9\n");
+}
+
+static void pmqos_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+}
+
+/* governor: performance on the measured CPUs */
+
+static int gov_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	if (!s->cpufreq) {
+		snprintf(why, len, "no cpufreq on the measured CPUs (%s" CPU_DIR "/cpuN/cpufreq: "
+			 "none; virtual machines have none)", s->root);
+		return 0;
+	}
+	if (!s->have_perf_gov) {
+		snprintf(why, len, "no performance governor among the available ones");
+		return 0;
+	}
+	return 1;
+}
+
+static void gov_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)
+{
+	char list[256];
+
+	snprintf(buf, len, "cpufreq governor performance on CPU %s",
+		 lw_format_cpulist(&s->measured, list, sizeof(list)));
+}
+
+static int gov_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+{
+	char path[512];
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &s->measured))
+			continue;
+		snprintf(path, sizeof(path), "%s" CPU_DIR "/cpu%d/cpufreq/scaling_governor",
+			 s->root, c);
+		if (lw_knob_write(k, path, "performance") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void gov_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	char path[512];
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &s->measured))
+			continue;
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpufreq/scaling_governor", c);
+		add_write(b, "performance", path);
+	}
+}
+
+static void gov_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	lw_sb_add(b, " cpufreq.default_governor=performance");
+}
+
+const struct lw_tunable lw_tunables[LW_TK_N] = {
+	[LW_TK_IRQ] = { "irq", "IRQ affinity: every movable IRQ to the CPUs not measured", 0,
+			irq_levels, irq_describe, irq_apply, irq_script, irq_cmdline },
+	[LW_TK_TIMER_MIGRATION] = { "timer_migration", "timer migration off "
+			"(kernel.timer_migration = 0)", 0,
+			tm_levels, tm_describe, tm_apply, tm_script, tm_cmdline },
+	[LW_TK_RT_THROTTLE] = { "rt_throttle", "RT throttling off "
+			"(kernel.sched_rt_runtime_us = -1)", 0,
+			rt_levels, rt_describe, rt_apply, rt_script, rt_cmdline },
+	[LW_TK_IDLE] = { "idle", "idle states disabled on the measured CPUs, deepest first", 1,
+			idle_levels, idle_describe, idle_apply, idle_script, idle_cmdline },
+	[LW_TK_PMQOS] = { "pmqos", "PM QoS (/dev/cpu_dma_latency) held under an idle state's "
+			"exit latency, every CPU", 1,
+			pmqos_levels, pmqos_describe, pmqos_apply, pmqos_script, pmqos_cmdline },
+	[LW_TK_GOVERNOR] = { "governor", "cpufreq governor performance on the measured CPUs", 1,
+			gov_levels, gov_describe, gov_apply, gov_script, gov_cmdline },
+};
+
+int lw_tunable_by_name(const char *name)
+{
+	for (int i = 0; i < LW_TK_N; i++)
+		if (!strcmp(lw_tunables[i].name, name))
+			return i;
+	return -1;
+}
+
+static int exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+int lw_tune_sys_read(struct lw_tune_sys *s, const char *root, const cpu_set_t *measured)
+{
+	char path[512], buf[256];
+	int c0;
+	DIR *d;
+	struct dirent *e;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->root, sizeof(s->root), "%s", root ? root : "");
+	snprintf(path, sizeof(path), "%s" CPU_DIR "/online", s->root);
+	if (lw_read_file(path, buf, sizeof(buf)) < 0)
+		return error_errno("cannot read %s", path);
+	if (lw_parse_cpulist(path, buf, NULL, &s->online) < 0)
+		return -1;
+	CPU_AND(&s->measured, measured, &s->online);
+	c0 = first_measured(s);
+	if (c0 < 0)
+		return error("no online CPU among the measured ones");
+
+	snprintf(path, sizeof(path), "%s" CPU_DIR "/cpuidle/current_driver", s->root);
+	if (lw_read_file(path, s->driver, sizeof(s->driver)) < 0)
+		snprintf(s->driver, sizeof(s->driver), "none");
+	for (int st = 0; st < LW_TK_MAX_IDLE; st++) {
+		snprintf(path, sizeof(path), "%s" CPU_DIR "/cpu%d/cpuidle/state%d/name", s->root,
+			 c0, st);
+		if (lw_read_file(path, s->idle_name[st], sizeof(s->idle_name[st])) < 0)
+			break;
+		snprintf(path, sizeof(path), "%s" CPU_DIR "/cpu%d/cpuidle/state%d/latency",
+			 s->root, c0, st);
+		s->idle_lat[st] = lw_read_file(path, buf, sizeof(buf)) < 0 ? 0 :
+				  (unsigned)strtoul(buf, NULL, 10);
+		s->nidle = st + 1;
+	}
+
+	snprintf(path, sizeof(path), "%s" CPU_DIR "/cpu%d/cpufreq/scaling_available_governors",
+		 s->root, c0);
+	if (lw_read_file(path, buf, sizeof(buf)) >= 0) {
+		s->cpufreq = 1;
+		s->have_perf_gov = strstr(buf, "performance") != NULL;
+	}
+
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/timer_migration", s->root);
+	s->timer_migration = exists(path);
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/sched_rt_runtime_us", s->root);
+	s->rt_runtime = exists(path);
+
+	snprintf(path, sizeof(path), "%s/proc/irq", s->root);
+	d = opendir(path);
+	while (d && (e = readdir(d)) && s->nirq < LW_TK_MAX_IRQ) {
+		char *end;
+		long n = strtol(e->d_name, &end, 10);
+
+		if (end == e->d_name || *end || n < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/irq/%ld/smp_affinity_list", s->root, n);
+		if (exists(path))
+			s->irq[s->nirq++] = (int)n;
+	}
+	if (d)
+		closedir(d);
+	/* in number order, so that the journal and the script read the same */
+	for (int i = 1; i < s->nirq; i++)
+		for (int j = i; j > 0 && s->irq[j - 1] > s->irq[j]; j--) {
+			int t = s->irq[j];
+
+			s->irq[j] = s->irq[j - 1];
+			s->irq[j - 1] = t;
+		}
+	return 0;
+}
