@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt compare RUN...: runs side by side against a baseline, verdicts, CI rules. */
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "analysis/db.h"
 #include "analysis/failon.h"
 #include "cmd/commands.h"
+#include "cmd/lab.h"
 #include "lib/error.h"
 #include "lib/parse.h"
 #include "lib/rundir.h"
@@ -32,12 +34,21 @@ static const char usage[] =
 "\n"
 "RUN is a run directory, a directory of repeats (latwatt run --repeat: its\n"
 "complete runs form a group; one interrupted, killed or truncated is left out\n"
-"with a note), db:ID (a run in the results store) or baseline:NAME.\n"
+"with a note), db:ID (a run in the results store) or baseline:NAME; with\n"
+"--runner lava, a jobs file of 'latwatt lab submit' (JOBS.json): its jobs'\n"
+"runs are fetched from the lab (those fetched before are kept, in\n"
+"JOBS.runs/ beside it, or --lab-cache DIR/JOBS/) and each kernel's form a\n"
+"group named by the kernel; a job that did not complete is named and left out.\n"
 "\n"
 "  -g, --group NAME            the RUNs that follow form group NAME\n"
 "  -b, --baseline RUN|NAME     compare against RUN or group NAME (default: the first)\n"
 "  -B, --against-baseline NAME compare against the stored baseline NAME\n"
 "      --db PATH               results store (default: see 'latwatt db --help')\n"
+"      --runner dir|lava       what a RUN is: a run's directory (default) or a\n"
+"                              LAVA lab's jobs file, JOBS.json\n"
+"      --lab-cache DIR         --runner lava: fetch the runs into DIR/JOBS/\n"
+"      --token-file FILE       --runner lava: the lab's API token (default\n"
+"                              $LAVA_TOKEN, else the file $LAVA_TOKEN_FILE)\n"
 "  -o, --output FILE           write the comparison JSON (latwatt-comparison) to FILE\n"
 "      --json                  print the comparison JSON instead of the table\n"
 "  -F, --fail-on RULE          exit 1 when RULE holds for a run (repeatable), e.g.\n"
@@ -90,6 +101,10 @@ struct params {
 	char *baseline_buf;		/* "baseline:NAME" */
 	const char *db;
 	const char *output;
+	int lava;			/* --runner lava: RUNs are jobs files */
+	const char *lab_cache, *token_file;
+	char *lab_owned[2 * MAX_RUNS];	/* the run directories and group names made */
+	size_t nlab_owned;
 	int json, quiet, have_thr;
 	int judge;			/* JUDGE_* */
 	struct lw_rule rules[MAX_RULES];
@@ -188,6 +203,9 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "min-blocks",       required_argument, NULL, 'm' },
 		{ "evt",              required_argument, NULL, 'E' },
 		{ "judge",            required_argument, NULL, 'J' },
+		{ "runner",           required_argument, NULL, 'U' },
+		{ "lab-cache",        required_argument, NULL, 'C' },
+		{ "token-file",       required_argument, NULL, 'T' },
 		{ "quiet",            no_argument,       NULL, 'q' },
 		{ "help",             no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -255,6 +273,17 @@ static int parse(struct params *p, int argc, char **argv)
 				return error("--judge: '%s' is not kernel or raw", optarg);
 			p->judge = strcmp(optarg, "kernel") ? JUDGE_RAW : JUDGE_KERNEL;
 			break;
+		case 'U':
+			if (strcmp(optarg, "dir") && strcmp(optarg, "lava"))
+				return error("--runner: '%s' is not dir or lava", optarg);
+			p->lava = !strcmp(optarg, "lava");
+			break;
+		case 'C':
+			p->lab_cache = optarg;
+			break;
+		case 'T':
+			p->token_file = optarg;
+			break;
 		case 'h':
 			return 1;
 		default:	/* ':' or an unknown option */
@@ -277,6 +306,84 @@ static int parse(struct params *p, int argc, char **argv)
 	}
 	if (p->o.horizon_ns <= p->o.block_ns)
 		return error("--horizon must be longer than --block");
+	if (!p->lava && (p->lab_cache || p->token_file))
+		return error("--%s: only with --runner lava", p->lab_cache ? "lab-cache" : "token-file");
+	return 0;
+}
+
+static char *lab_own(struct params *p, char *s)
+{
+	if (!s || p->nlab_owned == sizeof(p->lab_owned) / sizeof(p->lab_owned[0])) {
+		free(s);
+		error("out of memory");
+		return NULL;
+	}
+	return p->lab_owned[p->nlab_owned++] = s;
+}
+
+/*
+ * --runner lava: each RUN, a jobs file, fetched into its cache and replaced
+ * by its kernels' directories of repeats, each kernel a group of its own
+ * (named by the kernel; by JOBS:KERNEL when another jobs file has a kernel
+ * of that name; by its --group when the jobs file has one kernel).
+ */
+static int lab_runs(struct params *p)
+{
+	static struct lw_lab_kernel k[MAX_GROUPS];
+	const char *runs[MAX_RUNS + 1];
+	int group[MAX_RUNS + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nruns; i++) {
+		const char *jobs = p->runs[i], *base = strrchr(jobs, '/');
+		size_t nk, bl;
+		char *cache;
+
+		base = base ? base + 1 : jobs;
+		bl = strlen(base) > 5 && !strcmp(base + strlen(base) - 5, ".json") ?
+			     strlen(base) - 5 : strlen(base);
+		if (p->lab_cache ? asprintf(&cache, "%s/%.*s", p->lab_cache, (int)bl, base) < 0 :
+				   asprintf(&cache, "%.*s.runs", (int)(base - jobs + bl), jobs) < 0)
+			return error("out of memory");
+		if (!lab_own(p, cache) ||
+		    lw_lab_fetch_runs(jobs, cache, p->token_file, k, MAX_GROUPS, &nk) < 0)
+			return -1;
+		if (p->group[i] >= 0 && nk > 1)
+			return error("--group %s: %s holds %zu kernels, and a group is one kernel's runs",
+				     p->gname[p->group[i]], jobs, nk);
+		for (size_t m = 0; m < nk; m++) {
+			int g = p->group[i];
+			char *dir, *name;
+
+			if (!k[m].runs)
+				return error("%s: kernel %s: none of its %zu jobs gave a run (above)", jobs,
+					     k[m].name, k[m].jobs);
+			if (n == MAX_RUNS)
+				return error("at most %d runs at a time", MAX_RUNS);
+			if (!(dir = lab_own(p, strdup(k[m].dir))))
+				return -1;
+			if (g < 0) {
+				if (p->ngroups == MAX_GROUPS)
+					return error("at most %d groups", MAX_GROUPS);
+				if (!(name = lab_own(p, strdup(k[m].name))))
+					return -1;
+				for (size_t q = 0; q < p->ngroups; q++)
+					if (!strcmp(p->gname[q], name)) {
+						if (asprintf(&name, "%s:%s", jobs, k[m].name) < 0 ||
+						    !lab_own(p, name))
+							return error("out of memory");
+						break;
+					}
+				g = (int)p->ngroups;
+				p->gname[p->ngroups++] = name;
+			}
+			runs[n] = dir;
+			group[n++] = g;
+		}
+	}
+	memcpy(p->runs, runs, n * sizeof(*runs));
+	memcpy(p->group, group, n * sizeof(*group));
+	p->nruns = n;
 	return 0;
 }
 
@@ -469,7 +576,7 @@ int cmd_compare(int argc, char **argv)
 		ret = LW_EXIT_OK;
 		goto out;
 	}
-	if (r < 0)
+	if (r < 0 || (p->lava && lab_runs(p) < 0))
 		goto out;
 	/* a baseline not among the runs (or groups) is put in front of them */
 	if (p->baseline) {
@@ -579,6 +686,8 @@ out:
 	free(p->baseline_buf);
 	for (i = 0; i < p->nowned; i++)
 		free(p->owned[i]);
+	for (i = 0; i < p->nlab_owned; i++)
+		free(p->lab_owned[i]);
 	free(p);
 	return ret;
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/lab.h"
 #include "cmd/lava_api.h"
 #include "lib/error.h"
 #include "lib/input.h"
@@ -59,6 +60,7 @@ static const char usage[] =
 "follows them to the end.  fetch takes each complete job's run directory\n"
 "(sent over the console: the job's UPLOAD=console) into DIR/NAME/run-NN, with\n"
 "the lab, job id and device in its manifest: 'latwatt compare DIR/A DIR/B'\n"
+"(or 'latwatt compare --runner lava JOBS.json', which fetches them itself)\n"
 "compares the kernels.  A job that did not complete (boot failure, timeout,\n"
 "infrastructure error, canceled) is reported as such and gives no run.\n"
 "\n"
@@ -717,12 +719,73 @@ static int fetch_job(struct lw_lava *l, const json_t *j, const char *out)
 	return 1;
 }
 
+/* The jobs of @doc into @out; per kernel its jobs and runs into @k (when
+ * not NULL).  The jobs fetched, or -1 after error(). */
+static long fetch_all(struct lw_lava *l, const json_t *doc, const char *out,
+		      struct lw_lab_kernel *k, size_t max, size_t *nk)
+{
+	const json_t *j;
+	size_t i, got = 0;
+	int dfd = lw_dir_make(out);
+
+	if (dfd < 0)
+		return -1;
+	close(dfd);
+	json_array_foreach(json_object_get(doc, "jobs"), i, j) {
+		int r = fetch_job(l, j, out);
+		size_t m;
+
+		if (r < 0)
+			return -1;
+		got += (size_t)r;
+		if (!k)
+			continue;
+		for (m = 0; m < *nk && strcmp(k[m].name, job_kernel(j)); m++)
+			;
+		if (m == *nk) {
+			if (m == max)
+				return error("at most %zu kernels", max);
+			memset(&k[m], 0, sizeof(k[m]));
+			snprintf(k[m].name, sizeof(k[m].name), "%s", job_kernel(j));
+			snprintf(k[m].dir, sizeof(k[m].dir), "%s/%s", out, job_kernel(j));
+			(*nk)++;
+		}
+		k[m].jobs++;
+		k[m].runs += (size_t)r;
+	}
+	return (long)got;
+}
+
+int lw_lab_fetch_runs(const char *jobs_file, const char *out, const char *token_file,
+		      struct lw_lab_kernel *k, size_t max, size_t *nk)
+{
+	json_t *doc = jobs_load(jobs_file);
+	struct lw_lava l;
+	long got;
+
+	*nk = 0;
+	if (!doc)
+		return -1;
+	if (lw_lava_init(&l, lw_jstr(doc, "url", NULL), token_file, lw_jstr(doc, "lab", NULL)) < 0) {
+		json_decref(doc);
+		return -1;
+	}
+	got = fetch_all(&l, doc, out, k, max, nk);
+	if (got >= 0)
+		note("lab %s: %s: %ld of %zu jobs gave a run (in %s)", l.lab, jobs_file, got,
+		     json_array_size(json_object_get(doc, "jobs")), out);
+	lw_lava_free(&l);
+	json_decref(doc);
+	return got < 0 ? -1 : 0;
+}
+
 static int cmd_fetch(const struct opts *o, const char *file)
 {
-	json_t *doc = jobs_load(file), *j;
+	json_t *doc = jobs_load(file);
 	struct lw_lava l;
-	size_t i, got = 0, n;
-	int ret = LW_EXIT_ERROR, dfd;
+	size_t n;
+	long got;
+	int ret = LW_EXIT_ERROR;
 
 	if (!doc)
 		return LW_EXIT_ERROR;
@@ -735,21 +798,13 @@ static int cmd_fetch(const struct opts *o, const char *file)
 		json_decref(doc);
 		return LW_EXIT_ERROR;
 	}
-	dfd = lw_dir_make(o->output);
-	if (dfd < 0)
-		goto out;
-	close(dfd);
 	n = json_array_size(json_object_get(doc, "jobs"));
-	json_array_foreach(json_object_get(doc, "jobs"), i, j) {
-		int r = fetch_job(&l, j, o->output);
-
-		if (r < 0)
-			goto out;
-		got += (size_t)r;
-	}
-	printf("lab %s: %zu of %zu jobs fetched into %s%s\n", l.lab, got, n, o->output,
-	       got == n ? "" : "; the others gave no result (above)");
-	ret = got == n ? LW_EXIT_OK : LW_EXIT_FAIL;
+	got = fetch_all(&l, doc, o->output, NULL, 0, NULL);
+	if (got < 0)
+		goto out;
+	printf("lab %s: %ld of %zu jobs fetched into %s%s\n", l.lab, got, n, o->output,
+	       (size_t)got == n ? "" : "; the others gave no result (above)");
+	ret = (size_t)got == n ? LW_EXIT_OK : LW_EXIT_FAIL;
 out:
 	lw_lava_free(&l);
 	json_decref(doc);

@@ -93,6 +93,29 @@ fi
 crc=0
 "$LATWATT" compare "$TMP/runs/6.1-rt" "$TMP/runs/6.12-rt" >/dev/null 2>&1 || crc=$?
 [ $crc -le 1 ] && pass compare-reads || fail compare-reads "status $crc"
+
+# compare --runner lava: the jobs file's kernels fetched into JOBS.runs/ as
+# groups; job 3 (Incomplete) named and not counted; a second look reuses them
+for pass_no in 1 2; do
+	rc=0
+	"$LATWATT" compare --runner lava --token-file "$TMP/token" --json "$TMP/jobs.json" \
+		>"$TMP/cmp$pass_no.json" 2>"$TMP/cmp$pass_no.err" || rc=$?
+	[ $rc -le 1 ] && pass compare-lava-$pass_no || fail compare-lava-$pass_no "status $rc: $(cat "$TMP/cmp$pass_no.err")"
+done
+grep -q "job 3 (6.1-rt repeat 2) on dev-b: incomplete.*boot timed out: no result" "$TMP/cmp1.err" &&
+	pass compare-lava-names-incomplete || fail compare-lava-names-incomplete "$(cat "$TMP/cmp1.err")"
+grep -q "is there already" "$TMP/cmp2.err" && pass compare-lava-cached || fail compare-lava-cached "$(cat "$TMP/cmp2.err")"
+py compare-lava-groups "$TMP/cmp1.json" <<'PY'
+import json, sys
+g = {x["name"]: x["count"] for x in json.load(open(sys.argv[1]))["groups"]}
+ok = g == {"6.1-rt": 1, "6.12-rt": 2}
+print(("PASS: " if ok else "FAIL: ") + "compare-lava-groups" + ("" if ok else ": " + repr(g)))
+sys.exit(0 if ok else 1)
+PY
+rc=0
+"$LATWATT" compare --runner lava --lab-cache "$TMP/cache" "$TMP/jobs.json" >/dev/null 2>"$TMP/err" || rc=$?
+[ $rc = 2 ] && grep -q "no LAVA API token" "$TMP/err" && pass compare-lava-no-token ||
+	fail compare-lava-no-token "status $rc: $(cat "$TMP/err")"
 if "$LATWATT" export --kcidb "$TMP/k.json" "$TMP/runs/6.12-rt" 2>"$TMP/err" &&
 	grep -q '"latwatt:farm-job4-' "$TMP/k.json"; then
 	pass kcidb-job-ids
