@@ -74,16 +74,20 @@ static const char usage[] =
 "      --timeout TIME      wait: give up after TIME (default 30m)\n"
 "      --interval TIME     wait: between two looks (default 5s)\n"
 "  -q, --quiet             wait: no progress lines\n"
+"      --results           wait, fetch: print each complete job's test cases as\n"
+"                          LAVA recorded them (budgets and figures, with their\n"
+"                          measurements and units); a failed one is a failure\n"
 "  -h, --help              this text\n"
 "\n"
 "Exit status: 0 done (wait: every job complete; fetch: every job's run\n"
-"fetched); 1 a job did not complete or gave no run (named); 2 error (the\n"
+"fetched); 1 a job did not complete or gave no run (named), or with\n"
+"--results a test case failed (a budget broken); 2 error (the\n"
 "server unreachable, bad input, wait's timeout).\n";
 
 struct opts {
 	const char *output, *url, *token_file, *lab;
 	uint64_t repeat, timeout_ns, interval_ns;
-	int quiet;
+	int quiet, results;
 };
 
 /* ---- the jobs file ---------------------------------------------------- */
@@ -457,6 +461,83 @@ static size_t most_at_once(const struct jstate *s, size_t n)
 	return best;
 }
 
+/* ---- the test cases LAVA recorded ------------------------------------- */
+
+/* Every result of the paged list api/v0.2/@path (LAVA pages a job's suites
+ * and tests by number, 50 a page, and ignores limit=): one array, or NULL
+ * after error(). */
+static json_t *all_pages(struct lw_lava *l, const char *path)
+{
+	json_t *all = json_array();
+
+	for (int page = 1; all; page++) {
+		char p[160];
+		json_t *ans;
+
+		snprintf(p, sizeof(p), "%s?page=%d", path, page);
+		if (!(ans = lw_lava_json(l, p, NULL))) {
+			json_decref(all);
+			return NULL;
+		}
+		if (json_array_extend(all, json_object_get(ans, "results")) < 0 ||
+		    !json_is_string(json_object_get(ans, "next")) || page == 10000) {
+			json_decref(ans);
+			break;
+		}
+		json_decref(ans);
+	}
+	if (!all)
+		error("out of memory");
+	return all;
+}
+
+/*
+ * The test cases of job @j as LAVA recorded them (api/v0.2/jobs/ID/tests/:
+ * boards/lava/latwatt-lava.sh's latwatt, budgets and metrics sets, with
+ * their measurements and units), one line each on stdout.  How many failed
+ * (each named), or -1 after error().
+ */
+static int print_results(struct lw_lava *l, const json_t *j)
+{
+	char path[96];
+	json_t *suites, *tests, *t, *su;
+	size_t i, k;
+	int failed = 0;
+
+	snprintf(path, sizeof(path), "jobs/%lld/suites/", job_id(j));
+	if (!(suites = all_pages(l, path)))
+		return -1;
+	snprintf(path, sizeof(path), "jobs/%lld/tests/", job_id(j));
+	if (!(tests = all_pages(l, path))) {
+		json_decref(suites);
+		return -1;
+	}
+	json_array_foreach(tests, i, t) {
+		const json_t *sid = json_object_get(t, "suite");
+		const char *suite = json_is_string(sid) ? json_string_value(sid) : "?";
+		const char *res = lw_jstr(t, "result", "unknown");
+		const json_t *m = json_object_get(t, "measurement");
+		double v = json_is_string(m) ? strtod(json_string_value(m), NULL) :
+			   json_is_number(m) ? json_number_value(m) : NAN;
+
+		json_array_foreach(suites, k, su)
+			if (json_is_integer(sid) && json_equal(json_object_get(su, "id"), sid))
+				suite = lw_jstr(su, "name", "?");
+		printf("lab %s: job %lld (%s repeat %lld): %s/%s %s", l->lab, job_id(j), job_kernel(j),
+		       job_repeat(j), suite, lw_jstr(t, "name", "?"), res);
+		if (!isnan(v))
+			printf(" %.6g%s%s", v, *lw_jstr(t, "unit", "") ? " " : "", lw_jstr(t, "unit", ""));
+		printf("\n");
+		failed += !strcmp(res, "fail");
+	}
+	if (!json_array_size(tests))
+		printf("lab %s: job %lld (%s repeat %lld): no test cases\n", l->lab, job_id(j),
+		       job_kernel(j), job_repeat(j));
+	json_decref(suites);
+	json_decref(tests);
+	return failed;
+}
+
 /* ---- wait ------------------------------------------------------------- */
 
 static int cmd_wait(const struct opts *o, const char *file)
@@ -465,6 +546,7 @@ static int cmd_wait(const struct opts *o, const char *file)
 	struct lw_lava l;
 	struct jstate *s = NULL;
 	size_t n, i, done = 0, complete = 0;
+	int failed = 0;
 	double t0 = lw_mono_ns() / 1e9, lo = INFINITY, hi = 0;
 	int ret = LW_EXIT_ERROR;
 
@@ -525,12 +607,21 @@ static int cmd_wait(const struct opts *o, const char *file)
 			     no_result_why(&s[i]), *s[i].comment ? ": " : "", s[i].comment);
 		}
 	}
+	json_array_foreach(jobs, i, j) {
+		int r = o->results && !strcmp(s[i].health, "Complete") ? print_results(&l, j) : 0;
+
+		if (r < 0)
+			goto out;
+		failed += r;
+	}
 	printf("lab %s: %zu jobs, %zu complete, %zu without a result; at most %zu ran at once",
 	       l.lab, n, complete, n - complete, most_at_once(s, n));
 	if (complete)
 		printf("; a job took %.0f-%.0f s", lo, hi);
+	if (failed)
+		printf("; %d test cases failed", failed);
 	printf("\n");
-	ret = complete == n ? LW_EXIT_OK : LW_EXIT_FAIL;
+	ret = complete == n && !failed ? LW_EXIT_OK : LW_EXIT_FAIL;
 out:
 	free(s);
 	lw_lava_free(&l);
@@ -722,7 +813,7 @@ static int fetch_job(struct lw_lava *l, const json_t *j, const char *out)
 /* The jobs of @doc into @out; per kernel its jobs and runs into @k (when
  * not NULL).  The jobs fetched, or -1 after error(). */
 static long fetch_all(struct lw_lava *l, const json_t *doc, const char *out,
-		      struct lw_lab_kernel *k, size_t max, size_t *nk)
+		      struct lw_lab_kernel *k, size_t max, size_t *nk, int results, int *failed)
 {
 	const json_t *j;
 	size_t i, got = 0;
@@ -738,6 +829,13 @@ static long fetch_all(struct lw_lava *l, const json_t *doc, const char *out,
 		if (r < 0)
 			return -1;
 		got += (size_t)r;
+		if (results && r == 1) {
+			int f = print_results(l, j);
+
+			if (f < 0)
+				return -1;
+			*failed += f;
+		}
 		if (!k)
 			continue;
 		for (m = 0; m < *nk && strcmp(k[m].name, job_kernel(j)); m++)
@@ -770,7 +868,7 @@ int lw_lab_fetch_runs(const char *jobs_file, const char *out, const char *token_
 		json_decref(doc);
 		return -1;
 	}
-	got = fetch_all(&l, doc, out, k, max, nk);
+	got = fetch_all(&l, doc, out, k, max, nk, 0, NULL);
 	if (got >= 0)
 		note("lab %s: %s: %ld of %zu jobs gave a run (in %s)", l.lab, jobs_file, got,
 		     json_array_size(json_object_get(doc, "jobs")), out);
@@ -785,7 +883,7 @@ static int cmd_fetch(const struct opts *o, const char *file)
 	struct lw_lava l;
 	size_t n;
 	long got;
-	int ret = LW_EXIT_ERROR;
+	int ret = LW_EXIT_ERROR, failed = 0;
 
 	if (!doc)
 		return LW_EXIT_ERROR;
@@ -799,12 +897,15 @@ static int cmd_fetch(const struct opts *o, const char *file)
 		return LW_EXIT_ERROR;
 	}
 	n = json_array_size(json_object_get(doc, "jobs"));
-	got = fetch_all(&l, doc, o->output, NULL, 0, NULL);
+	got = fetch_all(&l, doc, o->output, NULL, 0, NULL, o->results, &failed);
 	if (got < 0)
 		goto out;
-	printf("lab %s: %ld of %zu jobs fetched into %s%s\n", l.lab, got, n, o->output,
+	printf("lab %s: %ld of %zu jobs fetched into %s%s", l.lab, got, n, o->output,
 	       (size_t)got == n ? "" : "; the others gave no result (above)");
-	ret = (size_t)got == n ? LW_EXIT_OK : LW_EXIT_FAIL;
+	if (failed)
+		printf("; %d test cases failed", failed);
+	printf("\n");
+	ret = (size_t)got == n && !failed ? LW_EXIT_OK : LW_EXIT_FAIL;
 out:
 	lw_lava_free(&l);
 	json_decref(doc);
@@ -815,7 +916,7 @@ out:
 
 int cmd_lab(int argc, char **argv)
 {
-	enum { OPT_URL = 256, OPT_TOKEN_FILE, OPT_LAB, OPT_TIMEOUT, OPT_INTERVAL };
+	enum { OPT_URL = 256, OPT_TOKEN_FILE, OPT_LAB, OPT_TIMEOUT, OPT_INTERVAL, OPT_RESULTS };
 	static const struct option lopts[] = {
 		{ "output",     required_argument, NULL, 'o' },
 		{ "repeat",     required_argument, NULL, 'r' },
@@ -825,6 +926,7 @@ int cmd_lab(int argc, char **argv)
 		{ "timeout",    required_argument, NULL, OPT_TIMEOUT },
 		{ "interval",   required_argument, NULL, OPT_INTERVAL },
 		{ "quiet",      no_argument,       NULL, 'q' },
+		{ "results",    no_argument,       NULL, OPT_RESULTS },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -878,6 +980,9 @@ int cmd_lab(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = 1;
+			break;
+		case OPT_RESULTS:
+			o.results = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);

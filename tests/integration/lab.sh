@@ -62,6 +62,22 @@ LAVA_TOKEN=$(cat "$TMP/token") "$LATWATT" lab fetch -o "$TMP/runs" "$TMP/jobs.js
 grep -q "3 of 4 jobs fetched" "$TMP/fetch.txt" && pass fetch-three || fail fetch-three "$(cat "$TMP/fetch.txt")"
 [ ! -e "$TMP/runs/6.1-rt/run-02" ] && pass incomplete-no-run || fail incomplete-no-run "a run for job 3"
 
+# --results: each complete job's test cases as LAVA recorded them, with the
+# measurements and units; job 4's broken budget named and a failure
+rc=0
+LAVA_TOKEN_FILE=$TMP/token "$LATWATT" lab wait -q --results --interval 50ms "$TMP/jobs.json" \
+	>"$TMP/res.txt" 2>"$TMP/res.err" || rc=$?
+[ $rc = 1 ] && pass results-exit-1 || fail results-exit-1 "status $rc: $(cat "$TMP/res.err")"
+grep -q "job 2 (6.12-rt repeat 1): 2_metrics/cyclic.p99 pass 35.25 us" "$TMP/res.txt" &&
+	grep -q "job 4 (6.12-rt repeat 2): 1_budgets/budget.cyclic.p99 fail 120.5 us" "$TMP/res.txt" &&
+	grep -q "; 1 test cases failed" "$TMP/res.txt" && ! grep -q "job 3 " "$TMP/res.txt" &&
+	pass results-printed || fail results-printed "$(cat "$TMP/res.txt")"
+rc=0
+LAVA_TOKEN_FILE=$TMP/token "$LATWATT" lab fetch --results -o "$TMP/runs" "$TMP/jobs.json" \
+	>"$TMP/res2.txt" 2>&1 || rc=$?
+[ $rc = 1 ] && [ "$(grep -c "1_budgets/budget.cyclic.p99" "$TMP/res2.txt")" = 3 ] &&
+	pass fetch-results || fail fetch-results "status $rc: $(cat "$TMP/res2.txt")"
+
 py records "$TMP" <<'PY'
 import json, sys
 t = sys.argv[1]

@@ -5,7 +5,8 @@ port, written to DIR/port), wants the token of DIR/token, serves two qemu
 devices tagged with their own names (dev-a, dev-b); job N takes two looks to
 finish; job 3 is Incomplete (an infrastructure error in its log); the
 others' logs carry a console upload: job 1 DIR/run-a.tar.gz, jobs 2 and 4
-DIR/run-b.tar.gz, job 5 DIR/evil.tar.gz.  Every request is counted in
+DIR/run-b.tar.gz, job 5 DIR/evil.tar.gz; their test cases (jobs/N/tests/)
+carry a p99 with its units, job 4's budget on it failed.  Every request is counted in
 DIR/requests.json (those without the token as unauthorized)."""
 import base64
 import json
@@ -85,6 +86,15 @@ class H(BaseHTTPRequestHandler):
             save()
         self.reply(201, {"message": "job(s) successfully submitted", "job_ids": [n]})
 
+    def paged(self, items):
+        """LAVA's PageNumberPagination (two a page here): ?page=N, "next"."""
+        q = self.path.split("?")[1] if "?" in self.path else ""
+        page = int(dict(x.split("=", 1) for x in q.split("&") if "=" in x).get("page", "1"))
+        more = len(items) > 2 * page
+        nxt = "http://127.0.0.1%s?page=%d" % (self.path.split("?")[0], page + 1) if more else None
+        return self.reply(200, {"count": len(items), "next": nxt, "previous": None,
+                                "results": items[2 * (page - 1):2 * page]})
+
     def do_GET(self):
         if not self.authorized():
             return
@@ -103,6 +113,22 @@ class H(BaseHTTPRequestHandler):
                 return self.reply(404, {"detail": "Not found."})
             if len(parts) == 5 and parts[4] == "logs":
                 return self.reply(200, log_of(job), "application/yaml")
+            if len(parts) == 5 and parts[4] == "suites":
+                return self.reply(200, {"count": 3, "next": None, "results": [
+                    {"id": 10 * job + 1, "name": "0_latwatt", "job": job},
+                    {"id": 10 * job + 2, "name": "1_budgets", "job": job},
+                    {"id": 10 * job + 3, "name": "2_metrics", "job": job}]})
+            if len(parts) == 5 and parts[4] == "tests":
+                # as boards/lava/latwatt-lava.sh reports them; job 4 breaks
+                # its p99 budget
+                p99 = "120.5000000000" if job == 4 else "35.2500000000"
+                return self.paged([
+                    {"id": 1, "name": "run", "suite": 10 * job + 1, "result": "pass",
+                     "measurement": None, "unit": ""},
+                    {"id": 2, "name": "budget.cyclic.p99", "suite": 10 * job + 2,
+                     "result": "fail" if job == 4 else "pass", "measurement": p99, "unit": "us"},
+                    {"id": 3, "name": "cyclic.p99", "suite": 10 * job + 3, "result": "pass",
+                     "measurement": p99, "unit": "us"}])
             d = state["definitions"][job - 1]
             dev = d.split("tags:\n- ")[-1].strip() if "tags:\n- " in d else "dev-a"
             with lock:
