@@ -15,6 +15,9 @@
 #                                       thresholds given here, pass|fail|skip
 #                                       with the measurement and its units
 #   metrics   PROBE.p99, PROBE.max ...  the run's key figures, with units
+#   compare   compare.PROBE.STAT.run    with --against: each verdict of the
+#                                       comparison with the baseline, fail
+#                                       when worse (latwatt report --compare)
 #
 # Exit status: 0 every budget met, 1 a budget broken or the run failed,
 # 2 bad usage or no latwatt.  Inside LAVA always 0: LAVA runs the steps
@@ -51,6 +54,9 @@ LAVA test cases (through lava-test-case when it is on PATH, else printed).
                         made by mktemp under \$TMPDIR or /tmp); never removed
       --run-args ARGS   more latwatt run arguments (split on spaces)
       --from RUN        report an existing run directory; do not run
+      --against BASE    also compare the run with BASE (a run directory or a
+                        directory of repeats on this machine) and report the
+                        verdicts as the test set 'compare'
       --upload WHERE    send the run directory off the device as a tar.gz:
                         an http(s) URL (PUT with curl, else with nc for
                         http; a URL ending in / gets the file name added),
@@ -83,7 +89,7 @@ finish() {
 }
 
 duration=60s scenario='' workloads='' board=local interval=1000 p99='' max='' budgets=''
-run_dir='' run_args='' from='' upload=none latwatt=''
+run_dir='' run_args='' from='' upload=none latwatt='' against=''
 
 need() { [ $# -ge 2 ] || die "option $1 needs a value (try --help)"; }
 while [ $# -gt 0 ]; do
@@ -99,6 +105,7 @@ while [ $# -gt 0 ]; do
 	-o|--run-dir) need "$@"; run_dir=$2; shift ;;
 	--run-args) need "$@"; run_args=$2; shift ;;
 	--from) need "$@"; from=$2; shift ;;
+	--against) need "$@"; against=$2; shift ;;
 	--upload) need "$@"; upload=$2; shift ;;
 	--latwatt) need "$@"; latwatt=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -115,6 +122,10 @@ is_number() {
 }
 [ -z "$p99" ] || is_number "$p99" || die "--p99: '$p99' is not a number of microseconds"
 [ -z "$max" ] || is_number "$max" || die "--max: '$max' is not a number of microseconds"
+if [ -n "$against" ]; then
+	[ -d "$against" ] || die "--against: '$against' is not a run directory"
+	case $against in /*) ;; *) against=$(pwd)/$against ;; esac
+fi
 case $upload in
 none|console|http://*|https://*) ;;
 *) die "--upload: '$upload' is not none, console or an http(s) URL" ;;
@@ -330,4 +341,26 @@ test_set start metrics
 # 1 is a broken budget, already reported
 [ $? -le 1 ] || { say "latwatt report --lava-metrics failed"; status=2; }
 test_set stop
+
+# The comparison's verdicts, the run named "run" in the case names (not its
+# temporary directory's name): pass, fail when worse, skip when undecided.
+if [ -n "$against" ]; then
+	test_set start compare
+	if cmpdir=$(mktemp -d "${TMPDIR:-/tmp}/latwatt-compare.XXXXXX"); then
+		case $run_dir in /*) abs=$run_dir ;; *) abs=$(pwd)/$run_dir ;; esac
+		ln -s "$abs" "$cmpdir/run"
+		(cd "$cmpdir" && "$latwatt" report --compare "$against" run --lava)
+		rc=$?
+		rm -f "$cmpdir/run"
+		rmdir "$cmpdir"
+	else
+		rc=2
+	fi
+	test_set stop
+	case $rc in
+	0) ;;
+	1) status=1 ;;
+	*) say "latwatt report --compare failed (status $rc)"; status=2 ;;
+	esac
+fi
 finish $status

@@ -304,4 +304,29 @@ else
 	skip "busybox alone on PATH" "no static busybox (busybox-static)"
 fi
 
+# --against: the comparison's verdicts as the set 'compare', the run named
+# "run" in the cases (one run a side: no verdict, skipped), nothing left in
+# TMPDIR; the baseline given relative to the working directory
+for s in "${shells[@]}"; do
+	tag=${s// /-}
+	rm -f "$TMP/calls"
+	rm -rf "$TMP/tmpdir"
+	mkdir "$TMP/tmpdir"
+	rc=0
+	(cd "$TOP/tests/data" && TMPDIR=$TMP/tmpdir PATH="$TMP/lava-bin:$PATH" $s "$wrapper" \
+		--from "$TOP/tests/data/reports/run-b" --board qemu-x86_64 --latwatt "$LATWATT" \
+		--against reports/run-a) >"$TMP/cmp-$tag" 2>&1 || rc=$?
+	if [ $rc = 0 ] && sed -n '/^lava-test-set start compare/,/^lava-test-set stop/p' "$TMP/calls" |
+		grep -qx "lava-test-case compare.cyclic.p99.run --result skip" &&
+		[ -z "$(ls -A "$TMP/tmpdir")" ]; then
+		pass "--against: the verdicts as the set compare ($s)"
+	else
+		fail "--against: the verdicts as the set compare ($s)" "status $rc; $(tail -n 12 "$TMP/calls" 2>&1); $(tail -n3 "$TMP/cmp-$tag"); $(ls -A "$TMP/tmpdir")"
+	fi
+done
+rc=0
+$SHELL "$wrapper" --from "$fixture" --latwatt "$LATWATT" --against "$TMP/nothing" >"$TMP/bad" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "against: .* is not a run directory" "$TMP/bad" && pass "--against: a missing baseline" ||
+	fail "--against: a missing baseline" "status $rc: $(cat "$TMP/bad")"
+
 finish
