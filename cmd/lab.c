@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/compare.h"
+#include "analysis/db.h"
 #include "cmd/commands.h"
 #include "cmd/lab.h"
 #include "cmd/lava_api.h"
@@ -77,6 +80,9 @@ static const char usage[] =
 "      --results           wait, fetch: print each complete job's test cases as\n"
 "                          LAVA recorded them (budgets and figures, with their\n"
 "                          measurements and units); a failed one is a failure\n"
+"      --db PATH           fetch: store each run fetched in the results store\n"
+"                          PATH (latwatt db), labelled with its lab, job and\n"
+"                          kernel; a run stored before keeps its db:ID\n"
 "  -h, --help              this text\n"
 "\n"
 "Exit status: 0 done (wait: every job complete; fetch: every job's run\n"
@@ -85,7 +91,7 @@ static const char usage[] =
 "server unreachable, bad input, wait's timeout).\n";
 
 struct opts {
-	const char *output, *url, *token_file, *lab;
+	const char *output, *url, *token_file, *lab, *db;
 	uint64_t repeat, timeout_ns, interval_ns;
 	int quiet, results;
 };
@@ -810,10 +816,34 @@ static int fetch_job(struct lw_lava *l, const json_t *j, const char *out)
 	return 1;
 }
 
+/* The run of job @j, fetched into @run, stored in @db (once: a run stored
+ * before keeps its id), labelled "LAB job ID: KERNEL repeat R". */
+static int store_run(struct lw_db *db, const struct lw_lava *l, const json_t *j, const char *run)
+{
+	struct lw_crun r = { 0 };
+	char label[256];
+	int64_t id;
+	int existed, rc;
+
+	if (lw_crun_load_dir(&r, run) < 0)
+		return -1;
+	snprintf(label, sizeof(label), "%s job %lld: %s repeat %lld", l->lab, job_id(j),
+		 job_kernel(j), job_repeat(j));
+	rc = lw_db_add(db, &r, label, 1, &id, &existed);
+	lw_crun_free(&r);
+	if (rc < 0)
+		return -1;
+	printf("lab %s: job %lld (%s repeat %lld): %s db:%" PRId64 "\n", l->lab, job_id(j),
+	       job_kernel(j), job_repeat(j), existed ? "already stored as" : "stored as", id);
+	return 0;
+}
+
 /* The jobs of @doc into @out; per kernel its jobs and runs into @k (when
- * not NULL).  The jobs fetched, or -1 after error(). */
+ * not NULL); each run fetched stored in @db (when not NULL).  The jobs
+ * fetched, or -1 after error(). */
 static long fetch_all(struct lw_lava *l, const json_t *doc, const char *out,
-		      struct lw_lab_kernel *k, size_t max, size_t *nk, int results, int *failed)
+		      struct lw_lab_kernel *k, size_t max, size_t *nk, int results, int *failed,
+		      struct lw_db *db)
 {
 	const json_t *j;
 	size_t i, got = 0;
@@ -829,6 +859,14 @@ static long fetch_all(struct lw_lava *l, const json_t *doc, const char *out,
 		if (r < 0)
 			return -1;
 		got += (size_t)r;
+		if (db && r == 1) {
+			char run[PATH_MAX];
+
+			snprintf(run, sizeof(run), "%s/%s/" LW_REPEAT_PREFIX "%02lld", out,
+				 job_kernel(j), job_repeat(j));
+			if (store_run(db, l, j, run) < 0)
+				return -1;
+		}
 		if (results && r == 1) {
 			int f = print_results(l, j);
 
@@ -868,7 +906,7 @@ int lw_lab_fetch_runs(const char *jobs_file, const char *out, const char *token_
 		json_decref(doc);
 		return -1;
 	}
-	got = fetch_all(&l, doc, out, k, max, nk, 0, NULL);
+	got = fetch_all(&l, doc, out, k, max, nk, 0, NULL, NULL);
 	if (got >= 0)
 		note("lab %s: %s: %ld of %zu jobs gave a run (in %s)", l.lab, jobs_file, got,
 		     json_array_size(json_object_get(doc, "jobs")), out);
@@ -882,6 +920,7 @@ static int cmd_fetch(const struct opts *o, const char *file)
 	json_t *doc = jobs_load(file);
 	struct lw_lava l;
 	size_t n;
+	struct lw_db *db = NULL;
 	long got;
 	int ret = LW_EXIT_ERROR, failed = 0;
 
@@ -897,7 +936,9 @@ static int cmd_fetch(const struct opts *o, const char *file)
 		return LW_EXIT_ERROR;
 	}
 	n = json_array_size(json_object_get(doc, "jobs"));
-	got = fetch_all(&l, doc, o->output, NULL, 0, NULL, o->results, &failed);
+	if (o->db && !(db = lw_db_open(o->db)))
+		goto out;
+	got = fetch_all(&l, doc, o->output, NULL, 0, NULL, o->results, &failed, db);
 	if (got < 0)
 		goto out;
 	printf("lab %s: %ld of %zu jobs fetched into %s%s", l.lab, got, n, o->output,
@@ -907,6 +948,7 @@ static int cmd_fetch(const struct opts *o, const char *file)
 	printf("\n");
 	ret = (size_t)got == n && !failed ? LW_EXIT_OK : LW_EXIT_FAIL;
 out:
+	lw_db_close(db);
 	lw_lava_free(&l);
 	json_decref(doc);
 	return ret;
@@ -916,7 +958,7 @@ out:
 
 int cmd_lab(int argc, char **argv)
 {
-	enum { OPT_URL = 256, OPT_TOKEN_FILE, OPT_LAB, OPT_TIMEOUT, OPT_INTERVAL, OPT_RESULTS };
+	enum { OPT_URL = 256, OPT_TOKEN_FILE, OPT_LAB, OPT_TIMEOUT, OPT_INTERVAL, OPT_RESULTS, OPT_DB };
 	static const struct option lopts[] = {
 		{ "output",     required_argument, NULL, 'o' },
 		{ "repeat",     required_argument, NULL, 'r' },
@@ -927,6 +969,7 @@ int cmd_lab(int argc, char **argv)
 		{ "interval",   required_argument, NULL, OPT_INTERVAL },
 		{ "quiet",      no_argument,       NULL, 'q' },
 		{ "results",    no_argument,       NULL, OPT_RESULTS },
+		{ "db",         required_argument, NULL, OPT_DB },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -983,6 +1026,9 @@ int cmd_lab(int argc, char **argv)
 			break;
 		case OPT_RESULTS:
 			o.results = 1;
+			break;
+		case OPT_DB:
+			o.db = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);

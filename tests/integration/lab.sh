@@ -106,6 +106,36 @@ else
 	pass token-not-printed
 fi
 
+# fetch --db: the runs fetched stored in the results store with their lab
+# record and a label naming lab, job and kernel; fetching again stores
+# nothing twice; compare reads them back as db:ID
+rc=0
+LAVA_TOKEN_FILE=$TMP/token "$LATWATT" lab fetch --db "$TMP/results.db" -o "$TMP/runs-db" \
+	"$TMP/jobs.json" >"$TMP/db1.txt" 2>"$TMP/db1.err" || rc=$?
+LAVA_TOKEN_FILE=$TMP/token "$LATWATT" lab fetch --db "$TMP/results.db" -o "$TMP/runs-db" \
+	"$TMP/jobs.json" >"$TMP/db2.txt" 2>&1
+if [ $rc = 1 ] && [ "$(grep -c ': stored as db:' "$TMP/db1.txt")" = 3 ] &&
+	[ "$(grep -c 'already stored as db:' "$TMP/db2.txt")" = 3 ]; then
+	pass fetch-db-stored
+else
+	fail fetch-db-stored "status $rc: $(cat "$TMP/db1.txt" "$TMP/db1.err" "$TMP/db2.txt")"
+fi
+"$LATWATT" db --db "$TMP/results.db" list --json >"$TMP/dblist.json" 2>&1
+py fetch-db-list "$TMP/dblist.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+labels = sorted(r.get("label") or "" for r in rows)
+ok = labels == ["farm job 1: 6.1-rt repeat 1", "farm job 2: 6.12-rt repeat 1",
+                "farm job 4: 6.12-rt repeat 2"]
+print(("PASS: " if ok else "FAIL: ") + "fetch-db-list" + ("" if ok else ": " + repr(labels)))
+sys.exit(0 if ok else 1)
+PY
+id4=$(grep "job 4 " "$TMP/db1.txt" | sed -n 's/.*stored as \(db:[0-9]*\)$/\1/p')
+id1=$(grep "job 1 " "$TMP/db1.txt" | sed -n 's/.*stored as \(db:[0-9]*\)$/\1/p')
+crc=0
+"$LATWATT" compare --db "$TMP/results.db" "$id1" "$id4" >/dev/null 2>"$TMP/err" || crc=$?
+[ -n "$id1" ] && [ $crc -le 1 ] && pass fetch-db-compare || fail fetch-db-compare "status $crc ($id1 $id4): $(cat "$TMP/err")"
+
 crc=0
 "$LATWATT" compare "$TMP/runs/6.1-rt" "$TMP/runs/6.12-rt" >/dev/null 2>&1 || crc=$?
 [ $crc -le 1 ] && pass compare-reads || fail compare-reads "status $crc"
