@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt compare RUN...: runs side by side against a baseline, verdicts, CI rules. */
 #include <getopt.h>
-#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
