@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt run --repeat auto: a look after each run (cmd/runauto.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,17 @@ static int run_bmax(void *ctx, const char *probe, const double **v, size_t *n)
 	return 0;
 }
 
+/* The lowest latency of bucket @key of the block series (lw_boot_bucket()). */
+static double bucket_ns(uint32_t key)
+{
+	uint32_t hi = key >> LW_BOOT_SUB_BITS;
+
+	if (!hi)
+		return (double)key;
+	return (double)(((uint64_t)(key & ((1u << LW_BOOT_SUB_BITS) - 1)) + (1u << LW_BOOT_SUB_BITS))
+			<< (hi - 1));
+}
+
 /* A run's samples of @probe over a percentile budget's limit, and what
  * they are worth as independent samples: n over the variance inflation of
  * the means of the run's time blocks (its block bootstrap's series). */
@@ -123,20 +135,48 @@ static int run_exceed(void *ctx, const char *probe, double limit_ns, int le, uin
 	}
 	*over = d->n - (lo ? d->cum[lo - 1] : 0);
 	*n = d->n;
-	mu = (double)(d->sum / (long double)d->n);
-	var = (double)(d->sumsq / (long double)d->n) - mu * mu;
-	if (cp->bs.nblk > 1 && var > 0) {
+	/* on the logs of the latencies, as a stretch's worth is taken
+	 * (lw_bseq_neff()): the raw means of blocks swing with every spike */
+	if (cp->bs.nblk > 1) {
+		double *bm = calloc(cp->bs.nblk, sizeof(*bm)), tot = 0;
+		uint64_t *bc = calloc(cp->bs.nblk, sizeof(*bc));
+
+		if (!bm || !bc) {
+			free(bm);
+			free(bc);
+			return error("out of memory");
+		}
+		mu = 0;
 		for (size_t b = 0; b < cp->bs.nblk; b++) {
 			const struct lw_bblock *k = &cp->bs.blk[b];
-			uint64_t cnt = 0;
 
-			for (uint32_t j = 0; j < k->n; j++)
-				cnt += k->cnt[j];
-			if (cnt)
-				bvar += (double)cnt * (k->sum / (double)cnt - mu) *
-					(k->sum / (double)cnt - mu) / (double)(cp->bs.nblk - 1);
+			for (uint32_t j = 0; j < k->n; j++) {
+				bm[b] += (double)k->cnt[j] * log(bucket_ns(k->key[j]) + 1);
+				bc[b] += k->cnt[j];
+			}
+			mu += bm[b];
+			tot += (double)bc[b];
+			if (bc[b])
+				bm[b] /= (double)bc[b];
 		}
-		infl = bvar / var;
+		mu /= tot;
+		var = 0;
+		for (size_t b = 0; b < cp->bs.nblk; b++) {
+			const struct lw_bblock *k = &cp->bs.blk[b];
+
+			for (uint32_t j = 0; j < k->n; j++) {
+				double dl = log(bucket_ns(k->key[j]) + 1) - mu;
+
+				var += (double)k->cnt[j] * dl * dl / tot;
+			}
+			if (bc[b])
+				bvar += (double)bc[b] * (bm[b] - mu) * (bm[b] - mu) /
+					(double)(cp->bs.nblk - 1);
+		}
+		free(bm);
+		free(bc);
+		if (var > 0)
+			infl = bvar / var;
 		if (infl < 1)
 			infl = 1;
 	}

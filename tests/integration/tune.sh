@@ -63,8 +63,10 @@ assert 'id="front"' in html and "no configuration meets every budget" in html, h
 print("PASS: impossible-json")
 PY
 
-# -- met as found
-tune --budget 'cyclic.p99<1s' --knobs timer_migration -o "$TMP/ok" >"$TMP/ok.out" 2>"$TMP/ok.err"
+# -- met as found.  p90, not p99: with 2 or 3 runs of 1 s, 3000 samples are
+# worth a few hundred independent ones on a busy host (their level moves
+# between 100 ms blocks), too few to bound a share under 1 %, enough for 10 %
+tune --budget 'cyclic.p90<1s' --knobs timer_migration -o "$TMP/ok" >"$TMP/ok.out" 2>"$TMP/ok.err"
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^the system as found meets every budget: no knob to change$' "$TMP/ok.out" &&
 	grep -q '^recommended: as found, meets every budget' "$TMP/ok.out" &&
@@ -77,8 +79,8 @@ py "met-json" "$TMP/ok/tune.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["candidates"][d["recommended"]]
-# the runs' p99 in us with its interval, not the share of samples over 1 s
-assert c["latency_figure"] == "budget.cyclic.p99" and c["latency_unit"] == "us", c
+# the runs' p90 in us with its interval, not the share of samples over 1 s
+assert c["latency_figure"] == "budget.cyclic.p90" and c["latency_unit"] == "us", c
 assert 1 < c["latency_us"] < 1e6 and c["latency_lower_us"] <= c["latency_us"], c
 print("PASS: met-json")
 PY
