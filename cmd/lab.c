@@ -15,7 +15,6 @@
  * reported as such and gives no run: it is never counted as a result.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -637,25 +636,6 @@ out:
 
 /* ---- fetch ------------------------------------------------------------ */
 
-/* Only directories and regular files come home. */
-static int check_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)ftw;
-	if ((flag == FTW_F && S_ISREG(st->st_mode)) || flag == FTW_D || flag == FTW_DP)
-		return 0;
-	error("%s: not a regular file or directory: refused", path);
-	return 1;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static int run_tar(const char *const *argv, char *buf, size_t len, const char *what)
 {
 	struct lw_child c = { .argv = argv, .in = LW_CHILD_NULL, .err = LW_CHILD_TO_OUT,
@@ -705,7 +685,7 @@ static int unpack_run(const char *tgz, const char *top, const char *dest, const 
 	if (!mkdtemp(stage))
 		return error_errno("cannot create a directory beside %s", dest);
 	if (run_tar(x, buf, sizeof(buf), what) < 0 ||
-	    nftw(stage, check_entry, 16, FTW_PHYS) != 0)
+	    lw_tree_plain(stage) < 0)
 		goto fail;
 	snprintf(from, sizeof(from), "%s/%s", stage, top);
 	if (rename(from, dest) < 0) {
@@ -715,7 +695,7 @@ static int unpack_run(const char *tgz, const char *top, const char *dest, const 
 	rmdir(stage);
 	return 0;
 fail:
-	nftw(stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lw_tree_remove(stage);
 	return -1;
 }
 

@@ -17,7 +17,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -565,32 +564,6 @@ out:
 	return rc;
 }
 
-/* Only directories and regular files come home. */
-static int check_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)ftw;
-	if (flag == FTW_F && S_ISREG(st->st_mode))
-		return 0;
-	if (flag == FTW_D || flag == FTW_DP)
-		return 0;
-	error("%s: not a regular file or directory: refused", path);
-	return 1;
-}
-
-static int check_tree(const char *dir)
-{
-	return nftw(dir, check_entry, 16, FTW_PHYS) ? -1 : 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* A fresh directory OUTPUT.partXXXXXX in the folder of the output (t->odfd,
  * checked when the command started); its path in @stage, its name in @name. */
 static int make_stage(struct target *t, char *stage, size_t len, char *name, size_t nlen)
@@ -654,7 +627,7 @@ static int copy_home(struct target *t)
 		      t->ssh, t->rdir, rc1, rc2);
 		goto fail;
 	}
-	if (check_tree(stage) < 0)
+	if (lw_tree_plain(stage) < 0)
 		goto fail;
 	sfd = lw_open_beneath(t->odfd, name, O_RDONLY | O_DIRECTORY, 0);
 	if (sfd < 0 || renameat(sfd, "run", t->odfd, t->obase) < 0) {
@@ -668,7 +641,7 @@ static int copy_home(struct target *t)
 	lw_sb_free(&c);
 	return 0;
 fail:
-	nftw(stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lw_tree_remove(stage);
 	lw_sb_free(&c);
 	return -1;
 }

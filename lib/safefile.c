@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,4 +634,33 @@ int lw_copy_file_at(const char *from, uint64_t cap, int dfd, const char *to)
 	if (close(out) < 0 && n >= 0)
 		n = error_errno("cannot write %s", to);
 	return n < 0 ? -1 : 0;
+}
+
+/* Only directories and regular files come home. */
+static int plain_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if ((flag == FTW_F && S_ISREG(st->st_mode)) || flag == FTW_D || flag == FTW_DP)
+		return 0;
+	error("%s: not a regular file or directory: refused", path);
+	return 1;
+}
+
+int lw_tree_plain(const char *dir)
+{
+	return nftw(dir, plain_entry, 16, FTW_PHYS) ? -1 : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void lw_tree_remove(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -133,4 +133,13 @@ int lw_atomic_commit(struct lw_atomic *a);
 /* Close and remove the temporary file. */
 void lw_atomic_abort(struct lw_atomic *a);
 
+/*
+ * A tree unpacked from elsewhere (a board's run directory, a lab's upload)
+ * before it is taken in: 0 when it holds only directories and regular
+ * files, not following links; else -1 after error() naming the first other
+ * thing.  lw_tree_remove() removes such a tree, not following links.
+ */
+int lw_tree_plain(const char *dir);
+void lw_tree_remove(const char *dir);
+
 #endif
