@@ -326,6 +326,21 @@ static double wilson(double p, double nn, double alpha, int up)
 	return up ? c + h : c - h;
 }
 
+size_t lw_bseq_first_over(const uint64_t *v, size_t n, double limit_ns, int le)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (le ? (double)v[m] > limit_ns : (double)v[m] >= limit_ns)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	return lo;
+}
+
 double lw_bseq_neff(const uint64_t *v, size_t n)
 {
 	enum { NB = 10 };

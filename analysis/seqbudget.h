@@ -95,6 +95,10 @@ void lw_bseq_opts_default(struct lw_bseq_opts *o);
  * they are); 0, 1 when unknown, -1 after error(). */
 typedef int (*lw_bseq_exceed_fn)(void *ctx, const char *probe, double limit_ns, int le,
 				 uint64_t *over, uint64_t *n, double *neff);
+/* In the ascending @v of @n, the index of the first value counted over a
+ * budget's limit @limit_ns: above it when @le (a <= budget), at or above
+ * it otherwise; @n when none is. */
+size_t lw_bseq_first_over(const uint64_t *v, size_t n, double limit_ns, int le);
 /* How many independent samples the @n latencies @v (ns, in time order)
  * are worth: n over the variance inflation of their logs' means, by batch
  * means (10 batches; at most n, at least 10 batches' worth); n when there

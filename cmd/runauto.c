@@ -114,7 +114,7 @@ static int run_exceed(void *ctx, const char *probe, double limit_ns, int le, uin
 	int id = lw_probe_by_name(probe);
 	const struct lw_cprobe *cp = NULL;
 	const struct lw_dist *d;
-	size_t lo = 0, hi;
+	size_t lo;
 	double mu, var, bvar = 0, infl = 1;
 
 	for (size_t i = 0; id >= 0 && i < c->r->np; i++)
@@ -124,15 +124,7 @@ static int run_exceed(void *ctx, const char *probe, double limit_ns, int le, uin
 		return 1;
 	d = &cp->d;
 	/* the first distinct value counted over the limit */
-	hi = d->k;
-	while (lo < hi) {
-		size_t m = (lo + hi) / 2;
-
-		if (le ? (double)d->v[m] > limit_ns : (double)d->v[m] >= limit_ns)
-			hi = m;
-		else
-			lo = m + 1;
-	}
+	lo = lw_bseq_first_over(d->v, d->k, limit_ns, le);
 	*over = d->n - (lo ? d->cum[lo - 1] : 0);
 	*n = d->n;
 	/* on the logs of the latencies, as a stretch's worth is taken

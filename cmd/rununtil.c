@@ -156,23 +156,13 @@ static int stretch_exceed(void *ctx, const char *probe, double limit_ns, int le,
 	struct lw_until *u = ctx;
 	int id = lw_probe_by_name(probe);
 	const struct stretch *st;
-	size_t lo = 0, hi;
 
 	if (id <= 0 || id >= LW_SAMPLE_MAX)
 		return 1;
 	st = &u->p[id].slot[u->cur % NSLOT];
 	if (st->k != u->cur || !st->n)
 		return 1;
-	hi = st->n;
-	while (lo < hi) {
-		size_t m = (lo + hi) / 2;
-
-		if (le ? (double)st->v[m] > limit_ns : (double)st->v[m] >= limit_ns)
-			hi = m;
-		else
-			lo = m + 1;
-	}
-	*over = st->n - lo;
+	*over = st->n - lw_bseq_first_over(st->v, st->n, limit_ns, le);
 	*n = st->n;
 	*neff = st->neff;
 	return 0;
