@@ -31,6 +31,18 @@ static const char *const user_prefix[] = {
 	"do_notify_resume", "el0_interrupt", "el0t_", "ret_to_user", NULL,
 };
 
+/* Busy-wait and clock-read helpers (whole names): a loop that spins calls
+ * them, so the code that held the CPU is their caller (delay_tsc from a
+ * driver's udelay(): the driver). */
+static const char *const spin_helper[] = {
+	"delay_tsc", "delay_loop", "delay_halt", "delay_halt_tpause", "delay_halt_mwaitx",
+	"__delay", "__udelay", "__const_udelay", "__ndelay",
+	"ktime_get", "ktime_get_mono_fast_ns", "ktime_get_raw_fast_ns", "ktime_get_with_offset",
+	"read_tsc", "native_sched_clock", "sched_clock", "sched_clock_cpu", "local_clock",
+	"arch_counter_get_cntvct", "arch_counter_get_cntpct",
+	NULL,
+};
+
 static const char *const syscall_prefix[] = {
 	"__x64_sys_", "__ia32_sys_", "__arm64_sys_", "__riscv_sys_", "__se_sys_", "__do_sys_",
 	NULL,
@@ -42,6 +54,14 @@ static const char *prefixed(const char *sym, const char *const *tab)
 		if (!strncmp(sym, tab[i], strlen(tab[i])))
 			return sym + strlen(tab[i]);
 	return NULL;
+}
+
+static int named(const char *sym, const char *const *tab)
+{
+	for (int i = 0; tab[i]; i++)
+		if (!strcmp(sym, tab[i]))
+			return 1;
+	return 0;
 }
 
 static const char *syscall_in(const struct lw_frame *f, int from, int n)
@@ -80,6 +100,9 @@ const char *lw_stack_where(const struct lw_frame *f, int n, enum lw_stack_at at,
 			break;
 		if (prefixed(f[i].sym, skip_prefix))
 			continue;
+		if (named(f[i].sym, spin_helper) && i + 1 < n && f[i + 1].sym &&
+		    !prefixed(f[i + 1].sym, entry_prefix) && !prefixed(f[i + 1].sym, user_prefix))
+			continue;	/* its caller spun */
 		sc = syscall_in(f, i, n);
 		if (sc && strcmp(sc, f[i].sym))
 			snprintf(buf, len, "%s+0x%llx (%s)", f[i].sym, (unsigned long long)f[i].off, sc);

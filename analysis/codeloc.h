@@ -13,7 +13,9 @@
  *    (asm_sysvec_* on x86, el1h_64_irq on arm64) are the code it
  *    interrupted: "foo+0x3c", or "user space" when the entry is the last
  *    frame (or an entry from user space, el0t_*).  Not in an interrupt: the
- *    waker's own code, past the wake-up and tracing functions.
+ *    waker's own code, past the wake-up and tracing functions.  A busy-wait
+ *    or clock-read helper (delay_tsc, __const_udelay, ktime_get, ...) with
+ *    a caller gives way to that caller, the code that spun.
  *  - At a switch (the task leaving the CPU to the probe's thread): the
  *    first frame outside the scheduler, and the system call it is in:
  *    "do_nanosleep+0x6a (clock_nanosleep)"; "user space" when it was

@@ -53,6 +53,42 @@ static void test_wakeup_interrupting_kernel_code(void **state)
 			    "bar_spin+0x10 (write)");
 }
 
+static void test_wakeup_in_a_busy_wait(void **state)
+{
+	/* Debian's 6.12-rt: the timer interrupted udelay() (a tail call to
+	 * delay_tsc) in a module's function holding preemption off */
+	const struct lw_frame f[] = {
+		{ "trace_event_raw_event_sched_wakeup_template", 0x9d }, { "try_to_wake_up", 0x2a1 },
+		{ "hrtimer_wakeup", 0x22 }, { "__hrtimer_run_queues", 0x136 },
+		{ "hrtimer_interrupt", 0xff }, { "__sysvec_apic_timer_interrupt", 0x58 },
+		{ "sysvec_apic_timer_interrupt", 0x6c }, { "asm_sysvec_apic_timer_interrupt", 0x1a },
+		{ "delay_tsc", 0x37 }, { "latwatt_plant_preemptoff", 0x3f }, { "plant_write", 0x10b },
+		{ "proc_reg_write", 0x5a }, { "vfs_write", 0xe8 }, { "ksys_write", 0x65 },
+		{ "do_syscall_64", 0x82 }, { "entry_SYSCALL_64_after_hwframe", 0x76 },
+	};
+	/* arm64: a driver's clock-polling loop, ktime_get reading the counter */
+	const struct lw_frame arm[] = {
+		{ "try_to_wake_up", 0x2a1 }, { "hrtimer_wakeup", 0x22 },
+		{ "hrtimer_interrupt", 0xff }, { "el1_interrupt", 0x34 }, { "el1h_64_irq", 0x64 },
+		{ "arch_counter_get_cntvct", 0x8 }, { "ktime_get", 0x40 }, { "baz_wait_ready", 0x5c },
+		{ "baz_probe", 0x88 },
+	};
+	/* a helper with nothing known below it stays named */
+	const struct lw_frame alone[] = {
+		{ "hrtimer_wakeup", 0x22 }, { "asm_sysvec_apic_timer_interrupt", 0x1a },
+		{ "delay_tsc", 0x37 }, { NULL, 0 },
+	};
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(lw_stack_where(f, N(f), LW_STACK_WAKEUP, buf, sizeof(buf)),
+			    "latwatt_plant_preemptoff+0x3f");
+	assert_string_equal(lw_stack_where(arm, N(arm), LW_STACK_WAKEUP, buf, sizeof(buf)),
+			    "baz_wait_ready+0x5c");
+	assert_string_equal(lw_stack_where(alone, N(alone), LW_STACK_WAKEUP, buf, sizeof(buf)),
+			    "delay_tsc+0x37");
+}
+
 static void test_wakeup_from_a_task(void **state)
 {
 	/* woken by another task's futex wake: the waker's code */
@@ -150,6 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wakeup_interrupting_user_space),
 		cmocka_unit_test(test_wakeup_interrupting_kernel_code),
+		cmocka_unit_test(test_wakeup_in_a_busy_wait),
 		cmocka_unit_test(test_wakeup_from_a_task),
 		cmocka_unit_test(test_switch_names_the_syscall),
 		cmocka_unit_test(test_switch_preempted),
