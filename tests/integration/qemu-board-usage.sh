@@ -26,6 +26,9 @@ expect_status "boot without a command: status 2" 2 "$board" boot 6.1-rt -o "$TMP
 expect_status "bad --timeout: status 2" 2 "$board" --timeout soon boot 6.1-rt -o "$TMP/b" -c true
 expect_status "unknown kernel: status 2" 2 "$board" --cache "$TMP/cache" fetch 9.9-imaginary
 check "unknown kernel: names the matrix" grep -q 'have: 6.1 6.1-rt 6.12 6.12-rt' "$TMP/out"
+expect_status "module without -o: status 2" 2 "$board" module 6.1-rt
+expect_status "module of a missing source: status 2" 2 "$board" module 6.1-rt -o "$TMP/m" "$TMP/none"
+check "module of a missing source: names it" grep -q "no module source directory $TMP/none" "$TMP/out"
 expect_status "missing board file: status 2" 2 "$board" -b "$TMP/none.yaml" list
 mkdir -p "$TMP/exists/x"
 expect_status "existing output refused: status 2" 2 "$board" --no-latwatt boot 6.1-rt -o "$TMP/exists" -c true
