@@ -136,6 +136,12 @@ for kind, cpu, s0, e0 in plant:
     tested[kind] += 1
     check(tag + ': the stack at the ' + at + ' names ' + prefix, where.startswith(prefix),
           repr(where))
+    w = (s.get('code') or {}).get('wakeup', {})
+    if kind == 'preemptoff' and w.get('pid') == (s.get('code') or {}).get('switch', {}).get('pid'):
+        # the timer's interrupt came in the writer's spin: its function,
+        # not the udelay() helper it was in
+        check(tag + ': the stack at the wakeup names ' + prefix, w['where'].startswith(prefix),
+              repr(w['where']))
     if s.get('cause_code') is not None:
         check(tag + ': the cause line names it', prefix in s['cause_code'], s['cause_code'])
     check(tag + ': latency at least the length less a period',
