@@ -5,14 +5,20 @@
 # a cyclic run on the isolated CPU 1 a shell pinned there writes "irqsoff
 # 2000" four times, then "preemptoff 2000" four times, to /proc/latwatt_plant;
 # the module logs each section it held (CPU, start and end on the monotonic
-# clock).  For each section, analyze must find the spike it caused and name
-# the planted function from the kernel's stacks: for IRQs off, the code the
-# timer's interrupt interrupted at the probe's wake-up
-# (latwatt_plant_irqsoff+0x..); for preemption off, where the blocking task
-# left the CPU (latwatt_plant_preemptoff+0x..).  The spike's latency must fit
-# the section's length: the probe woke after the section's end, its latency
-# at least the length less a period, and no more than 1 ms after the end
-# beyond what the host took (host:* components).
+# clock).  A section held the probe back when its thread was woken during
+# it, or by the interrupt taken as interrupts came back on at its end (within
+# 300 us); later wake-ups (a timer the host or another CPU delayed past the
+# end) are printed, not judged, and each kind needs 2 of its 4 judged (else a
+# SKIP line: a busy host).  For each judged section, analyze must name the
+# planted function from the kernel's stacks: woken during the section, where
+# the writer left the CPU (latwatt_plant_preemptoff+0x.., or
+# latwatt_plant_irqsoff+0x.. where the wake-up's IPI came: 6.1 queues the
+# isolated CPU's timers on CPU 0); woken at its end, the code the timer's
+# interrupt came in (latwatt_plant_irqsoff+0x..; 6.12 keeps the timer on the
+# probe's CPU).  With preemption off, a wake-up stack of the writer names the
+# function, not the udelay() helper it spun in.  The latency must fit the
+# section: at least its length less a period, and the switch no more than
+# 1 ms after its end beyond what the host took (host:* components).
 #
 # Section lengths come from the latency only: no Debian kernel has the
 # preemptirq events (CONFIG_PREEMPTIRQ_TRACEPOINTS), so the "irqs off N us in
@@ -20,9 +26,10 @@
 #
 # Skips (77) without qemu-system-x86_64, busybox-static, make, the kernel or
 # its headers package (cached or from apt), or the compiler Debian built the
-# kernel with (gcc-12).  One boot: about 40 s of wall time on two shared cores
-# once the kernel and headers are cached (the first time downloads about
-# 70 MB).  Measures: run it under flock /tmp/latwatt-kernel.lock.
+# kernel with (gcc-12).  One boot: 25 to 60 s of wall time on two shared
+# cores once the kernel and headers are cached (the first time downloads the
+# kernel, 107 MB, and the headers, 15 MB).  Measures: run it under
+# flock /tmp/latwatt-kernel.lock.
 . "$(dirname "$0")/lib.sh"
 
 board="$TOP/scripts/qemu-board"
@@ -100,8 +107,7 @@ text = open(sys.argv[3]).read()
 period = int(sys.argv[4]) * 1000
 def check(name, ok, why=''):
     print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + why))
-want = {'irqsoff': ('latwatt_plant_irqsoff+0x', 'wakeup'),
-        'preemptoff': ('latwatt_plant_preemptoff+0x', 'switch')}
+want = {'irqsoff': 'latwatt_plant_irqsoff+0x', 'preemptoff': 'latwatt_plant_preemptoff+0x'}
 check('the module logged 4 irqsoff and 4 preemptoff sections of at least 2000 us on CPU 1',
       sorted(k for k, *_ in plant) == ['irqsoff'] * 4 + ['preemptoff'] * 4 and
       all(c == '1' and int(e) - int(s) >= 2_000_000 for _, c, s, e in plant), repr(plant))
@@ -110,6 +116,7 @@ tested = {k: 0 for k in want}
 for kind, cpu, s0, e0 in plant:
     s0, e0 = int(s0), int(e0)
     length = e0 - s0
+    prefix = want[kind]
     # the wake-up the section held back: the spike whose window holds its end
     cover = [s for s in spikes if s['expected_ns'] < e0 <= s['expected_ns'] + s['latency_ns']]
     tag = '%s of %.0f us at %.3f s' % (kind, length / 1e3, s0 / 1e9)
@@ -118,26 +125,29 @@ for kind, cpu, s0, e0 in plant:
               'none of %d spikes on CPU 1' % len(spikes))
         continue
     s = cover[0]
-    prefix, at = want[kind]
-    where = (s.get('code') or {}).get(at, {}).get('where', '')
+    code = s.get('code') or {}
     host = sum(c['ns'] for c in s['components'] if c['kind'] == 'host')
-    # the host's time inside the section: a vCPU the host stopped there ran
-    # no guest code, and its timer interrupt came when the host let it
-    held = sum(max(0, min(t['end_ns'], e0) - max(t['start_ns'], s0))
-               for t in s['timeline'] if t['kind'] == 'host')
-    late = s['expected_ns'] + s['latency_ns'] - e0
-    print('  %s: spike %.0f us (expected %+.0f us from the start), woke %.0f us after the end, '
-          'host %.0f us (%.0f us inside the section), cause %s, code %s'
-          % (tag, s['latency_ns'] / 1e3, (s['expected_ns'] - s0) / 1e3, late / 1e3, host / 1e3,
-             held / 1e3, s.get('cause'), json.dumps(s.get('code'))))
-    if held > length / 2:
-        print('  %s: not judged: the host held the guest for most of the section' % tag)
+    woken, late = s['woken_ns'], s['expected_ns'] + s['latency_ns'] - e0
+    print('  %s: spike %.0f us (expected %+.0f us from the start), woken %s, switched in %.0f us '
+          'after the end, host %.0f us, cause %s, code %s'
+          % (tag, s['latency_ns'] / 1e3, (s['expected_ns'] - s0) / 1e3,
+             'at %+.0f us from the end' % ((woken - e0) / 1e3) if woken else 'from idle',
+             late / 1e3, host / 1e3, s.get('cause'), json.dumps(code)))
+    # Held back by the section: the probe's thread was woken during it
+    # (it then waited for the CPU: preemption off, or on 6.1 the wake-up's
+    # IPI from the CPU its timer was queued on) or by the interrupt taken as
+    # interrupts came back on at its end.  A later wake-up (a timer the host
+    # or another CPU delayed past the end) is not the section's doing.
+    if not woken or woken > e0 + 300_000:
+        print('  %s: not judged: the probe was not woken before the section\'s end' % tag)
         continue
     tested[kind] += 1
+    at = 'switch' if woken <= e0 else 'wakeup'
+    where = code.get(at, {}).get('where', '')
     check(tag + ': the stack at the ' + at + ' names ' + prefix, where.startswith(prefix),
           repr(where))
-    w = (s.get('code') or {}).get('wakeup', {})
-    if kind == 'preemptoff' and w.get('pid') == (s.get('code') or {}).get('switch', {}).get('pid'):
+    w = code.get('wakeup', {})
+    if kind == 'preemptoff' and w and w.get('pid') == code.get('switch', {}).get('pid'):
         # the timer's interrupt came in the writer's spin: its function,
         # not the udelay() helper it was in
         check(tag + ': the stack at the wakeup names ' + prefix, w['where'].startswith(prefix),
@@ -146,15 +156,15 @@ for kind, cpu, s0, e0 in plant:
         check(tag + ': the cause line names it', prefix in s['cause_code'], s['cause_code'])
     check(tag + ': latency at least the length less a period',
           s['latency_ns'] >= length - period, '%d < %d - %d' % (s['latency_ns'], length, period))
-    check(tag + ': woke within 1 ms of the end, the host\'s time aside',
+    check(tag + ': switched in within 1 ms of the end, the host\'s time aside',
           late - host <= 1_000_000, '%d us late, host %d us' % (late / 1e3, host / 1e3))
 for kind, n in tested.items():
     if n >= 2:
         check('%s: %d of 4 sections judged' % (kind, n), True)
     else:
-        print('SKIP: %s: only %d of 4 sections judged: the host held the guest off during the '
-              'others (a busy host)' % (kind, n))
-for kind, (prefix, _) in want.items():
+        print('SKIP: %s: only %d of 4 sections held the probe back: its timer came late '
+              'for other reasons (a busy host)' % (kind, n))
+for kind, prefix in want.items():
     check('the text names %s in a code line' % prefix,
           any(l.strip().startswith('code:') and prefix in l for l in text.splitlines()),
           'no "code:" line with it')
