@@ -693,24 +693,12 @@ out:
 	return ret;
 }
 
-/* Candidates neither decided against the budgets (FAIL) nor decided worse
- * than another: with more runs any of them might have met every budget. */
-static int undecided(const struct tune *t)
-{
-	int u = 0;
-
-	for (int i = 0; i < t->r.n; i++)
-		u += t->r.c[i].dec != LW_BSEQ_FAIL && t->r.c[i].dec != LW_BSEQ_PASS &&
-		     !t->r.c[i].worse_than_best;
-	return u;
-}
-
 /* No candidate decided PASS: either every one broke a budget (none meets),
  * or some were left undecided (none was shown to meet: cannot tell). */
 static void say_none(const struct tune *t, char *v, size_t len)
 {
 	const char *when = t->timed_out ? " within --max-time" : interrupted ? " (interrupted)" : "";
-	int u = undecided(t);
+	int u = t->r.undecided;
 
 	if (!u)
 		snprintf(v, len, "no configuration meets every budget%s", when);
@@ -828,7 +816,7 @@ int cmd_tune(int argc, char **argv)
 		goto out;
 	printf("%s/tune.json, %s/tune.html\n", p.out, p.out);
 	rc = interrupted ? 128 + interrupted : t.r.recommended >= 0 ? LW_EXIT_OK :
-	     undecided(&t) ? LW_EXIT_ERROR : LW_EXIT_FAIL;
+	     t.r.undecided ? LW_EXIT_ERROR : LW_EXIT_FAIL;
 out:
 	if (journaled) {
 		restore_failed += lw_knobs_restore(&t.knobs);

@@ -74,6 +74,15 @@ if [ $rc -eq 2 ] && grep -q '^no configuration was shown to meet every budget wi
 else
 	fail "undecided-is-not-fail" "exit $rc: $(cat "$TMP/u.out" "$TMP/u.err")"
 fi
+py "undecided-json" "$TMP/u/tune.json" "$TMP/u/tune.html" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["recommended"] is None and d["undecided"] == 1, d
+assert d["candidates"][0]["decision"] not in ("FAIL", "PASS"), d["candidates"][0]
+html = open(sys.argv[2]).read()
+assert '<p id="verdict" class="skip">no configuration was shown to meet' in html, html[:800]
+print("PASS: undecided-json")
+PY
 
 # -- met as found.  p90, not p99: with 2 or 3 runs of 1 s, 3000 samples are
 # worth a few hundred independent ones on a busy host (their level moves
