@@ -60,7 +60,8 @@ static const char usage[] =
 "                          first, so that IRQs have somewhere to go)\n"
 "  -d, --duration TIME     length of each run (default 5s)\n"
 "      --min-runs M        first look against the best after M runs (default 2)\n"
-"      --max-runs N        at most N runs a candidate (default 5)\n"
+"      --max-runs N        at most N runs a candidate (default 5; 1: each judged\n"
+"                          against the budgets alone)\n"
 "      --alpha P           false verdict rate of each candidate's looks\n"
 "                          (default 0.05)\n"
 "      --max-time TIME     stop the search after TIME (e.g. 10m); what was\n"
@@ -193,8 +194,8 @@ static int parse(struct params *p, int argc, char **argv)
 		return error("unexpected argument '%s' (see 'latwatt tune --help')", argv[optind]);
 	if (!p->out)
 		return error("tune needs -o DIR (see 'latwatt tune --help')");
-	if (p->min_runs > p->max_runs)
-		p->min_runs = p->max_runs < 2 ? 2 : p->max_runs;
+	if (p->min_runs > p->max_runs)	/* --max-runs 1: judged against the budgets alone */
+		p->min_runs = p->max_runs;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #     candidate is decided FAIL on its first run, tune says so with the best
 #     it found, exit 1, tune.json and tune.html hold every candidate and the
 #     front; every knob is back as it was;
+#   - --max-runs 1: each candidate one run, judged against the budgets;
 #   - a budget the system as found meets: recommended as found, exit 0,
 #     apply.sh changes nothing;
 #   - tune killed with SIGKILL while a knob is set: 'latwatt cleanup'
@@ -62,6 +63,15 @@ html = open(sys.argv[2]).read()
 assert 'id="front"' in html and "no configuration meets every budget" in html, html[:500]
 print("PASS: impossible-json")
 PY
+
+# -- one run a candidate: judged against the budgets alone (it was refused,
+# "the fewest runs (2) must be at least 1 and at most the most (1)")
+tune --max-runs 1 --budget 'cyclic.max<1us' --knobs timer_migration -o "$TMP/one" \
+	>"$TMP/one.out" 2>"$TMP/one.err"
+rc=$?
+n=$(grep -c '^  FAIL after 1 run: ' "$TMP/one.out")
+[ $rc -eq 1 ] && [ "$n" = 2 ] && pass "one-run-a-candidate" ||
+	fail "one-run-a-candidate" "exit $rc, $n candidates FAIL after 1 run: $(cat "$TMP/one.out" "$TMP/one.err")"
 
 # -- met as found.  p90, not p99: with 2 or 3 runs of 1 s, 3000 samples are
 # worth a few hundred independent ones on a busy host (their level moves
