@@ -18,7 +18,7 @@
 #     (every thread's affinity is put back as it was after);
 #   - tune killed with SIGKILL while the tasks are moved: 'latwatt cleanup'
 #     sets their affinity back from the journal.
-# About 50 s, under the machine-wide lock.
+# About 30 s (26-30 s here), under the machine-wide lock.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_tracefs
