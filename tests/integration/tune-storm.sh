@@ -4,8 +4,8 @@
 # SCHED_FIFO 96, above the probe's 95, woken every 97 us by its timer,
 # 75 us of work at each wake-up: a probe woken meanwhile waits for the
 # rest of the burst).  97 us does not divide the probe's 1 ms, so the
-# probe's wake-ups drift across the storm's bursts.  Budget cyclic.p90<40us:
-# with the storm about half of the samples are over 40 us; without it, a
+# probe's wake-ups drift across the storm's bursts.  Budget cyclic.p90<50us:
+# with the storm about 40 % of the samples are over 50 us; without it, a
 # few percent on this busy 2-CPU VM.
 #   - tune --knobs irq,tasks: the system as found FAILs; irq (a device's
 #     IRQs, not the storm) does not meet it; tasks (every task on the
@@ -18,7 +18,7 @@
 #     (every thread's affinity is put back as it was after);
 #   - tune killed with SIGKILL while the tasks are moved: 'latwatt cleanup'
 #     sets their affinity back from the journal.
-# About 30 s (26-30 s here), under the machine-wide lock.
+# About 30 s (30-36 s here), under the machine-wide lock.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_tracefs
@@ -29,7 +29,7 @@ mk_tmp
 ncpu=$(getconf _NPROCESSORS_ONLN)
 [ "$ncpu" -ge 2 ] || skip_all "one CPU: nowhere to move the storm to"
 cpu=$((ncpu - 1))
-budget='cyclic.p90<40us'
+budget='cyclic.p90<50us'
 cc -O2 -o "$TMP/plant" "$TOP/tests/integration/plant-timerstorm.c" ||
 	skip_all "cannot build the plant with cc"
 
@@ -74,7 +74,7 @@ others="$beside $short"
 	sleep 0.2
 done ) >"$TMP/seen" 2>/dev/null &
 watch=$!
-"$LATWATT" tune -d 1s -c "$cpu" --max-runs 3 --knobs irq,tasks --budget "$budget" -o "$TMP/a" \
+"$LATWATT" tune -d 1s -c "$cpu" --max-runs 4 --knobs irq,tasks --budget "$budget" -o "$TMP/a" \
 	>"$TMP/a.out" 2>"$TMP/a.err"
 rc=$?
 kill $watch 2>/dev/null
