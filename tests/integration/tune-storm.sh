@@ -56,8 +56,8 @@ trap end EXIT
 
 "$TMP/plant" "$cpu" 97 75 96 0 >"$TMP/plant.out" 2>&1 &
 plant=$!
-for _ in $(seq 50); do grep -q ready "$TMP/plant.out" && break; sleep 0.1; done
-grep -q ready "$TMP/plant.out" || skip_all "the plant did not start: $(cat "$TMP/plant.out")"
+for _ in $(seq 50); do grep -qs ready "$TMP/plant.out" && break; sleep 0.1; done
+grep -qs ready "$TMP/plant.out" || skip_all "the plant did not start: $(cat "$TMP/plant.out")"
 taskset -c "$cpu" sleep 300 &
 beside=$!
 taskset -c "$cpu" sleep 300 &
