@@ -153,8 +153,8 @@ json_t *lw_tune_json(const struct lw_tune_result *r, const struct lw_tune_sys *s
 				continue;
 			lw_tunables[k].describe(s, c->level[k], what, sizeof(what));
 			json_object_set_new(knobs, lw_tunables[k].name,
-					    json_pack("{s:i, s:s}", "level", c->level[k],
-						      "what", what));
+					    json_pack("{s:i, s:s, s:s}", "level", c->level[k],
+						      "what", what, "done", c->done[k]));
 		}
 		json_array_append_new(cands, json_pack(
 			"{s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:I, s:s, s:s, s:o, s:o, s:o, "

@@ -19,6 +19,7 @@ struct lw_tune_cand {
 	int level[LW_TK_N];		/* 0: as found */
 	char name[160];			/* "as found", "irq", "irq + idle 1" */
 	char why[640];			/* why it was tried */
+	char done[LW_TK_N][256];	/* what setting each knob did ("" nothing to say) */
 	char dir[64];			/* its runs, under the output: cand-NN */
 	enum lw_bseq_decision dec;	/* against the budgets */
 	char line[320];			/* the last budget look's line */

@@ -54,8 +54,8 @@ static const char usage[] =
 "      --scenario NAME     the workload of the runs (a scenario file or name)\n"
 "      --budget RULE       a budget to meet (repeatable), as run takes it,\n"
 "                          e.g. 'cyclic.max<200us'\n"
-"      --knobs LIST        knobs to search (default all): irq, timer_migration,\n"
-"                          rt_throttle, idle, pmqos, governor\n"
+"      --knobs LIST        knobs to search (default all): irq, tasks,\n"
+"                          timer_migration, rt_throttle, idle, pmqos, governor\n"
 "  -c, --cpus LIST         CPUs measured (default: every online CPU but the\n"
 "                          first, so that IRQs have somewhere to go)\n"
 "  -d, --duration TIME     length of each run (default 5s)\n"
@@ -216,8 +216,8 @@ static int select_knobs(struct tune *t)
 		int k = lw_tunable_by_name(tok);
 
 		if (k < 0) {
-			error("--knobs: unknown knob '%s' (irq, timer_migration, rt_throttle, idle, "
-			      "pmqos, governor)", tok);
+			error("--knobs: unknown knob '%s' (irq, tasks, timer_migration, rt_throttle, "
+			      "idle, pmqos, governor)", tok);
 			free(list);
 			return -1;
 		}
@@ -358,14 +358,21 @@ static void auto_opts(struct tune *t, struct lw_run_opts *o, const char *against
 }
 
 /* Set candidate @c: what the last one changed restored, then its knobs. */
-static int set_knobs(struct tune *t, const struct lw_tune_cand *c)
+static int set_knobs(struct tune *t, struct lw_tune_cand *c)
 {
 	if (lw_knobs_restore(&t->knobs))
 		warning("tune: some knobs could not be restored before the next candidate");
-	for (int i = 0; i < LW_TK_N; i++)
-		if (c->level[i] && lw_tunables[i].apply(&t->sys, c->level[i], &t->knobs) < 0)
+	for (int i = 0; i < LW_TK_N; i++) {
+		if (!c->level[i])
+			continue;
+		if (lw_tunables[i].apply(&t->sys, c->level[i], &t->knobs, c->done[i],
+					 sizeof(c->done[i])) < 0)
 			return error("tune: cannot set %s for candidate %s", lw_tunables[i].name,
 				     c->name);
+		if (c->done[i][0])
+			printf("  %s: %s\n", lw_tunables[i].name, c->done[i]);
+	}
+	fflush(stdout);
 	return 0;
 }
 

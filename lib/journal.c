@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "lib/error.h"
 #include "lib/journal.h"
+#include "lib/parse.h"
 #include "lib/sysfs.h"
 #include "lib/writer.h"
 #include "lib/safefile.h"
@@ -88,10 +90,10 @@ int lw_journal_begin(struct lw_journal *j, const char *rundir)
 	if (!realpath(rundir, abs))
 		abs[0] = 0;
 	snprintf(j->path, sizeof(j->path), "%s/run-%ld.json", LW_STATE_DIR, (long)getpid());
-	j->doc = json_pack("{s:s, s:i, s:I, s:I, s:s, s:[], s:[], s:[]}", "schema", JOURNAL_SCHEMA,
-			   "version", 1, "pid", (json_int_t)getpid(),
+	j->doc = json_pack("{s:s, s:i, s:I, s:I, s:s, s:[], s:[], s:[], s:[]}", "schema",
+			   JOURNAL_SCHEMA, "version", 1, "pid", (json_int_t)getpid(),
 			   "starttime", (json_int_t)lw_proc_starttime(getpid()), "rundir", abs,
-			   "knobs", "instances", "cgroups");
+			   "knobs", "instances", "cgroups", "tasks");
 	if (!j->doc) {
 		j->path[0] = 0;
 		return error("out of memory");
@@ -118,6 +120,17 @@ int lw_journal_add(struct lw_journal *j, const char *list, const char *name)
 	if (!j || !j->doc)
 		return 0;
 	json_array_append_new(json_object_get(j->doc, list), json_string(name));
+	return save(j);
+}
+
+int lw_journal_tasks(struct lw_journal *j, json_t *items)
+{
+	if (!j || !j->doc) {
+		json_decref(items);
+		return 0;
+	}
+	json_array_extend(json_object_get(j->doc, "tasks"), items);
+	json_decref(items);
 	return save(j);
 }
 
@@ -378,7 +391,7 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 {
 	int fd = openat(sdfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), failed = 0;
 	const char *rundir;
-	json_t *doc, *knobs, *v;
+	json_t *doc, *knobs, *tasks, *v;
 	json_error_t err;
 	struct stat st;
 	long pid;
@@ -421,6 +434,35 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 			continue;
 		}
 		say(out, "  %s %s to '%s'", dry_run ? "would restore" : "restored", path, orig);
+	}
+	tasks = json_object_get(doc, "tasks");	/* none in journals before it */
+	for (i = json_array_size(tasks); i-- > 0;) {
+		json_t *t = json_array_get(tasks, i);
+		json_int_t tid = json_integer_value(json_array_get(t, 0));
+		unsigned long long start = (unsigned long long)json_integer_value(json_array_get(t, 1));
+		const char *list = json_string_value(json_array_get(t, 2));
+		cpu_set_t set;
+		int q;
+
+		if (tid <= 0 || tid > INT_MAX || !start || !list ||
+		    lw_proc_starttime((long)tid) != start)
+			continue;	/* gone (or its tid is another task's): nothing to set back */
+		q = lw_set_quiet(1);
+		if (lw_parse_cpulist("journal", list, NULL, &set) < 0) {
+			lw_set_quiet(q);
+			continue;
+		}
+		lw_set_quiet(q);
+		if (!dry_run && sched_setaffinity((pid_t)tid, sizeof(set), &set) < 0) {
+			if (errno == ESRCH)
+				continue;
+			error_errno("cannot set the CPU affinity of task %lld back to %s",
+				    (long long)tid, list);
+			failed++;
+			continue;
+		}
+		say(out, "  %s task %lld's CPU affinity to %s", dry_run ? "would set" : "set",
+		    (long long)tid, list);
 	}
 	json_array_foreach(json_object_get(doc, "cgroups"), i, v) {
 		const char *path = json_string_value(v);

@@ -13,6 +13,8 @@
  *   knobs              [[path, original content], ...] in the order changed
  *   instances          tracefs instances it created
  *   cgroups            cgroups it made for its external loads
+ *   tasks              [[tid, starttime, CPU list], ...]: tasks whose CPU
+ *                      affinity it changed, with the one they had
  *
  * Every addition rewrites the file atomically before the change is made;
  * a run that ends normally restores what it changed and removes its journal.
@@ -41,12 +43,17 @@ int lw_journal_begin(struct lw_journal *j, const char *rundir);
  * the change).  No-ops without a journal. */
 int lw_journal_knob(struct lw_journal *j, const char *path, const char *orig);
 int lw_journal_add(struct lw_journal *j, const char *list, const char *name);
+/* Record, before their affinity is changed, the tasks @items ([tid,
+ * starttime, CPU list] each; the reference is taken, whatever happens), in
+ * one write. */
+int lw_journal_tasks(struct lw_journal *j, json_t *items);
 /* The run ended and restored everything: remove the journal. */
 void lw_journal_end(struct lw_journal *j);
 
 /* Undo what runs that are gone left behind, from their journals: knobs
  * written back (newest first), instances and cgroups removed (their
- * processes killed), .trace-cpuN files removed; each said on @out (NULL:
+ * processes killed), tasks' CPU affinity set back (those still the same
+ * task; one gone is skipped), .trace-cpuN files removed; each said on @out (NULL:
  * through note()).  Journal writes cut short by a SIGKILL
  * (run-PID.json.tmp.*: what they were about to record was not changed yet)
  * of runs that are gone are removed.  @dry_run: only say.  Returns the

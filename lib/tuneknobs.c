@@ -2,6 +2,7 @@
 /* The knobs latwatt tune searches (lib/tuneknobs.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,8 @@ static void irq_describe(const struct lw_tune_sys *s, int l, char *buf, size_t l
 		 lw_format_cpulist(&hk, list, sizeof(list)), s->nirq);
 }
 
-static int irq_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+static int irq_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k, char *done,
+		     size_t len)
 {
 	cpu_set_t hk;
 	char list[256], path[512];
@@ -96,6 +98,8 @@ static int irq_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
 	}
 	if (!moved)
 		return error("irq: no IRQ under %s/proc/irq could be moved to CPU %s", s->root, list);
+	snprintf(done, len, "%d of %d IRQs moved to CPU %s (the kernel keeps the others in place)",
+		 moved, s->nirq, list);
 	return 0;
 }
 
@@ -120,6 +124,198 @@ static void irq_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
 	housekeeping(s, &hk);
 	lw_sb_add(b, " irqaffinity=");
 	lw_sb_add(b, lw_format_cpulist(&hk, list, sizeof(list)));
+}
+
+/* tasks: every task that can move, off the measured CPUs (each thread's
+ * affinity through sched_setaffinity, journaled and set back) */
+
+#define TASK_PF_NO_SETAFFINITY 0x04000000	/* include/linux/sched.h: bound to its CPUs */
+
+static int tasks_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	cpu_set_t hk;
+
+	housekeeping(s, &hk);
+	if (!CPU_COUNT(&hk)) {
+		snprintf(why, len, "every online CPU is measured: no CPU to move tasks to");
+		return 0;
+	}
+	if (s->root[0]) {
+		snprintf(why, len, "tasks are this system's, not files under %s (--sysfs-root)",
+			 s->root);
+		return 0;
+	}
+	return 1;
+}
+
+static void tasks_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)
+{
+	cpu_set_t hk;
+	char list[256];
+
+	housekeeping(s, &hk);
+	snprintf(buf, len, "tasks moved to CPU %s, off the measured CPUs (each thread's CPU "
+		 "affinity; kernel threads bound to a CPU stay, and latwatt's own)",
+		 lw_format_cpulist(&hk, list, sizeof(list)));
+}
+
+/* The state and the flags of thread @tid of process @pid: 0, or -1 (gone). */
+static int task_stat(long pid, long tid, char *state, unsigned long *flags)
+{
+	char path[96], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", pid, tid);
+	if (lw_read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	p += 2;		/* ") S ppid ...": the state, field 3 */
+	*state = *p;
+	for (int field = 3; field < 9; field++) {	/* to the flags, field 9 */
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+	}
+	*flags = strtoul(p, NULL, 10);
+	return 0;
+}
+
+static long number(const char *name)
+{
+	char *end;
+	long n = strtol(name, &end, 10);
+
+	return end == name || *end || n <= 0 ? -1 : n;
+}
+
+/* Every thread on a measured CPU that can move, but this process's (the
+ * runs it starts come later: not touched), into @m; the bound kernel
+ * threads and our own counted. */
+static int tasks_list(const struct lw_tune_sys *s, const cpu_set_t *hk, struct lw_knob_task **m,
+		      int *n, int *bound, int *own)
+{
+	long self = (long)getpid();
+	int cap = 0;
+	struct dirent *e, *te;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return error_errno("cannot read /proc");
+	while ((e = readdir(d))) {
+		long pid = number(e->d_name), tid;
+		char path[64];
+		DIR *td;
+
+		if (pid < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+		td = opendir(path);
+		while (td && (te = readdir(td))) {
+			struct lw_knob_task *t;
+			cpu_set_t from, on;
+			unsigned long flags;
+			char state;
+
+			tid = number(te->d_name);
+			if (tid < 0 || task_stat(pid, tid, &state, &flags) < 0 || state == 'Z' ||
+			    state == 'X' || sched_getaffinity((pid_t)tid, sizeof(from), &from) < 0)
+				continue;	/* gone, or going */
+			CPU_AND(&on, &from, &s->measured);
+			if (!CPU_COUNT(&on))
+				continue;	/* off them already */
+			if (pid == self) {
+				(*own)++;
+				continue;
+			}
+			if (flags & TASK_PF_NO_SETAFFINITY) {
+				(*bound)++;
+				continue;
+			}
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 256;
+				t = realloc(*m, (size_t)cap * sizeof(*t));
+				if (!t) {
+					closedir(td);
+					closedir(d);
+					return error("out of memory");
+				}
+				*m = t;
+			}
+			t = &(*m)[*n];
+			memset(t, 0, sizeof(*t));
+			t->tid = (int)tid;
+			t->start = lw_proc_starttime(tid);
+			t->from = from;
+			CPU_AND(&t->to, &from, hk);	/* the CPUs it had, but the measured */
+			if (!CPU_COUNT(&t->to))
+				t->to = *hk;
+			if (t->start)
+				(*n)++;
+		}
+		if (td)
+			closedir(td);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int tasks_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k, char *done,
+		       size_t len)
+{
+	struct lw_knob_task *m = NULL;
+	int n = 0, bound = 0, own = 0, refused = 0, moved, first = -1;
+	char hl[256], ml[256], why[160] = "";
+	cpu_set_t hk;
+
+	housekeeping(s, &hk);
+	if (tasks_list(s, &hk, &m, &n, &bound, &own) < 0) {
+		free(m);
+		return -1;
+	}
+	moved = n ? lw_knob_affinity(k, m, n) : 0;
+	if (moved < 0) {
+		free(m);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (m[i].err && m[i].err != ESRCH && !refused++)
+			first = i;
+	if (first >= 0) {
+		char path[64], comm[32] = "?";
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", m[first].tid);
+		if (lw_read_file(path, comm, sizeof(comm)) >= 0)
+			comm[strcspn(comm, "\n")] = 0;
+		snprintf(why, sizeof(why), " (task %d %s: %s)", m[first].tid, comm,
+			 strerror(m[first].err));
+	}
+	free(m);
+	snprintf(done, len, "%d task%s moved to CPU %s; left on CPU %s: %d kernel thread%s bound "
+		 "to a CPU, %d that refused%s, %d of latwatt's own", moved, moved == 1 ? "" : "s",
+		 lw_format_cpulist(&hk, hl, sizeof(hl)),
+		 lw_format_cpulist(&s->measured, ml, sizeof(ml)), bound, bound == 1 ? "" : "s",
+		 refused, why, own);
+	return 0;
+}
+
+static void tasks_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	cpu_set_t hk;
+	char list[256];
+
+	housekeeping(s, &hk);
+	lw_format_cpulist(&hk, list, sizeof(list));
+	lw_sb_add(b, "# every thread's CPU affinity to the CPUs not measured (kernel threads bound\n"
+		  "# to a CPU refuse and stay).  Tasks started later inherit their parent's:\n"
+		  "# start what must run on the measured CPUs with its own (taskset -c)\n");
+	lw_sb_add(b, "for t in /proc/[0-9]*/task/[0-9]*; do taskset -p -c ");
+	lw_sb_quote(b, list);
+	lw_sb_add(b, " \"${t##*/}\" >/dev/null 2>&1 || :; done\n");
+}
+
+static void tasks_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
+{
+	/* no command line form: isolcpus= takes the CPUs out of the
+	 * scheduler's balancing, which is not the same placement */
 }
 
 /* sysctls: one file, one value */
@@ -159,7 +355,8 @@ static void pfx##_describe(const struct lw_tune_sys *s, int l, char *buf, size_t
 	snprintf(buf, len, "%s (%s = %s)", sysctl_of(id)->what, sysctl_of(id)->file,	\
 		 sysctl_of(id)->value);							\
 }											\
-static int pfx##_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)		\
+static int pfx##_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k,		\
+		       char *done, size_t len)							\
 {											\
 	char path[512];									\
 											\
@@ -211,7 +408,8 @@ static void idle_describe(const struct lw_tune_sys *s, int l, char *buf, size_t 
 		 lw_format_cpulist(&s->measured, list, sizeof(list)));
 }
 
-static int idle_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+static int idle_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k, char *done,
+		      size_t len)
 {
 	char path[512];
 
@@ -275,7 +473,8 @@ static void pmqos_describe(const struct lw_tune_sys *s, int l, char *buf, size_t
 		 (long long)lw_tk_pmqos_us(s, l), s->idle_name[s->nidle - l]);
 }
 
-static int pmqos_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+static int pmqos_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k, char *done,
+		       size_t len)
 {
 	return 0;	/* held by the run itself: run --pm-qos */
 }
@@ -320,7 +519,8 @@ static void gov_describe(const struct lw_tune_sys *s, int l, char *buf, size_t l
 		 lw_format_cpulist(&s->measured, list, sizeof(list)));
 }
 
-static int gov_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k)
+static int gov_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k, char *done,
+		     size_t len)
 {
 	char path[512];
 
@@ -355,6 +555,9 @@ static void gov_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
 const struct lw_tunable lw_tunables[LW_TK_N] = {
 	[LW_TK_IRQ] = { "irq", "IRQ affinity: every movable IRQ to the CPUs not measured", 0,
 			irq_levels, irq_describe, irq_apply, irq_script, irq_cmdline },
+	[LW_TK_TASKS] = { "tasks", "task affinity: every task that can move to the CPUs not "
+			"measured", 0,
+			tasks_levels, tasks_describe, tasks_apply, tasks_script, tasks_cmdline },
 	[LW_TK_TIMER_MIGRATION] = { "timer_migration", "timer migration off "
 			"(kernel.timer_migration = 0)", 0,
 			tm_levels, tm_describe, tm_apply, tm_script, tm_cmdline },

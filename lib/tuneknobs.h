@@ -25,6 +25,7 @@
 /* The knobs, in the order the search tries them: the free ones first. */
 #define LW_TUNE_KNOBS(X)		\
 	X(irq, IRQ)			\
+	X(tasks, TASKS)			\
 	X(timer_migration, TIMER_MIGRATION) \
 	X(rt_throttle, RT_THROTTLE)	\
 	X(idle, IDLE)			\
@@ -62,8 +63,10 @@ struct lw_tunable {
 	int (*levels)(const struct lw_tune_sys *s, char *why, size_t len);
 	/* Level @l in words: "state C3 and deeper disabled on CPU 1". */
 	void (*describe)(const struct lw_tune_sys *s, int l, char *buf, size_t len);
-	/* Set level @l (> 0) through @k (saved and journaled first). */
-	int (*apply)(const struct lw_tune_sys *s, int l, struct lw_knobs *k);
+	/* Set level @l (> 0) through @k (saved and journaled first); what it
+	 * did in words into @done ("" when describe() says it all). */
+	int (*apply)(const struct lw_tune_sys *s, int l, struct lw_knobs *k, char *done,
+		     size_t len);
 	/* The shell lines that set level @l (> 0), and the kernel command line
 	 * words that set it at boot (none when it has no such form). */
 	void (*script)(const struct lw_tune_sys *s, int l, struct lw_sb *b);

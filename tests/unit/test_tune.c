@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latwatt tune: the knobs on a copy of sysfs/procfs, the front, the
  * recommendation and the script that applies it. */
+#include <errno.h>
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/unit/lw_test.h"
 
 #include "analysis/tune.h"
 #include "lib/knobs.h"
+#include "lib/parse.h"
 #include "lib/sysfs.h"
 #include "lib/tuneknobs.h"
 
@@ -59,7 +64,7 @@ static char *fake_root(void)
 
 static void test_knobs_on_a_copy(void **state)
 {
-	char *root = fake_root(), why[256], buf[64];
+	char *root = fake_root(), why[256], buf[64], done[256];
 	struct lw_tune_sys s;
 	struct lw_knobs k = { 0 };
 	cpu_set_t m;
@@ -81,9 +86,9 @@ static void test_knobs_on_a_copy(void **state)
 	assert_int_equal(lw_tk_pmqos_us(&s, 2), 1);
 
 	/* the deepest state off on the measured CPU only, IRQs to CPU 0 */
-	assert_int_equal(lw_tunables[LW_TK_IDLE].apply(&s, 1, &k), 0);
-	assert_int_equal(lw_tunables[LW_TK_IRQ].apply(&s, 1, &k), 0);
-	assert_int_equal(lw_tunables[LW_TK_TIMER_MIGRATION].apply(&s, 1, &k), 0);
+	assert_int_equal(lw_tunables[LW_TK_IDLE].apply(&s, 1, &k, done, sizeof(done)), 0);
+	assert_int_equal(lw_tunables[LW_TK_IRQ].apply(&s, 1, &k, done, sizeof(done)), 0);
+	assert_int_equal(lw_tunables[LW_TK_TIMER_MIGRATION].apply(&s, 1, &k, done, sizeof(done)), 0);
 	get(root, "sys/devices/system/cpu/cpu1/cpuidle/state2/disable", buf, sizeof(buf));
 	assert_string_equal(buf, "1");
 	get(root, "sys/devices/system/cpu/cpu1/cpuidle/state1/disable", buf, sizeof(buf));
@@ -105,11 +110,17 @@ static void test_knobs_on_a_copy(void **state)
 	get(root, "proc/sys/kernel/timer_migration", buf, sizeof(buf));
 	assert_string_equal(buf, "1");
 
-	/* every CPU measured: no CPU to move IRQs to */
+	/* tasks are not files: not on a copy */
+	assert_int_equal(lw_tunables[LW_TK_TASKS].levels(&s, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "--sysfs-root"));
+
+	/* every CPU measured: no CPU to move IRQs or tasks to */
 	CPU_SET(0, &m);
 	assert_int_equal(lw_tune_sys_read(&s, root, &m), 0);
 	assert_int_equal(lw_tunables[LW_TK_IRQ].levels(&s, why, sizeof(why)), 0);
 	assert_non_null(strstr(why, "no CPU to move IRQs to"));
+	assert_int_equal(lw_tunables[LW_TK_TASKS].levels(&s, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "no CPU to move tasks to"));
 	lw_test_rmdir(root);
 }
 
@@ -217,10 +228,11 @@ static void test_script_and_cmdline(void **state)
 	CPU_SET(1, &m);
 	assert_int_equal(lw_tune_sys_read(&s, root, &m), 0);
 	level[LW_TK_IRQ] = 1;
+	level[LW_TK_TASKS] = 1;
 	level[LW_TK_TIMER_MIGRATION] = 1;
 	level[LW_TK_IDLE] = 1;
 	lw_tune_cand_name(level, name, sizeof(name));
-	assert_string_equal(name, "irq + timer_migration + idle 1");
+	assert_string_equal(name, "irq + tasks + timer_migration + idle 1");
 	assert_int_equal(lw_tune_script(&s, level, "a title\nreboot", &b), 0);
 	/* the title stays a comment; every value and path is quoted */
 	assert_null(strstr(b.s, "\nreboot"));
@@ -229,6 +241,9 @@ static void test_script_and_cmdline(void **state)
 	assert_null(strstr(b.s, "cpu0/cpuidle"));
 	assert_non_null(strstr(b.s, "printf '%s\\n' '0' > '/proc/sys/kernel/timer_migration'\n"));
 	assert_non_null(strstr(b.s, "for f in /proc/irq/*/smp_affinity_list; do printf '%s\\n' '0'"));
+	/* every thread to CPU 0; a refusal (a bound kernel thread) passed over */
+	assert_non_null(strstr(b.s, "for t in /proc/[0-9]*/task/[0-9]*; do taskset -p -c '0' "
+			       "\"${t##*/}\" >/dev/null 2>&1 || :; done\n"));
 	assert_int_equal(lw_tune_cmdline(&s, level, &cl), 0);
 	assert_string_equal(cl.s, " irqaffinity=0 sysctl.kernel.timer_migration=0");
 	lw_sb_free(&b);
@@ -273,6 +288,96 @@ static void test_script_and_cmdline(void **state)
 	lw_test_rmdir(root);
 }
 
+/* A child that waits to be killed, on CPU @cpu alone. */
+static pid_t pinned_child(int cpu)
+{
+	cpu_set_t set;
+	pid_t pid;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sched_setaffinity(0, sizeof(set), &set);
+		for (;;)
+			pause();
+	}
+	for (int i = 0; i < 1000; i++) {	/* until it has pinned itself */
+		cpu_set_t now;
+
+		if (sched_getaffinity(pid, sizeof(now), &now) == 0 && CPU_EQUAL(&now, &set))
+			break;
+		usleep(1000);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* Tasks moved through the knobs (lw_knob_affinity()) are set back by
+ * lw_knobs_restore(): one still there gets its affinity back, one gone is
+ * passed over without a failure, and a tid that another task holds now
+ * (its start time differs) is not touched. */
+static void test_task_affinity_restored(void **state)
+{
+	struct lw_knobs k = { 0 };
+	struct lw_knob_task m[3];
+	cpu_set_t online, on_a, on_b, now;
+	pid_t child[3];
+	int a = -1, b = -1;
+
+	assert_int_equal(lw_online_cpus(&online), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &online) && (a < 0 || b < 0))
+			*(a < 0 ? &a : &b) = c;
+	if (b < 0)
+		skip();		/* one CPU: nowhere to move a task to */
+	CPU_ZERO(&on_a);
+	CPU_SET(a, &on_a);
+	CPU_ZERO(&on_b);
+	CPU_SET(b, &on_b);
+	for (int i = 0; i < 3; i++) {
+		child[i] = pinned_child(a);
+		memset(&m[i], 0, sizeof(m[i]));
+		m[i].tid = (int)child[i];
+		m[i].start = lw_proc_starttime(child[i]);
+		m[i].from = on_a;
+		m[i].to = on_b;
+	}
+	m[2].start++;		/* as if child 2 were another task with its tid */
+	assert_int_equal(lw_knob_affinity(&k, m, 3), 3);
+	assert_int_equal(k.ntask, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(m[i].err, 0);
+		assert_int_equal(sched_getaffinity(child[i], sizeof(now), &now), 0);
+		assert_true(CPU_EQUAL(&now, &on_b));
+	}
+	reap(child[1]);
+	assert_int_equal(lw_knobs_restore(&k), 0);
+	assert_int_equal(k.ntask, 0);
+	assert_int_equal(sched_getaffinity(child[0], sizeof(now), &now), 0);
+	assert_true(CPU_EQUAL(&now, &on_a));
+	assert_int_equal(sched_getaffinity(child[2], sizeof(now), &now), 0);
+	assert_true(CPU_EQUAL(&now, &on_b));
+	reap(child[0]);
+	reap(child[2]);
+
+	/* a task gone before it could be moved: counted out, nothing to restore */
+	child[0] = pinned_child(a);
+	m[0].tid = (int)child[0];
+	m[0].start = lw_proc_starttime(child[0]);
+	reap(child[0]);
+	assert_int_equal(lw_knob_affinity(&k, m, 1), 0);
+	assert_int_equal(m[0].err, ESRCH);
+	assert_int_equal(k.ntask, 0);
+	assert_int_equal(lw_knobs_restore(&k), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_no_cpuidle_driver),
 		cmocka_unit_test(test_front_and_recommendation),
 		cmocka_unit_test(test_script_and_cmdline),
+		cmocka_unit_test(test_task_affinity_restored),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
