@@ -862,9 +862,10 @@ static int spike_of(struct spike_pass *sp, const struct lw_sample *smp, uint64_t
 		/* a gap: the loop ran through it; known by its name in runs that
 		 * did not record its tid */
 		s.gap = 1;
+		s.irqs_off = lw_probe_irqs_off(smp->probe);
 		if (!sp->noise_comm[smp->cpu][0])
-			snprintf(sp->noise_comm[smp->cpu], sizeof(sp->noise_comm[smp->cpu]),
-				 "lw-%s/%d", lw_probe_name(smp->probe), smp->cpu);
+			lw_probe_loop_thread(smp->probe, smp->cpu, sp->noise_comm[smp->cpu],
+					     sizeof(sp->noise_comm[smp->cpu]));
 		s.comm = sp->noise_comm[smp->cpu];
 	}
 	return lw_attrib_add_spike(sp->a, &s);
