@@ -1042,22 +1042,37 @@ static uint64_t take_steal(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
 
 /* Time no event explains that is hardware's or firmware's
  * (lw_attrib_cfg.smi_cpus, lw_spike.irqs_off); after host_time(), which
- * takes it first on a virtual machine. */
+ * takes it first on a virtual machine.  There, a gap of a loop with
+ * interrupts off that host_time() found no event in (host:gap) is the
+ * virtual hardware's, the host's: hardware/firmware:host (its time stays
+ * in lw_spike.host_ns, out of the kernel-attributable figures); time the
+ * hypervisor reported as steal stays host:steal. */
 static void hwfw_time(struct lw_attrib *a, struct lw_spike *s)
 {
 	int smi = a->cfg.smi_cpus && a->cfg.smi_cpus[s->cpu];
-	const char *name;
+	enum lw_comp_kind from = LW_C_UNEXPLAINED;
+	const char *name, *was = NULL;
 
-	if (s->work || s->unattributable || a->cfg.vm || (!smi && !(s->gap && s->irqs_off)))
+	if (s->work || s->unattributable)
 		return;
-	name = intern(a, smi ? "SMI" : "");
+	if (a->cfg.vm) {
+		if (!(s->gap && s->irqs_off))
+			return;
+		from = LW_C_HOST;
+		was = intern(a, "gap");
+		name = intern(a, "host");
+	} else if (!smi && !(s->gap && s->irqs_off)) {
+		return;
+	} else {
+		name = intern(a, smi ? "SMI" : "");
+	}
 	for (int i = 0; i < s->ncomp; i++)
-		if (s->comp[i].kind == LW_C_UNEXPLAINED) {
+		if (s->comp[i].kind == from && (!was || s->comp[i].name == was)) {
 			s->comp[i].kind = LW_C_HWFW;
 			s->comp[i].name = name;
 		}
 	for (int i = 0; i < s->nseg; i++)
-		if (s->seg[i].kind == LW_C_UNEXPLAINED) {
+		if (s->seg[i].kind == from && (!was || s->seg[i].name == was)) {
 			s->seg[i].kind = LW_C_HWFW;
 			s->seg[i].name = name;
 		}

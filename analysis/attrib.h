@@ -185,7 +185,8 @@ enum lw_comp_kind {
 	LW_C_HOST,		/* the host's (a virtual machine): name "steal" or "gap" */
 	LW_C_HWFW,		/* hardware/firmware: time with no event on a CPU whose
 				 * SMI count moved (name "SMI"), or an hwnoise gap
-				 * (interrupts off) no event explains (name "") */
+				 * (interrupts off) no event explains (name ""; on a
+				 * virtual machine "host": the vCPU stopped) */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
@@ -336,7 +337,9 @@ struct lw_attrib_cfg {
 	 * hardware/firmware:SMI.  Never without a count that moved, except for
 	 * a gap of a probe that ran with interrupts off (lw_spike.irqs_off):
 	 * there nothing the kernel does can run unseen, so its unexplained
-	 * time is hardware/firmware.  NULL: no count. */
+	 * time is hardware/firmware (on a virtual machine, what would be
+	 * host:gap is hardware/firmware:host, the host's time still).  NULL:
+	 * no count. */
 	const unsigned char *smi_cpus;
 	/* each spike once its attribution is final, in no set order; may be
 	 * NULL.  The spike and its names live only during the call. */

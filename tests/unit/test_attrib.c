@@ -845,10 +845,22 @@ static void test_hardware_firmware(void **st)
 	a = stall(NULL, 0, 0);		/* no count */
 	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);
 	lw_attrib_free(a);
-	a = stall(on0, 1, 1);		/* a virtual machine: the host's */
+	a = stall(on0, 1, 0);		/* a virtual machine: the host's */
 	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 127 * US);
 	assert_dominant(lw_attrib_get(a, 1), LW_C_HOST, "gap", 40 * US);
 	assert_null(find(lw_attrib_get(a, 1), LW_C_HWFW, ""));
+	lw_attrib_free(a);
+	/* a virtual machine, interrupts off (hwnoise): the gap no event
+	 * explains is the virtual hardware's, the host stopping the vCPU:
+	 * hardware/firmware:host, still the host's time (host_ns); a stall of
+	 * another probe stays host:gap, an NMI stays the NMI's */
+	a = stall(NULL, 1, 1);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HWFW, "host", 40 * US);
+	assert_null(find(lw_attrib_get(a, 1), LW_C_HOST, "gap"));
+	assert_int_equal(lw_attrib_get(a, 1)->host_ns, 40 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_IRQ, "NMI", 30 * US);
+	assert_int_equal(find(lw_attrib_get(a, 2), LW_C_HWFW, "host")->ns, 10 * US);
 	lw_attrib_free(a);
 	a = stall(NULL, 0, 1);		/* hwnoise: interrupts off, no count */
 	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);	/* not a gap */
