@@ -1047,6 +1047,42 @@ static uint64_t take_steal(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
  * virtual hardware's, the host's: hardware/firmware:host (its time stays
  * in lw_spike.host_ns, out of the kernel-attributable figures); time the
  * hypervisor reported as steal stays host:steal. */
+/* The NMIs of an irqs-off gap (lw_spike.nmi_ns) out of its time no event
+ * explains (@from, named @was when not NULL) into irq:NMI, less the NMI
+ * time the trace already shows: with interrupts off, the one thing the
+ * kernel runs there.  Host time moved is no longer the host's. */
+static void take_nmi(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind from,
+		     const char *was)
+{
+	const char *nmi = intern(a, "NMI");
+	uint64_t left = s->nmi_ns, moved = 0;
+
+	/* an NMI the trace shows is one of those the tracer counted */
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_IRQ && s->comp[i].name == nmi)
+			left -= s->comp[i].ns < left ? s->comp[i].ns : left;
+	for (int i = 0; i < s->ncomp && left; i++) {
+		struct lw_component *c = &s->comp[i];
+		uint64_t take;
+
+		if (c->kind != from || (was && c->name != was))
+			continue;
+		take = c->ns < left ? c->ns : left;
+		left -= take;
+		moved += take;
+		if (take == c->ns) {
+			c->kind = LW_C_IRQ;
+			c->name = nmi;
+			c->pid = -1;
+		} else {
+			c->ns -= take;
+			add_comp(s, LW_C_IRQ, nmi, -1, 0, take);
+		}
+	}
+	if (from == LW_C_HOST)
+		s->host_ns -= moved < s->host_ns ? moved : s->host_ns;
+}
+
 static void hwfw_time(struct lw_attrib *a, struct lw_spike *s)
 {
 	int smi = a->cfg.smi_cpus && a->cfg.smi_cpus[s->cpu];
@@ -1066,6 +1102,8 @@ static void hwfw_time(struct lw_attrib *a, struct lw_spike *s)
 	} else {
 		name = intern(a, smi ? "SMI" : "");
 	}
+	if (s->gap && s->irqs_off && s->nmi_ns)
+		take_nmi(a, s, from, was);
 	for (int i = 0; i < s->ncomp; i++)
 		if (s->comp[i].kind == from && (!was || s->comp[i].name == was)) {
 			s->comp[i].kind = LW_C_HWFW;

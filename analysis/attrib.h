@@ -223,6 +223,9 @@ struct lw_spike {
 	const char *comm;	/* its name, to know it where tid is -1; or NULL */
 	int gap;		/* a noise-probe gap: the thread busy-looped, never slept */
 	int irqs_off;		/* that loop ran with interrupts off (hwnoise) */
+	uint64_t nmi_ns;	/* with irqs_off: time of the NMIs the tracer saw in
+				 * the gap (osnoise:nmi_noise), charged irq:NMI
+				 * before the rest is hardware/firmware */
 	uint64_t index;		/* caller's reference (sample number) */
 	/* a work window (a deadline miss, see above), 0 for a spike: the
 	 * worker is tid/kprio/comm, woken by the waker (tid and kprio -1,

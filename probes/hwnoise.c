@@ -29,6 +29,7 @@ int lw_hwnoise_format(struct tep_handle *tep, struct lw_hwn_format *f)
 {
 	struct tep_event *g = tep_find_event_by_name(tep, "osnoise", "sample_threshold");
 	struct tep_event *p = tep_find_event_by_name(tep, "ftrace", "osnoise");
+	struct tep_event *n = tep_find_event_by_name(tep, "osnoise", "nmi_noise");
 	const char *lacks = NULL;
 
 	memset(f, 0, sizeof(*f));
@@ -36,8 +37,12 @@ int lw_hwnoise_format(struct tep_handle *tep, struct lw_hwn_format *f)
 		return error("hwnoise: the kernel has no osnoise/sample_threshold event format");
 	if (!p)
 		return error("hwnoise: the kernel has no ftrace/osnoise event format");
+	if (!n)
+		return error("hwnoise: the kernel has no osnoise/nmi_noise event format");
 	f->gap_id = g->id;
 	f->period_id = p->id;
+	f->nmi_id = n->id;
+	f->nmi_duration = tep_find_field(n, "duration");
 	f->start = tep_find_field(g, "start");
 	f->duration = tep_find_field(g, "duration");
 	f->interference = tep_find_field(g, "interference");
@@ -53,6 +58,8 @@ int lw_hwnoise_format(struct tep_handle *tep, struct lw_hwn_format *f)
 		lacks = "osnoise/sample_threshold: duration";
 	else if (!f->interference)
 		lacks = "osnoise/sample_threshold: interference";
+	else if (!f->nmi_duration)
+		lacks = "osnoise/nmi_noise: duration";
 	else if (!f->noise || !f->max_sample || !f->hw_count || !f->nmi_count)
 		lacks = "ftrace/osnoise: noise, max_sample, hw_count or nmi_count";
 	if (lacks)
@@ -72,6 +79,19 @@ int lw_hwnoise_gap(const struct lw_hwn_format *f, const struct tep_record *rec,
 	g->cpu = rec->cpu;
 	g->duration_ns = dur;
 	g->interference = intf;
+	return 0;
+}
+
+int lw_hwnoise_nmi(const struct lw_hwn_format *f, const struct tep_record *rec,
+		   struct lw_hwn_nmi *n)
+{
+	unsigned long long dur;
+
+	if (tep_read_number_field(f->nmi_duration, rec->data, &dur) || dur > rec->ts)
+		return -1;
+	n->cpu = rec->cpu;
+	n->ns = dur;
+	n->start_ns = rec->ts - dur;
 	return 0;
 }
 
@@ -132,6 +152,9 @@ struct hwnoise {
 	int active;
 	int ncpus;
 	struct lw_hwn_cpu *stat;	/* [ncpus] */
+	struct lw_hwn_nmi *nmi;		/* [LW_HWN_NMIS] */
+	size_t nnmi;
+	uint64_t nmi_more;		/* NMIs past LW_HWN_NMIS */
 	int *kthread;			/* [ncpus]: osnoise/N's pid, 0 unknown */
 	uint64_t over;			/* gaps above --threshold */
 	uint64_t unplaced, read_errors;
@@ -150,6 +173,17 @@ static void on_event(void *ctx, struct tep_event *ev, struct tep_record *rec)
 	if (ev->id == h->fmt.period_id) {
 		if (lw_hwnoise_period(&h->fmt, rec, &h->stat[rec->cpu]) < 0)
 			h->read_errors++;
+		return;
+	}
+	if (ev->id == h->fmt.nmi_id) {
+		struct lw_hwn_nmi n;
+
+		if (lw_hwnoise_nmi(&h->fmt, rec, &n) < 0)
+			h->read_errors++;
+		else if (h->nnmi < LW_HWN_NMIS)
+			h->nmi[h->nnmi++] = n;
+		else
+			h->nmi_more++;
 		return;
 	}
 	if (ev->id != h->fmt.gap_id)
@@ -211,7 +245,9 @@ static void find_kthreads(struct hwnoise *h)
 
 static int setup(struct lw_run *run, struct hwnoise *h)
 {
-	static const char *const formats[] = { "osnoise/sample_threshold", "ftrace/osnoise", NULL };
+	static const char *const formats[] = {
+		"osnoise/sample_threshold", "osnoise/nmi_noise", "ftrace/osnoise", NULL,
+	};
 	char cpus[256], period[32], runtime[32], path[4096], opts[1024], thr[32];
 	const struct lw_osn_knob knobs[] = {
 		/* runtime first: the kernel refuses a runtime above the period */
@@ -247,7 +283,8 @@ static int setup(struct lw_run *run, struct hwnoise *h)
 	if (lw_osn_knobs(run, &h->osn, knobs, sizeof(knobs) / sizeof(knobs[0])) < 0 ||
 	    lw_osn_open(run, &h->osn, BUFFER_KB, formats) < 0 ||
 	    lw_hwnoise_format(h->osn.tep, &h->fmt) < 0 ||
-	    lw_osn_enable(&h->osn, "osnoise", "sample_threshold") < 0)
+	    lw_osn_enable(&h->osn, "osnoise", "sample_threshold") < 0 ||
+	    lw_osn_enable(&h->osn, "osnoise", "nmi_noise") < 0)
 		return -1;
 
 	for (int c = 0; c < CPU_SETSIZE; c++)
@@ -256,7 +293,8 @@ static int setup(struct lw_run *run, struct hwnoise *h)
 	h->ncpus = max_cpu + 1;
 	h->stat = calloc((size_t)h->ncpus, sizeof(*h->stat));
 	h->kthread = calloc((size_t)h->ncpus, sizeof(*h->kthread));
-	if (!h->stat || !h->kthread)
+	h->nmi = calloc(LW_HWN_NMIS, sizeof(*h->nmi));
+	if (!h->stat || !h->kthread || !h->nmi)
 		return error("out of memory");
 	h->ring = lw_run_ring(run, RING_SAMPLES);
 	if (!h->ring)
@@ -351,6 +389,17 @@ static int hwnoise_finish(struct lw_run *run, struct lw_part *p)
 		"policy", "SCHED_OTHER",
 		"threads", threads,
 		"per_cpu", cpus));
+	{
+		json_t *nm = json_array();
+
+		for (size_t i = 0; i < h->nnmi; i++)
+			json_array_append_new(nm, json_pack("{s:i, s:I, s:I}", "cpu", h->nmi[i].cpu,
+				"start_ns", (json_int_t)h->nmi[i].start_ns,
+				"ns", (json_int_t)h->nmi[i].ns));
+		json_object_set_new(json_object_get(probes, "hwnoise"), "nmis", nm);
+		json_object_set_new(json_object_get(probes, "hwnoise"), "nmis_not_kept",
+				    json_integer((json_int_t)h->nmi_more));
+	}
 	json_object_set_new(json_object_get(probes, "hwnoise"), "cpus",
 			    json_string(lw_format_cpulist(&h->o.cpus, list, sizeof(list))));
 	json_object_set_new(json_object_get(probes, "hwnoise"), "expected_ns",
@@ -379,6 +428,7 @@ static void hwnoise_destroy(struct lw_part *p)
 	lw_osn_close(&h->osn);
 	free(h->stat);
 	free(h->kthread);
+	free(h->nmi);
 	free(h);
 }
 

@@ -20,7 +20,10 @@
  * event is written as the gap ends).  Each period ends with an ftrace:osnoise
  * event (noise, max single noise, runtime in us; the gaps with no
  * interference counted as hw_count; NMIs, IRQs, softirqs, threads): their
- * sums and maxima per CPU go to the manifest.
+ * sums and maxima per CPU go to the manifest.  Each NMI in the loop
+ * (osnoise:nmi_noise: its duration) goes to the manifest too (the first
+ * LW_HWN_NMIS): analyze charges a gap's NMIs to irq:NMI, the rest of what no
+ * event explains to hardware/firmware.
  *
  * Every knob changed (osnoise/cpus, period_us, runtime_us, stop_tracing_*,
  * the options flag) goes through the run's knob table and journal: restored
@@ -56,9 +59,11 @@ struct lw_part *lw_hwnoise_new(const struct lw_hwnoise_opts *o);
 
 /* --- decoding, pure (tests/unit/test_hwnoise.c) --- */
 
-/* Fields of osnoise:sample_threshold and ftrace:osnoise in a tep handle. */
+/* Fields of osnoise:sample_threshold, ftrace:osnoise and osnoise:nmi_noise
+ * in a tep handle. */
 struct lw_hwn_format {
-	int gap_id, period_id;
+	int gap_id, period_id, nmi_id;
+	struct tep_format_field *nmi_duration;
 	struct tep_format_field *start, *duration, *interference;
 	struct tep_format_field *noise, *runtime, *max_sample, *hw_count, *nmi_count,
 				*irq_count, *softirq_count, *thread_count;
@@ -71,6 +76,16 @@ struct lw_hwn_gap {
 	uint64_t duration_ns;
 	uint64_t interference;		/* NMIs (IRQs off) that entered in the gap */
 };
+
+/* One osnoise:nmi_noise event: an NMI in the loop (written as it ends). */
+struct lw_hwn_nmi {
+	int cpu;
+	uint64_t start_ns;		/* the event's time minus its duration */
+	uint64_t ns;
+};
+
+/* The NMIs kept for analyze (manifest probes.hwnoise.nmis), the rest counted. */
+#define LW_HWN_NMIS 4096
 
 /* The per-period figures of a CPU (ftrace:osnoise events summed). */
 struct lw_hwn_cpu {
@@ -89,6 +104,10 @@ int lw_hwnoise_gap(const struct lw_hwn_format *f, const struct tep_record *rec,
 /* Add a period event's figures to @c; -1 if a field cannot be read. */
 int lw_hwnoise_period(const struct lw_hwn_format *f, const struct tep_record *rec,
 		      struct lw_hwn_cpu *c);
+/* Decode an NMI event into @n; -1 if a field cannot be read or it cannot
+ * be placed. */
+int lw_hwnoise_nmi(const struct lw_hwn_format *f, const struct tep_record *rec,
+		   struct lw_hwn_nmi *n);
 /* A gap into a sample: 1, or 0 when it cannot be placed (longer than its
  * timestamp). */
 int lw_hwnoise_sample(const struct lw_hwn_gap *g, struct lw_sample *s);

@@ -56,6 +56,21 @@ static const char period_format[] =
 	"thread:%u\\n\", REC->noise, REC->max_sample, REC->hw_count, REC->nmi_count, "
 	"REC->irq_count, REC->softirq_count, REC->thread_count\n";
 
+static const char nmi_format[] =
+	"name: nmi_noise\n"
+	"ID: 511\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:u64 start;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 duration;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"start %llu.%09u duration %llu ns\", (REC->start) / 1000000000UL, "
+	"(REC->start) % 1000000000UL, REC->duration\n";
+
 static struct tep_handle *tep_with(int gap, int period)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -69,6 +84,7 @@ static struct tep_handle *tep_with(int gap, int period)
 	if (period)
 		assert_int_equal(tep_parse_event(tep, period_format, strlen(period_format),
 						 "ftrace"), 0);
+	assert_int_equal(tep_parse_event(tep, nmi_format, strlen(nmi_format), "osnoise"), 0);
 	return tep;
 }
 
@@ -115,6 +131,29 @@ static void test_gap_into_sample(void **state)
 	g.ts = 1000;
 	g.duration_ns = 2000;
 	assert_int_equal(lw_hwnoise_sample(&g, &s), 0);
+	tep_free(tep);
+}
+
+/* An NMI: its start the event's time minus its duration. */
+static void test_nmi(void **state)
+{
+	struct tep_handle *tep = tep_with(1, 1);
+	struct lw_hwn_format f;
+	struct lw_hwn_nmi n;
+	unsigned char data[24] = { 0 };
+	struct tep_record rec = { .ts = 5000000, .cpu = 1, .data = data, .size = 24 };
+
+	(void)state;
+	assert_int_equal(lw_hwnoise_format(tep, &f), 0);
+	assert_int_equal(f.nmi_id, 511);
+	put(data, 0, 511, 2);
+	put(data, 16, 3200, 8);
+	assert_int_equal(lw_hwnoise_nmi(&f, &rec, &n), 0);
+	assert_int_equal(n.cpu, 1);
+	assert_int_equal(n.ns, 3200);
+	assert_int_equal(n.start_ns, 5000000 - 3200);
+	rec.ts = 100;
+	assert_int_equal(lw_hwnoise_nmi(&f, &rec, &n), -1);
 	tep_free(tep);
 }
 
@@ -193,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gap_into_sample),
 		cmocka_unit_test(test_periods_summed),
+		cmocka_unit_test(test_nmi),
 		cmocka_unit_test(test_formats_missing),
 		cmocka_unit_test(test_options_flags),
 	};
