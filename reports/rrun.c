@@ -47,6 +47,26 @@ static json_t *compute_analysis(const struct lw_rundir *rd)
 	return doc;
 }
 
+size_t lw_hwnoise_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
+{
+	const json_t *h = json_object_get(doc, "hwnoise"), *c;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(h, "per_cpu"), i, c) {
+		double rt = lw_jnum(c, "runtime_us", 0), noise = lw_jnum(c, "noise_us", 0);
+
+		if (n == max)
+			break;
+		snprintf(line[n++], LW_HOST_LINE, "hwnoise cpu %lld (interrupts off): %lld periods, "
+			 "noise %.0fus of %.3f s (%.4f %% of the CPU), max single %lldus, %lld gaps "
+			 "with no interference (hw), %lld NMIs", (long long)lw_jnum(c, "cpu", -1),
+			 (long long)lw_jnum(c, "periods", 0), noise, rt / 1e6,
+			 rt > 0 ? 100.0 * noise / rt : 0.0, (long long)lw_jnum(c, "max_single_us", 0),
+			 (long long)lw_jnum(c, "hw_count", 0), (long long)lw_jnum(c, "nmi_count", 0));
+	}
+	return n;
+}
+
 size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
 {
 	const json_t *h = json_object_get(doc, "host"), *k = json_object_get(doc, "kernel_attributable");
