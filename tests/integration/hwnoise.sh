@@ -16,7 +16,9 @@
 #     each run, after SIGINT (exit 130) and after SIGKILL and `latwatt
 #     cleanup`;
 #   - the per-period figures in the manifest (periods, max single noise);
-#   - analyze's text and the HTML report show the hwnoise probe.
+#   - analyze's text and the HTML report show the hwnoise probe;
+#   - here (a kernel without osnoise or its OSNOISE_IRQ_DISABLE, as this
+#     host's): --probes hwnoise refused with the reason, exit 2.
 # Skips (77) without qemu-system-x86_64, busybox-static or the kernel
 # package (cached or from apt), or where the guest kernel lacks the option.
 # About 60 s of wall time on two shared cores once the kernel is cached.
@@ -30,10 +32,25 @@ PAUSES=${PAUSES:-3}
 PAUSE_MS=${PAUSE_MS:-500}
 GAP_MS=${GAP_MS:-1200}
 
+# here: a kernel without the osnoise tracer (this host's) or without
+# OSNOISE_IRQ_DISABLE refuses the probe with the reason, exit 2, nothing made
+[ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
+if [ -r "$TRACEFS/available_tracers" ] && { ! grep -qw osnoise "$TRACEFS/available_tracers" ||
+	! grep -qs OSNOISE_IRQ_DISABLE "$TRACEFS/osnoise/options"; }; then
+	out=$(mktemp -d /tmp/latwatt-hwn.XXXXXX)
+	rc=0
+	"$LATWATT" run -o "$out/r" -d 1s -q --probes hwnoise >"$out/log" 2>&1 || rc=$?
+	check "here: --probes hwnoise refused (exit 2)" [ $rc = 2 ]
+	check "here: the reason named" grep -qE "hwnoise: the kernel('s osnoise tracer)? has no" "$out/log"
+	check "here: no run directory made" [ ! -e "$out/r" ]
+	rm -rf "$out"
+else
+	skip "here: the refusal" "this kernel has the osnoise tracer with OSNOISE_IRQ_DISABLE"
+fi
+
 need_cmd qemu-system-x86_64
 need_cmd cpio
 need_cmd "$PYTHON"
-[ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
 if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
 	skip_all "needs a static busybox (busybox-static)"
 fi
@@ -71,8 +88,10 @@ start=$(date +%s)
 	latwatt run -o \$LW_OUT/plant -d 8s -q --probes hwnoise --cpus 0-1 >\$LW_OUT/plant.out 2>&1 &
 	pid=\$!
 	n=0
-	while [ \$n -lt 100 ] && ! ls $T/instances | grep -q latwatt-hwnoise-; do sleep 0.1; n=\$((n + 1)); done
-	sleep 0.5
+	# the stops once the loop measures: the tracer on in the run's instance
+	until [ \$n -ge 200 ] || grep -qsx osnoise $T/instances/latwatt-hwnoise-*/current_tracer &&
+		grep -qsx 1 $T/instances/latwatt-hwnoise-*/tracing_on; do sleep 0.1; n=\$((n + 1)); done
+	sleep 1
 	echo 'latwatt-guest: hwnoise plant now'
 	wait \$pid
 	echo \$? >\$LW_OUT/plant.rc
@@ -149,6 +168,8 @@ check "analyze's text has the hwnoise probe" grep -q "^probe hwnoise" "$g/plant.
 check "analyze's text names hardware/firmware" grep -q "hardware/firmware" "$g/plant.analyze.txt"
 "$LATWATT" report -o "$TMP/plant.html" "$g/plant" >/dev/null 2>&1
 check "the HTML report has the hwnoise probe" grep -q "hwnoise" "$TMP/plant.html"
+check "analyze's text has the per-period figures" grep -q "^hwnoise cpu 1 (interrupts off): [0-9]* periods" "$g/plant.analyze.txt"
+check "the HTML report has the per-period figures" grep -q "<li data-hwnoise-line>hwnoise cpu 1" "$TMP/plant.html"
 
 py "planted stops" "$g" "$TMP/stops" "$PAUSES" "$PAUSE_MS" <<'PY'
 import json, sys
