@@ -12,6 +12,7 @@
 #include "lib/parse.h"
 #include "lib/run.h"
 #include "lib/sysfs.h"
+#include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "lib/ust.h"
 #include "probes/hwnoise.h"
@@ -310,6 +311,8 @@ static int hwnoise_start(struct lw_run *run, struct lw_part *p)
 	struct hwnoise *h = p->priv;
 
 	h->run = run;
+	/* the loop holds its CPUs with interrupts off a second at a time */
+	lw_threads_off(&h->o.cpus);
 	lw_osn_remove_stale(&h->osn);
 	if (setup(run, h) < 0) {
 		lw_osn_close(&h->osn);
