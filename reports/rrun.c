@@ -78,10 +78,13 @@ size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
 	if (!h || (!vm && !(lw_jnum(h, "host_ns", 0) > 0)) || !max)
 		return 0;
 	snprintf(line[n++], LW_HOST_LINE, "host (%s%s%s): %.1fus in %lld spikes charged to host: "
-		 "causes; steal %s", vm ? "a virtual machine" : "steal reported",
+		 "causes%s; steal %s", vm ? "a virtual machine" : "steal reported",
 		 !vm ? "" : strcmp(hv, "unknown") ? ": " : ", hypervisor not named",
 		 !vm || !strcmp(hv, "unknown") ? "" : hv, lw_jnum(h, "host_ns", 0) / 1e3,
-		 (long long)lw_jnum(h, "spikes", 0), json_is_object(json_object_get(h,
+		 (long long)lw_jnum(h, "spikes", 0),
+		 json_is_object(json_object_get(doc, "hwnoise")) && vm ?
+		 " and hardware/firmware:host (the hwnoise loop's gaps)" : "",
+		 json_is_object(json_object_get(h,
 		 "steal_sampled")) ? "sampled per CPU (interpolated between samples)" : "not sampled");
 	if (json_is_object(j) && n < max)
 		snprintf(line[n++], LW_HOST_LINE, "latency budgets and threshold judged on the %s "
