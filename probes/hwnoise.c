@@ -483,6 +483,8 @@ static int hwnoise_plan(const struct lw_probe *d, struct lw_probe_plan *p,
 	if (*c->want & LW_PROBES_NOISE)
 		return error("--probes: hwnoise and noise each take a CPU for a loop of their "
 			     "own; choose one");
+	if (!w->param[0])
+		w->param[0] = LW_HWNOISE_THRESHOLD_NS;
 	if (CPU_COUNT(&env->isolated)) {
 		CPU_AND(&w->cpus, &env->isolated, c->cpus);
 	} else {
@@ -497,6 +499,11 @@ static int hwnoise_plan(const struct lw_probe *d, struct lw_probe_plan *p,
 			     lw_format_cpulist(&w->cpus, a, sizeof(a)),
 			     lw_format_cpulist(&env->online, b, sizeof(b)));
 	return 1;
+}
+
+static const char *hwnoise_given(const struct lw_probe_opts *o)
+{
+	return o->hwnoise_threshold_ns ? "--hwnoise-threshold" : NULL;
 }
 
 static struct lw_part *hwnoise_create(const struct lw_probe_plan *p,
@@ -517,12 +524,12 @@ static struct lw_part *hwnoise_create(const struct lw_probe_plan *p,
 const struct lw_probe lw_probe_hwnoise = {
 	.name = "hwnoise", .index = LW_PROBE_INDEX_HWNOISE, .bit = LW_PROBES_HWNOISE,
 	.samples = { LW_SAMPLE_HWNOISE }, .cpus_rule = LW_PROBE_CPUS_ALONE,
-	.plan = hwnoise_plan, .create = hwnoise_create,
+	.given = hwnoise_given, .plan = hwnoise_plan, .create = hwnoise_create,
 	.help = "",
 	.params = {
 		{ .option = "--hwnoise-threshold",
 		  .offset = offsetof(struct lw_probe_opts, hwnoise_threshold_ns),
-		  .def = 5000, .parse = lw_parse_hwnoise_threshold,
+		  .parse = lw_parse_hwnoise_threshold,
 		  .help =
 "      --hwnoise-threshold US  a gap of the hwnoise loop (interrupts off)\n"
 "                          longer than US is a sample (whole us, default 5)\n" },

@@ -46,6 +46,7 @@ struct tep_record;
 
 #define LW_HWNOISE_PERIOD_NS  1000000000ULL	/* osnoise's default period, 1 s */
 #define LW_HWNOISE_RUNTIME_NS 1000000000ULL	/* and runtime: rtla hwnoise's */
+#define LW_HWNOISE_THRESHOLD_NS 5000ULL		/* --hwnoise-threshold: rtla's 5 us */
 
 struct lw_hwnoise_opts {
 	cpu_set_t cpus;			/* an osnoise/N thread each */

@@ -411,6 +411,20 @@ static void test_hwnoise_plan(void **state)
 	e.have_hwnoise = 1;
 	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
 	assert_true(W(HWNOISE).on);
+	assert_int_equal(W(HWNOISE).param[0], 5000);	/* --hwnoise-threshold: rtla's 5 us */
+	o.hwnoise_threshold_ns = 2000;
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
+	assert_int_equal(W(HWNOISE).param[0], 2000);
+	/* its option without it */
+	o.probes = LW_PROBES_CYCLIC;
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_string_equal(lw_last_error(), "--hwnoise-threshold: the hwnoise probe is not selected "
+			    "(--probes ...,hwnoise)");
+	o.hwnoise_threshold_ns = 0;
+	o.probes = LW_PROBES_HWNOISE;
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
 	assert_false(W(CYCLIC).on);
 	assert_false(W(TIMERLAT).on);
 	assert_true(CPU_EQUAL(&W(HWNOISE).cpus, &(cpu_set_t){ 0 }) == 0);
