@@ -229,5 +229,36 @@ check('plant: per-period figures in the manifest (periods, max single noise)',
 check('plant: the osnoise/1 thread recorded', [t['cpu'] for t in h['threads']] == [1],
       repr(h['threads']))
 check('plant: no event lost', h['lost_events'] == 0 and h['dropped'] == 0, repr(h))
+# an NMI of 20 ms inside the first stop's gap, as the tracer would have
+# recorded it (osnoise:nmi_noise), for the analysis below; one on CPU 0 is
+# not the loop's
+if big:
+    e, l, _ = big[0]
+    h['nmis'] = [{'cpu': 1, 'start_ns': e + l // 4, 'ns': 20000000},
+                 {'cpu': 0, 'start_ns': e + l // 2, 'ns': 30000000}]
+    json.dump(m, open(f'{g}/nmi-manifest.json', 'w'))
+    open(f'{g}/nmi-gap', 'w').write('%d %d\n' % (e, l))
 PY
+# the analysis of a gap with an NMI inside: irq:NMI for the NMI, the rest
+# the hardware's (here the host's)
+if [ -f "$g/nmi-gap" ]; then
+	cp -a "$g/plant" "$g/nmi"
+	cp "$g/nmi-manifest.json" "$g/nmi/manifest.json"
+	"$LATWATT" analyze "$g/nmi" >"$g/nmi.analyze.txt" 2>&1 || true
+	py "an NMI in a gap" "$g" <<'PY'
+import json, sys
+g = sys.argv[1]
+def check(name, ok, why=''):
+    print(('PASS: ' if ok else 'FAIL: ') + name + ('' if ok else ': ' + why))
+e, l = map(int, open(f'{g}/nmi-gap').read().split())
+a = json.load(open(f'{g}/nmi/analysis.json'))
+sp = [s for s in a['spikes']['top'] if s['probe'] == 8 and s['expected_ns'] == e]
+comp = {c['cause']: c['ns'] for c in sp[0].get('components', [])} if sp else {}
+check('nmi: the gap\'s 20 ms NMI is irq:NMI', comp.get('irq:NMI') == 20000000, repr(comp))
+check('nmi: the rest hardware/firmware:host', comp.get('hardware/firmware:host') == l - 20000000,
+      repr(comp))
+check('nmi: the NMI is not the host\'s time', sp and sp[0].get('host_ns') == l - 20000000,
+      repr(sp[0].get('host_ns') if sp else None))
+PY
+fi
 finish
