@@ -197,6 +197,40 @@ void lw_analysis_judge(json_t *doc, const struct lw_checks *cs, struct lw_run_ve
 	json_object_set_new(doc, "verdict", lw_verdict_json(v));
 }
 
+/* The hwnoise probe's per-period figures per CPU, from the manifest (its
+ * NMIs and threads stay there). */
+static void hwnoise_figures(json_t *doc, const json_t *manifest)
+{
+	static const char *const keys[] = {
+		"cpu", "periods", "runtime_us", "noise_us", "max_single_us", "hw_count",
+		"nmi_count", "gaps", "gaps_max_ns",
+	};
+	const json_t *h = json_object_get(json_object_get(manifest, "probes"), "hwnoise"), *c;
+	json_t *out, *cpus;
+	size_t i;
+
+	if (!json_is_array(json_object_get(h, "per_cpu")))
+		return;
+	cpus = json_array();
+	json_array_foreach(json_object_get(h, "per_cpu"), i, c) {
+		json_t *o = json_object();
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (json_is_integer(json_object_get(c, keys[k])))
+				json_object_set(o, keys[k], json_object_get(c, keys[k]));
+		json_array_append_new(cpus, o);
+	}
+	out = json_pack("{s:o}", "per_cpu", cpus);
+	if (json_is_integer(json_object_get(h, "gap_threshold_ns")))
+		json_object_set(out, "gap_threshold_ns", json_object_get(h, "gap_threshold_ns"));
+	if (json_is_integer(json_object_get(h, "period_ns")))
+		json_object_set(out, "period_ns", json_object_get(h, "period_ns"));
+	json_object_set_new(out, "nmis", json_integer((json_int_t)json_array_size(
+		json_object_get(h, "nmis")) + json_integer_value(json_object_get(h, "nmis_not_kept"))));
+	json_object_set_new(doc, "hwnoise", out);
+}
+
+
 int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 		   struct lw_summary *sum, json_t **doc, int *partial)
 {
@@ -249,6 +283,7 @@ int lw_analyze_run(const struct lw_rundir *rd, const struct lw_analyze_opts *o,
 	/* SMIs counted at the start and the end of the run (lib/smi.h) */
 	if (json_is_object(json_object_get(rd->manifest, "smi")))
 		json_object_set_new(*doc, "smi", json_deep_copy(json_object_get(rd->manifest, "smi")));
+	hwnoise_figures(*doc, rd->manifest);
 	if (threshold)
 		json_object_set_new(*doc, "threshold_source", json_string(o->have_threshold ?
 				    "analyze --threshold" : "run --threshold"));

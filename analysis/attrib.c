@@ -1043,22 +1043,75 @@ static uint64_t take_steal(struct lw_attrib *a, struct lw_spike *s, uint64_t ns)
 
 /* Time no event explains that is hardware's or firmware's
  * (lw_attrib_cfg.smi_cpus, lw_spike.irqs_off); after host_time(), which
- * takes it first on a virtual machine. */
+ * takes it first on a virtual machine.  There, a gap of a loop with
+ * interrupts off that host_time() found no event in (host:gap) is the
+ * virtual hardware's, the host's: hardware/firmware:host (its time stays
+ * in lw_spike.host_ns, out of the kernel-attributable figures); time the
+ * hypervisor reported as steal stays host:steal. */
+/* The NMIs of an irqs-off gap (lw_spike.nmi_ns) out of its time no event
+ * explains (@from, named @was when not NULL) into irq:NMI, less the NMI
+ * time the trace already shows: with interrupts off, the one thing the
+ * kernel runs there.  Host time moved is no longer the host's. */
+static void take_nmi(struct lw_attrib *a, struct lw_spike *s, enum lw_comp_kind from,
+		     const char *was)
+{
+	const char *nmi = intern(a, "NMI");
+	uint64_t left = s->nmi_ns, moved = 0;
+
+	/* an NMI the trace shows is one of those the tracer counted */
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_IRQ && s->comp[i].name == nmi)
+			left -= s->comp[i].ns < left ? s->comp[i].ns : left;
+	for (int i = 0; i < s->ncomp && left; i++) {
+		struct lw_component *c = &s->comp[i];
+		uint64_t take;
+
+		if (c->kind != from || (was && c->name != was))
+			continue;
+		take = c->ns < left ? c->ns : left;
+		left -= take;
+		moved += take;
+		if (take == c->ns) {
+			c->kind = LW_C_IRQ;
+			c->name = nmi;
+			c->pid = -1;
+		} else {
+			c->ns -= take;
+			add_comp(s, LW_C_IRQ, nmi, -1, 0, take);
+		}
+	}
+	if (from == LW_C_HOST)
+		s->host_ns -= moved < s->host_ns ? moved : s->host_ns;
+}
+
 static void hwfw_time(struct lw_attrib *a, struct lw_spike *s)
 {
 	int smi = a->cfg.smi_cpus && a->cfg.smi_cpus[s->cpu];
-	const char *name;
+	enum lw_comp_kind from = LW_C_UNEXPLAINED;
+	const char *name, *was = NULL;
 
-	if (s->work || s->unattributable || a->cfg.vm || (!smi && !(s->gap && s->irqs_off)))
+	if (s->work || s->unattributable)
 		return;
-	name = intern(a, smi ? "SMI" : "");
+	if (a->cfg.vm) {
+		if (!(s->gap && s->irqs_off))
+			return;
+		from = LW_C_HOST;
+		was = intern(a, "gap");
+		name = intern(a, "host");
+	} else if (!smi && !(s->gap && s->irqs_off)) {
+		return;
+	} else {
+		name = intern(a, smi ? "SMI" : "");
+	}
+	if (s->gap && s->irqs_off && s->nmi_ns)
+		take_nmi(a, s, from, was);
 	for (int i = 0; i < s->ncomp; i++)
-		if (s->comp[i].kind == LW_C_UNEXPLAINED) {
+		if (s->comp[i].kind == from && (!was || s->comp[i].name == was)) {
 			s->comp[i].kind = LW_C_HWFW;
 			s->comp[i].name = name;
 		}
 	for (int i = 0; i < s->nseg; i++)
-		if (s->seg[i].kind == LW_C_UNEXPLAINED) {
+		if (s->seg[i].kind == from && (!was || s->seg[i].name == was)) {
 			s->seg[i].kind = LW_C_HWFW;
 			s->seg[i].name = name;
 		}

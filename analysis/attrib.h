@@ -185,7 +185,8 @@ enum lw_comp_kind {
 	LW_C_HOST,		/* the host's (a virtual machine): name "steal" or "gap" */
 	LW_C_HWFW,		/* hardware/firmware: time with no event on a CPU whose
 				 * SMI count moved (name "SMI"), or an hwnoise gap
-				 * (interrupts off) no event explains (name "") */
+				 * (interrupts off) no event explains (name ""; on a
+				 * virtual machine "host": the vCPU stopped) */
 	LW_C_MAX
 };
 const char *lw_comp_kind_name(enum lw_comp_kind k);	/* "irq", "idle-exit", ... */
@@ -222,6 +223,9 @@ struct lw_spike {
 	const char *comm;	/* its name, to know it where tid is -1; or NULL */
 	int gap;		/* a noise-probe gap: the thread busy-looped, never slept */
 	int irqs_off;		/* that loop ran with interrupts off (hwnoise) */
+	uint64_t nmi_ns;	/* with irqs_off: time of the NMIs the tracer saw in
+				 * the gap (osnoise:nmi_noise), charged irq:NMI
+				 * before the rest is hardware/firmware */
 	uint64_t index;		/* caller's reference (sample number) */
 	/* a work window (a deadline miss, see above), 0 for a spike: the
 	 * worker is tid/kprio/comm, woken by the waker (tid and kprio -1,
@@ -336,7 +340,9 @@ struct lw_attrib_cfg {
 	 * hardware/firmware:SMI.  Never without a count that moved, except for
 	 * a gap of a probe that ran with interrupts off (lw_spike.irqs_off):
 	 * there nothing the kernel does can run unseen, so its unexplained
-	 * time is hardware/firmware.  NULL: no count. */
+	 * time is hardware/firmware (on a virtual machine, what would be
+	 * host:gap is hardware/firmware:host, the host's time still).  NULL:
+	 * no count. */
 	const unsigned char *smi_cpus;
 	/* each spike once its attribution is final, in no set order; may be
 	 * NULL.  The spike and its names live only during the call. */

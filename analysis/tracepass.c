@@ -803,6 +803,68 @@ static int twins_hold(const struct twins *tw, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/* An NMI the hwnoise probe's tracer saw (manifest probes.hwnoise.nmis). */
+struct nmi {
+	uint64_t from, to;
+	int cpu;
+};
+
+static int nmi_cmp(const void *a, const void *b)
+{
+	const struct nmi *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The NMIs of the manifest, sorted by start; NULL (and 0) when none. */
+static struct nmi *nmis_load(const json_t *m, size_t *n)
+{
+	const json_t *arr = json_object_get(json_object_get(json_object_get(m, "probes"),
+							    "hwnoise"), "nmis"), *v;
+	struct nmi *out;
+	size_t i;
+
+	*n = 0;
+	if (!json_array_size(arr) || !(out = calloc(json_array_size(arr), sizeof(*out))))
+		return NULL;
+	json_array_foreach(arr, i, v) {
+		json_int_t cpu = json_integer_value(json_object_get(v, "cpu"));
+		json_int_t from = json_integer_value(json_object_get(v, "start_ns"));
+		json_int_t ns = json_integer_value(json_object_get(v, "ns"));
+
+		if (cpu < 0 || from <= 0 || ns <= 0)
+			continue;	/* not trusted */
+		out[*n] = (struct nmi){ (uint64_t)from, (uint64_t)from + (uint64_t)ns, (int)cpu };
+		(*n)++;
+	}
+	lw_qsort(out, *n, sizeof(*out), nmi_cmp);
+	return out;
+}
+
+/* Time of @cpu's NMIs inside [from, to). */
+static uint64_t nmi_in(const struct nmi *v, size_t n, int cpu, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = n;
+	uint64_t ns = 0;
+
+	while (lo < hi) {	/* the first starting at or after from - 1 ms */
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid].from + 1000000 < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].from < to; lo++) {
+		uint64_t a = v[lo].from > from ? v[lo].from : from;
+		uint64_t b = v[lo].to < to ? v[lo].to : to;
+
+		if (v[lo].cpu == cpu && b > a)
+			ns += b - a;
+	}
+	return ns;
+}
+
 /* The spikes, from the samples in time order beside the trace. */
 struct spike_pass {
 	const struct twins *tw;
@@ -813,6 +875,8 @@ struct spike_pass {
 	const uint64_t *thr;
 	uint64_t *above;
 	char (*noise_comm)[16];
+	const struct nmi *nmis;		/* the hwnoise tracer's NMIs, by start */
+	size_t nnmis;
 	struct lw_misses *misses;
 	/* the host's time per spike (lw_spike.host_ns), and its totals */
 	struct lw_hostadj adj;
@@ -862,9 +926,13 @@ static int spike_of(struct spike_pass *sp, const struct lw_sample *smp, uint64_t
 		/* a gap: the loop ran through it; known by its name in runs that
 		 * did not record its tid */
 		s.gap = 1;
+		s.irqs_off = lw_probe_irqs_off(smp->probe);
+		if (s.irqs_off)
+			s.nmi_ns = nmi_in(sp->nmis, sp->nnmis, smp->cpu, smp->expected_ns,
+					  smp->expected_ns + smp->latency_ns);
 		if (!sp->noise_comm[smp->cpu][0])
-			snprintf(sp->noise_comm[smp->cpu], sizeof(sp->noise_comm[smp->cpu]),
-				 "lw-%s/%d", lw_probe_name(smp->probe), smp->cpu);
+			lw_probe_loop_thread(smp->probe, smp->cpu, sp->noise_comm[smp->cpu],
+					     sizeof(sp->noise_comm[smp->cpu]));
 		s.comm = sp->noise_comm[smp->cpu];
 	}
 	return lw_attrib_add_spike(sp->a, &s);
@@ -887,6 +955,7 @@ struct tpass {
 	uint64_t thr[LW_SAMPLE_MAX], above[LW_SAMPLE_MAX], first, last;
 	char thr_src[LW_SAMPLE_MAX][128];
 	char (*noise_comm)[16];
+	struct nmi *nmis;
 	struct lw_sample nx;		/* the next sample, record nxi; mr its reading */
 	uint64_t nxi;
 	int mr;
@@ -990,6 +1059,7 @@ static int tp_setup(struct tpass *p)
 	if (!p->noise_comm)
 		return error("out of memory");
 	p->sp.noise_comm = p->noise_comm;
+	p->sp.nmis = p->nmis = nmis_load(rd->manifest, &p->sp.nnmis);
 
 	/* every sample in time order beside the trace: the spikes, each as
 	 * its window opens; the idle state of each sample, written aside */
@@ -1438,6 +1508,7 @@ static void tp_free(struct tpass *p)
 			free(p->nz[c].names);
 	free(p->nz);
 	free(p->noise_comm);
+	free(p->nmis);
 	free(p->cur_state);
 	free(p->sk);
 	free(p->sect);

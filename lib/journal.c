@@ -476,11 +476,13 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 		}
 		say(out, "  %s cgroup %s and what ran in it", dry_run ? "would kill" : "killed", path);
 	}
-	/* the recorder's and the timerlat probe's instances are named after the
+	/* the recorder's and the timerlat and hwnoise probes' instances are named after the
 	 * run's pid: not journaled one by one */
 	json_array_append_new(json_object_get(doc, "instances"), json_sprintf("latwatt-%ld", pid));
 	json_array_append_new(json_object_get(doc, "instances"),
 			      json_sprintf("latwatt-timerlat-%ld", pid));
+	json_array_append_new(json_object_get(doc, "instances"),
+			      json_sprintf("latwatt-hwnoise-%ld", pid));
 	json_array_foreach(json_object_get(doc, "instances"), i, v) {
 		const char *inst = json_string_value(v);
 		int r;

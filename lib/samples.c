@@ -20,6 +20,8 @@ static const struct {
 	const char *name;
 	int gaps;	/* gaps of a busy loop (start, length), not wake-up latencies */
 	int pipeline;	/* a pipeline's end-to-end latency, not a wake-up */
+	int irqs_off;	/* its loop ran with interrupts off */
+	const char *loop;	/* its loop's thread is LOOP/CPU ("lw-NAME/CPU" if NULL) */
 } kinds[LW_SAMPLE_MAX] = {
 	[LW_SAMPLE_CYCLIC]          = { .name = "cyclic" },
 	[LW_SAMPLE_TIMERLAT_IRQ]    = { .name = "timerlat-irq" },
@@ -28,6 +30,8 @@ static const struct {
 	[LW_SAMPLE_AUDIO]           = { .name = "audio" },
 	[LW_SAMPLE_VIDEO]           = { .name = "video", .pipeline = 1 },
 	[LW_SAMPLE_TIMERLAT_USER]   = { .name = "timerlat-user" },
+	[LW_SAMPLE_HWNOISE]         = { .name = "hwnoise", .gaps = 1, .irqs_off = 1,
+					.loop = "osnoise" },
 };
 
 const char *lw_probe_name(unsigned id)
@@ -46,6 +50,20 @@ int lw_probe_by_name(const char *name)
 int lw_probe_gaps(unsigned id)
 {
 	return id < LW_SAMPLE_MAX && kinds[id].gaps;
+}
+
+int lw_probe_irqs_off(unsigned id)
+{
+	return id < LW_SAMPLE_MAX && kinds[id].irqs_off;
+}
+
+char *lw_probe_loop_thread(unsigned id, int cpu, char *buf, size_t len)
+{
+	if (id < LW_SAMPLE_MAX && kinds[id].loop)
+		snprintf(buf, len, "%s/%d", kinds[id].loop, cpu);
+	else
+		snprintf(buf, len, "lw-%s/%d", lw_probe_name(id), cpu);
+	return buf;
 }
 
 int lw_probe_wakeup(unsigned id)

@@ -17,6 +17,7 @@
 #ifndef LW_SAMPLES_H
 #define LW_SAMPLES_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,6 +34,7 @@ enum lw_sample_id {
 	LW_SAMPLE_AUDIO           = 5,	/* audio period wake-up (interrupt to thread) */
 	LW_SAMPLE_VIDEO           = 6,	/* video frame capture-to-display */
 	LW_SAMPLE_TIMERLAT_USER   = 7,	/* timerlat, user-space threads: return to user */
+	LW_SAMPLE_HWNOISE         = 8,	/* osnoise with IRQs off: gap start, length */
 	LW_SAMPLE_MAX
 };
 
@@ -41,6 +43,12 @@ int lw_probe_by_name(const char *name);	/* -1 when unknown */
 /* 1 when the samples of @id are the gaps of a busy loop (expected_ns its
  * start, latency_ns its length, thread "lw-NAME/CPU"), not wake-up latencies. */
 int lw_probe_gaps(unsigned id);
+/* 1 when the loop of @id ran with interrupts off (hwnoise): a gap no event
+ * explains is the hardware's or firmware's. */
+int lw_probe_irqs_off(unsigned id);
+/* The name of the thread whose loop gives the gaps of @id on @cpu:
+ * "lw-noise/3", or the kernel's "osnoise/3" (hwnoise); returns buf. */
+char *lw_probe_loop_thread(unsigned id, int cpu, char *buf, size_t len);
 /* 1 when the samples of @id are wake-up latencies: not a busy loop's gaps,
  * not a pipeline's end-to-end latency (video: capture to display). */
 int lw_probe_wakeup(unsigned id);

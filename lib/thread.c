@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
@@ -83,4 +85,25 @@ void lw_stopper_stop(struct lw_stopper *s)
 	atomic_store(&s->quit, 1);
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
+}
+
+void lw_threads_off(const cpu_set_t *cpus)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		cpu_set_t m, keep;
+
+		if (tid <= 0 || sched_getaffinity(tid, sizeof(m), &m) < 0)
+			continue;
+		CPU_XOR(&keep, &m, cpus);
+		CPU_AND(&keep, &keep, &m);
+		if (CPU_COUNT(&keep) && !CPU_EQUAL(&keep, &m))
+			sched_setaffinity(tid, sizeof(keep), &keep);
+	}
+	closedir(d);
 }

@@ -54,4 +54,11 @@ void lw_stopper_stop(struct lw_stopper *s);
 /* Touch LW_PREFAULT_STACK bytes of the calling thread's stack. */
 void lw_prefault_stack(void);
 
+/* Move every thread of this process that may run on @cpus off them (the
+ * writer, the main thread, a trace reader), where a busy loop holds them
+ * (the noise probe's, the hwnoise probe's with interrupts off).  Pinned
+ * threads elsewhere are left as they are; a thread whose mask would be
+ * empty too. */
+void lw_threads_off(const cpu_set_t *cpus);
+
 #endif

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -103,30 +102,6 @@ static void *noise_main(void *arg)
 	return NULL;
 }
 
-/* Move every thread of ours that may run on a noise CPU off it: the writer,
- * the main thread, a trace reader.  Pinned threads elsewhere are left as
- * they are; a thread whose mask would be empty too. */
-static void housekeeping_affinity(const cpu_set_t *noise)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		pid_t tid = (pid_t)atoi(e->d_name);
-		cpu_set_t m, keep;
-
-		if (tid <= 0 || sched_getaffinity(tid, sizeof(m), &m) < 0)
-			continue;
-		CPU_XOR(&keep, &m, noise);
-		CPU_AND(&keep, &keep, &m);
-		if (CPU_COUNT(&keep) && !CPU_EQUAL(&keep, &m))
-			sched_setaffinity(tid, sizeof(keep), &keep);
-	}
-	closedir(d);
-}
-
 static void rt_throttling_off(struct lw_run *run, struct noise *n)
 {
 	const char *knob = n->o.rt_runtime_knob ? n->o.rt_runtime_knob : LW_RT_RUNTIME_KNOB;
@@ -183,7 +158,7 @@ static int noise_start(struct lw_run *run, struct lw_part *p)
 				"kernel work waits while the busy loop runs",
 				lw_format_cpulist(&shared, list, sizeof(list)));
 	}
-	housekeeping_affinity(&n->o.cpus);
+	lw_threads_off(&n->o.cpus);
 
 	for (int cpu = 0; cpu < CPU_SETSIZE && i < n->nthreads; cpu++) {
 		struct noise_thread *t;

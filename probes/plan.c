@@ -112,6 +112,18 @@ int lw_parse_noise_threshold(const char *what, const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* tracing_thresh, the osnoise tracer's gap threshold, is whole microseconds. */
+int lw_parse_hwnoise_threshold(const char *what, const char *s, uint64_t *ns)
+{
+	if (lw_parse_usecs(what, s, ns) < 0)
+		return -1;
+	if (*ns < 1000 || *ns > LW_NSEC_PER_SEC)
+		return error("%s: must be between 1us and 1s", what);
+	if (*ns % 1000)
+		return error("%s: must be whole microseconds (the kernel's tracing_thresh)", what);
+	return 0;
+}
+
 /* A CPU list file ("" or "1-3"); an unreadable or empty file is an empty set. */
 static void read_cpus(const char *root, const char *rel, cpu_set_t *out)
 {
@@ -159,6 +171,7 @@ int lw_probe_env_read(struct lw_probe_env *env, const char *sysroot)
 	}
 	if (!tdir) {
 		snprintf(env->no_timerlat, sizeof(env->no_timerlat), "tracefs is not mounted");
+		snprintf(env->no_hwnoise, sizeof(env->no_hwnoise), "tracefs is not mounted");
 		return 0;
 	}
 	if ((size_t)snprintf(buf, sizeof(buf), "%s/available_tracers", tdir) >= sizeof(buf))
@@ -170,11 +183,30 @@ int lw_probe_env_read(struct lw_probe_env *env, const char *sysroot)
 		if (lw_read_file(buf, list, sizeof(list)) < 0) {
 			snprintf(env->no_timerlat, sizeof(env->no_timerlat),
 				 "cannot read %.100s: %s", buf, strerror(errno));
+			snprintf(env->no_hwnoise, sizeof(env->no_hwnoise), "%s", env->no_timerlat);
 			return 0;
 		}
-		for (tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		for (tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			if (!strcmp(tok, "timerlat"))
 				env->have_timerlat = 1;
+			if (!strcmp(tok, "osnoise"))
+				env->have_hwnoise = 1;
+		}
+	}
+	/* hwnoise: the osnoise tracer with interrupts off (Linux 6.4 on) */
+	if (!env->have_hwnoise) {
+		snprintf(env->no_hwnoise, sizeof(env->no_hwnoise),
+			 "the kernel has no osnoise tracer");
+	} else {
+		char opts[1024];
+
+		if ((size_t)snprintf(buf, sizeof(buf), "%s/osnoise/options", tdir) >= sizeof(buf) ||
+		    lw_read_file(buf, opts, sizeof(opts)) < 0 || !strstr(opts, "OSNOISE_IRQ_DISABLE")) {
+			env->have_hwnoise = 0;
+			snprintf(env->no_hwnoise, sizeof(env->no_hwnoise),
+				 "the kernel's osnoise tracer has no OSNOISE_IRQ_DISABLE option "
+				 "(Linux 6.4 on)");
+		}
 	}
 	if (!env->have_timerlat)
 		snprintf(env->no_timerlat, sizeof(env->no_timerlat),

@@ -2,12 +2,14 @@
 /*
  * Which probes a run starts, and where.
  *
- *   --probes cyclic,timerlat,noise   default: cyclic, plus timerlat where the
+ *   --probes cyclic,timerlat,noise,hwnoise
+ *                                     default: cyclic, plus timerlat where the
  *                                     kernel has the timerlat tracer
  *   --timerlat-period US              default: the run's --interval
  *   --noise-cpus LIST                 default: the isolated / nohz_full CPUs,
  *                                     else the last measured CPU
  *   --noise-threshold US              default 5us (the osnoise tracer's)
+ *   --hwnoise-threshold US            default 5us (rtla hwnoise's)
  *
  * A noise CPU is given to the busy loop alone: the cyclic probe and the
  * timerlat tracer measure the other CPUs (a SCHED_FIFO busy loop would
@@ -41,7 +43,8 @@
  * descriptor each (probes/NAME.c: const struct lw_probe lw_probe_NAME), and
  * a bit LW_PROBES_NAME in --probes' set.
  */
-#define LW_PROBE_LIST X(cyclic, CYCLIC) X(timerlat, TIMERLAT) X(noise, NOISE)
+#define LW_PROBE_LIST X(cyclic, CYCLIC) X(timerlat, TIMERLAT) X(noise, NOISE) \
+	X(hwnoise, HWNOISE)
 
 #define X(name, NAME) LW_PROBE_INDEX_##NAME,
 enum { LW_PROBE_LIST LW_NPROBES };
@@ -63,6 +66,7 @@ struct lw_probe_opts {
 	cpu_set_t noise_cpus;		/* --noise-cpus */
 	int noise_cpus_set;
 	uint64_t noise_threshold_ns;	/* --noise-threshold */
+	uint64_t hwnoise_threshold_ns;	/* --hwnoise-threshold */
 	int aligned;			/* --aligned US given (the cyclic probe's) */
 	uint64_t align_ns;		/* --aligned US: offset of each next thread */
 };
@@ -75,6 +79,8 @@ struct lw_probe_env {
 	char no_timerlat[160];		/* why not, when !have_timerlat */
 	int have_timerlat_fd;		/* user-space timerlat threads (Linux 6.5 on) */
 	char no_timerlat_fd[160];	/* why not, when !have_timerlat_fd */
+	int have_hwnoise;		/* the osnoise tracer with OSNOISE_IRQ_DISABLE (6.4 on) */
+	char no_hwnoise[160];		/* why not, when !have_hwnoise */
 };
 
 #define LW_PLAN_NOTES 4
@@ -204,6 +210,7 @@ int lw_probe_param_set(struct lw_probe_opts *o, const struct lw_probe_param *pp,
 /* Option values (errors name the option). */
 int lw_parse_timerlat_period(const char *what, const char *s, uint64_t *ns);
 int lw_parse_noise_threshold(const char *what, const char *s, uint64_t *ns);
+int lw_parse_hwnoise_threshold(const char *what, const char *s, uint64_t *ns);
 
 /* Read the online, isolated and nohz_full CPUs and whether tracefs offers
  * the timerlat tracer.  @sysroot: "" for the running system. */

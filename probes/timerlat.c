@@ -18,13 +18,13 @@
 #include "lib/thread.h"
 #include "lib/timeutil.h"
 #include "lib/ust.h"
+#include "probes/osnoise.h"
 #include "probes/plan.h"
 #include "probes/spike.h"
 #include "probes/timerlat.h"
 
 #define INSTANCE_PREFIX "latwatt-timerlat-"
 #define RING_SAMPLES    (1u << 16)
-#define READ_PERIOD_NS  (100 * LW_NSEC_PER_MSEC)
 
 /* ---------------------------------------------------------------- decoding */
 
@@ -127,15 +127,9 @@ struct timerlat {
 	struct lw_part part;
 	struct lw_timerlat_opts o;
 	struct lw_run *run;
-	char name[64];
-	struct tracefs_instance *inst;
-	int created;			/* the instance directory is ours to remove */
-	struct tep_handle *tep;
+	struct lw_osn osn;		/* the instance and its reader */
 	struct lw_tl_format fmt;
 	struct lw_ring *ring;
-	pthread_t reader;
-	int reader_running;
-	_Atomic int quit;
 	int active;			/* running (0 after an optional start failed) */
 	char skipped[300];		/* why it did not run */
 	int ncpus;
@@ -143,17 +137,13 @@ struct timerlat {
 	struct tl_cpu_stat *stat;	/* [ncpus] */
 	_Atomic uint64_t max_live;
 	uint64_t other_context, unplaced, read_errors;
-	uint64_t lost;			/* events lost as the reader saw them */
-	uint64_t lost_unknown;		/* losses of unknown size */
-	uint64_t overrun, dropped;	/* the kernel's count (per_cpu/cpuN/stats) */
-	size_t buffer_kb;
 	int kthreads_set, kthreads_found;
 	struct tl_user *user;		/* [nuser], with o.user */
 	int nuser;
 	_Atomic int user_quit;
 };
 
-static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+static void on_event(void *ctx, struct tep_event *ev, struct tep_record *rec)
 {
 	struct timerlat *tl = ctx;
 	struct lw_run *run = tl->run;
@@ -161,28 +151,20 @@ static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void 
 	struct lw_sample s;
 	int k;
 
-	/* Losses as the reader sees them (when the library reports them); the
-	 * kernel's own count comes from per_cpu/cpuN/stats at the end.
-	 * (tracefs_follow_missed_events() is not used: libtracefs 1.6 never
-	 * frees what it registers.) */
-	if (rec->missed_events > 0)
-		tl->lost += (uint64_t)rec->missed_events;
-	else if (rec->missed_events < 0)
-		tl->lost_unknown++;
 	if (ev->id != tl->fmt.id)
-		return 0;
+		return;
 	if (lw_timerlat_decode(&tl->fmt, rec, &e) < 0) {
 		tl->read_errors++;
-		return 0;
+		return;
 	}
 	if (e.cpu < 0 || e.cpu >= tl->ncpus)
-		return 0;
+		return;
 	if (!lw_timerlat_sample(&tl->pair[e.cpu], &e, tl->o.period_ns, &s)) {
 		if (e.context < LW_TL_IRQ || e.context > LW_TL_USER_RET)
 			tl->other_context++;
 		else
 			tl->unplaced++;
-		return 0;
+		return;
 	}
 	k = e.context;
 	if (tl->o.threshold_ns && s.latency_ns > tl->o.threshold_ns) {
@@ -206,34 +188,7 @@ static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void 
 			 (unsigned long long)tl->o.break_ns);
 		lw_run_threshold(run, &s, why);
 	}
-	return 0;
-}
-
-static void drain(struct timerlat *tl)
-{
-	if (tracefs_iterate_raw_events(tl->tep, tl->inst, NULL, 0, on_event, tl) < 0)
-		tl->read_errors++;
-}
-
-/* Events the kernel could not keep for the reader: overwritten (overrun)
- * or refused (dropped events), from per_cpu/cpuN/stats. */
-static void read_losses(struct timerlat *tl)
-{
-	for (int c = 0; c < tl->ncpus; c++) {
-		char file[64], *buf, *p;
-
-		if (!CPU_ISSET(c, &tl->o.cpus))
-			continue;
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
-		buf = tracefs_instance_file_read(tl->inst, file, NULL);
-		if (!buf)
-			continue;
-		if ((p = strstr(buf, "\noverrun:")))
-			tl->overrun += strtoull(p + 9, NULL, 10);
-		if ((p = strstr(buf, "dropped events:")))
-			tl->dropped += strtoull(p + 15, NULL, 10);
-		free(buf);
-	}
+	return;
 }
 
 /* Room for a second of events (two per period, ~48 bytes each), 256 KiB to
@@ -243,61 +198,6 @@ static size_t buffer_kb(uint64_t period_ns)
 	uint64_t kb = 2 * 48 * (LW_NSEC_PER_SEC / period_ns) / 1024;
 
 	return kb < 256 ? 256 : kb > 4096 ? 4096 : (size_t)kb;
-}
-
-static void *reader_main(void *arg)
-{
-	struct timerlat *tl = arg;
-	struct timespec ts = lw_ns_to_ts(READ_PERIOD_NS);
-
-	pthread_setname_np(pthread_self(), "lw-timerlat");
-	while (!atomic_load(&tl->quit)) {
-		drain(tl);
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
-}
-
-/* Instances left by a latwatt that was killed (SIGKILL leaves no chance to
- * clean up) keep the tracer and its threads running: remove them. */
-struct stale { char names[8][80]; int n; };
-
-static int find_stale(const char *name, void *ctx)
-{
-	struct stale *st = ctx;
-	const char *p;
-	char *end;
-	long pid;
-
-	if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)))
-		return 0;
-	p = name + strlen(INSTANCE_PREFIX);
-	pid = strtol(p, &end, 10);
-	if (end == p || *end || pid <= 0 || pid == getpid())
-		return 0;
-	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-		return 0;
-	if (st->n < 8 && strlen(name) < sizeof(st->names[0]))
-		strcpy(st->names[st->n++], name);
-	return 0;
-}
-
-static void remove_stale(void)
-{
-	struct stale st = { .n = 0 };
-
-	tracefs_instances_walk(find_stale, &st);
-	for (int i = 0; i < st.n; i++) {
-		struct tracefs_instance *inst = tracefs_instance_alloc(NULL, st.names[i]);
-
-		if (!inst)
-			continue;
-		tracefs_tracer_clear(inst);
-		if (tracefs_instance_destroy(inst) == 0)
-			note("timerlat: removed the trace instance %s left by a latwatt that was "
-			     "killed", st.names[i]);
-		tracefs_instance_free(inst);
-	}
 }
 
 /* Give the timerlat/N kernel threads the probes' SCHED_FIFO priority (the
@@ -428,128 +328,39 @@ static int start_user_threads(struct lw_run *run, struct timerlat *tl)
 	return 0;
 }
 
-static int reader_affinity(struct timerlat *tl, pthread_attr_t *attr)
-{
-	cpu_set_t online, away;
-
-	if (lw_online_cpus(&online) < 0)
-		return 0;
-	CPU_XOR(&away, &online, &tl->o.cpus);
-	CPU_AND(&away, &away, &online);
-	if (CPU_COUNT(&away))
-		pthread_attr_setaffinity_np(attr, sizeof(away), &away);
-	return CPU_COUNT(&away);
-}
-
 static void teardown(struct timerlat *tl)
 {
 	stop_user_threads(tl);
-	if (tl->inst) {
-		tracefs_trace_off(tl->inst);
-		tracefs_tracer_clear(tl->inst);
-		if (tl->created && tracefs_instance_destroy(tl->inst) < 0)
-			warning("timerlat: cannot remove the trace instance %s: %s", tl->name,
-				strerror(errno));
-		tracefs_instance_free(tl->inst);
-		tl->inst = NULL;
-	}
-	if (tl->tep) {
-		tep_free(tl->tep);
-		tl->tep = NULL;
-	}
-}
-
-/* A tep handle with the ring buffer's page header and the one event we read:
- * tracefs_local_events*() would also parse /proc/kallsyms, which takes
- * seconds on a slow board. */
-static struct tep_handle *load_tep(void)
-{
-	struct tep_handle *tep = tep_alloc();
-	char *hdr = NULL, *fmt = NULL;
-	int len = 0, ok = 0;
-
-	if (!tep) {
-		error("out of memory");
-		return NULL;
-	}
-	hdr = tracefs_instance_file_read(NULL, "events/header_page", &len);
-	if (!hdr || tep_parse_header_page(tep, hdr, len, sizeof(long)) < 0)
-		error_errno("timerlat: cannot read events/header_page");
-	else if (!(fmt = tracefs_instance_file_read(NULL, "events/ftrace/timerlat/format", &len)))
-		error_errno("timerlat: cannot read events/ftrace/timerlat/format");
-	else if (tep_parse_event(tep, fmt, (unsigned long)len, "ftrace"))
-		error("timerlat: cannot parse events/ftrace/timerlat/format");
-	else
-		ok = 1;
-	free(hdr);
-	free(fmt);
-	if (!ok) {
-		tep_free(tep);
-		return NULL;
-	}
-	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, (int)sizeof(long));
-	tep_set_page_size(tep, getpagesize());
-	return tep;
+	lw_osn_close(&tl->osn);
 }
 
 static int setup(struct lw_run *run, struct timerlat *tl)
 {
-	const char *tdir = tracefs_tracing_dir();
+	static const char *const formats[] = { "ftrace/timerlat", NULL };
 	char cpus[256], period[32], path[4096], opts[1024];
-	const struct { const char *file; const char *value; int optional; } knobs[] = {
+	const struct lw_osn_knob knobs[] = {
 		{ "osnoise/cpus",                  cpus,   0 },
 		{ "osnoise/timerlat_period_us",    period, 0 },
 		{ "osnoise/stop_tracing_us",       "0",    1 },
 		{ "osnoise/stop_tracing_total_us", "0",    1 },
 		{ "osnoise/print_stack",           "0",    1 },
 	};
-	pthread_attr_t attr;
 	int max_cpu = 0;
 
-	if (!tdir)
-		return error("timerlat: tracefs is not mounted");
-	/* User-space timerlat threads (rtla -u) switch off the kernel's own. */
-	snprintf(path, sizeof(path), "%s/osnoise/options", tdir);
-	if (lw_read_file(path, opts, sizeof(opts)) >= 0 && strstr(opts, "NO_OSNOISE_WORKLOAD"))
-		return error("timerlat: %s has NO_OSNOISE_WORKLOAD (another tool runs timerlat "
-			     "with its own threads)", path);
-	/* ours do too, before the tracer starts (it would start timerlat/N) */
+	if (lw_osn_options(&tl->osn, opts, sizeof(opts)) < 0 ||
+	    lw_osn_path(&tl->osn, "osnoise/options", path, sizeof(path)) < 0)
+		return -1;
+	/* User-space timerlat threads (rtla -u) switch off the kernel's own,
+	 * before the tracer starts (it would start timerlat/N) */
 	if (tl->o.user && lw_knob_write_undo(&run->knobs, path, "NO_OSNOISE_WORKLOAD",
 					     "OSNOISE_WORKLOAD") < 0)
 		return -1;
 
 	lw_format_cpulist(&tl->o.cpus, cpus, sizeof(cpus));
 	snprintf(period, sizeof(period), "%llu", (unsigned long long)(tl->o.period_ns / 1000));
-	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", tdir, knobs[i].file) >= sizeof(path))
-			return error("%s: path too long", tdir);
-		if (knobs[i].optional && access(path, F_OK) < 0)
-			continue;
-		if (lw_knob_write(&run->knobs, path, knobs[i].value) < 0)
-			return -1;
-	}
-
-	snprintf(tl->name, sizeof(tl->name), INSTANCE_PREFIX "%d", (int)getpid());
-	if (tracefs_instance_exists(tl->name))
-		return error("timerlat: the trace instance %s exists already", tl->name);
-	if (lw_journal_add(&run->journal, "instances", tl->name) < 0)
-		return -1;
-	tl->inst = tracefs_instance_create(tl->name);
-	if (!tl->inst)
-		return error_errno("timerlat: cannot create the trace instance %s", tl->name);
-	tl->created = 1;
-	if (tracefs_trace_off(tl->inst) < 0)
-		return error_errno("timerlat: cannot stop tracing in %s", tl->name);
-	if (tracefs_instance_file_write(tl->inst, "trace_clock", "mono") < 0)
-		return error_errno("timerlat: cannot set the trace clock of %s to mono", tl->name);
-	tl->buffer_kb = buffer_kb(tl->o.period_ns);
-	if (tracefs_instance_set_buffer_size(tl->inst, tl->buffer_kb, -1) < 0)
-		return error_errno("timerlat: cannot set the buffer of %s to %zu KiB", tl->name,
-				   tl->buffer_kb);
-
-	tl->tep = load_tep();
-	if (!tl->tep || lw_timerlat_format(tl->tep, &tl->fmt) < 0)
+	if (lw_osn_knobs(run, &tl->osn, knobs, sizeof(knobs) / sizeof(knobs[0])) < 0 ||
+	    lw_osn_open(run, &tl->osn, buffer_kb(tl->o.period_ns), formats) < 0 ||
+	    lw_timerlat_format(tl->osn.tep, &tl->fmt) < 0)
 		return -1;
 
 	for (int c = 0; c < CPU_SETSIZE; c++)
@@ -564,25 +375,14 @@ static int setup(struct lw_run *run, struct timerlat *tl)
 	if (!tl->ring)
 		return -1;
 
-	if (tracefs_tracer_set(tl->inst, TRACEFS_TRACER_CUSTOM, "timerlat") < 0)
-		return error_errno("timerlat: cannot start the timerlat tracer in %s%s", tl->name,
-				   errno == EBUSY ? " (osnoise or timerlat runs in another instance)"
-						  : "");
+	if (lw_osn_tracer(&tl->osn, "timerlat") < 0)
+		return -1;
 	if (!tl->o.no_rt && !tl->o.user)
 		set_kthread_priority(tl);
-	if (tracefs_trace_on(tl->inst) < 0)
-		return error_errno("timerlat: cannot start tracing in %s", tl->name);
+	if (lw_osn_start(&tl->osn) < 0)
+		return -1;
 	if (tl->o.user && start_user_threads(run, tl) < 0)
 		return -1;
-
-	pthread_attr_init(&attr);
-	reader_affinity(tl, &attr);
-	if (pthread_create(&tl->reader, &attr, reader_main, tl)) {
-		pthread_attr_destroy(&attr);
-		return error("timerlat: cannot start the reader thread");
-	}
-	pthread_attr_destroy(&attr);
-	tl->reader_running = 1;
 	return 0;
 }
 
@@ -594,7 +394,7 @@ static int timerlat_start(struct lw_run *run, struct lw_part *p)
 	int q, ret;
 
 	tl->run = run;
-	remove_stale();
+	lw_osn_remove_stale(&tl->osn);
 	/* When timerlat was not asked for, a failure is one warning, not an error. */
 	q = lw_set_quiet(0);
 	lw_set_quiet(q || tl->o.optional);
@@ -622,14 +422,7 @@ static void timerlat_stop(struct lw_run *run, struct lw_part *p)
 	if (!tl->active)
 		return;
 	stop_user_threads(tl);	/* their last events in the buffer */
-	tracefs_trace_off(tl->inst);
-	atomic_store(&tl->quit, 1);
-	if (tl->reader_running) {
-		pthread_join(tl->reader, NULL);
-		tl->reader_running = 0;
-	}
-	drain(tl);	/* what the reader had not taken yet */
-	read_losses(tl);
+	lw_osn_stop(&tl->osn);
 	teardown(tl);
 }
 
@@ -703,7 +496,7 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 		"{s:b, s:{s:i, s:i}, s:s, s:s, s:s, s:I, s:s, s:i, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:o}",
 		"ran", 1,
 		"probe_ids", "irq", LW_SAMPLE_TIMERLAT_IRQ, "thread", LW_SAMPLE_TIMERLAT_THREAD,
-		"instance", tl->name,
+		"instance", tl->osn.name,
 		"trace_clock", "mono",
 		"cpus", lw_format_cpulist(&tl->o.cpus, list, sizeof(list)),
 		"period_ns", (json_int_t)tl->o.period_ns,
@@ -712,15 +505,14 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 		"kthreads_set", (json_int_t)tl->kthreads_set,
 		"threshold_ns", (json_int_t)tl->o.threshold_ns,
 		"break_ns", (json_int_t)tl->o.break_ns,
-		"lost_events_unknown", tl->lost_unknown > 0,
-		"lost_events", (json_int_t)(tl->overrun + tl->dropped > tl->lost ?
-					    tl->overrun + tl->dropped : tl->lost),
+		"lost_events_unknown", tl->osn.lost_unknown > 0,
+		"lost_events", (json_int_t)lw_osn_losses(&tl->osn),
 		"dropped", (json_int_t)atomic_load(&tl->ring->dropped),
 		"other_context_events", (json_int_t)tl->other_context,
-		"read_errors", (json_int_t)(tl->read_errors + tl->unplaced),
+		"read_errors", (json_int_t)(tl->read_errors + tl->osn.read_errors + tl->unplaced),
 		"per_cpu", cpus));
 	json_object_set_new(json_object_get(probes, "timerlat"), "buffer_kb_per_cpu",
-			    json_integer((json_int_t)tl->buffer_kb));
+			    json_integer((json_int_t)tl->osn.buffer_kb));
 	json_object_set_new(json_object_get(probes, "timerlat"), "threads_mode",
 			    json_string(tl->o.user ? "user" : "kernel"));
 	if (tl->o.user) {
@@ -744,10 +536,9 @@ static int timerlat_finish(struct lw_run *run, struct lw_part *p)
 	json_object_set_new(json_object_get(probes, "timerlat"), "expected_ns",
 		json_string("event timestamp (mono trace clock) minus timer_latency; the thread "
 			    "sample takes the value of the IRQ sample of the same activation"));
-	if (tl->lost || tl->lost_unknown || tl->overrun || tl->dropped)
+	if (lw_osn_losses(&tl->osn) || tl->osn.lost_unknown)
 		warning("timerlat: %llu events lost in %s (the reader fell behind)",
-			(unsigned long long)(tl->overrun + tl->dropped > tl->lost ?
-					     tl->overrun + tl->dropped : tl->lost), tl->name);
+			(unsigned long long)lw_osn_losses(&tl->osn), tl->osn.name);
 	return 0;
 }
 
@@ -782,6 +573,8 @@ struct lw_part *lw_timerlat_new(const struct lw_timerlat_opts *o)
 		return NULL;
 	}
 	tl->o = *o;
+	tl->osn = (struct lw_osn){ .who = "timerlat", .prefix = INSTANCE_PREFIX, .cpus = o->cpus,
+				   .on_event = on_event, .ctx = tl };
 	tl->part = (struct lw_part){
 		.name = "timerlat",
 		.start = timerlat_start,

@@ -621,6 +621,23 @@ static void unexplained_text(struct page *pg, const json_t *sp)
 	lw_pg_raw(pg, "</ul>\n");
 }
 
+/* The hwnoise probe's per-period figures: worded as the other views word them. */
+static void hwnoise_text(struct page *pg, const json_t *doc)
+{
+	char line[16][LW_HOST_LINE];
+	size_t n = lw_hwnoise_lines(doc, line, 16);
+
+	if (!n)
+		return;
+	lw_pg_raw(pg, "<ul class=\"hwnoise\">\n");
+	for (size_t i = 0; i < n; i++) {
+		lw_pg_raw(pg, "<li data-hwnoise-line>");
+		lw_pg_text(pg, line[i]);
+		lw_pg_raw(pg, "</li>\n");
+	}
+	lw_pg_raw(pg, "</ul>\n");
+}
+
 /* The host's part (on a virtual machine): worded as the other views word it. */
 static void host_text(struct page *pg, const json_t *doc)
 {
@@ -847,6 +864,7 @@ static void spikes_section(struct page *pg, const struct lw_rrun *r)
 	top = json_object_get(sp, "top");
 	spikes_intro(pg, sp);
 	host_text(pg, r->analysis);
+	hwnoise_text(pg, r->analysis);
 	unexplained_text(pg, sp);
 	if (json_array_size(causes))
 		causes_table(pg, causes);

@@ -336,4 +336,11 @@ char *lw_fmt_us(double ns, char *buf, size_t len);
 #define LW_HOST_LINE 320
 size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max);
 
+/*
+ * The hwnoise probe's per-period figures (analysis.json "hwnoise", the
+ * osnoise tracer's with interrupts off), worded once for every view: one
+ * line per CPU.  Up to @max lines into @line; how many (0 without them).
+ */
+size_t lw_hwnoise_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max);
+
 #endif

@@ -47,6 +47,26 @@ static json_t *compute_analysis(const struct lw_rundir *rd)
 	return doc;
 }
 
+size_t lw_hwnoise_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
+{
+	const json_t *h = json_object_get(doc, "hwnoise"), *c;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(h, "per_cpu"), i, c) {
+		double rt = lw_jnum(c, "runtime_us", 0), noise = lw_jnum(c, "noise_us", 0);
+
+		if (n == max)
+			break;
+		snprintf(line[n++], LW_HOST_LINE, "hwnoise cpu %lld (interrupts off): %lld periods, "
+			 "noise %.0fus of %.3f s (%.4f %% of the CPU), max single %lldus, %lld gaps "
+			 "with no interference (hw), %lld NMIs", (long long)lw_jnum(c, "cpu", -1),
+			 (long long)lw_jnum(c, "periods", 0), noise, rt / 1e6,
+			 rt > 0 ? 100.0 * noise / rt : 0.0, (long long)lw_jnum(c, "max_single_us", 0),
+			 (long long)lw_jnum(c, "hw_count", 0), (long long)lw_jnum(c, "nmi_count", 0));
+	}
+	return n;
+}
+
 size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
 {
 	const json_t *h = json_object_get(doc, "host"), *k = json_object_get(doc, "kernel_attributable");
@@ -58,10 +78,13 @@ size_t lw_host_lines(const json_t *doc, char (*line)[LW_HOST_LINE], size_t max)
 	if (!h || (!vm && !(lw_jnum(h, "host_ns", 0) > 0)) || !max)
 		return 0;
 	snprintf(line[n++], LW_HOST_LINE, "host (%s%s%s): %.1fus in %lld spikes charged to host: "
-		 "causes; steal %s", vm ? "a virtual machine" : "steal reported",
+		 "causes%s; steal %s", vm ? "a virtual machine" : "steal reported",
 		 !vm ? "" : strcmp(hv, "unknown") ? ": " : ", hypervisor not named",
 		 !vm || !strcmp(hv, "unknown") ? "" : hv, lw_jnum(h, "host_ns", 0) / 1e3,
-		 (long long)lw_jnum(h, "spikes", 0), json_is_object(json_object_get(h,
+		 (long long)lw_jnum(h, "spikes", 0),
+		 json_is_object(json_object_get(doc, "hwnoise")) && vm ?
+		 " and hardware/firmware:host (the hwnoise loop's gaps)" : "",
+		 json_is_object(json_object_get(h,
 		 "steal_sampled")) ? "sampled per CPU (interpolated between samples)" : "not sampled");
 	if (json_is_object(j) && n < max)
 		snprintf(line[n++], LW_HOST_LINE, "latency budgets and threshold judged on the %s "

@@ -405,6 +405,16 @@ static void checks_print(FILE *out, const json_t *doc, const struct lw_checks *c
 	}
 }
 
+/* The hwnoise probe's per-period figures, a line per CPU. */
+static void hwnoise_print(FILE *out, const json_t *doc)
+{
+	char line[16][LW_HOST_LINE];
+	size_t n = lw_hwnoise_lines(doc, line, 16);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%s\n", i ? "" : "\n", line[i]);
+}
+
 /* SMIs the run counted (MSR_SMI_COUNT at its start and end): only when some. */
 static void smi_print(FILE *out, const json_t *doc)
 {
@@ -442,6 +452,7 @@ void lw_report_text_run(FILE *out, const json_t *doc, const struct lw_run_verdic
 			lw_jstr(json_object_get(run, "warm_up"), "file", "warmup-samples"));
 	smi_print(out, doc);
 	probes_print(out, doc);
+	hwnoise_print(out, doc);
 	if (json_object_get(doc, "over_time"))
 		lw_summary_print_over_time(json_object_get(doc, "over_time"), out);
 	spikes_print(out, doc, top);

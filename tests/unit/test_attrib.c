@@ -842,7 +842,8 @@ static void test_irqs_off_section(void **st)
  * count moved; never on another CPU, without a count, or on a virtual
  * machine (the host's there).  A gap of a loop with interrupts off
  * (hwnoise) that no event explains is hardware/firmware; one an event
- * explains stays that event's. */
+ * explains stays that event's.  @irqs_off_gap: 1 interrupts off, 2 with
+ * 25 us of NMIs the tracer saw in the first gap (lw_spike.nmi_ns). */
 static struct lw_attrib *stall(const unsigned char *smi, int vm, int irqs_off_gap)
 {
 	struct lw_attrib_cfg cfg = { .ncpus = 2, .exit_latency = exit_lat, .state_name = sname,
@@ -850,7 +851,8 @@ static struct lw_attrib *stall(const unsigned char *smi, int vm, int irqs_off_ga
 	struct lw_attrib *a = lw_attrib_new(&cfg);
 	struct lw_spike g = { .expected_ns = 3 * E, .latency_ns = 40 * US, .cpu = 0,
 			      .probe = LW_SAMPLE_NOISE, .tid = 5151, .kprio = 4,
-			      .comm = "lw-noise/0", .gap = 1, .irqs_off = irqs_off_gap };
+			      .comm = "lw-noise/0", .gap = 1, .irqs_off = irqs_off_gap & 1,
+			      .nmi_ns = irqs_off_gap & 2 ? 25 * US : 0 };
 	struct lw_spike g2 = g;
 
 	assert_non_null(a);
@@ -888,10 +890,38 @@ static void test_hardware_firmware(void **st)
 	a = stall(NULL, 0, 0);		/* no count */
 	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);
 	lw_attrib_free(a);
-	a = stall(on0, 1, 1);		/* a virtual machine: the host's */
+	a = stall(on0, 1, 0);		/* a virtual machine: the host's */
 	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 127 * US);
 	assert_dominant(lw_attrib_get(a, 1), LW_C_HOST, "gap", 40 * US);
 	assert_null(find(lw_attrib_get(a, 1), LW_C_HWFW, ""));
+	lw_attrib_free(a);
+	/* a virtual machine, interrupts off (hwnoise): the gap no event
+	 * explains is the virtual hardware's, the host stopping the vCPU:
+	 * hardware/firmware:host, still the host's time (host_ns); a stall of
+	 * another probe stays host:gap, an NMI stays the NMI's */
+	a = stall(NULL, 1, 1);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 127 * US);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_HWFW, "host", 40 * US);
+	assert_null(find(lw_attrib_get(a, 1), LW_C_HOST, "gap"));
+	assert_int_equal(lw_attrib_get(a, 1)->host_ns, 40 * US);
+	assert_dominant(lw_attrib_get(a, 2), LW_C_IRQ, "NMI", 30 * US);
+	assert_int_equal(find(lw_attrib_get(a, 2), LW_C_HWFW, "host")->ns, 10 * US);
+	lw_attrib_free(a);
+	/* NMIs the hwnoise tracer saw in a gap with no trace event of theirs
+	 * (osnoise:nmi_noise): their time is irq:NMI, the rest the hardware's
+	 * (the host's on a virtual machine, less the NMIs) */
+	a = stall(NULL, 0, 1 | 2);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_IRQ, "NMI", 25 * US);
+	assert_int_equal(find(lw_attrib_get(a, 1), LW_C_HWFW, "")->ns, 15 * US);
+	/* the second gap's NMI is in the trace (30 us): not counted twice */
+	assert_dominant(lw_attrib_get(a, 2), LW_C_IRQ, "NMI", 30 * US);
+	assert_int_equal(find(lw_attrib_get(a, 2), LW_C_HWFW, "")->ns, 10 * US);
+	lw_attrib_free(a);
+	a = stall(NULL, 1, 1 | 2);
+	assert_dominant(lw_attrib_get(a, 1), LW_C_IRQ, "NMI", 25 * US);
+	assert_int_equal(find(lw_attrib_get(a, 1), LW_C_HWFW, "host")->ns, 15 * US);
+	assert_int_equal(lw_attrib_get(a, 1)->host_ns, 15 * US);
+	assert_dominant(lw_attrib_get(a, 0), LW_C_HOST, "gap", 127 * US);	/* not a gap */
 	lw_attrib_free(a);
 	a = stall(NULL, 0, 1);		/* hwnoise: interrupts off, no count */
 	assert_dominant(lw_attrib_get(a, 0), LW_C_UNEXPLAINED, "", 127 * US);	/* not a gap */

@@ -361,6 +361,15 @@ static void test_env_from_a_copy(void **state)
 	assert_int_equal(lw_probe_env_read(&e, dir), 0);
 	assert_true(e.have_timerlat_fd);
 
+	/* hwnoise: the osnoise tracer with OSNOISE_IRQ_DISABLE (6.4 on) */
+	assert_false(e.have_hwnoise);
+	assert_string_equal(e.no_hwnoise, "the kernel's osnoise tracer has no OSNOISE_IRQ_DISABLE "
+			    "option (Linux 6.4 on)");
+	write_file(dir, "sys/kernel/tracing/osnoise/options", "DEFAULTS OSNOISE_WORKLOAD "
+		   "NO_PANIC_ON_STOP NO_OSNOISE_PREEMPT_DISABLE NO_OSNOISE_IRQ_DISABLE \n");
+	assert_int_equal(lw_probe_env_read(&e, dir), 0);
+	assert_true(e.have_hwnoise);
+
 	write_file(dir, "sys/devices/system/cpu/isolated", "\n");
 	write_file(dir, "sys/devices/system/cpu/nohz_full", "(null)\n");
 	write_file(dir, "sys/kernel/tracing/available_tracers", "blk function nop\n");
@@ -368,12 +377,85 @@ static void test_env_from_a_copy(void **state)
 	assert_int_equal(CPU_COUNT(&e.isolated), 0);
 	assert_false(e.have_timerlat);
 	assert_string_equal(e.no_timerlat, "the kernel has no timerlat tracer");
+	assert_false(e.have_hwnoise);
+	assert_string_equal(e.no_hwnoise, "the kernel has no osnoise tracer");
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(lw_probe_env_read(&e, dir), 0);
 	assert_false(e.have_timerlat);
 	assert_non_null(strstr(e.no_timerlat, "cannot read"));
+}
+
+/* hwnoise: refused (exit 2's error) with the reason where the kernel lacks
+ * it; a CPU of its own (the isolated ones, else the last), the shared probes
+ * on the others; refused beside timerlat (asked for) and noise; the default
+ * timerlat gives way (never both: one osnoise tracer at a time). */
+static void test_hwnoise_plan(void **state)
+{
+	struct lw_probe_opts o;
+	struct lw_probe_plan p;
+	struct lw_probe_env e = env("0-3", NULL, 1);
+	cpu_set_t all = cpus("0-3");
+	int q;
+
+	(void)state;
+	lw_probe_opts_default(&o);
+	o.probes = LW_PROBES_HWNOISE;
+	strcpy(e.no_hwnoise, "the kernel has no osnoise tracer");
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_string_equal(lw_last_error(), "--probes hwnoise: the kernel has no osnoise tracer");
+
+	e.have_hwnoise = 1;
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
+	assert_true(W(HWNOISE).on);
+	assert_int_equal(W(HWNOISE).param[0], 5000);	/* --hwnoise-threshold: rtla's 5 us */
+	o.hwnoise_threshold_ns = 2000;
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
+	assert_int_equal(W(HWNOISE).param[0], 2000);
+	/* its option without it */
+	o.probes = LW_PROBES_CYCLIC;
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_string_equal(lw_last_error(), "--hwnoise-threshold: the hwnoise probe is not selected "
+			    "(--probes ...,hwnoise)");
+	o.hwnoise_threshold_ns = 0;
+	o.probes = LW_PROBES_HWNOISE;
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
+	assert_false(W(CYCLIC).on);
+	assert_false(W(TIMERLAT).on);
+	assert_true(CPU_EQUAL(&W(HWNOISE).cpus, &(cpu_set_t){ 0 }) == 0);
+	{
+		cpu_set_t three = cpus("3"), rest = cpus("0-2"), iso = cpus("2-3");
+
+		assert_true(CPU_EQUAL(&W(HWNOISE).cpus, &three));
+		o.probes = LW_PROBES_HWNOISE | LW_PROBES_CYCLIC;
+		assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
+		assert_true(W(CYCLIC).on && W(HWNOISE).on);
+		assert_true(CPU_EQUAL(&W(CYCLIC).cpus, &rest));
+		e.isolated = iso;
+		assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), 0);
+		assert_true(CPU_EQUAL(&W(HWNOISE).cpus, &iso));
+		memset(&e.isolated, 0, sizeof(e.isolated));
+	}
+	o.probes = LW_PROBES_HWNOISE | LW_PROBES_TIMERLAT;
+	q = lw_set_quiet(1);
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), -1);
+	assert_non_null(strstr(lw_last_error(), "hwnoise and timerlat"));
+	o.probes = LW_PROBES_HWNOISE | LW_PROBES_NOISE;
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), -1);
+	assert_non_null(strstr(lw_last_error(), "hwnoise and noise"));
+	/* one online CPU: none left for housekeeping */
+	o.probes = LW_PROBES_HWNOISE;
+	e = env("0", NULL, 0);
+	e.have_hwnoise = 1;
+	all = cpus("0");
+	assert_int_equal(lw_probe_plan(&p, &o, &all, 1000000, &e), -1);
+	lw_set_quiet(q);
+	assert_non_null(strstr(lw_last_error(), "leave at least one for housekeeping"));
 }
 
 /* Every descriptor is whole, in its place in the list, and named by its
@@ -402,9 +484,14 @@ static void test_descriptors(void **state)
 		all |= d->bit;
 	}
 	assert_null(lw_probes[LW_NPROBES]);
-	assert_string_equal(lw_format_probes(all, buf, sizeof(buf)), "cyclic,timerlat,noise");
-	assert_string_equal(lw_probe_names(buf, sizeof(buf)), "cyclic, timerlat, noise");
+	assert_string_equal(lw_format_probes(all, buf, sizeof(buf)),
+			    "cyclic,timerlat,noise,hwnoise");
+	assert_string_equal(lw_probe_names(buf, sizeof(buf)), "cyclic, timerlat, noise, hwnoise");
 	assert_true(lw_probe_gaps(lw_probe_noise.samples[0]));
+	assert_true(lw_probe_gaps(lw_probe_hwnoise.samples[0]));
+	assert_true(lw_probe_irqs_off(lw_probe_hwnoise.samples[0]));
+	assert_false(lw_probe_irqs_off(lw_probe_noise.samples[0]));
+	assert_false(lw_probe_hwnoise.by_default);
 	assert_false(lw_probe_gaps(lw_probe_cyclic.samples[0]));
 
 	memset(&p, 0, sizeof(p));
@@ -454,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_noise_cpus_without_noise),
 		cmocka_unit_test(test_runopts),
 		cmocka_unit_test(test_env_from_a_copy),
+		cmocka_unit_test(test_hwnoise_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,10 +299,33 @@ static void test_method_is_the_man_page(void **st)
 	assert_null(lw_cmp_method[np]);
 }
 
+/* The hwnoise probe's per-period figures: a line per CPU, from analysis.json
+ * alone; none without them. */
+static void test_hwnoise_lines(void **state)
+{
+	char line[4][LW_HOST_LINE];
+	json_t *doc = json_loads("{\"hwnoise\": {\"per_cpu\": [{\"cpu\": 1, \"periods\": 6, "
+				 "\"runtime_us\": 6400000, \"noise_us\": 3200, \"max_single_us\": 532, "
+				 "\"hw_count\": 4915, \"nmi_count\": 2}]}}", 0, NULL);
+
+	(void)state;
+	assert_non_null(doc);
+	assert_int_equal(lw_hwnoise_lines(doc, line, 4), 1);
+	assert_string_equal(line[0], "hwnoise cpu 1 (interrupts off): 6 periods, noise 3200us of "
+			    "6.400 s (0.0500 % of the CPU), max single 532us, 4915 gaps with no "
+			    "interference (hw), 2 NMIs");
+	assert_int_equal(lw_hwnoise_lines(doc, line, 0), 0);
+	json_decref(doc);
+	doc = json_object();
+	assert_int_equal(lw_hwnoise_lines(doc, line, 4), 0);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_budget_forms),
+		cmocka_unit_test(test_hwnoise_lines),
 		cmocka_unit_test(test_budget_errors),
 		cmocka_unit_test(test_budget_eval),
 		cmocka_unit_test(test_xml_escape),

@@ -112,12 +112,22 @@ static void test_probe_names(void **st)
 	assert_string_equal(lw_probe_name(200), "unknown");
 }
 
-/* Only the noise probe's samples are gaps; an unknown id is not. */
+/* Only the noise and hwnoise probes' samples are gaps, hwnoise's with
+ * interrupts off in the kernel's osnoise/N; an unknown id is neither. */
 static void test_probe_gaps(void **st)
 {
-	for (unsigned i = 0; i < LW_SAMPLE_MAX; i++)
-		assert_int_equal(lw_probe_gaps(i), i == LW_SAMPLE_NOISE);
+	char buf[32];
+
+	for (unsigned i = 0; i < LW_SAMPLE_MAX; i++) {
+		assert_int_equal(lw_probe_gaps(i), i == LW_SAMPLE_NOISE || i == LW_SAMPLE_HWNOISE);
+		assert_int_equal(lw_probe_irqs_off(i), i == LW_SAMPLE_HWNOISE);
+	}
 	assert_false(lw_probe_gaps(200));
+	assert_false(lw_probe_irqs_off(200));
+	assert_string_equal(lw_probe_loop_thread(LW_SAMPLE_NOISE, 3, buf, sizeof(buf)),
+			    "lw-noise/3");
+	assert_string_equal(lw_probe_loop_thread(LW_SAMPLE_HWNOISE, 1, buf, sizeof(buf)),
+			    "osnoise/1");
 }
 
 int main(void)
