@@ -341,36 +341,52 @@ size_t lw_bseq_first_over(const uint64_t *v, size_t n, double limit_ns, int le)
 	return lo;
 }
 
+double lw_bseq_neff_blocks(const struct lw_bseq_blk *b, size_t nb)
+{
+	double n = 0, sum = 0, sum2 = 0, mean, var, bvar = 0, infl;
+
+	for (size_t j = 0; j < nb; j++) {
+		n += b[j].n;
+		sum += b[j].sum;
+		sum2 += b[j].sum2;
+	}
+	if (nb < 2 || !(n > 0))
+		return n;
+	mean = sum / n;
+	var = sum2 / n - mean * mean;
+	if (!(var > 1e-12))
+		return n;
+	/* a block mean of m independent samples varies as var / m */
+	for (size_t j = 0; j < nb; j++)
+		if (b[j].n > 0) {
+			double d = b[j].sum / b[j].n - mean;
+
+			bvar += b[j].n * d * d / (double)(nb - 1);
+		}
+	infl = bvar / var;
+	if (infl < 1)
+		infl = 1;
+	if (infl > n / (double)nb)
+		infl = n / (double)nb;
+	return n / infl;
+}
+
 double lw_bseq_neff(const uint64_t *v, size_t n)
 {
 	enum { NB = 10 };
+	struct lw_bseq_blk b[NB] = { 0 };
 	size_t per = n / NB;
-	double mean = 0, var = 0, bvar = 0, bm[NB], infl;
 
 	if (n < 200)
 		return (double)n;
-	for (size_t i = 0; i < per * NB; i++)
-		mean += log((double)v[i] + 1) / (double)(per * NB);
 	for (size_t i = 0; i < per * NB; i++) {
-		double d = log((double)v[i] + 1) - mean;
+		double l = log((double)v[i] + 1);
 
-		var += d * d / (double)(per * NB - 1);
+		b[i / per].n += 1;
+		b[i / per].sum += l;
+		b[i / per].sum2 += l * l;
 	}
-	for (int j = 0; j < NB; j++) {
-		bm[j] = 0;
-		for (size_t i = j * per; i < (j + 1) * per; i++)
-			bm[j] += log((double)v[i] + 1) / (double)per;
-		bvar += (bm[j] - mean) * (bm[j] - mean) / (NB - 1);
-	}
-	if (!(var > 0))
-		return (double)n;
-	/* var of a batch mean = var / per for independent samples */
-	infl = bvar * (double)per / var;
-	if (infl < 1)
-		infl = 1;
-	if (infl > (double)per)
-		infl = (double)per;
-	return (double)n / infl;
+	return lw_bseq_neff_blocks(b, NB) * (double)n / (double)(per * NB);
 }
 
 /* A percentile's budget as the share of samples over its limit. */

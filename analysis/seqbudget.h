@@ -99,10 +99,19 @@ typedef int (*lw_bseq_exceed_fn)(void *ctx, const char *probe, double limit_ns, 
  * budget's limit @limit_ns: above it when @le (a <= budget), at or above
  * it otherwise; @n when none is. */
 size_t lw_bseq_first_over(const uint64_t *v, size_t n, double limit_ns, int le);
-/* How many independent samples the @n latencies @v (ns, in time order)
- * are worth: n over the variance inflation of their logs' means, by batch
- * means (10 batches; at most n, at least 10 batches' worth); n when there
- * are fewer than 200. */
+/* A block of samples in time order, by the logs of their latencies
+ * (log(ns + 1)): how many, their sum and the sum of their squares. */
+struct lw_bseq_blk {
+	double n, sum, sum2;
+};
+/* How many independent samples the @nb blocks @b are worth: their count
+ * over the variance inflation of the blocks' means (the spread of the
+ * means against what independent samples would give; at most their count,
+ * at least one a block); their count when the logs do not vary or there
+ * are fewer than 2 blocks. */
+double lw_bseq_neff_blocks(const struct lw_bseq_blk *b, size_t nb);
+/* The same for the @n latencies @v (ns, in time order) in 10 batches;
+ * n when there are fewer than 200. */
 double lw_bseq_neff(const uint64_t *v, size_t n);
 
 struct lw_bseq {

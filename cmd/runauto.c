@@ -93,17 +93,6 @@ static int run_bmax(void *ctx, const char *probe, const double **v, size_t *n)
 	return 0;
 }
 
-/* The lowest latency of bucket @key of the block series (lw_boot_bucket()). */
-static double bucket_ns(uint32_t key)
-{
-	uint32_t hi = key >> LW_BOOT_SUB_BITS;
-
-	if (!hi)
-		return (double)key;
-	return (double)(((uint64_t)(key & ((1u << LW_BOOT_SUB_BITS) - 1)) + (1u << LW_BOOT_SUB_BITS))
-			<< (hi - 1));
-}
-
 /* A run's samples of @probe over a percentile budget's limit, and what
  * they are worth as independent samples: n over the variance inflation of
  * the means of the run's time blocks (its block bootstrap's series). */
@@ -115,7 +104,6 @@ static int run_exceed(void *ctx, const char *probe, double limit_ns, int le, uin
 	const struct lw_cprobe *cp = NULL;
 	const struct lw_dist *d;
 	size_t lo;
-	double mu, var, bvar = 0, infl = 1;
 
 	for (size_t i = 0; id >= 0 && i < c->r->np; i++)
 		if (c->r->p[i].probe == (unsigned)id)
@@ -130,49 +118,26 @@ static int run_exceed(void *ctx, const char *probe, double limit_ns, int le, uin
 	/* on the logs of the latencies, as a stretch's worth is taken
 	 * (lw_bseq_neff()): the raw means of blocks swing with every spike */
 	if (cp->bs.nblk > 1) {
-		double *bm = calloc(cp->bs.nblk, sizeof(*bm)), tot = 0;
-		uint64_t *bc = calloc(cp->bs.nblk, sizeof(*bc));
+		struct lw_bseq_blk *bk = calloc(cp->bs.nblk, sizeof(*bk));
 
-		if (!bm || !bc) {
-			free(bm);
-			free(bc);
+		if (!bk)
 			return error("out of memory");
-		}
-		mu = 0;
 		for (size_t b = 0; b < cp->bs.nblk; b++) {
 			const struct lw_bblock *k = &cp->bs.blk[b];
 
 			for (uint32_t j = 0; j < k->n; j++) {
-				bm[b] += (double)k->cnt[j] * log(bucket_ns(k->key[j]) + 1);
-				bc[b] += k->cnt[j];
-			}
-			mu += bm[b];
-			tot += (double)bc[b];
-			if (bc[b])
-				bm[b] /= (double)bc[b];
-		}
-		mu /= tot;
-		var = 0;
-		for (size_t b = 0; b < cp->bs.nblk; b++) {
-			const struct lw_bblock *k = &cp->bs.blk[b];
+				double l = log(lw_boot_value(k->key[j]) + 1);
 
-			for (uint32_t j = 0; j < k->n; j++) {
-				double dl = log(bucket_ns(k->key[j]) + 1) - mu;
-
-				var += (double)k->cnt[j] * dl * dl / tot;
+				bk[b].n += k->cnt[j];
+				bk[b].sum += k->cnt[j] * l;
+				bk[b].sum2 += k->cnt[j] * l * l;
 			}
-			if (bc[b])
-				bvar += (double)bc[b] * (bm[b] - mu) * (bm[b] - mu) /
-					(double)(cp->bs.nblk - 1);
 		}
-		free(bm);
-		free(bc);
-		if (var > 0)
-			infl = bvar / var;
-		if (infl < 1)
-			infl = 1;
+		*neff = lw_bseq_neff_blocks(bk, cp->bs.nblk);
+		free(bk);
+	} else {
+		*neff = (double)d->n;
 	}
-	*neff = (double)d->n / infl;
 	return 0;
 }
 
