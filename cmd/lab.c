@@ -103,7 +103,7 @@ struct opts {
 static int name_ok(const char *n)
 {
 	return *n && *n != '.' && strlen(n) < 64 &&
-	       strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+	       strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") ==
 		       strlen(n);
 }
 

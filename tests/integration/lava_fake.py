@@ -7,11 +7,23 @@ finish; job 3 is Incomplete (an infrastructure error in its log); the
 others' logs carry a console upload: job 1 DIR/run-a.tar.gz, jobs 2 and 4
 DIR/run-b.tar.gz, job 5 DIR/evil.tar.gz; their test cases (jobs/N/tests/)
 carry a p99 with its units, job 4's budget on it failed.  Every request is counted in
-DIR/requests.json (those without the token as unauthorized)."""
+DIR/requests.json (those without the token as unauthorized).
+
+With DIR/versions.json ({"VERSION": SCALE or "fail", ...}: a lab for
+'latwatt bisect --lava-job'), a job's fate follows its definition's
+"job_name: bisect VERSION" instead: "fail" is Incomplete (an infrastructure
+error: boot failed), else its upload is a run made here of 2000 cyclic
+samples, log-normal around 22 us times SCALE (seeded by the job id), with
+DIR/manifest.json's manifest."""
 import base64
+import io
 import json
 import os
+import random
+import re
+import struct
 import sys
+import tarfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -21,6 +33,52 @@ lock = threading.Lock()
 state = {"requests": 0, "unauthorized": 0, "definitions": []}
 looks = {}
 UPLOAD = {1: "run-a", 2: "run-b", 4: "run-b", 5: "evil"}
+
+
+versions_file = os.path.join(top, "versions.json")
+VERSIONS = json.load(open(versions_file)) if os.path.exists(versions_file) else None
+
+
+def version_of(job):
+    m = re.search(r"^job_name: bisect (\S+)", state["definitions"][job - 1], re.M)
+    return m.group(1) if m else None
+
+
+def fails(job):
+    if VERSIONS is None:
+        return job == 3
+    return VERSIONS.get(version_of(job)) == "fail"
+
+
+def made_run(job):
+    """A run directory of 2000 cyclic samples as a tar.gz (latwatt-run/)."""
+    n = 2000
+    scale = float(VERSIONS[version_of(job)])
+    rng = random.Random(job)
+    lats = [int(rng.lognormvariate(10.0, 0.3) * scale) for _ in range(n)]
+    m = json.load(open(os.path.join(top, "manifest.json")))
+    m["samples"]["written"] = n
+    m["cpus"] = "0"
+    m["duration_ns"] = n * 1000000
+    m["end"]["monotonic_ns"] = m["start"]["monotonic_ns"] + n * 1000000
+    m["probes"]["cyclic"]["cpus"] = "0"
+    m["probes"]["cyclic"]["threads"] = [{
+        "cpu": 0, "interval_ns": 1000000, "samples": n, "dropped": 0, "missed_periods": 0,
+        "over_threshold": 0, "min_ns": min(lats), "max_ns": max(lats)}]
+    start = m["start"]["monotonic_ns"]
+    samples = b"LWSAMPLE" + struct.pack("<IIQ", 1, 24, start) + bytes(40)
+    samples += b"".join(struct.pack("<QQIHBB", start + (i + 1) * 1000000, lat, 0, 0, 1, 0)
+                        for i, lat in enumerate(lats))
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        d = tarfile.TarInfo("latwatt-run")
+        d.type, d.mode = tarfile.DIRTYPE, 0o755
+        t.addfile(d)
+        for name, data in (("manifest.json", json.dumps(m).encode()), ("samples", samples)):
+            f = tarfile.TarInfo("latwatt-run/" + name)
+            f.size, f.mode = len(data), 0o644
+            t.addfile(f, io.BytesIO(data))
+    return buf.getvalue()
 
 
 def save():
@@ -35,12 +93,16 @@ def rec(lvl, msg):
 def log_of(job):
     out = rec("info", "lava-dispatcher, installed at version: 2023.01")
     out += rec("target", "latwatt-guest:~# ")
-    if job == 3:
-        out += rec("error", "InfrastructureError: boot timed out")
+    if fails(job):
+        why = "boot timed out" if VERSIONS is None else "boot failed: kernel panic"
+        out += rec("error", "InfrastructureError: " + why)
         out += rec("results", {"case": "job", "definition": "lava", "error_type": "Infrastructure",
-                               "error_msg": "boot timed out", "result": "fail"})
+                               "error_msg": why, "result": "fail"})
         return out
-    data = open(os.path.join(top, UPLOAD[job] + ".tar.gz"), "rb").read()
+    if VERSIONS is not None:
+        data = made_run(job)
+    else:
+        data = open(os.path.join(top, UPLOAD[job] + ".tar.gz"), "rb").read()
     out += rec("target", "latwatt-upload-begin latwatt-run.tar.gz %d" % len(data))
     b64 = base64.b64encode(data).decode()
     for i in range(0, len(b64), 76):
@@ -138,7 +200,7 @@ class H(BaseHTTPRequestHandler):
             done = seen >= 2
             return self.reply(200, {
                 "id": job, "state": "Finished" if done else "Running",
-                "health": ("Incomplete" if job == 3 else "Complete") if done else "Unknown",
+                "health": ("Incomplete" if fails(job) else "Complete") if done else "Unknown",
                 "actual_device": dev, "failure_comment": None,
                 "start_time": "2026-12-06T10:%02d:%02d.000000Z" % (start // 60, start % 60),
                 "end_time": ("2026-12-06T10:%02d:50.000000Z" % (start // 60)) if done else None})
