@@ -16,7 +16,7 @@ lava-check: qemu-latwatt
 
 #   make lava-lab-check  bring a LAVA lab up on this machine (scripts/lava-lab:
 #                        lava-server, a worker, 2 QEMU devices), submit 6.1-rt
-#                        and 6.12-rt x 2 repeats with 'latwatt lab', wait,
+#                        and 6.12-rt (else 6.1) x 2 repeats with 'latwatt lab', wait,
 #                        fetch, compare, export --kcidb, stop the lab; skipped
 #                        (exit 0, "skipped: REASON" printed) where the lab
 #                        cannot run; bounded by LAVA_LAB_TIMEOUT (default 20m):
