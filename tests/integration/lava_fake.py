@@ -14,7 +14,10 @@ With DIR/versions.json ({"VERSION": SCALE or "fail", ...}: a lab for
 "job_name: bisect VERSION" instead: "fail" is Incomplete (an infrastructure
 error: boot failed), else its upload is a run made here of 2000 cyclic
 samples, log-normal around 22 us times SCALE (seeded by the job id), with
-DIR/manifest.json's manifest."""
+DIR/manifest.json's manifest.
+
+lava_fake.py DIR --seeds OUT writes these answers as the seed corpus of
+fuzz/fuzz_lava.c into OUT (DIR holding run-a.tar.gz), and serves nothing."""
 import base64
 import io
 import json
@@ -28,7 +31,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 top = sys.argv[1]
-token = open(os.path.join(top, "token")).read().strip()
+token = open(os.path.join(top, "token")).read().strip() if len(sys.argv) == 2 else None
 lock = threading.Lock()
 state = {"requests": 0, "unauthorized": 0, "definitions": []}
 looks = {}
@@ -148,65 +151,100 @@ class H(BaseHTTPRequestHandler):
             save()
         self.reply(201, {"message": "job(s) successfully submitted", "job_ids": [n]})
 
-    def paged(self, items):
-        """LAVA's PageNumberPagination (two a page here): ?page=N, "next"."""
-        q = self.path.split("?")[1] if "?" in self.path else ""
-        page = int(dict(x.split("=", 1) for x in q.split("&") if "=" in x).get("page", "1"))
-        more = len(items) > 2 * page
-        nxt = "http://127.0.0.1%s?page=%d" % (self.path.split("?")[0], page + 1) if more else None
-        return self.reply(200, {"count": len(items), "next": nxt, "previous": None,
-                                "results": items[2 * (page - 1):2 * page]})
-
     def do_GET(self):
         if not self.authorized():
             return
-        p = self.path.split("?")[0]
-        if p == "/api/v0.2/tags/":
-            return self.reply(200, {"count": 2, "results": [{"id": 7, "name": "dev-a"},
-                                                             {"id": 9, "name": "dev-b"}]})
-        if p == "/api/v0.2/devices/":
-            return self.reply(200, {"count": 2, "results": [
-                {"hostname": "dev-b", "health": "Good", "tags": [9]},
-                {"hostname": "dev-a", "health": "Good", "tags": [7]}]})
-        parts = p.strip("/").split("/")
-        if len(parts) >= 4 and parts[2] == "jobs" and parts[3].isdigit():
-            job = int(parts[3])
-            if job > len(state["definitions"]):
-                return self.reply(404, {"detail": "Not found."})
-            if len(parts) == 5 and parts[4] == "logs":
-                return self.reply(200, log_of(job), "application/yaml")
-            if len(parts) == 5 and parts[4] == "suites":
-                return self.reply(200, {"count": 3, "next": None, "results": [
-                    {"id": 10 * job + 1, "name": "0_latwatt", "job": job},
-                    {"id": 10 * job + 2, "name": "1_budgets", "job": job},
-                    {"id": 10 * job + 3, "name": "2_metrics", "job": job}]})
-            if len(parts) == 5 and parts[4] == "tests":
-                # as boards/lava/latwatt-lava.sh reports them; job 4 breaks
-                # its p99 budget
-                p99 = "120.5000000000" if job == 4 else "35.2500000000"
-                return self.paged([
-                    {"id": 1, "name": "run", "suite": 10 * job + 1, "result": "pass",
-                     "measurement": None, "unit": ""},
-                    {"id": 2, "name": "budget.cyclic.p99", "suite": 10 * job + 2,
-                     "result": "fail" if job == 4 else "pass", "measurement": p99, "unit": "us"},
-                    {"id": 3, "name": "cyclic.p99", "suite": 10 * job + 3, "result": "pass",
-                     "measurement": p99, "unit": "us"}])
-            d = state["definitions"][job - 1]
-            dev = d.split("tags:\n- ")[-1].strip() if "tags:\n- " in d else "dev-a"
-            with lock:
-                looks[job] = looks.get(job, 0) + 1
-                seen = looks[job]
-            start = 60 * ((job - 1) // 2)
-            done = seen >= 2
-            return self.reply(200, {
-                "id": job, "state": "Finished" if done else "Running",
-                "health": ("Incomplete" if fails(job) else "Complete") if done else "Unknown",
-                "actual_device": dev, "failure_comment": None,
-                "start_time": "2026-12-06T10:%02d:%02d.000000Z" % (start // 60, start % 60),
-                "end_time": ("2026-12-06T10:%02d:50.000000Z" % (start // 60)) if done else None})
-        self.reply(404, "<html>not found</html>", "text/html")
+        self.reply(*answer_get(self.path))
 
 
+def paged(path, items):
+    """LAVA's PageNumberPagination (two a page here): ?page=N, "next"."""
+    q = path.split("?")[1] if "?" in path else ""
+    page = int(dict(x.split("=", 1) for x in q.split("&") if "=" in x).get("page", "1"))
+    more = len(items) > 2 * page
+    nxt = "http://127.0.0.1%s?page=%d" % (path.split("?")[0], page + 1) if more else None
+    return 200, {"count": len(items), "next": nxt, "previous": None,
+                 "results": items[2 * (page - 1):2 * page]}
+
+
+def answer_get(path):
+    """The answer to GET @path: status, body (JSON or text), content type."""
+    p = path.split("?")[0]
+    if p == "/api/v0.2/tags/":
+        return 200, {"count": 2, "results": [{"id": 7, "name": "dev-a"}, {"id": 9, "name": "dev-b"}]}
+    if p == "/api/v0.2/devices/":
+        return 200, {"count": 2, "results": [
+            {"hostname": "dev-b", "health": "Good", "tags": [9]},
+            {"hostname": "dev-a", "health": "Good", "tags": [7]}]}
+    parts = p.strip("/").split("/")
+    if len(parts) >= 4 and parts[2] == "jobs" and parts[3].isdigit():
+        job = int(parts[3])
+        if job > len(state["definitions"]):
+            return 404, {"detail": "Not found."}
+        if len(parts) == 5 and parts[4] == "logs":
+            return 200, log_of(job), "application/yaml"
+        if len(parts) == 5 and parts[4] == "suites":
+            return 200, {"count": 3, "next": None, "results": [
+                {"id": 10 * job + 1, "name": "0_latwatt", "job": job},
+                {"id": 10 * job + 2, "name": "1_budgets", "job": job},
+                {"id": 10 * job + 3, "name": "2_metrics", "job": job}]}
+        if len(parts) == 5 and parts[4] == "tests":
+            # as boards/lava/latwatt-lava.sh reports them; job 4 breaks
+            # its p99 budget
+            p99 = "120.5000000000" if job == 4 else "35.2500000000"
+            return paged(path, [
+                {"id": 1, "name": "run", "suite": 10 * job + 1, "result": "pass",
+                 "measurement": None, "unit": ""},
+                {"id": 2, "name": "budget.cyclic.p99", "suite": 10 * job + 2,
+                 "result": "fail" if job == 4 else "pass", "measurement": p99, "unit": "us"},
+                {"id": 3, "name": "cyclic.p99", "suite": 10 * job + 3, "result": "pass",
+                 "measurement": p99, "unit": "us"}])
+        d = state["definitions"][job - 1]
+        dev = d.split("tags:\n- ")[-1].strip() if "tags:\n- " in d else "dev-a"
+        with lock:
+            looks[job] = looks.get(job, 0) + 1
+            seen = looks[job]
+        start = 60 * ((job - 1) // 2)
+        done = seen >= 2
+        return 200, {
+            "id": job, "state": "Finished" if done else "Running",
+            "health": ("Incomplete" if fails(job) else "Complete") if done else "Unknown",
+            "actual_device": dev, "failure_comment": None,
+            "start_time": "2026-12-06T10:%02d:%02d.000000Z" % (start // 60, start % 60),
+            "end_time": ("2026-12-06T10:%02d:50.000000Z" % (start // 60)) if done else None}
+    return 404, "<html>not found</html>", "text/html"
+
+
+def seeds(out):
+    """fuzz/corpus/lava/: these answers as fuzz/fuzz_lava.c takes them, one
+    file per job (1 complete with its upload, 2 running and the token
+    refused, 3 Incomplete, 4 a failed budget), parts separated by "\n--8<--\n" lines."""
+    def body(ans):
+        return ans[1] if isinstance(ans[1], str) else json.dumps(ans[1])
+    UPLOAD.update({2: "run-a", 4: "run-a"})  # one upload for all
+    state["definitions"] = ["device_type: qemu\njob_name: seed\nactions: []\ntags:\n- dev-b\n"] * 5
+    for job, name in ((1, "complete"), (3, "incomplete"), (4, "budget-failed"), (2, "running")):
+        looks[job] = 1 if job != 2 else 0  # job 2 at its first look: Running
+        api = "/api/v0.2/jobs/%d/" % job
+        devices = body(answer_get("/api/v0.2/devices/"))
+        if job == 2:  # the token refused, as authorized() answers
+            devices = "HTTP 401\n" + json.dumps({"detail": "Invalid token."})
+        parts = [body(answer_get(api)), devices,
+                 body(answer_get("/api/v0.2/tags/")), body(answer_get(api + "tests/?page=1")),
+                 body(answer_get(api + "tests/?page=2")), body(answer_get(api + "suites/")),
+                 body(answer_get(api + "logs/")),
+                 json.dumps({"message": "job(s) successfully submitted", "job_ids": [job]}),
+                 "" if job != 3 else json.dumps({
+                     "schema": "latwatt-lab-jobs", "version": 1, "lab": "farm",
+                     "url": "http://127.0.0.1:1/", "jobs": [
+                         {"id": 3, "kernel": "6.1-rt", "repeat": 2, "placed_on": "dev-b"}]})]
+        with open(os.path.join(out, name), "w") as f:
+            f.write("\n--8<--\n".join(parts))
+
+
+if len(sys.argv) > 2 and sys.argv[2] == "--seeds":
+    seeds(sys.argv[3])
+    sys.exit(0)
 srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
 with open(os.path.join(top, "port.tmp"), "w") as f:
     f.write(str(srv.server_address[1]))
