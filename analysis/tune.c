@@ -64,8 +64,12 @@ static int less_power(const struct lw_tune_cand *a, const struct lw_tune_cand *b
 void lw_tune_finish(struct lw_tune_result *r)
 {
 	r->recommended = r->best = -1;
+	r->undecided = 0;
 	for (int i = 0; i < r->n; i++) {
 		struct lw_tune_cand *c = &r->c[i];
+
+		r->undecided += c->dec != LW_BSEQ_FAIL && c->dec != LW_BSEQ_PASS &&
+				!c->worse_than_best;
 
 		c->front = !isnan(c->lat) && !isnan(c->power_w);
 		for (int j = 0; c->front && j < r->n; j++)
@@ -166,9 +170,9 @@ json_t *lw_tune_json(const struct lw_tune_result *r, const struct lw_tune_sys *s
 		if (c->front)
 			json_array_append_new(front, json_integer(i));
 	}
-	return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:s}", "format", "latwatt-tune",
+	return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:i, s:s}", "format", "latwatt-tune",
 			 "version", 1, "candidates", cands, "front", front,
 			 "recommended", r->recommended >= 0 ? json_integer(r->recommended) :
 			 json_null(), "best", r->best >= 0 ? json_integer(r->best) : json_null(),
-			 "verdict", verdict);
+			 "undecided", r->undecided, "verdict", verdict);
 }

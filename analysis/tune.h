@@ -41,6 +41,8 @@ struct lw_tune_result {
 	int n;
 	int recommended;		/* index, or -1: nothing met every budget */
 	int best;			/* lowest latency upper bound found, or -1 */
+	int undecided;			/* neither decided FAIL or PASS against the
+					 * budgets nor decided worse than another */
 };
 
 /* "as found", or the knobs above 0 in words, joined with " + ". */

@@ -60,7 +60,7 @@ static const char usage[] =
 "                          first, so that IRQs have somewhere to go)\n"
 "  -d, --duration TIME     length of each run (default 5s)\n"
 "      --min-runs M        first look against the best after M runs (default 2)\n"
-"      --max-runs N        at most N runs a candidate (default 5)\n"
+"      --max-runs N        at most N runs a candidate (default 5, at least 2)\n"
 "      --alpha P           false verdict rate of each candidate's looks\n"
 "                          (default 0.05)\n"
 "      --max-time TIME     stop the search after TIME (e.g. 10m); what was\n"
@@ -73,8 +73,10 @@ static const char usage[] =
 "      --no-plots          tune.html without the plot\n"
 "  -h, --help              this text\n"
 "\n"
-"Exit status: 0 a recommendation met every budget, 1 nothing did (the best\n"
-"found is said), 2 error, 128+N interrupted (the knobs are restored).\n";
+"Exit status: 0 a recommendation met every budget, 1 every candidate broke a\n"
+"budget (the best found is said), 2 error, or none was shown to meet every\n"
+"budget but some were left undecided (cannot tell: more --max-runs may\n"
+"decide), 128+N interrupted (the knobs are restored).\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -170,7 +172,7 @@ static int parse(struct params *p, int argc, char **argv)
 			p->min_runs = (unsigned)u;
 			break;
 		case O_MAXRUNS:
-			if (lw_parse_uint("--max-runs", optarg, 1, 50, &u) < 0)
+			if (lw_parse_uint("--max-runs", optarg, 2, 50, &u) < 0)
 				return -1;
 			p->max_runs = (unsigned)u;
 			break;
@@ -194,7 +196,7 @@ static int parse(struct params *p, int argc, char **argv)
 	if (!p->out)
 		return error("tune needs -o DIR (see 'latwatt tune --help')");
 	if (p->min_runs > p->max_runs)
-		p->min_runs = p->max_runs < 2 ? 2 : p->max_runs;
+		p->min_runs = p->max_runs;
 	return 0;
 }
 
@@ -691,6 +693,21 @@ out:
 	return ret;
 }
 
+/* No candidate decided PASS: either every one broke a budget (none meets),
+ * or some were left undecided (none was shown to meet: cannot tell). */
+static void say_none(const struct tune *t, char *v, size_t len)
+{
+	const char *when = t->timed_out ? " within --max-time" : interrupted ? " (interrupted)" : "";
+	int u = t->r.undecided;
+
+	if (!u)
+		snprintf(v, len, "no configuration meets every budget%s", when);
+	else
+		snprintf(v, len, "no configuration was shown to meet every budget%s: %d of %d "
+			 "undecided after their runs (more %s may decide)", when, u, t->r.n,
+			 t->timed_out ? "--max-time" : "--max-runs");
+}
+
 static void say_verdict(struct tune *t, char *v, size_t len)
 {
 	int k = t->r.recommended, b = t->r.best;
@@ -708,17 +725,18 @@ static void say_verdict(struct tune *t, char *v, size_t len)
 		}
 	} else if (b >= 0) {
 		const struct lw_tune_cand *c = &t->r.c[b];
-		char iv[96] = "";
+		char iv[96] = "", none[160];
 
 		if (!isnan(c->lat_lo) || !isnan(c->lat_hi))
 			snprintf(iv, sizeof(iv), " [%.1f, %.1f]", c->lat_lo, c->lat_hi);
-		snprintf(v, len, "no configuration meets every budget%s: the best found is %s, "
-			 "%s %.1f%s %s (%s)", t->timed_out ? " within --max-time" :
-			 interrupted ? " (interrupted)" : "", c->name, c->lat_name, c->lat, iv,
-			 c->lat_unit, c->line);
+		say_none(t, none, sizeof(none));
+		snprintf(v, len, "%s: the best found is %s, %s %.1f%s %s (%s)", none, c->name,
+			 c->lat_name, c->lat, iv, c->lat_unit, c->line);
 	} else {
-		snprintf(v, len, "no configuration meets every budget%s, and none had a latency "
-			 "figure to rank", t->timed_out ? " within --max-time" : "");
+		char none[160];
+
+		say_none(t, none, sizeof(none));
+		snprintf(v, len, "%s, and none had a latency figure to rank", none);
 	}
 }
 
@@ -797,7 +815,8 @@ int cmd_tune(int argc, char **argv)
 	if (write_outputs(&t, verdict) < 0)
 		goto out;
 	printf("%s/tune.json, %s/tune.html\n", p.out, p.out);
-	rc = interrupted ? 128 + interrupted : t.r.recommended >= 0 ? LW_EXIT_OK : LW_EXIT_FAIL;
+	rc = interrupted ? 128 + interrupted : t.r.recommended >= 0 ? LW_EXIT_OK :
+	     t.r.undecided ? LW_EXIT_ERROR : LW_EXIT_FAIL;
 out:
 	if (journaled) {
 		restore_failed += lw_knobs_restore(&t.knobs);

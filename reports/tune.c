@@ -69,7 +69,8 @@ static void front_plot(struct page *pg, const json_t *cands, int rec)
 	if (c && !isnan(num(c, "latency_us")) && !isnan(num(c, "power_w")))
 		fprintf(f, "%g %g\n", num(c, "latency_us"), num(c, "power_w"));
 	fprintf(f, "EOD\nset grid\nset key outside right top Left reverse\n"
-		"set offsets graph 0.05, graph 0.05, graph 0.15, graph 0.15\n"
+		"set offsets 0, graph 0.05, graph 0.15, 0\n"
+		"set xrange [0:*]\nset yrange [0:*]\n"
 		"set xlabel \"worst-case latency (us), estimate and interval\"\n"
 		"set ylabel \"power (W, %s)\"\n"
 		"plot $all using 1:2:3:4:5:6 with xyerrorbars pt 7 ps 1.2 lc rgb \"#777777\" "
@@ -85,6 +86,14 @@ static void front_plot(struct page *pg, const json_t *cands, int rec)
 		     "interval); numbers are the candidates in the order tried.");
 }
 
+/* A cell of words, read from the left. */
+static void td_text(struct page *pg, const char *s)
+{
+	lw_pg_raw(pg, "<td class=\"l\">");
+	lw_pg_text(pg, s);
+	lw_pg_raw(pg, "</td>");
+}
+
 int lw_report_tune_html(FILE *out, const json_t *doc, const struct lw_report_opts *ro)
 {
 	struct page pg = { .f = out, .o = ro };
@@ -94,7 +103,8 @@ int lw_report_tune_html(FILE *out, const json_t *doc, const struct lw_report_opt
 	size_t i;
 
 	lw_pg_begin(&pg, "latwatt tune");
-	lw_pg_raw(&pg, "<p id=\"verdict\" class=\"%s\">", rec >= 0 ? "pass" : "fail");
+	lw_pg_raw(&pg, "<p id=\"verdict\" class=\"%s\">", rec >= 0 ? "pass" :
+		  json_integer_value(json_object_get(doc, "undecided")) ? "skip" : "fail");
 	lw_pg_text(&pg, str(doc, "verdict"));
 	lw_pg_raw(&pg, "</p>\n");
 	lw_pg_section(&pg, "front", "Latency against power", 1);
@@ -122,7 +132,7 @@ int lw_report_tune_html(FILE *out, const json_t *doc, const struct lw_report_opt
 			  "", i + 1);
 		snprintf(buf, sizeof(buf), "%zu", i + 1);
 		lw_pg_td(&pg, buf);
-		lw_pg_td(&pg, str(c, "name"));
+		td_text(&pg, str(c, "name"));
 		snprintf(buf, sizeof(buf), "%s", str(c, "decision"));
 		lw_pg_td(&pg, buf);
 		snprintf(buf, sizeof(buf), "%lld",
@@ -145,8 +155,8 @@ int lw_report_tune_html(FILE *out, const json_t *doc, const struct lw_report_opt
 				 str(c, "power_kind"));
 		lw_pg_td(&pg, buf);
 		lw_pg_td(&pg, json_is_true(json_object_get(c, "front")) ? "yes" : "");
-		lw_pg_td(&pg, str(c, "why"));
-		lw_pg_td(&pg, str(c, "against_best"));
+		td_text(&pg, str(c, "why"));
+		td_text(&pg, str(c, "against_best"));
 		lw_pg_raw(&pg, "</tr>\n");
 	}
 	lw_pg_raw(&pg, "</table>\n");

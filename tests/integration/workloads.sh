@@ -139,7 +139,7 @@ kinds = {v["stressor"]: v for v in m["workloads"].values()}
 assert sorted(kinds) == sorted(["cpu", "memory", "cache", "io", "messaging", "timer", "network"]), kinds.keys()
 for k, v in kinds.items():
     print(f"{k}: {v['ops_per_s']:.4g} {v['unit']}/s")
-    assert v["ops"] > 0, k
+    assert v["ops"] > 0, f"{k}: no work done: {json.dumps(v)}"
 net = kinds["network"]
 assert net["ops_per_s"] <= 21e6 * len(net["workers"]), "network exceeded its rate"
 left = [f for f in os.listdir(sys.argv[1]) if f.endswith(".tmp")]
