@@ -102,11 +102,16 @@ subs2=$("$PYTHON" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["d
 [ $rc = 0 ] && grep -q "^first bad version: v6" "$TMP/out2" && [ "$subs" = "$subs2" ] &&
 	pass "resume-no-resubmit ($subs jobs)" || fail resume-no-resubmit "status $rc, jobs $subs then $subs2: $(tail -3 "$TMP/err2")"
 
-# the version before the regression fails: the first bad is v5 or v6, said so
+# the version before the regression fails: the first bad is v5 or v6, said
+# so; one rendered job file per version ('{version}' in the file's name)
 start_lab "$TMP/lab2" v5
+mkdir -p "$TMP/jobs"
+for i in 1 2 3 4 5 6 7 8; do
+	printf 'device_type: qemu\njob_name: bisect v%s\nactions:\n- boot: {}\n' $i >"$TMP/jobs/v$i.yaml"
+done
 rc=0
 LAVA_TOKEN_FILE=$TMP/token "$LATWATT" bisect -o "$TMP/b2" --good v1 --bad v8 --versions "$versions" --repeat 3 \
-	--lava-job "$TMP/job.yaml" --lab-interval 50ms --json \
+	--lava-job "$TMP/jobs/{version}.yaml" --lab-interval 50ms --json \
 	>"$TMP/out3" 2>"$TMP/err3" < /dev/null || rc=$?
 py only-skipped "$TMP/out3" "$rc" <<'PY'
 import json, sys
