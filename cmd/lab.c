@@ -344,8 +344,8 @@ static int cmd_submit(const struct opts *o, int argc, char **argv)
 		job[i].name = names[i];
 		job[i].file = eq + 1;
 		if (!name_ok(names[i])) {
-			error("submit: kernel name '%s': letters, digits, '.', '_', '-' (not first)",
-			      names[i]);
+			error("submit: kernel name '%s': letters, digits, '.', '_', '+', '-' "
+			      "(not '.' first)", names[i]);
 			goto out_defs;
 		}
 		for (int k = 0; k < i; k++)
@@ -1060,7 +1060,7 @@ int cmd_lab(int argc, char **argv)
 			break;
 		case OPT_LAB:
 			if (!name_ok(optarg))
-				return error("--lab '%s': letters, digits, '.', '_', '-'", optarg),
+				return error("--lab '%s': letters, digits, '.', '_', '+', '-'", optarg),
 				       LW_EXIT_ERROR;
 			o.lab = optarg;
 			break;
