@@ -4,6 +4,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/attrib_int.h"
+#include "analysis/codeloc.h"
 #include "lib/error.h"
 #include "lib/sort.h"
 
@@ -1065,6 +1066,37 @@ static void hwfw_time(struct lw_attrib *a, struct lw_spike *s)
 	finish_spike(s);
 }
 
+/* The probe's timer interrupt came late and landed in the user space of
+ * the task that ran meanwhile (run --stacks): interrupts were on there, and
+ * a kernel section with them off would have let it in where it ended, in
+ * the kernel; so the task held nothing back and no event explains the
+ * wait: unexplained (the host's on a virtual machine, hardware's or
+ * firmware's where the SMI count moved), not timer-late:TASK. */
+static void late_in_user_space(struct lw_attrib *a, struct lw_spike *s)
+{
+	int upid = s->code[0].where == intern(a, LW_CODE_USER) ? s->code[0].pid : -1;
+	const char *none = intern(a, ""), *name = NULL;
+
+	if (s->work || s->unattributable || upid <= 0)
+		return;
+	for (int i = 0; i < s->ncomp; i++)
+		if (s->comp[i].kind == LW_C_TIMER_LATE && s->comp[i].pid == upid) {
+			name = s->comp[i].name;
+			s->comp[i].kind = LW_C_UNEXPLAINED;
+			s->comp[i].name = none;
+			s->comp[i].pid = -1;
+		}
+	if (!name)
+		return;
+	for (int i = 0; i < s->nseg; i++)
+		if (s->seg[i].kind == LW_C_TIMER_LATE && s->seg[i].name == name) {
+			s->seg[i].kind = LW_C_UNEXPLAINED;
+			s->seg[i].name = none;
+		}
+	merge_comps(s);
+	finish_spike(s);
+}
+
 /* The host's part of a spike (lw_attrib_cfg.vm, .steal). */
 static void host_time(struct lw_attrib *a, struct lw_spike *s)
 {
@@ -1121,6 +1153,7 @@ static void finalize(struct lw_attrib *a, int slot)
 
 	if (why)
 		s->unattributable = why;
+	late_in_user_space(a, s);
 	host_time(a, s);
 	hwfw_time(a, s);
 	if (!s->work) {

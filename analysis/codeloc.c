@@ -88,7 +88,7 @@ const char *lw_stack_where(const struct lw_frame *f, int n, enum lw_stack_at at,
 		return buf;
 	}
 	if (i < n) {
-		snprintf(buf, len, "user space");
+		snprintf(buf, len, "%s", LW_CODE_USER);
 		return buf;
 	}
 	return NULL;

@@ -25,6 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The place of code that is not the kernel's. */
+#define LW_CODE_USER "user space"
+
 struct lw_frame {
 	const char *sym;	/* NULL: no symbol for the address */
 	uint64_t off;

@@ -735,6 +735,49 @@ static void test_code_behind_a_spike(void **st)
 	lw_attrib_free(a);
 }
 
+/* run --stacks: the probe's timer interrupt came 1.8 ms late and landed in
+ * the user space of the task that ran meanwhile: with interrupts on there,
+ * the task held nothing back: unexplained, the host's (host:gap) on a
+ * virtual machine, not timer-late:ld.  Landing in the task's kernel code
+ * (interrupts maybe off there), or with no stack: timer-late stays. */
+static void late_in(struct lw_attrib *a, uint64_t at, const char *where)
+{
+	ev(a, at - 10 * US, LW_TEV_SWITCH, 31, 120, 0, "ld");
+	wake_probe(a, at + 1800 * US);
+	if (where)
+		stack(a, at + 1801 * US, 31, PROBE_TID, 0, where);
+	ev(a, at + 1803 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, at + 1900 * US, LW_TEV_SWITCH, 31, 120, 0, "ld");
+}
+
+static void test_host_timer_late_in_user_space(void **st)
+{
+	for (int vm = 0; vm <= 1; vm++) {
+		struct lw_attrib *a = new_host_engine(vm, NULL);
+		const struct lw_spike *s;
+
+		for (int k = 1; k <= 3; k++)
+			spike(a, 10 * k * E, 1805 * US);
+		late_in(a, 10 * E, "user space");
+		late_in(a, 20 * E, "foo_write+0x3c (write)");
+		late_in(a, 30 * E, NULL);
+		lw_attrib_finish(a);
+		s = lw_attrib_get(a, 0);
+		if (vm) {
+			assert_dominant(s, LW_C_HOST, "gap", 1800 * US);
+			assert_null(find(s, LW_C_TIMER_LATE, "ld"));
+			for (int i = 0; i < s->nseg; i++)
+				assert_int_not_equal(s->seg[i].kind, LW_C_TIMER_LATE);
+		} else {
+			assert_dominant(s, LW_C_UNEXPLAINED, "", 1800 * US);
+			assert_null(find(s, LW_C_TIMER_LATE, "ld"));
+		}
+		assert_dominant(lw_attrib_get(a, 1), LW_C_TIMER_LATE, "ld", 1800 * US);
+		assert_dominant(lw_attrib_get(a, 2), LW_C_TIMER_LATE, "ld", 1800 * US);
+		lw_attrib_free(a);
+	}
+}
+
 /* preemptirq sections: the longest irqs-off section overlapping a
  * timer-late spike is its code; a preempt-off one explains a non-preemptible
  * one; sections outside the window or on another CPU are not its, and a
@@ -1478,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_untraced_gap_and_forget),
 		cmocka_unit_test(test_nonpreemptible_and_irqs_off),
 		cmocka_unit_test(test_code_behind_a_spike),
+		cmocka_unit_test(test_host_timer_late_in_user_space),
 		cmocka_unit_test(test_irqs_off_section),
 		cmocka_unit_test(test_hardware_firmware),
 		cmocka_unit_test(test_outside_trace_and_unknown_state),
