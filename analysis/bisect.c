@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Bisection over ordered versions, driven by a run maker and a judge. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/bisect.h"
@@ -19,6 +20,7 @@ const char *lw_bisect_class_name(enum lw_bisect_class c)
 	switch (c) {
 	case LW_BISECT_LIKE_GOOD: return "like good";
 	case LW_BISECT_LIKE_BAD:  return "like bad";
+	case LW_BISECT_SKIPPED:   return "skipped (no result)";
 	default:                  return "cannot tell";
 	}
 }
@@ -28,6 +30,7 @@ const char *lw_bisect_status_name(enum lw_bisect_status s)
 	switch (s) {
 	case LW_BISECT_FOUND:         return "found";
 	case LW_BISECT_NO_DIFFERENCE: return "no difference";
+	case LW_BISECT_ONLY_SKIPPED:  return "only skipped left";
 	default:                      return "undecided";
 	}
 }
@@ -50,8 +53,12 @@ static int confirm(size_t good, size_t bad, unsigned repeat, unsigned max_repeat
 	for (unsigned n = repeat;; n = next_look(n, max_repeat)) {
 		int worse;
 
-		if (ops->ensure_runs(ctx, good, n) < 0 || ops->ensure_runs(ctx, bad, n) < 0 ||
-		    ops->judge(ctx, good, bad, &worse) < 0)
+		int g = ops->ensure_runs(ctx, good, n), b = g < 0 ? g : ops->ensure_runs(ctx, bad, n);
+
+		if (g == LW_BISECT_CANNOT_RUN || b == LW_BISECT_CANNOT_RUN)
+			return error("bisect: the %s end of the bracket gave no result: it cannot "
+				     "be skipped", g == LW_BISECT_CANNOT_RUN ? "good" : "bad");
+		if (g < 0 || b < 0 || ops->judge(ctx, good, bad, &worse) < 0)
 			return -1;
 		*runs = n;
 		if (worse)
@@ -61,9 +68,32 @@ static int confirm(size_t good, size_t bad, unsigned repeat, unsigned max_repeat
 	}
 }
 
+/*
+ * The version to try in (lo, hi): the middle, else the nearest to it that
+ * was not skipped (above first, as the middle rounds down); hi when every
+ * one was.
+ */
+static size_t pick(size_t lo, size_t hi, const unsigned char *skipped)
+{
+	size_t m = lo + (hi - lo) / 2;
+
+	for (size_t d = 0; d < hi - lo; d++) {
+		if (m + d < hi && !skipped[m + d])
+			return m + d;
+		if (d && d < m - lo && !skipped[m - d])
+			return m - d;
+	}
+	return hi;
+}
+
+static int search(size_t good, size_t bad, unsigned repeat, unsigned max_repeat,
+		  const struct lw_bisect_ops *ops, void *ctx, struct lw_bisect_result *res,
+		  unsigned char *skipped);
+
 int lw_bisect(size_t nv, size_t good, size_t bad, unsigned repeat, unsigned max_repeat,
 	      const struct lw_bisect_ops *ops, void *ctx, struct lw_bisect_result *res)
 {
+	unsigned char *skipped;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -71,6 +101,20 @@ int lw_bisect(size_t nv, size_t good, size_t bad, unsigned repeat, unsigned max_
 		return error("bisect: the good version must come before the bad one");
 	if (!repeat || max_repeat < repeat)
 		return error("bisect: repeats must be at least 1 and at most the limit");
+	skipped = calloc(nv, 1);
+	if (!skipped)
+		return error("out of memory");
+	r = search(good, bad, repeat, max_repeat, ops, ctx, res, skipped);
+	free(skipped);
+	return r;
+}
+
+static int search(size_t good, size_t bad, unsigned repeat, unsigned max_repeat,
+		  const struct lw_bisect_ops *ops, void *ctx, struct lw_bisect_result *res,
+		  unsigned char *skipped)
+{
+	int r;
+
 	res->last_good = good;
 	res->first_bad = bad;
 	r = confirm(good, bad, repeat, max_repeat, ops, ctx, &res->endpoint_runs);
@@ -81,9 +125,14 @@ int lw_bisect(size_t nv, size_t good, size_t bad, unsigned repeat, unsigned max_
 		return 0;
 	}
 	while (res->first_bad - res->last_good > 1) {
-		size_t m = res->last_good + (res->first_bad - res->last_good) / 2;
+		size_t m = pick(res->last_good, res->first_bad, skipped);
 		struct lw_bisect_step *st;
 
+		if (m == res->first_bad) {
+			/* every version between was skipped: which is first cannot be told */
+			res->status = LW_BISECT_ONLY_SKIPPED;
+			return 0;
+		}
 		if (res->nsteps == LW_BISECT_MAX_STEPS)
 			return error("bisect: more than %d steps", LW_BISECT_MAX_STEPS);
 		st = &res->steps[res->nsteps++];
@@ -91,6 +140,10 @@ int lw_bisect(size_t nv, size_t good, size_t bad, unsigned repeat, unsigned max_
 		for (unsigned n = repeat;; n = next_look(n, max_repeat)) {
 			int have = ops->ensure_runs(ctx, m, n);
 
+			if (have == LW_BISECT_CANNOT_RUN) {
+				st->cls = LW_BISECT_SKIPPED;
+				break;
+			}
 			if (have < 0 || ops->judge(ctx, res->last_good, m, &st->worse_than_good) < 0 ||
 			    ops->judge(ctx, m, res->first_bad, &st->bad_worse) < 0)
 				return -1;
@@ -100,6 +153,10 @@ int lw_bisect(size_t nv, size_t good, size_t bad, unsigned repeat, unsigned max_
 				break;
 			if ((unsigned)have > n)	/* runs left by an earlier, interrupted bisect */
 				n = (unsigned)have;
+		}
+		if (st->cls == LW_BISECT_SKIPPED) {
+			skipped[m] = 1;
+			continue;
 		}
 		if (st->cls == LW_BISECT_UNSURE) {
 			res->status = LW_BISECT_UNDECIDED;

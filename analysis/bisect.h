@@ -34,17 +34,30 @@ enum lw_bisect_class {
 	LW_BISECT_UNSURE,		/* cannot tell (yet) */
 	LW_BISECT_LIKE_GOOD,
 	LW_BISECT_LIKE_BAD,
+	LW_BISECT_SKIPPED,		/* gave no result (its jobs failed): neither */
 };
 
 enum lw_bisect_status {
 	LW_BISECT_FOUND,		/* first_bad is the first bad version */
 	LW_BISECT_NO_DIFFERENCE,	/* bad is not worse than good by the rules */
 	LW_BISECT_UNDECIDED,		/* a version stayed "cannot tell" at max_repeat */
+	LW_BISECT_ONLY_SKIPPED,		/* between last_good and first_bad only skipped
+					 * versions are left: the first bad is one of
+					 * them or first_bad */
 };
+
+/*
+ * What ensure_runs returns for a version that cannot give a result (a lab
+ * job that did not complete: a boot failure, a timeout, an infrastructure
+ * error): the version is skipped, as 'git bisect skip' does, never counted
+ * good or bad; the search takes the nearest other version of the bracket.
+ * An end of the bracket (good, bad) that cannot run is an error.
+ */
+#define LW_BISECT_CANNOT_RUN (-2)
 
 struct lw_bisect_ops {
 	/* Make at least @n runs of version @v exist; returns how many there
-	 * are (>= n), or -1 after error(). */
+	 * are (>= n), LW_BISECT_CANNOT_RUN (said why), or -1 after error(). */
 	int (*ensure_runs)(void *ctx, size_t v, unsigned n);
 	/* Is version @v worse than version @base by the rules, judged on all
 	 * the runs of each?  *worse = 1 or 0; returns -1 after error(). */

@@ -31,6 +31,8 @@
 #include "analysis/compare.h"
 #include "analysis/failon.h"
 #include "cmd/commands.h"
+#include "cmd/lab.h"
+#include "cmd/lava_api.h"
 #include "lib/error.h"
 #include "lib/input.h"
 #include "lib/json.h"
@@ -39,6 +41,7 @@
 #include "lib/safefile.h"
 #include "reports/report.h"
 #include "lib/spawn.h"
+#include "lib/timeutil.h"
 
 static const char usage[] =
 "usage: latwatt bisect -o DIR --good V --bad V --versions LIST|@FILE --metric RULE...\n"
@@ -83,6 +86,24 @@ static const char usage[] =
 "  -i, --identity FILE       its ssh key\n"
 "      --run-cmd CMD         any command that makes one run directory: its words,\n"
 "                            '{version}' and '{out}' replaced, run without a shell\n"
+"      --lava-job FILE       jobs in a LAVA lab: FILE is a rendered job definition\n"
+"                            (as for 'latwatt lab submit'), '{version}' replaced\n"
+"                            in its name and its text (kernel_url, job_name ...);\n"
+"                            a version's runs are submitted at once, spread over\n"
+"                            the lab's devices as 'latwatt lab submit' spreads\n"
+"                            them, waited for and fetched.  A version with a job\n"
+"                            that did not complete (boot failure, timeout,\n"
+"                            infrastructure error) is skipped: named, never\n"
+"                            counted good or bad (as 'git bisect skip')\n"
+"      --url URL             with --lava-job: the server (default $LAVA_URL)\n"
+"      --token-file FILE     with --lava-job: the API token (default $LAVA_TOKEN,\n"
+"                            else the file $LAVA_TOKEN_FILE); never on the\n"
+"                            command line\n"
+"      --lab NAME            with --lava-job: the lab's name (default $LAVA_LAB)\n"
+"      --lab-timeout TIME    with --lava-job: the longest wait for one version's\n"
+"                            jobs (default 30m; then an error: run it again to\n"
+"                            go on waiting)\n"
+"      --lab-interval TIME   with --lava-job: between two looks (default 5s)\n"
 "\n"
 "  -a, --alpha P             significance level of the comparison (default 0.05)\n"
 "      --json                print result.json instead of the text\n"
@@ -90,7 +111,8 @@ static const char usage[] =
 "  -h, --help                this text\n"
 "\n"
 "Exit status: 0 the first bad version was found; 1 good and bad do not differ\n"
-"by the rules, or a version could not be decided with --max-repeat runs;\n"
+"by the rules, or a version could not be decided with --max-repeat runs, or\n"
+"only skipped versions are left where the first bad one is;\n"
 "2 error; 130 interrupted (run it again to resume).\n";
 
 #define MAX_VERSIONS 512
@@ -98,7 +120,7 @@ static const char usage[] =
 #define MAX_WORDS    64
 #define DEFAULT_RULE "cyclic.p99:worse"
 
-enum runner { RUNNER_QEMU, RUNNER_DEPLOY, RUNNER_CMD };
+enum runner { RUNNER_QEMU, RUNNER_DEPLOY, RUNNER_CMD, RUNNER_LAVA };
 
 struct params {
 	const char *out;
@@ -109,6 +131,8 @@ struct params {
 	unsigned repeat, max_repeat;
 	enum runner runner;
 	const char *board, *deploy, *ssh, *port, *identity, *run_cmd;
+	const char *lava_job, *url, *token_file, *lab;
+	uint64_t lab_timeout_ns, lab_interval_ns;
 	double alpha;
 	char **run_args;
 	int nrun_args, own_run_args;
@@ -138,7 +162,8 @@ static void on_signal(int sig)
 
 static int parse(struct params *p, int argc, char **argv)
 {
-	enum { O_DEPLOY = 256, O_RUNCMD, O_JSON };
+	enum { O_DEPLOY = 256, O_RUNCMD, O_JSON, O_LAVA_JOB, O_URL, O_TOKEN_FILE, O_LAB,
+	       O_LAB_TIMEOUT, O_LAB_INTERVAL };
 	static const struct option opts[] = {
 		{ "output",     required_argument, NULL, 'o' },
 		{ "good",       required_argument, NULL, 'g' },
@@ -153,6 +178,12 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "port",       required_argument, NULL, 'p' },
 		{ "identity",   required_argument, NULL, 'i' },
 		{ "run-cmd",    required_argument, NULL, O_RUNCMD },
+		{ "lava-job",   required_argument, NULL, O_LAVA_JOB },
+		{ "url",        required_argument, NULL, O_URL },
+		{ "token-file", required_argument, NULL, O_TOKEN_FILE },
+		{ "lab",        required_argument, NULL, O_LAB },
+		{ "lab-timeout", required_argument, NULL, O_LAB_TIMEOUT },
+		{ "lab-interval", required_argument, NULL, O_LAB_INTERVAL },
 		{ "alpha",      required_argument, NULL, 'a' },
 		{ "json",       no_argument,       NULL, O_JSON },
 		{ "quiet",      no_argument,       NULL, 'q' },
@@ -165,6 +196,8 @@ static int parse(struct params *p, int argc, char **argv)
 	p->repeat = 3;
 	p->max_repeat = 12;
 	p->alpha = 0.05;
+	p->lab_timeout_ns = 30 * 60 * 1000000000ULL;
+	p->lab_interval_ns = 5 * 1000000000ULL;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:g:B:V:m:r:M:b:s:p:i:a:qh", opts, NULL)) != -1) {
@@ -191,6 +224,18 @@ static int parse(struct params *p, int argc, char **argv)
 		case 'b': p->board = optarg; p->runner = RUNNER_QEMU; runners++; break;
 		case O_DEPLOY: p->deploy = optarg; p->runner = RUNNER_DEPLOY; runners++; break;
 		case O_RUNCMD: p->run_cmd = optarg; p->runner = RUNNER_CMD; runners++; break;
+		case O_LAVA_JOB: p->lava_job = optarg; p->runner = RUNNER_LAVA; runners++; break;
+		case O_URL: p->url = optarg; break;
+		case O_TOKEN_FILE: p->token_file = optarg; break;
+		case O_LAB: p->lab = optarg; break;
+		case O_LAB_TIMEOUT:
+			if (lw_parse_duration("--lab-timeout", optarg, &p->lab_timeout_ns) < 0)
+				return -1;
+			break;
+		case O_LAB_INTERVAL:
+			if (lw_parse_duration("--lab-interval", optarg, &p->lab_interval_ns) < 0)
+				return -1;
+			break;
 		case 's': p->ssh = optarg; break;
 		case 'p': p->port = optarg; break;
 		case 'i': p->identity = optarg; break;
@@ -210,7 +255,10 @@ static int parse(struct params *p, int argc, char **argv)
 	if (!p->out)
 		return error("-o DIR is required (see 'latwatt bisect --help')");
 	if (runners > 1)
-		return error("--board, --deploy and --run-cmd are different ways to run: give one");
+		return error("--board, --deploy, --run-cmd and --lava-job are different ways to run: "
+			     "give one");
+	if (p->runner != RUNNER_LAVA && (p->url || p->token_file || p->lab))
+		return error("--url, --token-file and --lab are for --lava-job");
 	if (p->runner == RUNNER_DEPLOY && !p->ssh)
 		return error("--deploy needs --ssh: the board that 'latwatt target' runs on");
 	if (p->max_repeat < p->repeat)
@@ -220,7 +268,8 @@ static int parse(struct params *p, int argc, char **argv)
 
 static const char *runner_name(enum runner r)
 {
-	return r == RUNNER_QEMU ? "qemu" : r == RUNNER_DEPLOY ? "deploy" : "run-cmd";
+	return r == RUNNER_QEMU ? "qemu" : r == RUNNER_DEPLOY ? "deploy" :
+	       r == RUNNER_LAVA ? "lava" : "run-cmd";
 }
 
 static json_t *params_json(const struct params *p, char **versions, size_t nv)
@@ -250,6 +299,17 @@ static json_t *params_json(const struct params *p, char **versions, size_t nv)
 	json_object_set_new(o, "identity", p->identity ? json_string(p->identity) : json_null());
 	json_object_set_new(o, "run_cmd", p->run_cmd ? json_string(p->run_cmd) : json_null());
 	json_object_set_new(o, "run_args", a);
+	if (p->runner == RUNNER_LAVA) {
+		/* the token's file, never the token */
+		json_object_set_new(o, "lava_job", json_string(p->lava_job));
+		json_object_set_new(o, "url", p->url ? json_string(p->url) : json_null());
+		json_object_set_new(o, "token_file", p->token_file ? json_string(p->token_file) :
+				    json_null());
+		json_object_set_new(o, "lab", p->lab ? json_string(p->lab) : json_null());
+		json_object_set_new(o, "lab_timeout_ns", json_integer((json_int_t)p->lab_timeout_ns));
+		json_object_set_new(o, "lab_interval_ns",
+				    json_integer((json_int_t)p->lab_interval_ns));
+	}
 	return o;
 }
 
@@ -280,7 +340,16 @@ static int params_from_json(struct params *p, const json_t *o, const char *path)
 	if (!(p->alpha > 0 && p->alpha <= 0.5))
 		return error("%s: alpha out of range", path);
 	p->runner = !strcmp(runner, "deploy") ? RUNNER_DEPLOY :
-		    !strcmp(runner, "run-cmd") ? RUNNER_CMD : RUNNER_QEMU;
+		    !strcmp(runner, "run-cmd") ? RUNNER_CMD :
+		    !strcmp(runner, "lava") ? RUNNER_LAVA : RUNNER_QEMU;
+	p->lava_job = lw_jstr(o, "lava_job", NULL);
+	p->url = lw_jstr(o, "url", NULL);
+	p->token_file = lw_jstr(o, "token_file", NULL);
+	p->lab = lw_jstr(o, "lab", NULL);
+	if (json_is_integer(json_object_get(o, "lab_timeout_ns")))
+		p->lab_timeout_ns = (uint64_t)json_integer_value(json_object_get(o, "lab_timeout_ns"));
+	if (json_is_integer(json_object_get(o, "lab_interval_ns")))
+		p->lab_interval_ns = (uint64_t)json_integer_value(json_object_get(o, "lab_interval_ns"));
 	p->board = lw_jstr(o, "board", NULL);
 	p->deploy = lw_jstr(o, "deploy", NULL);
 	p->ssh = lw_jstr(o, "ssh", NULL);
@@ -288,7 +357,7 @@ static int params_from_json(struct params *p, const json_t *o, const char *path)
 	p->identity = lw_jstr(o, "identity", NULL);
 	p->run_cmd = lw_jstr(o, "run_cmd", NULL);
 	if ((p->runner == RUNNER_DEPLOY && (!p->deploy || !p->ssh)) ||
-	    (p->runner == RUNNER_CMD && !p->run_cmd))
+	    (p->runner == RUNNER_CMD && !p->run_cmd) || (p->runner == RUNNER_LAVA && !p->lava_job))
 		return error("%s: runner '%s' without its command", path, runner);
 	p->nrun_args = (int)json_array_size(a);
 	p->run_args = calloc((size_t)p->nrun_args + 1, sizeof(char *));
@@ -656,6 +725,92 @@ static int make_run(struct bisect *b, size_t v, const char *out, const char *log
 	return spawn(argv, logpath);
 }
 
+/*
+ * Version @v's runs made in a LAVA lab: the missing ones submitted at once
+ * (repeats numbered from @next, spread over the lab's devices as 'latwatt
+ * lab submit' spreads them), waited for and fetched into its directory
+ * @dir.  Their jobs file is @dir/jobs-pending.json until they are fetched,
+ * then jobs-NN.json: started again, the bisect waits for pending jobs
+ * rather than submitting them again.  A job that gave no run (boot
+ * failure, timeout, infrastructure error) or a run that is not complete
+ * skips the version: @dir/skipped holds why, and it stays skipped.
+ */
+static int lava_runs(struct bisect *b, size_t v, const char *dir, int have, unsigned next,
+		     unsigned want)
+{
+	const struct params *p = b->p;
+	const char *ver = b->versions[v], *base = strrchr(dir, '/') + 1;
+	char pending[PATH_MAX + 32], path[PATH_MAX + 32], runs[PATH_MAX];
+	struct lw_lab_kernel k[1];
+	size_t nk = 0;
+	int rc;
+
+	snprintf(pending, sizeof(pending), "%s/jobs-pending.json", dir);
+	if (access(pending, F_OK)) {
+		struct lw_lab_job job = { .name = base };
+		struct lw_lava l;
+		char *file;
+
+		if ((unsigned)have >= want)
+			return have;
+		if (!(file = expand(p->lava_job, ver, NULL)))
+			return error("out of memory");
+		job.file = file;
+		if (!(job.def = lw_lab_job_read(file, "{version}", ver)) ||
+		    lw_lava_init(&l, p->url, p->token_file, p->lab) < 0) {
+			free(job.def);
+			free(file);
+			return -1;
+		}
+		if (!p->quiet && !p->json)
+			fprintf(stderr, "bisect: %s: %u jobs in lab %s ...\n", ver, want - (unsigned)have,
+				l.lab);
+		rc = lw_lab_submit(&l, &job, 1, next, want - (unsigned)have, pending);
+		lw_lava_free(&l);
+		free(job.def);
+		free(file);
+		if (rc < 0)
+			return -1;
+		blog(b, "lava %s: %u jobs submitted (%s)", ver, want - (unsigned)have, pending);
+	}
+	rc = lw_lab_wait(pending, p->token_file, p->lab_timeout_ns, p->lab_interval_ns,
+			 &interrupted);
+	if (rc == LW_EXIT_ERROR)
+		return -1;
+	snprintf(runs, sizeof(runs), "%s/runs", p->out);
+	if (lw_lab_fetch_runs(pending, runs, p->token_file, k, 1, &nk) < 0)
+		return -1;
+	for (unsigned i = 1;; i++) {
+		snprintf(path, sizeof(path), "%s/jobs-%02u.json", dir, i);
+		if (access(path, F_OK))
+			break;
+	}
+	if (rename(pending, path) < 0)
+		return error_errno("cannot rename %s", pending);
+	b->runs_made += nk ? (unsigned)k[0].runs : 0;
+	have = list_runs(b, v, NULL, 0, &next);
+	if (!nk || k[0].runs < k[0].jobs || (unsigned)have < want) {
+		char why[600];
+		FILE *f;
+
+		if (nk && k[0].runs < k[0].jobs)
+			snprintf(why, sizeof(why), "%zu of %zu jobs gave no run: %s",
+				 k[0].jobs - k[0].runs, k[0].jobs, k[0].why);
+		else
+			snprintf(why, sizeof(why), "%u runs fetched, %d complete", want, have);
+		snprintf(path, sizeof(path), "%s/skipped", dir);
+		if (!(f = lw_fcreate(path, 0644)))
+			return -1;
+		fprintf(f, "%s\n", why);
+		if (fclose(f) == EOF)
+			return error_errno("cannot write %s", path);
+		blog(b, "skip %s: no result (%s): neither good nor bad", ver, why);
+		return LW_BISECT_CANNOT_RUN;
+	}
+	blog(b, "lava %s: %zu runs fetched (%s)", ver, k[0].runs, path);
+	return have;
+}
+
 static int ensure_runs(void *ctx, size_t v, unsigned want)
 {
 	struct bisect *b = ctx;
@@ -668,6 +823,13 @@ static int ensure_runs(void *ctx, size_t v, unsigned want)
 	if (dfd < 0)
 		return -1;
 	have = list_runs(b, v, NULL, 0, &next);
+	if (b->p->runner == RUNNER_LAVA) {
+		snprintf(out, sizeof(out), "%s/skipped", dir);
+		have = access(out, F_OK) ? lava_runs(b, v, dir, have, next, want) :
+		       LW_BISECT_CANNOT_RUN;
+		close(dfd);
+		return have;
+	}
 	while ((unsigned)have < want) {
 		time_t t0 = time(NULL);
 		int rc;
@@ -800,10 +962,25 @@ static json_t *result_json(struct bisect *b, const struct lw_bisect_result *r, d
 	json_object_set_new(o, "good", json_string(b->p->good));
 	json_object_set_new(o, "bad", json_string(b->p->bad));
 	json_object_set_new(o, "last_good", json_string(b->versions[r->last_good]));
-	json_object_set_new(o, "first_bad", r->status == LW_BISECT_FOUND ?
+	json_object_set_new(o, "first_bad", r->status == LW_BISECT_FOUND ||
+			    r->status == LW_BISECT_ONLY_SKIPPED ?
 			    json_string(b->versions[r->first_bad]) : json_null());
 	json_object_set_new(o, "undecided", r->status == LW_BISECT_UNDECIDED ?
 			    json_string(b->versions[r->undecided]) : json_null());
+	{
+		/* the versions that gave no result; with only those left, the
+		 * first bad is one of them or first_bad */
+		json_t *sk = json_array(), *cand = json_array();
+
+		for (size_t i = 0; i < r->nsteps; i++)
+			if (r->steps[i].cls == LW_BISECT_SKIPPED)
+				json_array_append_new(sk, json_string(b->versions[r->steps[i].version]));
+		if (r->status == LW_BISECT_ONLY_SKIPPED)
+			for (size_t v = r->last_good + 1; v <= r->first_bad; v++)
+				json_array_append_new(cand, json_string(b->versions[v]));
+		json_object_set_new(o, "skipped", sk);
+		json_object_set_new(o, "first_bad_among", cand);
+	}
 	json_object_set_new(o, "endpoint_runs", json_integer(r->endpoint_runs));
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct lw_bisect_step *s = &r->steps[i];
@@ -843,15 +1020,28 @@ static void print_result(const struct bisect *b, const json_t *res, FILE *f)
 	fprintf(f, "\n  endpoints: %s worse than %s with %lld runs each\n", b->p->bad, b->p->good,
 		(long long)json_integer_value(json_object_get(res, "endpoint_runs")));
 	json_array_foreach(steps, i, s)
-		fprintf(f, "  step %zu: %-32s %s (%lld runs)\n", i + 1,
-			json_string_value(json_object_get(s, "version")),
-			json_string_value(json_object_get(s, "class")),
-			(long long)json_integer_value(json_object_get(s, "runs")));
+		if (json_integer_value(json_object_get(s, "runs")))
+			fprintf(f, "  step %zu: %-32s %s (%lld runs)\n", i + 1,
+				json_string_value(json_object_get(s, "version")),
+				json_string_value(json_object_get(s, "class")),
+				(long long)json_integer_value(json_object_get(s, "runs")));
+		else
+			fprintf(f, "  step %zu: %-32s %s: its jobs failed, neither good nor bad\n",
+				i + 1, json_string_value(json_object_get(s, "version")),
+				json_string_value(json_object_get(s, "class")));
 	if (!strcmp(st, "found"))
 		fprintf(f, "first bad version: %s (last good: %s)\n",
 			json_string_value(json_object_get(res, "first_bad")),
 			json_string_value(json_object_get(res, "last_good")));
-	else if (!strcmp(st, "no difference"))
+	else if (!strcmp(st, "only skipped left")) {
+		fprintf(f, "cannot tell which is first: between %s (good) and %s (bad) only versions "
+			"that gave no result are left; the first bad version is one of:",
+			json_string_value(json_object_get(res, "last_good")),
+			json_string_value(json_object_get(res, "first_bad")));
+		json_array_foreach(json_object_get(res, "first_bad_among"), i, s)
+			fprintf(f, " %s", json_string_value(s));
+		fprintf(f, "\n");
+	} else if (!strcmp(st, "no difference"))
 		fprintf(f, "%s is not worse than %s by the rules with %lld runs each: nothing to bisect\n",
 			b->p->bad, b->p->good,
 			(long long)json_integer_value(json_object_get(res, "endpoint_runs")));

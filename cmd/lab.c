@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,8 @@ struct opts {
 	const char *output, *url, *token_file, *lab, *db;
 	uint64_t repeat, timeout_ns, interval_ns;
 	int quiet, results;
+	FILE *summary;				/* wait's last line (NULL: stdout) */
+	volatile sig_atomic_t *stop;		/* wait: give up when it is set */
 };
 
 /* ---- the jobs file ---------------------------------------------------- */
@@ -100,7 +103,7 @@ struct opts {
 static int name_ok(const char *n)
 {
 	return *n && *n != '.' && strlen(n) < 64 &&
-	       strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+	       strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") ==
 		       strlen(n);
 }
 
@@ -222,15 +225,107 @@ next:
 	return (int)n;
 }
 
+int lw_lab_submit(struct lw_lava *l, const struct lw_lab_job *job, size_t nk, unsigned first,
+		  unsigned repeat, const char *jobs_out)
+{
+	static char dev[MAX_DEVICES][96];
+	char dtype[64] = "";
+	json_t *doc, *jobs, *ts;
+	int ret = -1, ndev = 0;
+
+	doc = json_pack("{s:s, s:i, s:s, s:s, s:[]}", "schema", JOBS_SCHEMA, "version", JOBS_VERSION,
+			"lab", l->lab, "url", l->url, "jobs");
+	ts = lw_json_timestamp(NULL);
+	if (!doc || !ts || json_object_set_new(doc, "submitted", ts) < 0) {
+		json_decref(doc);
+		json_decref(ts);
+		return error("out of memory");
+	}
+	jobs = json_object_get(doc, "jobs");
+	/* Placed when the lab's devices have tags of their own names: kernel
+	 * k's repeat r on device (k + r - 1) mod D, so that each round keeps
+	 * D devices busy and each kernel's repeats go round the devices (a
+	 * kernel is not confounded with a device).  Else LAVA's scheduler
+	 * places them. */
+	for (size_t k = 0; k < nk; k++) {
+		char type[64], tags[8];
+
+		top_key(job[k].def, "device_type", type, sizeof(type));
+		if (!*type || strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789_-.") != strlen(type)) {
+			error("%s: no device_type", job[k].file);
+			goto out;
+		}
+		if (k == 0) {
+			snprintf(dtype, sizeof(dtype), "%s", type);
+			ndev = own_tag_devices(l, type, dev, MAX_DEVICES);
+			if (ndev < 0)
+				goto out;
+		} else if (strcmp(type, dtype)) {
+			ndev = 0;	/* several device types: the scheduler's */
+		}
+		if (*top_key(job[k].def, "tags", tags, sizeof(tags)) || strstr(job[k].def, "\ntags:"))
+			ndev = 0;	/* a job with tags of its own keeps them */
+	}
+	if (ndev < 2)
+		note("lab %s: the jobs are placed by the lab's scheduler (fewer than two %s devices "
+		     "tagged with their own names, as scripts/lava-lab tags them)", l->lab, dtype);
+	/* interleaved: repeat r of every kernel before repeat r + 1 of any */
+	for (unsigned r = first; r < first + repeat; r++)
+		for (size_t k = 0; k < nk; k++) {
+			const char *d = job[k].def;
+			const char *place = ndev >= 2 ? dev[(k + r - 1) % (unsigned)ndev] : NULL;
+			char *def = NULL;
+			json_t *body, *ans, *ids;
+			char *text;
+
+			if (place && asprintf(&def, "%s%stags:\n- %s\n", d,
+					      d[strlen(d) - 1] == '\n' ? "" : "\n", place) < 0) {
+				error("out of memory");
+				goto save;
+			}
+			body = json_pack("{s:s}", "definition", def ? def : d);
+			text = body ? json_dumps(body, 0) : NULL;
+			free(def);
+			json_decref(body);
+			if (!text) {
+				error("%s: the job is not UTF-8 text", job[k].file);
+				goto save;
+			}
+			ans = lw_lava_json(l, "jobs/", text);
+			free(text);
+			ids = json_object_get(ans, "job_ids");
+			if (!ans || !json_is_integer(json_array_get(ids, 0))) {
+				if (ans)
+					error("%sapi/v0.2/jobs/: no job id in the answer", l->url);
+				json_decref(ans);
+				goto save;
+			}
+			json_array_append_new(jobs, json_pack("{s:I, s:s, s:I, s:s, s:s?}", "id",
+				json_integer_value(json_array_get(ids, 0)), "kernel", job[k].name,
+				"repeat", (json_int_t)r, "job_file", job[k].file, "placed_on", place));
+			note("lab %s: job %lld: %s repeat %u of %u%s%s", l->lab,
+			     (long long)json_integer_value(json_array_get(ids, 0)), job[k].name,
+			     r, first + repeat - 1, place ? " on " : "", place ? place : "");
+			json_decref(ans);
+		}
+	ret = 0;
+save:
+	/* what was submitted is recorded, also after a failure */
+	if (json_array_size(jobs) && lw_json_save(doc, jobs_out) < 0)
+		ret = -1;
+	else if (json_array_size(jobs) && ret < 0)
+		note("the %zu jobs submitted are in %s", json_array_size(jobs), jobs_out);
+out:
+	json_decref(doc);
+	return ret;
+}
+
 static int cmd_submit(const struct opts *o, int argc, char **argv)
 {
 	struct lw_lava l;
-	char *defs[MAX_KERNELS] = { NULL }, names[MAX_KERNELS][64];
-	const char *files[MAX_KERNELS];
-	json_t *doc = NULL, *jobs, *ts;
-	static char dev[MAX_DEVICES][96];
-	char dtype[64] = "";
-	int nk = argc, ret = LW_EXIT_ERROR, ndev = 0;
+	struct lw_lab_job job[MAX_KERNELS] = { { 0 } };
+	char names[MAX_KERNELS][64];
+	int nk = argc, ret = LW_EXIT_ERROR;
 
 	if (!o->output)
 		return error("submit: give -o JOBS.json"), LW_EXIT_ERROR;
@@ -240,17 +335,17 @@ static int cmd_submit(const struct opts *o, int argc, char **argv)
 		return error("submit: at most %d kernels", MAX_KERNELS), LW_EXIT_ERROR;
 	for (int i = 0; i < nk; i++) {
 		char *eq = strchr(argv[i], '=');
-		size_t len;
 
 		if (!eq || eq == argv[i] || eq - argv[i] >= 64) {
 			error("submit: '%s' is not NAME=JOB.yaml", argv[i]);
 			goto out_defs;
 		}
 		snprintf(names[i], sizeof(names[i]), "%.*s", (int)(eq - argv[i]), argv[i]);
-		files[i] = eq + 1;
+		job[i].name = names[i];
+		job[i].file = eq + 1;
 		if (!name_ok(names[i])) {
-			error("submit: kernel name '%s': letters, digits, '.', '_', '-' (not first)",
-			      names[i]);
+			error("submit: kernel name '%s': letters, digits, '.', '_', '+', '-' "
+			      "(not '.' first)", names[i]);
 			goto out_defs;
 		}
 		for (int k = 0; k < i; k++)
@@ -258,105 +353,56 @@ static int cmd_submit(const struct opts *o, int argc, char **argv)
 				error("submit: kernel name '%s' given twice", names[i]);
 				goto out_defs;
 			}
-		defs[i] = lw_in_read(files[i], 0, 1 << 20, &len);
-		if (!defs[i])
+		if (!(job[i].def = lw_lab_job_read(job[i].file, NULL, NULL)))
 			goto out_defs;
-		if (strlen(defs[i]) != len || !strstr(defs[i], "actions")) {
-			error("%s: not a LAVA job definition (no 'actions')", files[i]);
-			goto out_defs;
-		}
 	}
 	if (lw_lava_init(&l, o->url, o->token_file, o->lab) < 0)
 		goto out_defs;
-	doc = json_pack("{s:s, s:i, s:s, s:s, s:[]}", "schema", JOBS_SCHEMA, "version", JOBS_VERSION,
-			"lab", l.lab, "url", l.url, "jobs");
-	ts = lw_json_timestamp(NULL);
-	if (!doc || !ts || json_object_set_new(doc, "submitted", ts) < 0) {
-		error("out of memory");
-		goto out;
-	}
-	jobs = json_object_get(doc, "jobs");
-	/* Placed when the lab's devices have tags of their own names: kernel
-	 * k's repeat r on device (k + r - 1) mod D, so that each round keeps
-	 * D devices busy and each kernel's repeats go round the devices (a
-	 * kernel is not confounded with a device).  Else LAVA's scheduler
-	 * places them. */
-	for (int k = 0; k < nk; k++) {
-		char type[64], tags[8];
-
-		top_key(defs[k], "device_type", type, sizeof(type));
-		if (!*type || strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789_-.") != strlen(type)) {
-			error("%s: no device_type", files[k]);
-			goto out;
-		}
-		if (k == 0) {
-			snprintf(dtype, sizeof(dtype), "%s", type);
-			ndev = own_tag_devices(&l, type, dev, MAX_DEVICES);
-			if (ndev < 0)
-				goto out;
-		} else if (strcmp(type, dtype)) {
-			ndev = 0;	/* several device types: the scheduler's */
-		}
-		if (*top_key(defs[k], "tags", tags, sizeof(tags)) || strstr(defs[k], "\ntags:"))
-			ndev = 0;	/* a job with tags of its own keeps them */
-	}
-	if (ndev < 2)
-		note("lab %s: the jobs are placed by the lab's scheduler (fewer than two %s devices "
-		     "tagged with their own names, as scripts/lava-lab tags them)", l.lab, dtype);
-	/* interleaved: repeat r of every kernel before repeat r + 1 of any */
-	for (uint64_t r = 1; r <= o->repeat; r++)
-		for (int k = 0; k < nk; k++) {
-			const char *place = ndev >= 2 ? dev[(k + r - 1) % (uint64_t)ndev] : NULL;
-			char *def = NULL;
-			json_t *body, *ans, *ids;
-			char *text;
-
-			if (place && asprintf(&def, "%s%stags:\n- %s\n", defs[k],
-					      defs[k][strlen(defs[k]) - 1] == '\n' ? "" : "\n",
-					      place) < 0) {
-				error("out of memory");
-				goto save;
-			}
-			body = json_pack("{s:s}", "definition", def ? def : defs[k]);
-			text = body ? json_dumps(body, 0) : NULL;
-			free(def);
-			json_decref(body);
-			if (!text) {
-				error("%s: the job is not UTF-8 text", files[k]);
-				goto save;
-			}
-			ans = lw_lava_json(&l, "jobs/", text);
-			free(text);
-			ids = json_object_get(ans, "job_ids");
-			if (!ans || !json_is_integer(json_array_get(ids, 0))) {
-				if (ans)
-					error("%sapi/v0.2/jobs/: no job id in the answer", l.url);
-				json_decref(ans);
-				goto save;
-			}
-			json_array_append_new(jobs, json_pack("{s:I, s:s, s:I, s:s, s:s?}", "id",
-				json_integer_value(json_array_get(ids, 0)), "kernel", names[k],
-				"repeat", (json_int_t)r, "job_file", files[k], "placed_on", place));
-			note("lab %s: job %lld: %s repeat %llu of %llu%s%s", l.lab,
-			     (long long)json_integer_value(json_array_get(ids, 0)), names[k],
-			     (unsigned long long)r, (unsigned long long)o->repeat,
-			     place ? " on " : "", place ? place : "");
-			json_decref(ans);
-		}
-	ret = LW_EXIT_OK;
-save:
-	/* what was submitted is recorded, also after a failure */
-	if (json_array_size(jobs) && lw_json_save(doc, o->output) < 0)
-		ret = LW_EXIT_ERROR;
-	else if (json_array_size(jobs) && ret != LW_EXIT_OK)
-		note("the %zu jobs submitted are in %s", json_array_size(jobs), o->output);
-out:
-	json_decref(doc);
+	if (lw_lab_submit(&l, job, (size_t)nk, 1, (unsigned)o->repeat, o->output) == 0)
+		ret = LW_EXIT_OK;
 	lw_lava_free(&l);
 out_defs:
 	for (int i = 0; i < nk; i++)
-		free(defs[i]);
+		free(job[i].def);
 	return ret;
+}
+
+char *lw_lab_job_read(const char *file, const char *from, const char *to)
+{
+	size_t len;
+	char *def = lw_in_read(file, 0, 1 << 20, &len);
+
+	if (!def)
+		return NULL;
+	if (strlen(def) != len || !strstr(def, "actions")) {
+		error("%s: not a LAVA job definition (no 'actions')", file);
+		free(def);
+		return NULL;
+	}
+	if (from && strstr(def, from)) {
+		size_t fl = strlen(from), tl = strlen(to), n = 0, at = 0;
+		const char *p = def, *q;
+		char *out;
+
+		for (q = strstr(def, from); q; q = strstr(q + fl, from))
+			n++;
+		out = malloc(len + n * tl + 1);
+		if (!out) {
+			free(def);
+			error("out of memory");
+			return NULL;
+		}
+		for (; (q = strstr(p, from)); p = q + fl) {
+			memcpy(out + at, p, (size_t)(q - p));
+			at += (size_t)(q - p);
+			memcpy(out + at, to, tl);
+			at += tl;
+		}
+		strcpy(out + at, p);
+		free(def);
+		def = out;
+	}
+	return def;
 }
 
 /* ---- the state of jobs -------------------------------------------------- */
@@ -554,6 +600,7 @@ static int cmd_wait(const struct opts *o, const char *file)
 	int failed = 0;
 	double t0 = lw_mono_ns() / 1e9, lo = INFINITY, hi = 0;
 	int ret = LW_EXIT_ERROR;
+	FILE *sum = o->summary ? o->summary : stdout;
 
 	if (!doc)
 		return LW_EXIT_ERROR;
@@ -587,6 +634,10 @@ static int cmd_wait(const struct opts *o, const char *file)
 		}
 		if (done == n)
 			break;
+		if (o->stop && *o->stop) {
+			error("lab %s: %zu of %zu jobs not finished when interrupted", l.lab, n - done, n);
+			goto out;
+		}
 		if (lw_mono_ns() / 1e9 - t0 > o->timeout_ns / 1e9) {
 			error("lab %s: %zu of %zu jobs not finished after %.0f s (--timeout)", l.lab,
 			      n - done, n, o->timeout_ns / 1e9);
@@ -619,19 +670,28 @@ static int cmd_wait(const struct opts *o, const char *file)
 			goto out;
 		failed += r;
 	}
-	printf("lab %s: %zu jobs, %zu complete, %zu without a result; at most %zu ran at once",
-	       l.lab, n, complete, n - complete, most_at_once(s, n));
+	fprintf(sum, "lab %s: %zu jobs, %zu complete, %zu without a result; at most %zu ran at once",
+		l.lab, n, complete, n - complete, most_at_once(s, n));
 	if (complete)
-		printf("; a job took %.0f-%.0f s", lo, hi);
+		fprintf(sum, "; a job took %.0f-%.0f s", lo, hi);
 	if (failed)
-		printf("; %d test cases failed", failed);
-	printf("\n");
+		fprintf(sum, "; %d test cases failed", failed);
+	fprintf(sum, "\n");
 	ret = complete == n && !failed ? LW_EXIT_OK : LW_EXIT_FAIL;
 out:
 	free(s);
 	lw_lava_free(&l);
 	json_decref(doc);
 	return ret;
+}
+
+int lw_lab_wait(const char *jobs_file, const char *token_file, uint64_t timeout_ns,
+		uint64_t interval_ns, volatile sig_atomic_t *stop)
+{
+	struct opts o = { .token_file = token_file, .timeout_ns = timeout_ns,
+			  .interval_ns = interval_ns, .summary = stderr, .stop = stop };
+
+	return cmd_wait(&o, jobs_file);
 }
 
 /* ---- fetch ------------------------------------------------------------ */
@@ -726,7 +786,7 @@ static int record_lab(const char *run, const struct lw_lava *l, const json_t *j,
 
 /* Job @j into @out/KERNEL/run-NN: 1 fetched (or there already), 0 no
  * result (said why), -1 after error(). */
-static int fetch_job(struct lw_lava *l, const json_t *j, const char *out)
+static int fetch_job(struct lw_lava *l, const json_t *j, const char *out, char *why, size_t wl)
 {
 	char dir[PATH_MAX], dest[PATH_MAX + 16], path[64], log[PATH_MAX], tgz[PATH_MAX], name[256];
 	char what[128], top[256];
@@ -748,6 +808,7 @@ static int fetch_job(struct lw_lava *l, const json_t *j, const char *out)
 	if (!finished(&s)) {
 		note("lab %s: %s: %s, not finished: no result yet ('latwatt lab wait')", l->lab,
 		     what, s.state);
+		snprintf(why, wl, "job %lld: %s, not finished", job_id(j), s.state);
 		return 0;
 	}
 	if (strcmp(s.health, "Complete")) {
@@ -755,6 +816,9 @@ static int fetch_job(struct lw_lava *l, const json_t *j, const char *out)
 		note("lab %s: %s on %s: %s%s%s: no result", l->lab, what,
 		     *s.device ? s.device : "no device", no_result_why(&s), *s.comment ? ": " : "",
 		     s.comment);
+		snprintf(why, wl, "job %lld on %s: %s%s%s", job_id(j),
+			 *s.device ? s.device : "no device", no_result_why(&s), *s.comment ? ": " : "",
+			 s.comment);
 		return 0;
 	}
 	snprintf(path, sizeof(path), "jobs/%lld/logs/", job_id(j));
@@ -778,12 +842,16 @@ static int fetch_job(struct lw_lava *l, const json_t *j, const char *out)
 	fclose(lf);
 	if (fclose(tf) == EOF && r > 0)
 		return error_errno("cannot write %s", tgz);
-	if (r < 0)
+	if (r < 0) {
+		snprintf(why, wl, "job %lld on %s: its upload is damaged", job_id(j), s.device);
 		return 0;	/* damaged: said, no result */
+	}
 	if (r == 0) {
 		note("lab %s: %s on %s: complete, but its log holds no run directory (the job's "
 		     "UPLOAD is not console, or latwatt failed on the device): no result", l->lab,
 		     what, s.device);
+		snprintf(why, wl, "job %lld on %s: complete, but no run directory in its log",
+			 job_id(j), s.device);
 		return 0;
 	}
 	snprintf(top, sizeof(top), "%s", name);
@@ -833,7 +901,8 @@ static long fetch_all(struct lw_lava *l, const json_t *doc, const char *out,
 		return -1;
 	close(dfd);
 	json_array_foreach(json_object_get(doc, "jobs"), i, j) {
-		int r = fetch_job(l, j, out);
+		char why[512] = "";
+		int r = fetch_job(l, j, out, why, sizeof(why));
 		size_t m;
 
 		if (r < 0)
@@ -868,6 +937,8 @@ static long fetch_all(struct lw_lava *l, const json_t *doc, const char *out,
 		}
 		k[m].jobs++;
 		k[m].runs += (size_t)r;
+		if (!r && !*k[m].why)
+			snprintf(k[m].why, sizeof(k[m].why), "%s", why);
 	}
 	return (long)got;
 }
@@ -989,7 +1060,7 @@ int cmd_lab(int argc, char **argv)
 			break;
 		case OPT_LAB:
 			if (!name_ok(optarg))
-				return error("--lab '%s': letters, digits, '.', '_', '-'", optarg),
+				return error("--lab '%s': letters, digits, '.', '_', '+', '-'", optarg),
 				       LW_EXIT_ERROR;
 			o.lab = optarg;
 			break;

@@ -99,6 +99,8 @@ void lw_lava_free(struct lw_lava *l)
 	l->scratch[0] = 0;
 }
 
+int (*lw_lava_answer)(const char *path, const char *body, const char *out, long *status);
+
 int lw_lava_request(struct lw_lava *l, const char *path, const char *body, const char *out,
 		    long *status)
 {
@@ -110,6 +112,8 @@ int lw_lava_request(struct lw_lava *l, const char *path, const char *body, const
 
 	if ((size_t)snprintf(url, sizeof(url), "%s" LW_LAVA_API "%s", l->url, path) >= sizeof(url))
 		return error("%s: URL too long", path);
+	if (lw_lava_answer)
+		return lw_lava_answer(path, body, out, status);
 	snprintf(maxt, sizeof(maxt), "%llu", (unsigned long long)(l->timeout_ns / 1000000000ULL));
 	argv[n++] = "curl";
 	argv[n++] = "--silent";

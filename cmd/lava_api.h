@@ -33,6 +33,12 @@ void lw_lava_free(struct lw_lava *l);
  * error() when no answer came (curl failed: the server is not there). */
 int lw_lava_request(struct lw_lava *l, const char *path, const char *body, const char *out,
 		    long *status);
+/* Where lw_lava_request() gets its answers instead of the server, when set
+ * (fuzz/fuzz_lava.c plays a server through it): @path's answer written to
+ * @out, its status in *@status; 0, or -1 after error(). */
+extern int (*lw_lava_answer)(const char *path, const char *body, const char *out,
+			     long *status);
+
 /* The same, the answer read as JSON; an HTTP status other than 2xx is an
  * error() naming it and the server's words.  NULL after error(). */
 json_t *lw_lava_json(struct lw_lava *l, const char *path, const char *body);

@@ -13,6 +13,8 @@ struct sim {
 	size_t first_bad;		/* planted: versions >= this are worse */
 	size_t second_bad;		/* a second, later step (NV: none) */
 	unsigned runs[NV];
+	unsigned char cannot_run[NV];	/* versions whose runs all fail */
+	unsigned tried[NV];		/* ensure_runs calls of each */
 	unsigned total_runs, judgements;
 	double detect_per_run;		/* chance that one run's worth of evidence shows a real change */
 	double false_alarm;		/* chance of "worse" without a change */
@@ -29,6 +31,9 @@ static int sim_ensure(void *ctx, size_t v, unsigned n)
 {
 	struct sim *s = ctx;
 
+	s->tried[v]++;
+	if (s->cannot_run[v])
+		return LW_BISECT_CANNOT_RUN;
 	while (s->runs[v] < n) {
 		s->runs[v]++;
 		s->total_runs++;
@@ -148,6 +153,44 @@ static void test_noisy_judge(void **st)
 	assert_true(found_wrong <= 0.01 * trials);
 }
 
+/* A version that gives no result is skipped, never good or bad: the
+ * nearest other one is tried, and the first bad is still found; with only
+ * skipped versions left between the ends the search says so. */
+static void test_skipped(void **st)
+{
+	for (size_t fb = 1; fb < NV; fb++)
+		for (size_t sk = 1; sk < NV - 1; sk++) {
+			struct sim s = { .first_bad = fb, .second_bad = NV };
+			struct lw_bisect_result r;
+
+			s.cannot_run[sk] = 1;
+			assert_int_equal(lw_bisect(NV, 0, NV - 1, 3, 9, &sim_ops, &s, &r), 0);
+			assert_int_equal(s.runs[sk], 0);
+			assert_true(s.tried[sk] <= 1);
+			if (sk == fb || sk + 1 == fb) {
+				/* the first bad or the last good gives no result: which
+				 * is first cannot be told, and that is said */
+				assert_int_equal(r.status, LW_BISECT_ONLY_SKIPPED);
+				assert_int_equal(r.last_good, sk - 1);
+				assert_int_equal(r.first_bad, sk + 1);
+				continue;
+			}
+			assert_int_equal(r.status, LW_BISECT_FOUND);
+			assert_int_equal(r.first_bad, fb);
+			for (size_t i = 0; i < r.nsteps; i++)
+				if (r.steps[i].version == sk)
+					assert_int_equal(r.steps[i].cls, LW_BISECT_SKIPPED);
+		}
+	{
+		struct sim s = { .first_bad = 5, .second_bad = NV };
+		struct lw_bisect_result r;
+
+		s.cannot_run[0] = 1;
+		assert_error(lw_bisect(NV, 0, NV - 1, 3, 9, &sim_ops, &s, &r) < 0, "good end");
+	}
+	assert_string_equal(lw_bisect_class_name(LW_BISECT_SKIPPED), "skipped (no result)");
+}
+
 static void test_bad_arguments(void **st)
 {
 	struct sim s = { .first_bad = 3, .second_bad = NV };
@@ -166,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_no_difference),
 		cmocka_unit_test(test_two_changes_undecided),
 		cmocka_unit_test(test_noisy_judge),
+		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_bad_arguments),
 	};
 
