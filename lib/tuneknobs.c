@@ -297,19 +297,42 @@ static int tasks_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k, c
 	return 0;
 }
 
+/* For apply.sh: from taskset's "pid N's current affinity list: 0-3,5", the
+ * list the thread goes to as tasks_list() moves it (the CPUs it had but the
+ * measured ones m, else the housekeeping ones hk), or nothing when it is
+ * not on a measured CPU. */
+static const char tasks_awk[] =
+	"function set(l, a,   n, r, p, i, j) { n = split(l, r, \",\"); "
+	"for (i = 1; i <= n; i++) if (split(r[i], p, \"-\") == 2) "
+	"{ for (j = p[1] + 0; j <= p[2] + 0; j++) a[j] = 1 } else a[r[i] + 0] = 1 } "
+	"{ set($NF, cur); set(m, meas); on = 0; out = \"\"; "
+	"for (c in cur) { if (c in meas) on = 1; if (c + 0 > mx) mx = c + 0 } "
+	"if (!on) exit; for (c = 0; c <= mx; c++) if ((c in cur) && !(c in meas)) "
+	"out = out (out == \"\" ? \"\" : \",\") c; print (out == \"\" ? hk : out) }";
+
 static void tasks_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)
 {
 	cpu_set_t hk;
-	char list[256];
+	char list[256], ml[256];
 
+	(void)l;
 	housekeeping(s, &hk);
 	lw_format_cpulist(&hk, list, sizeof(list));
-	lw_sb_add(b, "# every thread's CPU affinity to the CPUs not measured (kernel threads bound\n"
-		  "# to a CPU refuse and stay).  Tasks started later inherit their parent's:\n"
-		  "# start what must run on the measured CPUs with its own (taskset -c)\n");
-	lw_sb_add(b, "for t in /proc/[0-9]*/task/[0-9]*; do taskset -p -c ");
+	lw_format_cpulist(&s->measured, ml, sizeof(ml));
+	lw_sb_add(b, "# every thread on a measured CPU to the CPUs it had that are not measured\n"
+		  "# (to the others when it had none); one off them already is left as it is,\n"
+		  "# kernel threads bound to a CPU refuse and stay.  Tasks started later\n"
+		  "# inherit their parent's: start what must run on the measured CPUs with\n"
+		  "# its own (taskset -c)\n");
+	lw_sb_add(b, "for t in /proc/[0-9]*/task/[0-9]*; do\n"
+		  "\tto=$(taskset -p -c \"${t##*/}\" 2>/dev/null | awk -v m=");
+	lw_sb_quote(b, ml);
+	lw_sb_add(b, " -v hk=");
 	lw_sb_quote(b, list);
-	lw_sb_add(b, " \"${t##*/}\" >/dev/null 2>&1 || :; done\n");
+	lw_sb_add(b, " ");
+	lw_sb_quote(b, tasks_awk);
+	lw_sb_add(b, ") &&\n\t\t[ -n \"$to\" ] && taskset -p -c \"$to\" \"${t##*/}\" >/dev/null 2>&1 || :\n"
+		  "done\n");
 }
 
 static void tasks_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)

@@ -241,9 +241,12 @@ static void test_script_and_cmdline(void **state)
 	assert_null(strstr(b.s, "cpu0/cpuidle"));
 	assert_non_null(strstr(b.s, "printf '%s\\n' '0' > '/proc/sys/kernel/timer_migration'\n"));
 	assert_non_null(strstr(b.s, "for f in /proc/irq/*/smp_affinity_list; do printf '%s\\n' '0'"));
-	/* every thread to CPU 0; a refusal (a bound kernel thread) passed over */
-	assert_non_null(strstr(b.s, "for t in /proc/[0-9]*/task/[0-9]*; do taskset -p -c '0' "
-			       "\"${t##*/}\" >/dev/null 2>&1 || :; done\n"));
+	/* each thread on CPU 1 moved as the knob moves it; a refusal (a bound
+	 * kernel thread) passed over (test_script_moves_as_the_knob) */
+	assert_non_null(strstr(b.s, "for t in /proc/[0-9]*/task/[0-9]*; do\n"
+			       "\tto=$(taskset -p -c \"${t##*/}\" 2>/dev/null | awk -v m='1' -v hk='0' "));
+	assert_non_null(strstr(b.s, "[ -n \"$to\" ] && taskset -p -c \"$to\" \"${t##*/}\" "
+			       ">/dev/null 2>&1 || :\ndone\n"));
 	assert_int_equal(lw_tune_cmdline(&s, level, &cl), 0);
 	assert_string_equal(cl.s, " irqaffinity=0 sysctl.kernel.timer_migration=0");
 	lw_sb_free(&b);
@@ -284,6 +287,79 @@ static void test_script_and_cmdline(void **state)
 	}
 	assert_int_equal(chdir(cwd), 0);
 	free(cwd);
+	lw_sb_free(&b);
+	lw_test_rmdir(root);
+}
+
+/* apply.sh moves a thread as the knob does (tasks_list()): on a measured
+ * CPU, to the CPUs it had that are not measured, else to every one that is
+ * not; off them already, left alone.  Run with a taskset of the test's that
+ * reports the affinity FAKE_CUR for every thread and logs what it is told
+ * to set: on 4 CPUs with CPU 1 measured. */
+static void test_script_moves_as_the_knob(void **state)
+{
+	static const struct { const char *cur, *to; } cases[] = {
+		{ "0-3", "0,2,3" }, { "1", "0,2-3" }, { "1,3", "3" }, { "2", NULL },
+		{ "0,2-3", NULL }, { "1-2", "2" },
+	};
+	char *root = fake_root();
+	struct lw_tune_sys s;
+	struct lw_sb b = { 0 };
+	int level[LW_TK_N] = { 0 };
+	cpu_set_t m;
+	char path[1024], cmd[4096], log[1024], line[256];
+	FILE *f;
+
+	(void)state;
+	CPU_ZERO(&m);
+	CPU_SET(1, &m);
+	assert_int_equal(lw_tune_sys_read(&s, root, &m), 0);
+	CPU_ZERO(&s.online);
+	for (int c = 0; c < 4; c++)
+		CPU_SET(c, &s.online);
+	level[LW_TK_TASKS] = 1;
+	assert_int_equal(lw_tune_script(&s, level, "t", &b), 0);
+	snprintf(path, sizeof(path), "%s/apply.sh", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(b.s, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/taskset", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\n"
+	      "[ $# = 3 ] && { echo \"pid $3's current affinity list: $FAKE_CUR\"; exit 0; }\n"
+	      "echo \"$3\" >> \"$FAKE_LOG\"\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+	snprintf(log, sizeof(log), "%s/set.log", root);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = 0;
+
+		unlink(log);
+		snprintf(cmd, sizeof(cmd), "FAKE_CUR='%s' FAKE_LOG='%s' PATH='%s':\"$PATH\" sh '%s/apply.sh'",
+			 cases[i].cur, log, root, root);
+		assert_int_equal(system(cmd), 0);
+		f = fopen(log, "r");
+		if (!cases[i].to) {
+			if (f)
+				fail_msg("%s: told to move a thread off no measured CPU", cases[i].cur);
+			continue;
+		}
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f)) {
+			cpu_set_t want, got;
+
+			line[strcspn(line, "\n")] = 0;
+			assert_int_equal(lw_parse_cpulist("moved to", line, NULL, &got), 0);
+			assert_int_equal(lw_parse_cpulist("want", cases[i].to, NULL, &want), 0);
+			if (!CPU_EQUAL(&got, &want))
+				fail_msg("%s: moved to %s, not %s", cases[i].cur, line, cases[i].to);
+			n++;
+		}
+		fclose(f);
+		assert_true(n > 0);	/* every thread of this system, each told once */
+	}
 	lw_sb_free(&b);
 	lw_test_rmdir(root);
 }
@@ -385,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_no_cpuidle_driver),
 		cmocka_unit_test(test_front_and_recommendation),
 		cmocka_unit_test(test_script_and_cmdline),
+		cmocka_unit_test(test_script_moves_as_the_knob),
 		cmocka_unit_test(test_task_affinity_restored),
 	};
 
