@@ -65,7 +65,9 @@ const char *lw_spike_where(const struct lw_spike *s, char *buf, size_t len)
 	}
 	if (n < len && (w || x))
 		n += (size_t)snprintf(buf + n, len - n, "%s", n ? "; " : "");
-	if (n < len && w && x)
+	if (n < len && w && x && !strcmp(w, x))	/* one place, said once */
+		snprintf(buf + n, len - n, "in %s at the wake-up and when it left the CPU", w);
+	else if (n < len && w && x)
 		snprintf(buf + n, len - n, "in %s at the wake-up; left the CPU in %s", w, x);
 	else if (n < len && w)
 		snprintf(buf + n, len - n, "in %s at the wake-up", w);

@@ -710,6 +710,8 @@ static void test_code_behind_a_spike(void **st)
 	spike(a, E, 104 * US);
 	/* 2: the same, but the stacks are of another task and another thread */
 	spike(a, 2 * E, 104 * US);
+	/* 3: the same place at the wake-up and the switch: said once */
+	spike(a, 3 * E, 104 * US);
 	ev(a, 0, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
 	wake_probe(a, E);
 	stack(a, E + 1 * US, 31, PROBE_TID, 0, "foo_poll+0x3c (ioctl)");
@@ -721,6 +723,11 @@ static void test_code_behind_a_spike(void **st)
 	stack(a, 2 * E + 1 * US, 77, PROBE_TID, 0, "user space");
 	stack(a, 2 * E + 1 * US, 31, 999, 0, "baz+0x2");
 	ev(a, 2 * E + 102 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	ev(a, 3 * E - 10 * US, LW_TEV_SWITCH, 31, 120, 0, "kworker/0:1");
+	wake_probe(a, 3 * E);
+	stack(a, 3 * E + 1 * US, 31, PROBE_TID, 0, "foo_spin+0x10 (ioctl)");
+	ev(a, 3 * E + 102 * US, LW_TEV_SWITCH, PROBE_TID, PROBE_KPRIO, 0, "lw-cyclic/0");
+	stack(a, 3 * E + 102 * US, 31, PROBE_TID, 1, "foo_spin+0x10 (ioctl)");
 	lw_attrib_finish(a);
 	s = lw_attrib_get(a, 0);
 	assert_dominant(s, LW_C_NONPREEMPT, "kworker/0:1", 99 * US);
@@ -732,6 +739,9 @@ static void test_code_behind_a_spike(void **st)
 	assert_int_equal(s->code[0].pid, 77);
 	assert_string_equal(s->code[0].where, "user space");
 	assert_null(s->code[1].where);
+	s = lw_attrib_get(a, 2);
+	assert_string_equal(lw_spike_where(s, buf, sizeof(buf)), "in foo_spin+0x10 (ioctl) at the "
+			    "wake-up and when it left the CPU");
 	lw_attrib_free(a);
 }
 
