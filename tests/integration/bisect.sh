@@ -19,7 +19,15 @@ cpu=$((ncpu - 1))
 cat >"$TMP/hog.py" <<'PY'
 import ctypes, os, sys, time
 cpu, ready = int(sys.argv[1]), sys.argv[2]
-ctypes.CDLL(None).prctl(15, b"lw-planted", 0, 0, 0)
+libc = ctypes.CDLL(None)
+libc.prctl(15, b"lw-planted", 0, 0, 0)
+# gone with its run command, however that ends (a bisect interrupted in a
+# planted version's run kills it): a planted task left spinning would make
+# the next runs of every version slow alike
+ppid = os.getppid()
+libc.prctl(1, 9, 0, 0, 0)		# PR_SET_PDEATHSIG, SIGKILL
+if os.getppid() != ppid:
+    sys.exit(0)
 os.sched_setaffinity(0, {cpu})
 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(98))
 open(ready, "w").close()

@@ -47,7 +47,14 @@ fi
 mk_tmp
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
 if ! "$board" fetch "$kernel" >"$TMP/fetch.log" 2>&1; then
-	skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
+	# 6.12-rt is in bookworm-security alone: where apt has only bookworm
+	# (a minimal debootstrap), the PREEMPT_RT kernel of bookworm itself
+	if [ -z "${QEMU_TEST_KERNEL:-}" ] && "$board" fetch 6.1-rt >>"$TMP/fetch.log" 2>&1; then
+		echo "  kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1); 6.1-rt instead"
+		kernel=6.1-rt
+	else
+		skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
+	fi
 fi
 mkdir -p "$TMP/overlay/lib/modules/latwatt"
 if ! "$board" module "$kernel" -o "$TMP/kmod" >"$TMP/module.log" 2>&1; then
