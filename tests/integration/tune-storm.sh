@@ -79,7 +79,23 @@ watch=$!
 rc=$?
 kill $watch 2>/dev/null
 wait $watch 2>/dev/null
-if [ $rc -eq 0 ] && grep -q '^recommended: \(irq + \)\?tasks, meets every budget' "$TMP/a.out" &&
+# Where the machine's own noise leaves the storm-free candidate undecided
+# (its share near the limit: a fresh chroot here saw 7-13 % over 50 us with
+# the storm moved, 0.7-2.2 % on other runs), tune cannot tell and says so
+# (exit 2); the claims that need its recommendation are skipped with that,
+# never passed; a wrong decision (tasks FAIL, or another knob recommended)
+# still fails
+undecided=$("$PYTHON" - "$TMP/a/tune.json" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [x for x in d["candidates"] if "tasks" in x["knobs"]][-1:]
+if d["recommended"] is None and t and t[0]["decision"] not in ("PASS", "FAIL"):
+    print(t[0]["reason"])
+PY
+)
+if [ -n "$undecided" ] && [ $rc -eq 2 ]; then
+	skip "storm-moved-recommended" "tasks left undecided by this machine's noise: $undecided"
+elif [ $rc -eq 0 ] && grep -q '^recommended: \(irq + \)\?tasks, meets every budget' "$TMP/a.out" &&
 	grep -q "^  tasks: [0-9]* tasks\? moved to CPU [0-9,-]*; left on CPU $cpu: [0-9]* kernel thread" \
 		"$TMP/a.out"; then
 	pass "storm-moved-recommended"
@@ -95,9 +111,13 @@ d = json.load(open(sys.argv[1]))
 c = d["candidates"]
 # as found: the storm breaks the budget
 assert c[0]["name"] == "as found" and c[0]["decision"] == "FAIL", c[0]
-r = c[d["recommended"]]
-assert r["decision"] == "PASS" and "tasks" in r["knobs"], r
-assert " moved to CPU " in r["knobs"]["tasks"]["done"], r["knobs"]
+if d["recommended"] is not None:
+    r = c[d["recommended"]]
+    assert r["decision"] == "PASS" and "tasks" in r["knobs"], r
+    assert " moved to CPU " in r["knobs"]["tasks"]["done"], r["knobs"]
+else:   # undecided (above): the tasks candidate moved the storm all the same
+    t = [x for x in c if "tasks" in x["knobs"]]
+    assert t and " moved to CPU " in t[0]["knobs"]["tasks"]["done"], c
 # every candidate without the tasks knob left the storm where it was
 for x in c:
     if "tasks" not in x["knobs"]:
@@ -131,6 +151,8 @@ if [ -f "$TMP/a/apply.sh" ]; then
 	else
 		fail "apply-confirmed" "exit $rc, storm on CPU $moved: $(cat "$TMP/apply.out" "$TMP/confirm.out")"
 	fi
+elif [ -n "$undecided" ]; then
+	skip "apply-confirmed" "no recommendation to apply: tasks left undecided"
 else
 	fail "apply-confirmed" "no apply.sh"
 fi
