@@ -216,8 +216,13 @@ static int select_knobs(struct tune *t)
 		int k = lw_tunable_by_name(tok);
 
 		if (k < 0) {
-			error("--knobs: unknown knob '%s' (irq, tasks, timer_migration, rt_throttle, "
-			      "idle, pmqos, governor)", tok);
+			char names[256] = "";
+			size_t n = 0;
+
+			for (int i = 0; i < LW_TK_N && n < sizeof(names); i++)
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+						      i ? ", " : "", lw_tunables[i].name);
+			error("--knobs: unknown knob '%s' (%s)", tok, names);
 			free(list);
 			return -1;
 		}
