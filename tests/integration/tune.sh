@@ -14,8 +14,9 @@
 #     passes): after the free knobs, the deepest state disabled on the
 #     measured CPU, judged, and put back in the copy; --grid judges every
 #     combination;
-#   - planted truth (b), idle states: needs a cpuidle driver with two states
-#     or more (this machine's haltpoll); skipped with the reason otherwise.
+#   - planted truth (b), idle states, on this machine: needs a cpuidle driver
+#     with two states or more (haltpoll); skipped with the reason otherwise.
+#     tests/integration/tune-idle.sh plants the states in the QEMU board.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_tracefs
@@ -181,7 +182,7 @@ n=$(grep -c '^candidate [0-9]*: ' "$TMP/g.out")
 drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
 nst=$(ls -d /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state* 2>/dev/null | wc -l)
 if [ "$nst" -lt 2 ]; then
-	skip "idle-only-what-is-needed" "cpuidle driver $drv, $nst idle states on CPU $cpu: no idle state to disable here"
+	skip "idle-only-what-is-needed" "cpuidle driver $drv, $nst idle states on CPU $cpu: no idle state to disable here (tune-idle.sh plants them in the QEMU board)"
 else
 	deep=$((nst - 1))
 	lat=$(cat /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state$deep/latency)

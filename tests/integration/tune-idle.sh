@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# latwatt tune, planted truth (b): idle states.  The QEMU board's CPUs have
+# no cpuidle driver; the module latwatt_idle (tests/kmod, built against
+# Debian's headers for the board's PREEMPT_RT kernel) gives them one with
+# three states: POLL, LW-HALT (HLT, exit 1 us) and LW-DEEP (HLT, then a
+# real spin of $exit_us us at each wake-up, its declared exit latency).
+# The probe wakes every 5 ms (the test's scenario), long enough for the
+# menu governor to pick LW-DEEP at each sleep.  With a budget the deep
+# state's exit breaks (cyclic.p50<1000us: with it nearly every wake-up is
+# over, without it a few percent, TCG's own), tune --knobs idle, run in the
+# guest on the isolated CPU 1, must:
+#   - find the system as found FAIL (the menu governor picks LW-DEEP);
+#   - disable only what is needed: LW-DEEP on CPU 1, never LW-HALT, and
+#     recommend it (PASS);
+#   - report the power cost from the board's energy model (the test's board
+#     gives LW-DEEP 100 mW, LW-HALT 500 mW): the recommendation costs power
+#     against as found, labelled estimated;
+#   - put every state back (state2/disable 0 after tune);
+# and the recommendation's apply.sh, run in the guest, then judged as tune
+# judges (run --repeat auto) meets the budget.
+#
+# The guest runs under single-threaded TCG (the test's board: accel
+# tcg,thread=single): under multi-threaded TCG a guest whose CPUs go
+# through cpuidle_enter_state() dies of an int3 oops as soon as a
+# tracepoint's static key is patched (the emulator shows one vCPU the
+# other's half-patched code; 3 boots of 3 here, with 6.12-rt, with or
+# without LW-DEEP; none of 4 with thread=single).
+#
+# Skips (77) without qemu-system-x86_64, busybox-static, make, the kernel
+# or its headers (cached or from apt), or gcc-12.  One boot, 40 to 90 s.
+# Measures: run it under flock /tmp/latwatt-kernel.lock.
+. "$(dirname "$0")/lib.sh"
+
+board="$TOP/scripts/qemu-board"
+kernel=${QEMU_TEST_KERNEL:-6.12-rt}
+exit_us=1500
+residency_us=300
+budget='cyclic.p50<1000us'
+
+need_cmd qemu-system-x86_64
+need_cmd cpio
+need_cmd make
+need_cmd "$PYTHON"
+[ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
+if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
+	skip_all "needs a static busybox (busybox-static)"
+fi
+mk_tmp
+[ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
+if ! "$board" fetch "$kernel" >"$TMP/fetch.log" 2>&1; then
+	# as planted-module.sh: 6.12-rt is in bookworm-security alone
+	if [ -z "${QEMU_TEST_KERNEL:-}" ] && "$board" fetch 6.1-rt >>"$TMP/fetch.log" 2>&1; then
+		echo "  kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1); 6.1-rt instead"
+		kernel=6.1-rt
+	else
+		skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
+	fi
+fi
+if ! "$board" module "$kernel" -o "$TMP/kmod" >"$TMP/module.log" 2>&1; then
+	why=$(grep error: "$TMP/module.log" | tail -n1)
+	case $why in
+	*"apt-get download"*|*"unknown to apt-cache"*|*"not installed"*)
+		skip_all "the module cannot be built for $kernel: $why" ;;
+	esac
+	fail "the module builds against $kernel's headers" "$(tail -n 5 "$TMP/module.log")"
+	finish
+fi
+check "latwatt_idle builds without warnings" [ -z "$(grep -i 'warning:' "$TMP/kmod/build.log")" ]
+mkdir -p "$TMP/overlay/lib/modules/latwatt"
+cp "$TMP/kmod/latwatt_idle.ko" "$TMP/overlay/lib/modules/latwatt/"
+
+# The test's board: the QEMU board under single-threaded TCG, its energy
+# model given the planted states, and no budgets of its own (the test's
+# alone are judged)
+"$PYTHON" - "$TOP/boards/qemu-x86_64.yaml" "$TMP/qemu-x86_64-idle.yaml" "$exit_us" "$residency_us" <<'PY' || fail "board" "cannot write the test's board"
+import re, sys
+s = open(sys.argv[1]).read()
+s = s.replace("name: qemu-x86_64\n", "name: qemu-x86_64-idle\n", 1)
+s = s.replace("  accel: tcg,thread=multi\n", "  accel: tcg,thread=single\n", 1)
+states = """idle_states:
+  - name: POLL
+    exit_latency_us: 0
+    target_residency_us: 0
+    power_mw: 1000
+  - name: LW-HALT
+    exit_latency_us: 1
+    target_residency_us: 1
+    power_mw: 500
+  - name: LW-DEEP
+    exit_latency_us: %s
+    target_residency_us: %s
+    power_mw: 100
+"""
+s, n1 = re.subn(r"(?ms)^idle_states:\n.*?(?=^\S)", states % (sys.argv[3], sys.argv[4]) + "\n", s, count=1)
+s, n2 = re.subn(r"(?ms)^budgets:\n.*?(?=^\S)", "", s, count=1)
+assert n1 == 1 and n2 == 1 and "thread=single" in s, (n1, n2)
+open(sys.argv[2], "w").write(s)
+PY
+mkdir -p "$TMP/overlay/root"
+cat >"$TMP/overlay/root/idle-5ms.yaml" <<'EOF'
+description: the probes alone, every 5 ms, for the planted idle states
+duration: 1s
+interval: 5ms
+trace-buffer: 4M
+power: auto
+EOF
+
+start=$(date +%s)
+rc=0
+"$board" -b "$TMP/qemu-x86_64-idle.yaml" boot "$kernel" -o "$TMP/g" --latwatt "$LATWATT" \
+	--overlay "$TMP/overlay" --timeout 300 -c "
+	cpu=/sys/devices/system/cpu/cpu1/cpuidle
+	insmod /lib/modules/latwatt/latwatt_idle.ko exit_us=$exit_us residency_us=$residency_us
+	echo \$? >\$LW_OUT/insmod.rc
+	cat /sys/devices/system/cpu/cpuidle/current_driver >\$LW_OUT/driver
+	for s in \$cpu/state*; do echo \"\$(cat \$s/name) \$(cat \$s/latency) \$(cat \$s/residency)\"; done >\$LW_OUT/states
+	latwatt tune --board qemu-x86_64-idle --scenario /root/idle-5ms.yaml -d 1s -c 1 --max-runs 4 --knobs idle \
+		--budget '$budget' -o \$LW_OUT/t >\$LW_OUT/tune.out 2>&1
+	echo \$? >\$LW_OUT/tune.rc
+	cat \$cpu/state1/disable \$cpu/state2/disable >\$LW_OUT/after
+	if [ -f \$LW_OUT/t/apply.sh ]; then
+		sh \$LW_OUT/t/apply.sh >\$LW_OUT/apply.out 2>&1
+		cat \$cpu/state1/disable \$cpu/state2/disable >\$LW_OUT/applied
+		latwatt run --board qemu-x86_64-idle --scenario /root/idle-5ms.yaml --repeat auto --min-runs 2 --max-runs 6 -d 1s -c 1 \
+			--budget '$budget' -o \$LW_OUT/confirm >\$LW_OUT/confirm.out 2>&1
+		echo \$? >\$LW_OUT/confirm.rc
+		echo 0 >\$cpu/state2/disable
+	fi
+" >"$TMP/board.log" 2>&1 || rc=$?
+echo "  boot, load, tune and a confirming run: $(( $(date +%s) - start ))s wall"
+g=$TMP/g
+if [ $rc -ne 0 ] || [ ! -f "$g/tune.rc" ]; then
+	fail "the guest's tune came back" "qemu-board status $rc: $(tail -n 3 "$TMP/board.log")"
+	tail -n 20 "$g/console.log" 2>/dev/null | sed 's/^/  console: /'
+	finish
+fi
+check "the module loads in the guest" [ "$(cat "$g/insmod.rc")" = 0 ]
+check "its driver is the guest's cpuidle driver" [ "$(cat "$g/driver")" = latwatt_idle ]
+check "CPU 1 has its three states" [ "$(awk '{print $1}' "$g/states" | tr '\n' ' ')" = "POLL LW-HALT LW-DEEP " ]
+grep -E '^(candidate [0-9]+:|  (PASS|FAIL|undecided|continue) after|  power |recommended: |no configuration)' \
+	"$g/tune.out" | sed 's/^/# /'
+
+py "tune found the deep state and disabled it alone" "$g/t/tune.json" "$(cat "$g/tune.rc")" "$exit_us" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rc, exit_us = sys.argv[2], sys.argv[3]
+c = d["candidates"]
+assert c[0]["name"] == "as found" and c[0]["decision"] == "FAIL", ("as found", c[0])
+r = d["recommended"]
+assert rc == "0" and r is not None, ("exit", rc, "recommended", r)
+k = c[r]["knobs"]["idle"]
+assert c[r]["decision"] == "PASS", c[r]
+# only what is needed: the deepest state, on the measured CPU
+assert k["level"] == 1, k
+assert k["what"].startswith("idle state LW-DEEP (exit %s us) disabled on CPU 1" % exit_us), k
+# nothing deeper in the search than needed: no candidate with LW-HALT off
+# was judged before the recommendation
+assert all(x["knobs"].get("idle", {}).get("level", 0) <= 1 for x in c[:r + 1]), c
+print("PASS: tune found the deep state and disabled it alone")
+PY
+py "the power cost from the model" "$g/t/tune.json" "$g/tune.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+c = d["candidates"]
+r = c[d["recommended"]]
+# LW-HALT at 500 mW in place of LW-DEEP at 100 mW: the recommendation
+# costs power, from the model, and says so
+assert r["power_w"] > c[0]["power_w"], (r["power_w"], c[0]["power_w"])
+assert "estimated" in r["power_kind"], r["power_kind"]
+line = [l for l in out.splitlines() if l.startswith("recommended: ")]
+assert line and " W against as found" in line[0] and "; power " in line[0], line
+cost = float(line[0].split(" W against as found")[0].rsplit(" ", 1)[1])
+assert abs(cost - (r["power_w"] - c[0]["power_w"])) < 0.0015 and cost > 0, (cost, line)
+print("PASS: the power cost from the model (%+.3f W)" % cost)
+PY
+check "every state back after tune (LW-HALT, LW-DEEP enabled)" [ "$(tr '\n' ' ' <"$g/after")" = "0 0 " ]
+if [ -f "$g/applied" ]; then
+	check "apply.sh disables LW-DEEP alone" [ "$(tr '\n' ' ' <"$g/applied")" = "0 1 " ]
+	if [ "$(cat "$g/confirm.rc")" = 0 ] && grep -q ': PASS: cyclic p50' "$g/confirm.out"; then
+		pass "a confirming run meets the budget"
+	elif grep -q '^undecided after' "$g/confirm.out"; then
+		skip "a confirming run meets the budget" "left undecided by the host's noise: $(grep '^undecided after' "$g/confirm.out")"
+	else
+		fail "a confirming run meets the budget" "exit $(cat "$g/confirm.rc"): $(tail -n 5 "$g/confirm.out")"
+	fi
+else
+	fail "apply.sh" "no apply.sh: $(tail -n 5 "$g/tune.out")"
+fi
+finish
