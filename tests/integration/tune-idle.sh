@@ -6,7 +6,7 @@
 # real spin of $exit_us us at each wake-up, its declared exit latency).
 # The probe wakes every 5 ms (the test's scenario), long enough for the
 # menu governor to pick LW-DEEP at each sleep.  With a budget the deep
-# state's exit breaks (cyclic.p50<1000us: with it nearly every wake-up is
+# state's exit breaks (cyclic.p50<1500us: with it nearly every wake-up is
 # over, without it a few percent, TCG's own), tune --knobs idle, run in the
 # guest on the isolated CPU 1, must:
 #   - find the system as found FAIL (the menu governor picks LW-DEEP);
@@ -33,9 +33,9 @@
 
 board="$TOP/scripts/qemu-board"
 kernel=${QEMU_TEST_KERNEL:-6.12-rt}
-exit_us=1500
+exit_us=2500
 residency_us=300
-budget='cyclic.p50<1000us'
+budget='cyclic.p50<1500us'
 
 need_cmd qemu-system-x86_64
 need_cmd cpio
@@ -147,6 +147,14 @@ rc, exit_us = sys.argv[2], sys.argv[3]
 c = d["candidates"]
 assert c[0]["name"] == "as found" and c[0]["decision"] == "FAIL", ("as found", c[0])
 r = d["recommended"]
+# LW-DEEP alone off left undecided by the host's noise (near the limit
+# under TCG): tune cannot tell and says so, or goes on to LW-HALT; the
+# claim is skipped with the figures, never passed.  Decided FAIL, it fails.
+one = [x for x in c if x["knobs"].get("idle", {}).get("level") == 1]
+if one and one[0]["decision"] not in ("PASS", "FAIL"):
+    print("SKIP: tune found the deep state and disabled it alone: LW-DEEP alone off "
+          "left undecided by the host's noise: %s" % one[0]["reason"])
+    sys.exit(0)
 assert rc == "0" and r is not None, ("exit", rc, "recommended", r)
 k = c[r]["knobs"]["idle"]
 assert c[r]["decision"] == "PASS", c[r]
@@ -163,6 +171,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 out = open(sys.argv[2]).read()
 c = d["candidates"]
+if d["recommended"] is None:
+    print("SKIP: the power cost from the model: no recommendation (above)")
+    sys.exit(0)
 r = c[d["recommended"]]
 # LW-HALT at 500 mW in place of LW-DEEP at 100 mW: the recommendation
 # costs power, from the model, and says so
@@ -184,6 +195,8 @@ if [ -f "$g/applied" ]; then
 	else
 		fail "a confirming run meets the budget" "exit $(cat "$g/confirm.rc"): $(tail -n 5 "$g/confirm.out")"
 	fi
+elif [ "$(cat "$g/tune.rc")" = 2 ]; then
+	skip "a confirming run meets the budget" "no recommendation to apply: tune could not tell (above)"
 else
 	fail "apply.sh" "no apply.sh: $(tail -n 5 "$g/tune.out")"
 fi
