@@ -19,15 +19,13 @@
 # and the recommendation's apply.sh, run in the guest, then judged as tune
 # judges (run --repeat auto) meets the budget.
 #
-# The guest runs under single-threaded TCG (the test's board: accel
-# tcg,thread=single): under multi-threaded TCG a guest whose CPUs go
-# through cpuidle_enter_state() dies of an int3 oops as soon as a
-# tracepoint's static key is patched (the emulator shows one vCPU the
-# other's half-patched code; 3 boots of 3 here, with 6.12-rt, with or
-# without LW-DEEP; none of 4 with thread=single).
+# The guest, its board and scenario are tests/kmod/idle-guest.sh's: under
+# single-threaded TCG (multi-threaded, a guest whose CPUs go through
+# cpuidle_enter_state() dies of an int3 oops when a tracepoint's static key
+# is patched: the emulator shows one vCPU the other's half-patched code).
 #
 # Skips (77) without qemu-system-x86_64, busybox-static, make, the kernel
-# or its headers (cached or from apt), or gcc-12.  One boot, 40 to 90 s.
+# or its headers (cached or from apt), or gcc-12.  One boot, 80 to 120 s.
 # Measures: run it under flock /tmp/latwatt-kernel.lock.
 . "$(dirname "$0")/lib.sh"
 
@@ -56,54 +54,15 @@ if ! "$board" fetch "$kernel" >"$TMP/fetch.log" 2>&1; then
 		skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
 	fi
 fi
-if ! "$board" module "$kernel" -o "$TMP/kmod" >"$TMP/module.log" 2>&1; then
-	why=$(grep error: "$TMP/module.log" | tail -n1)
-	case $why in
-	*"apt-get download"*|*"unknown to apt-cache"*|*"not installed"*)
-		skip_all "the module cannot be built for $kernel: $why" ;;
-	esac
-	fail "the module builds against $kernel's headers" "$(tail -n 5 "$TMP/module.log")"
-	finish
-fi
+. "$TOP/tests/kmod/idle-guest.sh"
+idle_guest_prepare "$TMP" "$kernel" "$exit_us" "$residency_us"
+case $? in
+0) ;;
+3) skip_all "the module cannot be built for $kernel: $(grep error: "$TMP/module.log" | tail -n1)" ;;
+*) fail "the module builds against $kernel's headers, the board is written" "$(tail -n 5 "$TMP/module.log")"
+   finish ;;
+esac
 check "latwatt_idle builds without warnings" [ -z "$(grep -i 'warning:' "$TMP/kmod/build.log")" ]
-mkdir -p "$TMP/overlay/lib/modules/latwatt"
-cp "$TMP/kmod/latwatt_idle.ko" "$TMP/overlay/lib/modules/latwatt/"
-
-# The test's board: the QEMU board under single-threaded TCG, its energy
-# model given the planted states, and no budgets of its own (the test's
-# alone are judged)
-"$PYTHON" - "$TOP/boards/qemu-x86_64.yaml" "$TMP/qemu-x86_64-idle.yaml" "$exit_us" "$residency_us" <<'PY' || fail "board" "cannot write the test's board"
-import re, sys
-s = open(sys.argv[1]).read()
-s = s.replace("name: qemu-x86_64\n", "name: qemu-x86_64-idle\n", 1)
-s = s.replace("  accel: tcg,thread=multi\n", "  accel: tcg,thread=single\n", 1)
-states = """idle_states:
-  - name: POLL
-    exit_latency_us: 0
-    target_residency_us: 0
-    power_mw: 1000
-  - name: LW-HALT
-    exit_latency_us: 1
-    target_residency_us: 1
-    power_mw: 500
-  - name: LW-DEEP
-    exit_latency_us: %s
-    target_residency_us: %s
-    power_mw: 100
-"""
-s, n1 = re.subn(r"(?ms)^idle_states:\n.*?(?=^\S)", states % (sys.argv[3], sys.argv[4]) + "\n", s, count=1)
-s, n2 = re.subn(r"(?ms)^budgets:\n.*?(?=^\S)", "", s, count=1)
-assert n1 == 1 and n2 == 1 and "thread=single" in s, (n1, n2)
-open(sys.argv[2], "w").write(s)
-PY
-mkdir -p "$TMP/overlay/root"
-cat >"$TMP/overlay/root/idle-5ms.yaml" <<'EOF'
-description: the probes alone, every 5 ms, for the planted idle states
-duration: 1s
-interval: 5ms
-trace-buffer: 4M
-power: auto
-EOF
 
 start=$(date +%s)
 rc=0
