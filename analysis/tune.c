@@ -167,6 +167,21 @@ json_t *lw_tune_json(const struct lw_tune_result *r, const struct lw_tune_sys *s
 			"power_w", num(c->power_w), "power_lower_w", num(c->power_lo),
 			"power_upper_w", num(c->power_hi), "power_kind", c->power_kind,
 			"front", c->front));
+		if (s->boots) {	/* the command line its runs booted with */
+			struct lw_sb w = { 0 };
+
+			if (lw_tune_cmdline(s, c->level, &w) == 0 && lw_sb_str(&w)) {
+				char *line = NULL;
+
+				if (asprintf(&line, "%s%s", s->boot_base, s->boot_base[0] ? w.s :
+					     w.s + (w.s[0] == ' ')) >= 0) {
+					json_object_set_new(json_array_get(cands, json_array_size(cands) - 1),
+							    "cmdline", json_string(line));
+					free(line);
+				}
+			}
+			lw_sb_free(&w);
+		}
 		if (c->front)
 			json_array_append_new(front, json_integer(i));
 	}

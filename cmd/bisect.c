@@ -41,6 +41,7 @@
 #include "lib/safefile.h"
 #include "reports/report.h"
 #include "lib/spawn.h"
+#include "lib/words.h"
 #include "lib/timeutil.h"
 
 static const char usage[] =
@@ -530,84 +531,21 @@ static int list_runs(const struct bisect *b, size_t v, char **paths, size_t max,
 	return n;
 }
 
-/* Replace {version} and {out} in one word of a hook's command. */
+/* @word with '{version}' and '{out}' (when @out) replaced. */
 static char *expand(const char *word, const char *version, const char *out)
 {
-	size_t cap = strlen(word) + 1, len = 0;
-	char *r;
+	const struct lw_word_sub subs[] = { { "{version}", version }, { "{out}", out } };
 
-	cap += strlen(version) * 4 + (out ? strlen(out) * 4 : 0);
-	r = malloc(cap);
-	if (!r)
-		return NULL;
-	while (*word) {
-		const char *s = NULL;
-		size_t skip = 0;
-
-		if (!strncmp(word, "{version}", 9)) {
-			s = version;
-			skip = 9;
-		} else if (out && !strncmp(word, "{out}", 5)) {
-			s = out;
-			skip = 5;
-		}
-		if (s) {
-			size_t l = strlen(s);
-
-			if (len + l + 1 > cap) {
-				char *t = realloc(r, cap = (len + l + 1) * 2);
-
-				if (!t) {
-					free(r);
-					return NULL;
-				}
-				r = t;
-			}
-			memcpy(r + len, s, l);
-			len += l;
-			word += skip;
-		} else {
-			if (len + 2 > cap) {
-				char *t = realloc(r, cap *= 2);
-
-				if (!t) {
-					free(r);
-					return NULL;
-				}
-				r = t;
-			}
-			r[len++] = *word++;
-		}
-	}
-	r[len] = '\0';
-	return r;
+	return lw_word_expand(word, subs, 2);
 }
 
 /* Split a hook's command into words (spaces; no shell, no quotes). */
 static int split_words(const char *cmd, const char *version, const char *out,
 		       char **argv, int max)
 {
-	char *copy = strdup(cmd), *save = NULL, *w;
-	int n = 0;
+	const struct lw_word_sub subs[] = { { "{version}", version }, { "{out}", out } };
 
-	if (!copy)
-		return error("out of memory");
-	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (n == max - 1) {
-			free(copy);
-			return error("a hook's command has more than %d words", max - 1);
-		}
-		argv[n] = expand(w, version, out);
-		if (!argv[n++]) {
-			free(copy);
-			return error("out of memory");
-		}
-	}
-	free(copy);
-	argv[n] = NULL;
-	if (!n)
-		return error("an empty hook command");
-	return n;
+	return lw_words_split(cmd, subs, 2, argv, max);
 }
 
 /* While a run goes on: the run stops and keeps what it has. */
@@ -642,12 +580,6 @@ static int spawn(char *const argv[], const char *logpath)
 	return st;
 }
 
-static void free_words(char **w)
-{
-	for (; *w; w++)
-		free(*w);
-}
-
 /* The directory this binary is in (scripts/ and boards/ are beside it). */
 static const char *topdir(const struct bisect *b, char *buf, size_t len)
 {
@@ -670,14 +602,14 @@ static int make_run(struct bisect *b, size_t v, const char *out, const char *log
 		if ((n = split_words(p->run_cmd, ver, out, argv, MAX_WORDS)) < 0)
 			return -1;
 		rc = spawn(argv, logpath);
-		free_words(argv);
+		lw_words_free(argv);
 		return rc;
 	}
 	if (p->runner == RUNNER_DEPLOY) {
 		if ((n = split_words(p->deploy, ver, NULL, argv, MAX_WORDS)) < 0)
 			return -1;
 		rc = spawn(argv, logpath);
-		free_words(argv);
+		lw_words_free(argv);
 		if (rc) {
 			error("deploy of %s exited %d (see %s)", ver, rc, logpath);
 			return rc;

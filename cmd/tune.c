@@ -6,6 +6,9 @@
  * 'latwatt run' one at a time with a look after each against the budgets
  * and against the best so far (cmd/runauto.h, the sequential designs of
  * 'run --repeat auto'), and the search says why it tries what it tries.
+ * With --kernel (a QEMU board) or --boot-cmd, each run boots a kernel with
+ * the candidate's command line instead: the boot-time knobs are searched
+ * and nothing is set on this machine.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +35,7 @@
 #include "lib/safefile.h"
 #include "lib/spawn.h"
 #include "lib/tuneknobs.h"
+#include "lib/words.h"
 #include "reports/report.h"
 
 static const char usage[] =
@@ -55,9 +59,20 @@ static const char usage[] =
 "      --budget RULE       a budget to meet (repeatable), as run takes it,\n"
 "                          e.g. 'cyclic.max<200us'\n"
 "      --knobs LIST        knobs to search (default all): irq, tasks,\n"
-"                          timer_migration, rt_throttle, idle, pmqos, governor\n"
+"                          timer_migration, rt_throttle, idle, pmqos, governor;\n"
+"                          at boot: isolcpus, nohz_full, rcu_nocbs, irqaffinity\n"
 "  -c, --cpus LIST         CPUs measured (default: every online CPU but the\n"
-"                          first, so that IRQs have somewhere to go)\n"
+"                          first, so that IRQs have somewhere to go; booting,\n"
+"                          the board's realtime CPUs)\n"
+"      --kernel K          each run boots K on the QEMU board (--board, e.g.\n"
+"                          qemu-x86_64; K as 'scripts/qemu-board run' names it:\n"
+"                          6.12-rt ...) with the candidate's kernel command line:\n"
+"                          the boot-time knobs are searched, not the run-time\n"
+"                          ones (they would set this machine, not the guest)\n"
+"      --boot-cmd CMD      the same with any command that boots a kernel and\n"
+"                          makes one run directory: its words, '{cmdline}' and\n"
+"                          '{out}' replaced, then '--' and latwatt run's options;\n"
+"                          run without a shell\n"
 "  -d, --duration TIME     length of each run (default 5s)\n"
 "      --min-runs M        first look against the best after M runs (default 2)\n"
 "      --max-runs N        at most N runs a candidate (default 5, at least 2)\n"
@@ -86,7 +101,7 @@ static void on_signal(int sig)
 }
 
 struct params {
-	const char *out, *board, *scenario, *cpus, *knobs, *root;
+	const char *out, *board, *scenario, *cpus, *knobs, *root, *kernel, *boot_cmd;
 	const char *budget[LW_RUN_MAX_BUDGETS];
 	int nbudgets;
 	uint64_t duration_ns, max_time_ns;
@@ -96,8 +111,11 @@ struct params {
 	int grid;
 };
 
+#define MAX_BOOT_WORDS 32	/* --boot-cmd's words */
+
 struct tune {
 	struct params *p;
+	char qemu_board[PATH_MAX + 32];	/* --kernel: scripts/qemu-board beside this binary */
 	struct lw_tune_sys sys;
 	int want[LW_TK_N];		/* selected by --knobs */
 	struct lw_knobs knobs;
@@ -114,7 +132,7 @@ struct tune {
 static int parse(struct params *p, int argc, char **argv)
 {
 	enum { O_BOARD = 256, O_SCENARIO, O_BUDGET, O_KNOBS, O_MINRUNS, O_MAXRUNS, O_ALPHA,
-	       O_MAXTIME, O_NOPLOTS, O_GRID, O_ROOT };
+	       O_MAXTIME, O_NOPLOTS, O_GRID, O_ROOT, O_KERNEL, O_BOOTCMD };
 	static const struct option opts[] = {
 		{ "output",   required_argument, NULL, 'o' },
 		{ "board",    required_argument, NULL, O_BOARD },
@@ -130,6 +148,8 @@ static int parse(struct params *p, int argc, char **argv)
 		{ "no-plots", no_argument,       NULL, O_NOPLOTS },
 		{ "grid",     no_argument,       NULL, O_GRID },
 		{ "sysfs-root", required_argument, NULL, O_ROOT },
+		{ "kernel",   required_argument, NULL, O_KERNEL },
+		{ "boot-cmd", required_argument, NULL, O_BOOTCMD },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -187,6 +207,8 @@ static int parse(struct params *p, int argc, char **argv)
 		case O_NOPLOTS: p->plots = 0; break;
 		case O_GRID: p->grid = 1; break;
 		case O_ROOT: p->root = optarg; break;
+		case O_KERNEL: p->kernel = optarg; break;
+		case O_BOOTCMD: p->boot_cmd = optarg; break;
 		case 'h': return 1;
 		default: return lw_opt_error(c, argv, "tune");
 		}
@@ -197,6 +219,14 @@ static int parse(struct params *p, int argc, char **argv)
 		return error("tune needs -o DIR (see 'latwatt tune --help')");
 	if (p->min_runs > p->max_runs)
 		p->min_runs = p->max_runs;
+	if (p->kernel && p->boot_cmd)
+		return error("--kernel and --boot-cmd are two ways to boot: give one");
+	if ((p->kernel || p->boot_cmd) && p->root)
+		return error("--sysfs-root is for the knobs of this machine; booting (--%s), "
+			     "nothing is set here", p->kernel ? "kernel" : "boot-cmd");
+	if (p->kernel && p->scenario && strchr(p->scenario, '/'))
+		return error("--scenario %s: with --kernel, a scenario the guest's latwatt "
+			     "knows by name (a file here is not in the guest)", p->scenario);
 	return 0;
 }
 
@@ -266,25 +296,72 @@ static int spawn(const char *const argv[], const char *logpath)
 	return st;
 }
 
+/* The kernel command line candidate @c's runs boot with: the board's words
+ * that are no boot-time knob's, and the candidate's. */
+static int boot_cmdline(const struct tune *t, const struct lw_tune_cand *c, char *buf, size_t len)
+{
+	struct lw_sb w = { 0 };
+	int ret = 0;
+
+	if (lw_tune_cmdline(&t->sys, c->level, &w) < 0 || !lw_sb_str(&w))
+		ret = error("out of memory");
+	else if ((size_t)snprintf(buf, len, "%s%s", t->sys.boot_base,
+				  t->sys.boot_base[0] ? w.s : w.s + (w.s[0] == ' ')) >= len)
+		ret = error("the kernel command line of %s is too long", c->name);
+	lw_sb_free(&w);
+	return ret;
+}
+
 /* One run of candidate @c into @path, analyzed (analysis.json: power). */
 static int one_run(struct tune *t, const struct lw_tune_cand *c, const char *path)
 {
-	const char *argv[64 + LW_RUN_MAX_BUDGETS * 2];
+	const char *argv[64 + MAX_BOOT_WORDS + LW_RUN_MAX_BUDGETS * 2];
 	char dur[32], log[PATH_MAX + 64], pmqos[32];
 	int n = 0, st;
 
+	char *words[MAX_BOOT_WORDS + 1] = { NULL }, cmdline[1024];
+
 	snprintf(dur, sizeof(dur), "%llums", (unsigned long long)(t->p->duration_ns / 1000000));
-	argv[n++] = t->self;
-	argv[n++] = "run";
+	if (t->sys.boots) {
+		if (boot_cmdline(t, c, cmdline, sizeof(cmdline)) < 0)
+			return -1;
+		if (t->p->boot_cmd) {
+			const struct lw_word_sub subs[] = { { "{cmdline}", cmdline }, { "{out}", path } };
+			int k = lw_words_split(t->p->boot_cmd, subs, 2, words, MAX_BOOT_WORDS + 1);
+
+			if (k < 0)
+				return error("--boot-cmd: cannot use '%s'", t->p->boot_cmd);
+			for (int i = 0; i < k; i++)
+				argv[n++] = words[i];
+		} else {
+			argv[n++] = t->qemu_board;
+			argv[n++] = "--board";
+			argv[n++] = t->board->path;
+			argv[n++] = "--latwatt";
+			argv[n++] = t->self;
+			argv[n++] = "--cmdline";
+			argv[n++] = cmdline;
+			argv[n++] = "run";
+			argv[n++] = t->p->kernel;
+			argv[n++] = "-o";
+			argv[n++] = path;
+		}
+		argv[n++] = "--";
+	} else {
+		argv[n++] = t->self;
+		argv[n++] = "run";
+		argv[n++] = "-o";
+		argv[n++] = path;
+	}
 	argv[n++] = "-q";
-	argv[n++] = "-o";
-	argv[n++] = path;
 	argv[n++] = "-d";
 	argv[n++] = dur;
 	argv[n++] = "-c";
 	argv[n++] = t->cpulist;
-	argv[n++] = "--board";
-	argv[n++] = t->p->board;
+	if (!t->sys.boots || t->p->boot_cmd) {	/* qemu-board gives the guest its name */
+		argv[n++] = "--board";
+		argv[n++] = t->p->board;
+	}
 	if (t->p->scenario) {
 		argv[n++] = "--scenario";
 		argv[n++] = t->p->scenario;
@@ -302,6 +379,7 @@ static int one_run(struct tune *t, const struct lw_tune_cand *c, const char *pat
 	argv[n] = NULL;
 	snprintf(log, sizeof(log), "%s.log", path);
 	st = spawn(argv, log);
+	lw_words_free(words);
 	if (st != 0) {
 		if (interrupted)
 			return error("interrupted by %s", strsignal(interrupted));
@@ -580,6 +658,11 @@ static int search(struct tune *t)
 		char whynot[256] = "";
 
 		nl[k] = t->want[k] ? lw_tunables[k].levels(&t->sys, whynot, sizeof(whynot)) : 0;
+		if (t->want[k] && t->sys.boots && !lw_tunables[k].boot) {
+			nl[k] = 0;
+			snprintf(whynot, sizeof(whynot), "set at run time on this machine, not in "
+				 "the kernel each run boots");
+		}
 		if (!t->want[k])
 			printf("  %-16s not searched (--knobs)\n", lw_tunables[k].name);
 		else if (!nl[k])
@@ -752,6 +835,82 @@ static void say_verdict(struct tune *t, char *v, size_t len)
 	}
 }
 
+/* The word of a boot-time knob (isolcpus=...), or of nothing. */
+static int boot_word(const char *w)
+{
+	for (int k = 0; k < LW_TK_N; k++) {
+		size_t l = strlen(lw_tunables[k].name);
+
+		if (lw_tunables[k].boot && !strncmp(w, lw_tunables[k].name, l) && w[l] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Each run boots a kernel: the CPUs are the board's (cpus.count; measured:
+ * --cpus, else its realtime CPUs, else all but the first), the base command
+ * line its kernel.cmdline without the boot-time knobs' words, and with
+ * --kernel the board must be a QEMU board's file.
+ */
+static int boot_setup(struct tune *t, cpu_set_t *online, cpu_set_t *measured)
+{
+	const struct lw_board *b = t->board;
+	char *copy, *save = NULL, *w;
+	size_t len = 0;
+
+	memset(&t->sys, 0, sizeof(t->sys));
+	t->sys.boots = 1;
+	snprintf(t->sys.driver, sizeof(t->sys.driver), "none");
+	if (b->ncpus <= 0)
+		return error("board %s gives no cpus.count: which CPUs the kernel it boots has "
+			     "is not known", b->name);
+	CPU_ZERO(online);
+	for (int c = 0; c < b->ncpus && c < CPU_SETSIZE; c++)
+		CPU_SET(c, online);
+	if (t->p->cpus) {
+		if (lw_parse_cpulist("--cpus", t->p->cpus, online, measured) < 0)
+			return -1;
+	} else if (b->has_realtime) {
+		CPU_AND(measured, &b->realtime, online);
+	} else {
+		*measured = *online;
+		CPU_CLR(0, measured);
+	}
+	if (!CPU_COUNT(measured))
+		return error("no CPU of board %s to measure", b->name);
+	t->sys.online = *online;
+	t->sys.measured = *measured;
+	if (t->p->kernel) {
+		char top[PATH_MAX], *slash;
+
+		if (!b->path || !b->text || !strstr(b->text, "\nqemu:"))
+			return error("--kernel: board %s is not a QEMU board (no qemu: section in "
+				     "its file)", b->name);
+		snprintf(top, sizeof(top), "%s", t->self);
+		slash = strrchr(top, '/');
+		snprintf(t->qemu_board, sizeof(t->qemu_board), "%.*s/scripts/qemu-board",
+			 slash ? (int)(slash - top) : 1, slash ? top : ".");
+		if (access(t->qemu_board, X_OK))
+			return error_errno("--kernel: cannot run %s", t->qemu_board);
+	}
+	copy = strdup(b->kernel.cmdline ? b->kernel.cmdline : "");
+	if (!copy)
+		return error("out of memory");
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (boot_word(w))
+			continue;
+		len += (size_t)snprintf(t->sys.boot_base + len, sizeof(t->sys.boot_base) - len,
+					"%s%s", len ? " " : "", w);
+		if (len >= sizeof(t->sys.boot_base)) {
+			free(copy);
+			return error("board %s: kernel.cmdline is too long", b->name);
+		}
+	}
+	free(copy);
+	return 0;
+}
+
 int cmd_tune(int argc, char **argv)
 {
 	struct params p = { 0 };
@@ -769,37 +928,42 @@ int cmd_tune(int argc, char **argv)
 	}
 	if (r < 0 || select_knobs(&t) < 0)
 		return LW_EXIT_ERROR;
-	if (lw_online_cpus(&online) < 0)
-		return LW_EXIT_ERROR;
-	if (p.cpus) {
-		if (lw_parse_cpulist("--cpus", p.cpus, &online, &measured) < 0)
-			return LW_EXIT_ERROR;
-	} else {
-		measured = online;
-		if (CPU_COUNT(&online) > 1)
-			for (int c = 0; c < CPU_SETSIZE; c++)
-				if (CPU_ISSET(c, &online)) {
-					CPU_CLR(c, &measured);
-					break;
-				}
-	}
-	if (lw_tune_sys_read(&t.sys, p.root ? p.root : "", &measured) < 0)
-		return LW_EXIT_ERROR;
-	lw_format_cpulist(&t.sys.measured, t.cpulist, sizeof(t.cpulist));
 	t.board = lw_board_find(p.board, NULL);
 	if (!t.board)
 		return LW_EXIT_ERROR;
-	if (!p.nbudgets && !t.board->nbudget) {
-		error("tune needs a budget to meet: --budget RULE, or a board with \"budgets:\" "
-		      "(board %s has none)", p.board);
-		goto out;
-	}
 	sl = readlink("/proc/self/exe", t.self, sizeof(t.self) - 1);
 	if (sl <= 0) {
 		error_errno("cannot find this binary (/proc/self/exe)");
 		goto out;
 	}
 	t.self[sl] = 0;
+	if (p.kernel || p.boot_cmd) {
+		if (boot_setup(&t, &online, &measured) < 0)
+			goto out;
+	} else {
+		if (lw_online_cpus(&online) < 0)
+			goto out;
+		if (p.cpus) {
+			if (lw_parse_cpulist("--cpus", p.cpus, &online, &measured) < 0)
+				goto out;
+		} else {
+			measured = online;
+			if (CPU_COUNT(&online) > 1)
+				for (int c = 0; c < CPU_SETSIZE; c++)
+					if (CPU_ISSET(c, &online)) {
+						CPU_CLR(c, &measured);
+						break;
+					}
+		}
+		if (lw_tune_sys_read(&t.sys, p.root ? p.root : "", &measured) < 0)
+			goto out;
+	}
+	lw_format_cpulist(&t.sys.measured, t.cpulist, sizeof(t.cpulist));
+	if (!p.nbudgets && !t.board->nbudget) {
+		error("tune needs a budget to meet: --budget RULE, or a board with \"budgets:\" "
+		      "(board %s has none)", p.board);
+		goto out;
+	}
 	if (lw_mkdir(p.out, 0755) < 0)
 		goto out;
 	if (lw_journal_begin(&t.journal, p.out) < 0)
@@ -812,6 +976,10 @@ int cmd_tune(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t.t0);
 	printf("tune: CPU %s measured, runs of %.3g s, %u to %u runs a candidate, alpha %g\n",
 	       t.cpulist, (double)p.duration_ns / 1e9, p.min_runs, p.max_runs, p.alpha);
+	if (t.sys.boots)
+		printf("each run boots %s%s with the candidate's kernel command line, on \"%s\"\n",
+		       p.kernel ? p.kernel : "a kernel through --boot-cmd",
+		       p.kernel ? " on the QEMU board" : "", t.sys.boot_base);
 	r = search(&t);
 	restore_failed = lw_knobs_restore(&t.knobs);
 	if (restore_failed)

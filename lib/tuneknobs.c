@@ -407,6 +407,79 @@ static void pfx##_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)		
 SYSCTL_FNS(tm, LW_TK_TIMER_MIGRATION)
 SYSCTL_FNS(rt, LW_TK_RT_THROTTLE)
 
+/* The boot-time knobs: NAME=LIST on the kernel command line of the kernel
+ * each run boots; the measured CPUs (isolcpus, nohz_full, rcu_nocbs) or
+ * the others (irqaffinity). Nothing is set on this machine. */
+
+static int boot_levels(const struct lw_tune_sys *s, char *why, size_t len)
+{
+	cpu_set_t hk;
+
+	if (!s->boots) {
+		snprintf(why, len, "set at boot: searched when each run boots a kernel "
+			 "(--kernel, --boot-cmd)");
+		return 0;
+	}
+	housekeeping(s, &hk);
+	if (!CPU_COUNT(&hk)) {
+		snprintf(why, len, "every CPU is measured: none left for the housekeeping");
+		return 0;
+	}
+	return 1;
+}
+
+static void boot_list(const struct lw_tune_sys *s, int id, char *list, size_t len)
+{
+	cpu_set_t hk;
+
+	housekeeping(s, &hk);
+	lw_format_cpulist(id == LW_TK_IRQAFFINITY ? &hk : &s->measured, list, len);
+}
+
+#define BOOT_FNS(pfx, id)								\
+static void pfx##_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)	\
+{											\
+	char list[256];									\
+											\
+	(void)l;									\
+	boot_list(s, id, list, sizeof(list));						\
+	snprintf(buf, len, "%s=%s on the kernel command line", lw_tunables[id].name, list); \
+}											\
+static int pfx##_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k,		\
+		       char *done, size_t len)							\
+{											\
+	(void)s; (void)l; (void)k;							\
+	snprintf(done, len, "%s", "");							\
+	return 0;									\
+}											\
+static void pfx##_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)		\
+{											\
+	char list[256];									\
+											\
+	(void)l;									\
+	boot_list(s, id, list, sizeof(list));						\
+	lw_sb_add(b, "# at boot: ");							\
+	lw_sb_add(b, lw_tunables[id].name);						\
+	lw_sb_add(b, "=");								\
+	lw_sb_add(b, list);								\
+	lw_sb_add(b, " on the kernel command line (cmdline.txt)\n");			\
+}											\
+static void pfx##_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)		\
+{											\
+	char list[256];									\
+											\
+	(void)l;									\
+	boot_list(s, id, list, sizeof(list));						\
+	lw_sb_add(b, " ");								\
+	lw_sb_add(b, lw_tunables[id].name);						\
+	lw_sb_add(b, "=");								\
+	lw_sb_add(b, list);								\
+}
+BOOT_FNS(isol, LW_TK_ISOLCPUS)
+BOOT_FNS(nohz, LW_TK_NOHZ_FULL)
+BOOT_FNS(nocb, LW_TK_RCU_NOCBS)
+BOOT_FNS(irqa, LW_TK_IRQAFFINITY)
+
 /* idle: the l deepest idle states disabled on the measured CPUs */
 
 static int idle_levels(const struct lw_tune_sys *s, char *why, size_t len)
@@ -587,6 +660,18 @@ const struct lw_tunable lw_tunables[LW_TK_N] = {
 	[LW_TK_RT_THROTTLE] = { "rt_throttle", "RT throttling off "
 			"(kernel.sched_rt_runtime_us = -1)", 0,
 			rt_levels, rt_describe, rt_apply, rt_script, rt_cmdline },
+	[LW_TK_ISOLCPUS] = { "isolcpus", "isolcpus=CPUS at boot: the measured CPUs out of "
+			"the scheduler's balancing", 0,
+			boot_levels, isol_describe, isol_apply, isol_script, isol_cmdline, 1 },
+	[LW_TK_NOHZ_FULL] = { "nohz_full", "nohz_full=CPUS at boot: no tick on the measured "
+			"CPUs while one task runs", 0,
+			boot_levels, nohz_describe, nohz_apply, nohz_script, nohz_cmdline, 1 },
+	[LW_TK_RCU_NOCBS] = { "rcu_nocbs", "rcu_nocbs=CPUS at boot: RCU callbacks off the "
+			"measured CPUs", 0,
+			boot_levels, nocb_describe, nocb_apply, nocb_script, nocb_cmdline, 1 },
+	[LW_TK_IRQAFFINITY] = { "irqaffinity", "irqaffinity=CPUS at boot: IRQs on the CPUs "
+			"not measured", 0,
+			boot_levels, irqa_describe, irqa_apply, irqa_script, irqa_cmdline, 1 },
 	[LW_TK_IDLE] = { "idle", "idle states disabled on the measured CPUs, deepest first", 1,
 			idle_levels, idle_describe, idle_apply, idle_script, idle_cmdline },
 	[LW_TK_PMQOS] = { "pmqos", "PM QoS (/dev/cpu_dma_latency) held under an idle state's "

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The knobs `latwatt tune` searches: settings that change at run time,
- * each a descriptor in one table (what it is, whether this system has it
+ * The knobs `latwatt tune` searches: settings that change at run time, and
+ * the boot-time ones (isolcpus, nohz_full, rcu_nocbs, irqaffinity) where
+ * each run boots a kernel; each a descriptor in one table (what it is, whether this system has it
  * and why not, its levels from 0 = as found upwards, how a level is set
  * through lib/knobs.h so that it is journaled and restored, and how it is
  * written in a shell script and on a kernel command line).  A knob that
@@ -28,6 +29,10 @@
 	X(tasks, TASKS)			\
 	X(timer_migration, TIMER_MIGRATION) \
 	X(rt_throttle, RT_THROTTLE)	\
+	X(isolcpus, ISOLCPUS)		\
+	X(nohz_full, NOHZ_FULL)		\
+	X(rcu_nocbs, RCU_NOCBS)		\
+	X(irqaffinity, IRQAFFINITY)	\
 	X(idle, IDLE)			\
 	X(pmqos, PMQOS)			\
 	X(governor, GOVERNOR)
@@ -53,6 +58,12 @@ struct lw_tune_sys {
 	int irq[LW_TK_MAX_IRQ];
 	int timer_migration;		/* /proc/sys/kernel/timer_migration exists */
 	int rt_runtime;			/* /proc/sys/kernel/sched_rt_runtime_us exists */
+	/* Each run boots a kernel with the candidate's command line (tune
+	 * --kernel, --boot-cmd): the boot-time knobs are searched, on
+	 * boot_base (the board's kernel.cmdline without their words); online
+	 * and measured are the booted board's CPUs. */
+	int boots;
+	char boot_base[512];
 };
 
 struct lw_tunable {
@@ -71,6 +82,7 @@ struct lw_tunable {
 	 * words that set it at boot (none when it has no such form). */
 	void (*script)(const struct lw_tune_sys *s, int l, struct lw_sb *b);
 	void (*cmdline)(const struct lw_tune_sys *s, int l, struct lw_sb *b);
+	int boot;			/* set on the kernel command line alone */
 };
 
 extern const struct lw_tunable lw_tunables[LW_TK_N];

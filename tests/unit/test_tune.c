@@ -141,7 +141,8 @@ static void test_no_cpuidle_driver(void **state)
 	assert_int_equal(lw_tunables[LW_TK_TIMER_MIGRATION].levels(&s, why, sizeof(why)), 0);
 	assert_int_equal(lw_tunables[LW_TK_IRQ].levels(&s, why, sizeof(why)), 0);
 	assert_int_equal(lw_tunable_by_name("idle"), LW_TK_IDLE);
-	assert_int_equal(lw_tunable_by_name("nohz_full"), -1);
+	assert_int_equal(lw_tunable_by_name("nohz_full"), LW_TK_NOHZ_FULL);
+	assert_int_equal(lw_tunable_by_name("nohz"), -1);
 	lw_test_rmdir(root);
 }
 
@@ -289,6 +290,56 @@ static void test_script_and_cmdline(void **state)
 	free(cwd);
 	lw_sb_free(&b);
 	lw_test_rmdir(root);
+}
+
+/* The boot-time knobs: searched only where each run boots a kernel, and
+ * only with a CPU left for the housekeeping; their words on the command
+ * line (the measured CPUs, the others for irqaffinity); nothing set here,
+ * the script a comment; a name of the search. */
+static void test_boot_knobs(void **state)
+{
+	struct lw_tune_sys s;
+	struct lw_sb b = { 0 }, cl = { 0 };
+	struct lw_knobs k = { 0 };
+	int level[LW_TK_N] = { 0 };
+	char why[256], name[160], done[64] = "x";
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	for (int c = 0; c < 4; c++)
+		CPU_SET(c, &s.online);
+	CPU_SET(2, &s.measured);
+	CPU_SET(3, &s.measured);
+	for (int i = 0; i < LW_TK_N; i++) {
+		if (!lw_tunables[i].boot)
+			continue;
+		assert_int_equal(lw_tunables[i].levels(&s, why, sizeof(why)), 0);
+		assert_non_null(strstr(why, "set at boot: searched when each run boots a kernel"));
+	}
+	s.boots = 1;
+	assert_int_equal(lw_tunables[LW_TK_ISOLCPUS].levels(&s, why, sizeof(why)), 1);
+	assert_int_equal(lw_tunables[LW_TK_IRQAFFINITY].apply(&s, 1, &k, done, sizeof(done)), 0);
+	assert_string_equal(done, "");
+	level[LW_TK_ISOLCPUS] = 1;
+	level[LW_TK_NOHZ_FULL] = 1;
+	level[LW_TK_RCU_NOCBS] = 1;
+	level[LW_TK_IRQAFFINITY] = 1;
+	assert_int_equal(lw_tune_cmdline(&s, level, &cl), 0);
+	assert_string_equal(cl.s, " isolcpus=2-3 nohz_full=2-3 rcu_nocbs=2-3 irqaffinity=0-1");
+	assert_int_equal(lw_tune_script(&s, level, "t", &b), 0);
+	assert_non_null(strstr(b.s, "# at boot: isolcpus=2-3 on the kernel command line (cmdline.txt)\n"));
+	assert_non_null(strstr(b.s, "# at boot: irqaffinity=0-1 on the kernel command line"));
+	lw_tune_cand_name(level, name, sizeof(name));
+	assert_string_equal(name, "isolcpus + nohz_full + rcu_nocbs + irqaffinity");
+	lw_tunables[LW_TK_NOHZ_FULL].describe(&s, 1, why, sizeof(why));
+	assert_string_equal(why, "nohz_full=2-3 on the kernel command line");
+	/* every CPU measured: nothing left for the housekeeping */
+	CPU_SET(0, &s.measured);
+	CPU_SET(1, &s.measured);
+	assert_int_equal(lw_tunables[LW_TK_NOHZ_FULL].levels(&s, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "none left for the housekeeping"));
+	lw_sb_free(&b);
+	lw_sb_free(&cl);
 }
 
 /* apply.sh moves a thread as the knob does (tasks_list()): on a measured
@@ -461,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_no_cpuidle_driver),
 		cmocka_unit_test(test_front_and_recommendation),
 		cmocka_unit_test(test_script_and_cmdline),
+		cmocka_unit_test(test_boot_knobs),
 		cmocka_unit_test(test_script_moves_as_the_knob),
 		cmocka_unit_test(test_task_affinity_restored),
 	};
