@@ -312,6 +312,31 @@ static int boot_cmdline(const struct tune *t, const struct lw_tune_cand *c, char
 	return ret;
 }
 
+#define MAX_REBOOTS 2
+
+/* A failed boot's logs beside @path, renamed PATH.failed-N.*. */
+static int keep_failed_boot(const char *path, int n)
+{
+	static const char *const ext[] = { "log", "console.log", "qemu.txt" };
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		char from[PATH_MAX + 32], to[PATH_MAX + 48];
+
+		snprintf(from, sizeof(from), "%s.%s", path, ext[i]);
+		snprintf(to, sizeof(to), "%s.failed-%d.%s", path, n, ext[i]);
+		if (rename(from, to) < 0 && errno != ENOENT)
+			return error_errno("cannot keep %s as %s", from, to);
+	}
+	{	/* what the guest left of the run, if anything */
+		char to[PATH_MAX + 32];
+
+		snprintf(to, sizeof(to), "%s.failed-%d", path, n);
+		if (rename(path, to) < 0 && errno != ENOENT)
+			return error_errno("cannot keep %s as %s", path, to);
+	}
+	return 0;
+}
+
 /* One run of candidate @c into @path, analyzed (analysis.json: power). */
 static int one_run(struct tune *t, const struct lw_tune_cand *c, const char *path)
 {
@@ -378,7 +403,21 @@ static int one_run(struct tune *t, const struct lw_tune_cand *c, const char *pat
 	}
 	argv[n] = NULL;
 	snprintf(log, sizeof(log), "%s.log", path);
-	st = spawn(argv, log);
+	for (int boot = 1;; boot++) {
+		st = spawn(argv, log);
+		/* a boot that failed (scripts/qemu-board: 3 the kernel panicked or
+		 * its init failed, 4 timed out) is booted again, at most twice:
+		 * under multi-threaded TCG a guest can die of the emulation (an
+		 * int3 oops while a static key is patched); its logs are kept */
+		if (!t->p->kernel || (st != 3 && st != 4) || boot > MAX_REBOOTS || interrupted)
+			break;
+		if (keep_failed_boot(path, boot) < 0)
+			break;
+		printf("  %s: the guest %s (scripts/qemu-board status %d; %s.failed-%d.console.log): "
+		       "booted again (%d of %d)\n", path, st == 3 ? "kernel panicked or its init failed" :
+		       "timed out", st, path, boot, boot, MAX_REBOOTS);
+		fflush(stdout);
+	}
 	lw_words_free(words);
 	if (st != 0) {
 		if (interrupted)
@@ -778,7 +817,7 @@ static int write_outputs(struct tune *t, const char *verdict)
 			goto out;
 		cl.s[strlen(cl.s) - 1] = 0;
 		printf("apply it: sh %s/apply.sh; at boot, add to the kernel command line: %s\n",
-		       t->p->out, cl.len ? cl.s + 1 : "(nothing)");
+		       t->p->out, cl.s[0] ? cl.s + (cl.s[0] == ' ') : "(nothing)");
 	}
 	ret = 0;
 out:
