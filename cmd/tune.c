@@ -72,7 +72,9 @@ static const char usage[] =
 "      --boot-cmd CMD      the same with any command that boots a kernel and\n"
 "                          makes one run directory: its words, '{cmdline}' and\n"
 "                          '{out}' replaced, then '--' and latwatt run's options;\n"
-"                          run without a shell\n"
+"                          run without a shell; its exit status 3 (the kernel\n"
+"                          panicked) or 4 (timed out), as scripts/qemu-board's,\n"
+"                          boots again, at most twice\n"
 "  -d, --duration TIME     length of each run (default 5s)\n"
 "      --min-runs M        first look against the best after M runs (default 2)\n"
 "      --max-runs N        at most N runs a candidate (default 5, at least 2)\n"
@@ -409,12 +411,12 @@ static int one_run(struct tune *t, const struct lw_tune_cand *c, const char *pat
 		 * its init failed, 4 timed out) is booted again, at most twice:
 		 * under multi-threaded TCG a guest can die of the emulation (an
 		 * int3 oops while a static key is patched); its logs are kept */
-		if (!t->p->kernel || (st != 3 && st != 4) || boot > MAX_REBOOTS || interrupted)
+		if (!t->sys.boots || (st != 3 && st != 4) || boot > MAX_REBOOTS || interrupted)
 			break;
 		if (keep_failed_boot(path, boot) < 0)
 			break;
-		printf("  %s: the guest %s (scripts/qemu-board status %d; %s.failed-%d.console.log): "
-		       "booted again (%d of %d)\n", path, st == 3 ? "kernel panicked or its init failed" :
+		printf("  %s: the boot failed: %s (status %d; %s.failed-%d.*): booted again "
+		       "(%d of %d)\n", path, st == 3 ? "the kernel panicked or its init failed" :
 		       "timed out", st, path, boot, boot, MAX_REBOOTS);
 		fflush(stdout);
 	}
