@@ -41,9 +41,7 @@ need_cmd qemu-system-x86_64
 need_cmd cpio
 need_cmd "$PYTHON"
 [ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
-if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
-	skip_all "needs a static busybox (busybox-static)"
-fi
+need_static_busybox
 mk_tmp
 if [ -n "${HOST_IT_KEEP:-}" ]; then	# keep the runs (bench/)
 	trap 'rm -rf "$HOST_IT_KEEP"; mv "$TMP" "$HOST_IT_KEEP"' EXIT

@@ -51,9 +51,7 @@ fi
 need_cmd qemu-system-x86_64
 need_cmd cpio
 need_cmd "$PYTHON"
-if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
-	skip_all "needs a static busybox (busybox-static)"
-fi
+need_static_busybox
 mk_tmp
 if [ -n "${HWNOISE_KEEP:-}" ]; then	# keep the guest's runs (debugging, bench/)
 	trap 'rm -rf "$HWNOISE_KEEP"; mv "$TMP" "$HWNOISE_KEEP"' EXIT

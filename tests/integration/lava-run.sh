@@ -17,9 +17,7 @@ need_root
 need_cmd lava-run
 need_cmd qemu-system-x86_64
 [ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
-if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
-	skip_all "needs a static busybox (busybox-static)"
-fi
+need_static_busybox
 mk_tmp
 
 start=$(date +%s)

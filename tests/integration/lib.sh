@@ -43,6 +43,28 @@ py() {
 }
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root (run the tests as root)"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip_all "needs $1 (scripts/install-deps)"; }
+# busybox-static: the QEMU board's initramfs needs a static busybox
+need_static_busybox() {
+	local b
+	if ! b=$(command -v busybox) || ldd "$b" >/dev/null 2>&1; then
+		skip_all "needs a static busybox (busybox-static)"
+	fi
+}
+# fetch_rt_kernel: scripts/qemu-board fetch $kernel ($board, into $TMP);
+# 6.12-rt is in bookworm-security alone: where apt has only bookworm (a
+# minimal debootstrap) and QEMU_TEST_KERNEL does not name one, the
+# PREEMPT_RT kernel of bookworm itself (6.1-rt), $kernel set to it; else
+# skips with the reason
+fetch_rt_kernel() {
+	if ! "$board" fetch "$kernel" >"$TMP/fetch.log" 2>&1; then
+		if [ -z "${QEMU_TEST_KERNEL:-}" ] && "$board" fetch 6.1-rt >>"$TMP/fetch.log" 2>&1; then
+			echo "  kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1); 6.1-rt instead"
+			kernel=6.1-rt
+		else
+			skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
+		fi
+	fi
+}
 need_tracefs() {
 	need_root
 	if [ ! -e "$TRACEFS/trace_marker" ]; then

@@ -41,21 +41,10 @@ need_cmd cpio
 need_cmd make
 need_cmd "$PYTHON"
 [ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
-if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
-	skip_all "needs a static busybox (busybox-static)"
-fi
+need_static_busybox
 mk_tmp
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
-if ! "$board" fetch "$kernel" >"$TMP/fetch.log" 2>&1; then
-	# 6.12-rt is in bookworm-security alone: where apt has only bookworm
-	# (a minimal debootstrap), the PREEMPT_RT kernel of bookworm itself
-	if [ -z "${QEMU_TEST_KERNEL:-}" ] && "$board" fetch 6.1-rt >>"$TMP/fetch.log" 2>&1; then
-		echo "  kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1); 6.1-rt instead"
-		kernel=6.1-rt
-	else
-		skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
-	fi
-fi
+fetch_rt_kernel
 mkdir -p "$TMP/overlay/lib/modules/latwatt"
 if ! "$board" module "$kernel" -o "$TMP/kmod" >"$TMP/module.log" 2>&1; then
 	why=$(grep error: "$TMP/module.log" | tail -n1)

@@ -20,9 +20,7 @@ kernel=${QEMU_TEST_KERNEL:-6.12-rt}
 need_cmd qemu-system-x86_64
 need_cmd cpio
 [ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
-if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
-	skip_all "needs a static busybox (busybox-static)"
-fi
+need_static_busybox
 mk_tmp
 if ! "$board" fetch "$kernel" >"$TMP/fetch.log" 2>&1; then
 	skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"

@@ -40,20 +40,10 @@ need_cmd cpio
 need_cmd make
 need_cmd "$PYTHON"
 [ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
-if ! busybox_path=$(command -v busybox) || ldd "$busybox_path" >/dev/null 2>&1; then
-	skip_all "needs a static busybox (busybox-static)"
-fi
+need_static_busybox
 mk_tmp
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $TMP"
-if ! "$board" fetch "$kernel" >"$TMP/fetch.log" 2>&1; then
-	# as planted-module.sh: 6.12-rt is in bookworm-security alone
-	if [ -z "${QEMU_TEST_KERNEL:-}" ] && "$board" fetch 6.1-rt >>"$TMP/fetch.log" 2>&1; then
-		echo "  kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1); 6.1-rt instead"
-		kernel=6.1-rt
-	else
-		skip_all "kernel $kernel not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
-	fi
-fi
+fetch_rt_kernel
 . "$TOP/tests/kmod/idle-guest.sh"
 idle_guest_prepare "$TMP" "$kernel" "$exit_us" "$residency_us"
 case $? in
