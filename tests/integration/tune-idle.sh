@@ -9,7 +9,9 @@
 # state's exit breaks (cyclic.p50<1500us: with it nearly every wake-up is
 # over, without it a few percent, TCG's own), tune --knobs idle, run in the
 # guest on the isolated CPU 1, must:
-#   - find the system as found FAIL (the menu governor picks LW-DEEP);
+#   - find the system as found FAIL (the menu governor picks LW-DEEP), or
+#     undecided with most of its samples over the limit (a run with few
+#     wake-ups from LW-DEEP among its few: seen once in 4 searches);
 #   - disable only what is needed: LW-DEEP on CPU 1, never LW-HALT, and
 #     recommend it (PASS);
 #   - report the power cost from the board's energy model (the test's board
@@ -63,7 +65,7 @@ rc=0
 	echo \$? >\$LW_OUT/insmod.rc
 	cat /sys/devices/system/cpu/cpuidle/current_driver >\$LW_OUT/driver
 	for s in \$cpu/state*; do echo \"\$(cat \$s/name) \$(cat \$s/latency) \$(cat \$s/residency)\"; done >\$LW_OUT/states
-	latwatt tune --board qemu-x86_64-idle --scenario /root/idle-5ms.yaml -d 1s -c 1 --max-runs 4 --knobs idle \
+	latwatt tune --board qemu-x86_64-idle --scenario /root/idle-5ms.yaml -d 1s -c 1 --max-runs 6 --knobs idle \
 		--budget '$budget' -o \$LW_OUT/t >\$LW_OUT/tune.out 2>&1
 	echo \$? >\$LW_OUT/tune.rc
 	cat \$cpu/state1/disable \$cpu/state2/disable >\$LW_OUT/after
@@ -94,7 +96,14 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 rc, exit_us = sys.argv[2], sys.argv[3]
 c = d["candidates"]
-assert c[0]["name"] == "as found" and c[0]["decision"] == "FAIL", ("as found", c[0])
+# as found: FAIL; or, when one run of its few had few wake-ups from LW-DEEP
+# (bench/tune-idle-qemu saw it once in 4 searches: 79 % over, upper bound
+# 173 % after 4 runs), undecided with most of its samples over the limit
+assert c[0]["name"] == "as found", c[0]
+if c[0]["decision"] != "FAIL":
+    share = float(c[0]["reason"].split(": ")[1].split(" %")[0])
+    assert c[0]["decision"] == "undecided" and share > 50, ("as found", c[0])
+    print("  as found undecided (%s), most of its samples over the limit" % c[0]["reason"])
 r = d["recommended"]
 # LW-DEEP alone off left undecided by the host's noise (near the limit
 # under TCG): tune cannot tell and says so, or goes on to LW-HALT; the
