@@ -503,16 +503,23 @@ static int replay_one(int sdfd, const char *name, FILE *out, int dry_run)
 		say(out, "  left %s alone: a live run writes into it", rundir);
 	else if (rundir && rundir[0] == '/') {
 		char msg[512];
-		int r;
+		int r, untidy = 0;
 
+		/* Bookkeeping of the run's own files, not the kernel's state: a
+		 * directory that cannot be tidied (gone, replaced by a symlink,
+		 * which is never followed) is said once and left; the journal
+		 * goes all the same, or every later run would say it again. */
 		if (lw_rundir_remove_cpu_files(rundir, out, dry_run) < 0)
-			failed++;
+			untidy = 1;
 		/* its manifest, which still says running */
 		r = lw_manifest_mark_killed(rundir, pid, "cleanup", dry_run, msg, sizeof(msg));
 		if (r < 0)
-			failed++;
+			untidy = 1;
 		else if (r > 0)
 			say(out, "  %s", msg);
+		if (untidy)
+			say(out, "  left %s as it is (see above): the kernel's state is what a "
+			    "journal restores", rundir);
 	}
 	json_decref(doc);
 	if (!dry_run && !failed && unlinkat(sdfd, name, 0) < 0)

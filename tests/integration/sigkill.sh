@@ -217,6 +217,29 @@ if [ -d "$STATE" ]; then
 	rm -f "$STATE/run-$dead.json.tmp.0123456789ab" "$STATE/run-$$.json.tmp.0123456789ab"
 fi
 
+# a killed run's directory replaced by a symlink (to a directory holding a
+# running manifest and a per-CPU trace file): cleanup never follows it, says
+# it leaves it, and still removes the journal: it had kept it, and every
+# later run printed the same error (a fresh chroot's first run did)
+if [ -d "$STATE" ]; then
+	dead=4194002
+	mkdir -p "$TMP/victim"
+	printf '{"status":"running"}\n' >"$TMP/victim/manifest.json"
+	: >"$TMP/victim/.trace-cpu0"
+	ln -sfn "$TMP/victim" "$TMP/swapped"
+	printf '{"schema":"latwatt-journal","version":1,"pid":%d,"starttime":1,"rundir":"%s","knobs":[],"instances":[]}\n' \
+		"$dead" "$TMP/swapped" >"$STATE/run-$dead.json"
+	"$LATWATT" cleanup >"$TMP/sw.out" 2>&1
+	rc=$?
+	"$LATWATT" cleanup >"$TMP/sw2.out" 2>&1
+	[ $rc -eq 0 ] && [ ! -e "$STATE/run-$dead.json" ] && [ -e "$TMP/victim/.trace-cpu0" ] &&
+		grep -q running "$TMP/victim/manifest.json" &&
+		grep -q "left $TMP/swapped as it is" "$TMP/sw.out" && ! grep -q "$dead" "$TMP/sw2.out" &&
+		pass "a run directory replaced by a symlink is left, its journal removed" ||
+		fail "a run directory replaced by a symlink is left, its journal removed" "exit $rc: $(cat "$TMP/sw.out" "$TMP/sw2.out")"
+	rm -f "$STATE/run-$dead.json"
+fi
+
 # finally whatever is left is put back, even if a check failed
 "$LATWATT" cleanup >/dev/null 2>&1
 [ "$(cat "$RT")" = "$rt_before" ] || echo "$rt_before" >"$RT"
