@@ -343,10 +343,9 @@ static int keep_failed_boot(const char *path, int n)
 static int one_run(struct tune *t, const struct lw_tune_cand *c, const char *path)
 {
 	const char *argv[64 + MAX_BOOT_WORDS + LW_RUN_MAX_BUDGETS * 2];
-	char dur[32], log[PATH_MAX + 64], pmqos[32];
+	char dur[32], log[PATH_MAX + 64], pmqos[32], cmdline[1024];
+	char *words[MAX_BOOT_WORDS + 1] = { NULL };	/* --boot-cmd's, expanded */
 	int n = 0, st;
-
-	char *words[MAX_BOOT_WORDS + 1] = { NULL }, cmdline[1024];
 
 	snprintf(dur, sizeof(dur), "%llums", (unsigned long long)(t->p->duration_ns / 1000000));
 	if (t->sys.boots) {
