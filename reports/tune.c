@@ -132,7 +132,18 @@ int lw_report_tune_html(FILE *out, const json_t *doc, const struct lw_report_opt
 			  "", i + 1);
 		snprintf(buf, sizeof(buf), "%zu", i + 1);
 		lw_pg_td(&pg, buf);
-		td_text(&pg, str(c, "name"));
+		if (json_is_string(json_object_get(c, "cmdline"))) {
+			/* the runs booted a kernel: the command line they booted with */
+			const char *cl = str(c, "cmdline");
+
+			lw_pg_raw(&pg, "<td class=\"l\">");
+			lw_pg_text(&pg, str(c, "name"));
+			lw_pg_raw(&pg, "<br><code>");
+			lw_pg_text(&pg, cl[0] ? cl : "(no word added)");
+			lw_pg_raw(&pg, "</code></td>");
+		} else {
+			td_text(&pg, str(c, "name"));
+		}
 		snprintf(buf, sizeof(buf), "%s", str(c, "decision"));
 		lw_pg_td(&pg, buf);
 		snprintf(buf, sizeof(buf), "%lld",

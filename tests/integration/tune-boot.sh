@@ -14,7 +14,7 @@
 #     words are all theirs); the run-time knobs not searched;
 #     as found FAIL, isolcpus not better (dropped), nohz_full PASS and
 #     recommended; every run booted with its candidate's command line;
-#     tune.json holds each candidate's; cmdline.txt 'nohz_full=1'; apply.sh
+#     tune.json and tune.html hold each candidate's; cmdline.txt 'nohz_full=1'; apply.sh
 #     sets nothing on this machine (a comment); the first boot with
 #     nohz_full= fails (status 3, as scripts/qemu-board's for a kernel
 #     panic): booted again, its log kept;
@@ -102,6 +102,8 @@ for c in d["candidates"]:
         assert c["decision"] != "PASS", c
 print("PASS: each run booted with its candidate's command line (%d runs)" % seen)
 PY
+check "tune.html gives each candidate's command line" \
+	grep -q '<td class="l">nohz_full<br><code>nohz_full=1</code></td>' "$TMP/t/tune.html"
 if [ -f "$TMP/t/cmdline.txt" ]; then
 	check "cmdline.txt holds the boot-time knob" [ "$(cat "$TMP/t/cmdline.txt")" = "nohz_full=1" ]
 	check "apply.sh sets nothing on this machine" \
