@@ -650,16 +650,16 @@ static void gov_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)
 
 const struct lw_tunable lw_tunables[LW_TK_N] = {
 	[LW_TK_IRQ] = { "irq", "IRQ affinity: every movable IRQ to the CPUs not measured", 0,
-			irq_levels, irq_describe, irq_apply, irq_script, irq_cmdline },
+			irq_levels, irq_describe, irq_apply, irq_script, irq_cmdline, 0 },
 	[LW_TK_TASKS] = { "tasks", "task affinity: every task that can move to the CPUs not "
 			"measured", 0,
-			tasks_levels, tasks_describe, tasks_apply, tasks_script, tasks_cmdline },
+			tasks_levels, tasks_describe, tasks_apply, tasks_script, tasks_cmdline, 0 },
 	[LW_TK_TIMER_MIGRATION] = { "timer_migration", "timer migration off "
 			"(kernel.timer_migration = 0)", 0,
-			tm_levels, tm_describe, tm_apply, tm_script, tm_cmdline },
+			tm_levels, tm_describe, tm_apply, tm_script, tm_cmdline, 0 },
 	[LW_TK_RT_THROTTLE] = { "rt_throttle", "RT throttling off "
 			"(kernel.sched_rt_runtime_us = -1)", 0,
-			rt_levels, rt_describe, rt_apply, rt_script, rt_cmdline },
+			rt_levels, rt_describe, rt_apply, rt_script, rt_cmdline, 0 },
 	[LW_TK_ISOLCPUS] = { "isolcpus", "isolcpus=CPUS at boot: the measured CPUs out of "
 			"the scheduler's balancing", 0,
 			boot_levels, isol_describe, isol_apply, isol_script, isol_cmdline, 1 },
@@ -673,12 +673,12 @@ const struct lw_tunable lw_tunables[LW_TK_N] = {
 			"not measured", 0,
 			boot_levels, irqa_describe, irqa_apply, irqa_script, irqa_cmdline, 1 },
 	[LW_TK_IDLE] = { "idle", "idle states disabled on the measured CPUs, deepest first", 1,
-			idle_levels, idle_describe, idle_apply, idle_script, idle_cmdline },
+			idle_levels, idle_describe, idle_apply, idle_script, idle_cmdline, 0 },
 	[LW_TK_PMQOS] = { "pmqos", "PM QoS (/dev/cpu_dma_latency) held under an idle state's "
 			"exit latency, every CPU", 1,
-			pmqos_levels, pmqos_describe, pmqos_apply, pmqos_script, pmqos_cmdline },
+			pmqos_levels, pmqos_describe, pmqos_apply, pmqos_script, pmqos_cmdline, 0 },
 	[LW_TK_GOVERNOR] = { "governor", "cpufreq governor performance on the measured CPUs", 1,
-			gov_levels, gov_describe, gov_apply, gov_script, gov_cmdline },
+			gov_levels, gov_describe, gov_apply, gov_script, gov_cmdline, 0 },
 };
 
 int lw_tunable_by_name(const char *name)
