@@ -132,6 +132,24 @@ int lw_tune_cmdline(const struct lw_tune_sys *s, const int level[LW_TK_N], struc
 	return lw_sb_str(b) ? 0 : -1;
 }
 
+int lw_tune_boot_line(const struct lw_tune_sys *s, const int level[LW_TK_N], struct lw_sb *b)
+{
+	struct lw_sb w = { 0 };
+	int ret = 0;
+
+	if (lw_tune_cmdline(s, level, &w) < 0 || !lw_sb_str(&w)) {
+		ret = error("out of memory");
+	} else {
+		lw_sb_add(b, s->boot_base);
+		/* the candidate's words come with a space each: none first */
+		lw_sb_add(b, s->boot_base[0] ? w.s : w.s + (w.s[0] == ' '));
+		if (!lw_sb_str(b))
+			ret = error("out of memory");
+	}
+	lw_sb_free(&w);
+	return ret;
+}
+
 static json_t *num(double v)
 {
 	return isnan(v) ? json_null() : json_real(v);
@@ -168,19 +186,12 @@ json_t *lw_tune_json(const struct lw_tune_result *r, const struct lw_tune_sys *s
 			"power_upper_w", num(c->power_hi), "power_kind", c->power_kind,
 			"front", c->front));
 		if (s->boots) {	/* the command line its runs booted with */
-			struct lw_sb w = { 0 };
+			struct lw_sb line = { 0 };
 
-			if (lw_tune_cmdline(s, c->level, &w) == 0 && lw_sb_str(&w)) {
-				char *line = NULL;
-
-				if (asprintf(&line, "%s%s", s->boot_base, s->boot_base[0] ? w.s :
-					     w.s + (w.s[0] == ' ')) >= 0) {
-					json_object_set_new(json_array_get(cands, json_array_size(cands) - 1),
-							    "cmdline", json_string(line));
-					free(line);
-				}
-			}
-			lw_sb_free(&w);
+			if (lw_tune_boot_line(s, c->level, &line) == 0)
+				json_object_set_new(json_array_get(cands, json_array_size(cands) - 1),
+						    "cmdline", json_string(line.s));
+			lw_sb_free(&line);
 		}
 		if (c->front)
 			json_array_append_new(front, json_integer(i));

@@ -69,6 +69,10 @@ void lw_tune_finish(struct lw_tune_result *r);
 int lw_tune_script(const struct lw_tune_sys *s, const int level[LW_TK_N], const char *title,
 		   struct lw_sb *b);
 int lw_tune_cmdline(const struct lw_tune_sys *s, const int level[LW_TK_N], struct lw_sb *b);
+/* Where each run boots a kernel (@s->boots): the whole command line the
+ * runs of @level boot with, @s->boot_base and the words of @level, into @b.
+ * 0, or -1 after error(). */
+int lw_tune_boot_line(const struct lw_tune_sys *s, const int level[LW_TK_N], struct lw_sb *b);
 
 /* tune.json's document: {format, version, budgets, candidates[], front[],
  * recommended, best, verdict} */

@@ -302,15 +302,12 @@ static int spawn(const char *const argv[], const char *logpath)
  * that are no boot-time knob's, and the candidate's. */
 static int boot_cmdline(const struct tune *t, const struct lw_tune_cand *c, char *buf, size_t len)
 {
-	struct lw_sb w = { 0 };
-	int ret = 0;
+	struct lw_sb line = { 0 };
+	int ret = lw_tune_boot_line(&t->sys, c->level, &line);
 
-	if (lw_tune_cmdline(&t->sys, c->level, &w) < 0 || !lw_sb_str(&w))
-		ret = error("out of memory");
-	else if ((size_t)snprintf(buf, len, "%s%s", t->sys.boot_base,
-				  t->sys.boot_base[0] ? w.s : w.s + (w.s[0] == ' ')) >= len)
+	if (ret == 0 && (size_t)snprintf(buf, len, "%s", line.s) >= len)
 		ret = error("the kernel command line of %s is too long", c->name);
-	lw_sb_free(&w);
+	lw_sb_free(&line);
 	return ret;
 }
 

@@ -436,6 +436,27 @@ static void boot_list(const struct lw_tune_sys *s, int id, char *list, size_t le
 	lw_format_cpulist(id == LW_TK_IRQAFFINITY ? &hk : &s->measured, list, len);
 }
 
+/* "NAME=LIST", the knob's word on the kernel command line */
+static void boot_word_add(const struct lw_tune_sys *s, int id, struct lw_sb *b)
+{
+	char list[256];
+
+	boot_list(s, id, list, sizeof(list));
+	lw_sb_add(b, lw_tunables[id].name);
+	lw_sb_add(b, "=");
+	lw_sb_add(b, list);
+}
+
+/* nothing is set on this machine */
+static int boot_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k, char *done,
+		      size_t len)
+{
+	(void)s; (void)l; (void)k;
+	snprintf(done, len, "%s", "");
+	return 0;
+}
+
+/* The callbacks take no knob: one set for each, as SYSCTL_FNS */
 #define BOOT_FNS(pfx, id)								\
 static void pfx##_describe(const struct lw_tune_sys *s, int l, char *buf, size_t len)	\
 {											\
@@ -445,35 +466,18 @@ static void pfx##_describe(const struct lw_tune_sys *s, int l, char *buf, size_t
 	boot_list(s, id, list, sizeof(list));						\
 	snprintf(buf, len, "%s=%s on the kernel command line", lw_tunables[id].name, list); \
 }											\
-static int pfx##_apply(const struct lw_tune_sys *s, int l, struct lw_knobs *k,		\
-		       char *done, size_t len)							\
-{											\
-	(void)s; (void)l; (void)k;							\
-	snprintf(done, len, "%s", "");							\
-	return 0;									\
-}											\
 static void pfx##_script(const struct lw_tune_sys *s, int l, struct lw_sb *b)		\
 {											\
-	char list[256];									\
-											\
 	(void)l;									\
-	boot_list(s, id, list, sizeof(list));						\
 	lw_sb_add(b, "# at boot: ");							\
-	lw_sb_add(b, lw_tunables[id].name);						\
-	lw_sb_add(b, "=");								\
-	lw_sb_add(b, list);								\
+	boot_word_add(s, id, b);							\
 	lw_sb_add(b, " on the kernel command line (cmdline.txt)\n");			\
 }											\
 static void pfx##_cmdline(const struct lw_tune_sys *s, int l, struct lw_sb *b)		\
 {											\
-	char list[256];									\
-											\
 	(void)l;									\
-	boot_list(s, id, list, sizeof(list));						\
 	lw_sb_add(b, " ");								\
-	lw_sb_add(b, lw_tunables[id].name);						\
-	lw_sb_add(b, "=");								\
-	lw_sb_add(b, list);								\
+	boot_word_add(s, id, b);							\
 }
 BOOT_FNS(isol, LW_TK_ISOLCPUS)
 BOOT_FNS(nohz, LW_TK_NOHZ_FULL)
@@ -662,16 +666,16 @@ const struct lw_tunable lw_tunables[LW_TK_N] = {
 			rt_levels, rt_describe, rt_apply, rt_script, rt_cmdline, 0 },
 	[LW_TK_ISOLCPUS] = { "isolcpus", "isolcpus=CPUS at boot: the measured CPUs out of "
 			"the scheduler's balancing", 0,
-			boot_levels, isol_describe, isol_apply, isol_script, isol_cmdline, 1 },
+			boot_levels, isol_describe, boot_apply, isol_script, isol_cmdline, 1 },
 	[LW_TK_NOHZ_FULL] = { "nohz_full", "nohz_full=CPUS at boot: no tick on the measured "
 			"CPUs while one task runs", 0,
-			boot_levels, nohz_describe, nohz_apply, nohz_script, nohz_cmdline, 1 },
+			boot_levels, nohz_describe, boot_apply, nohz_script, nohz_cmdline, 1 },
 	[LW_TK_RCU_NOCBS] = { "rcu_nocbs", "rcu_nocbs=CPUS at boot: RCU callbacks off the "
 			"measured CPUs", 0,
-			boot_levels, nocb_describe, nocb_apply, nocb_script, nocb_cmdline, 1 },
+			boot_levels, nocb_describe, boot_apply, nocb_script, nocb_cmdline, 1 },
 	[LW_TK_IRQAFFINITY] = { "irqaffinity", "irqaffinity=CPUS at boot: IRQs on the CPUs "
 			"not measured", 0,
-			boot_levels, irqa_describe, irqa_apply, irqa_script, irqa_cmdline, 1 },
+			boot_levels, irqa_describe, boot_apply, irqa_script, irqa_cmdline, 1 },
 	[LW_TK_IDLE] = { "idle", "idle states disabled on the measured CPUs, deepest first", 1,
 			idle_levels, idle_describe, idle_apply, idle_script, idle_cmdline, 0 },
 	[LW_TK_PMQOS] = { "pmqos", "PM QoS (/dev/cpu_dma_latency) held under an idle state's "
