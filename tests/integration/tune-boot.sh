@@ -34,14 +34,8 @@ cc -O2 -o "$TMP/plant" "$TOP/tests/integration/plant-timerstorm.c" ||
 
 # the board: the QEMU board's CPUs and kernel.cmdline, without its budgets
 # (a maximum needs 30 s of runs to extrapolate): the test's budget alone
-"$PYTHON" - "$TOP/boards/qemu-x86_64.yaml" "$TMP/qemu-x86_64-boot.yaml" <<'PY' ||
-import re, sys
-s = open(sys.argv[1]).read()
-s = s.replace("name: qemu-x86_64\n", "name: qemu-x86_64-boot\n", 1)
-s, n = re.subn(r"(?ms)^budgets:\n.*?(?=^\S)", "", s, count=1)
-assert n == 1
-open(sys.argv[2], "w").write(s)
-PY
+"$PYTHON" "$TOP/tests/integration/board-variant.py" \
+	"$TOP/boards/qemu-x86_64.yaml" "$TMP/qemu-x86_64-boot.yaml" ||
 	skip_all "cannot write the test's board"
 
 # the boot command: CMDLINE OUT -- RUN-ARGS

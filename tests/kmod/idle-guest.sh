@@ -42,29 +42,7 @@ interval: 5ms
 trace-buffer: 4M
 power: auto
 YAML
-	"$PYTHON" - "$TOP/boards/qemu-x86_64.yaml" "$dir/qemu-x86_64-idle.yaml" "$exit_us" \
-		"$residency_us" <<'PY'
-import re, sys
-s = open(sys.argv[1]).read()
-s = s.replace("name: qemu-x86_64\n", "name: qemu-x86_64-idle\n", 1)
-s = s.replace("  accel: tcg,thread=multi\n", "  accel: tcg,thread=single\n", 1)
-states = """idle_states:
-  - name: POLL
-    exit_latency_us: 0
-    target_residency_us: 0
-    power_mw: 1000
-  - name: LW-HALT
-    exit_latency_us: 1
-    target_residency_us: 1
-    power_mw: 500
-  - name: LW-DEEP
-    exit_latency_us: %s
-    target_residency_us: %s
-    power_mw: 100
-""" % (sys.argv[3], sys.argv[4])
-s, n1 = re.subn(r"(?ms)^idle_states:\n.*?(?=^\S)", states + "\n", s, count=1)
-s, n2 = re.subn(r"(?ms)^budgets:\n.*?(?=^\S)", "", s, count=1)
-assert n1 == 1 and n2 == 1 and "thread=single" in s, (n1, n2)
-open(sys.argv[2], "w").write(s)
-PY
+	"$PYTHON" "$TOP/tests/integration/board-variant.py" --single-thread \
+		--idle-states "$exit_us" "$residency_us" \
+		"$TOP/boards/qemu-x86_64.yaml" "$dir/qemu-x86_64-idle.yaml"
 }
