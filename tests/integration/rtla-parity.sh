@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # latwatt's timerlat probe reads the kernel's timerlat samples as rtla does:
-# in the QEMU PREEMPT_RT board (Debian's 6.12-rt), one timerlat run read by
+# in the QEMU PREEMPT_RT board (Debian's 6.12-rt, else 6.1-rt), one timerlat run read by
 # latwatt and by Debian's `rtla timerlat hist` at once (each its own trace
 # instance), and rtla's histogram found as one stretch of latwatt's samples
 # with not one sample different, per CPU and stage (IRQ, thread), in
@@ -20,12 +20,12 @@ need_cmd dpkg-deb
 [ -x "$LATWATT" ] || skip_all "no latwatt binary at $LATWATT (make)"
 need_static_busybox
 mk_tmp
-if ! "$TOP/scripts/qemu-board" fetch 6.12-rt >"$TMP/fetch.log" 2>&1; then
-	skip_all "kernel 6.12-rt not available: $(grep error: "$TMP/fetch.log" | tail -n1)"
-fi
+board="$TOP/scripts/qemu-board"
+kernel=${QEMU_TEST_KERNEL:-6.12-rt}
+fetch_rt_kernel
 
 rc=0
-LATWATT=$LATWATT "$TOP/bench/rtla-timerlat" --same-samples --duration 5 --out "$TMP/b" \
+LATWATT=$LATWATT "$TOP/bench/rtla-timerlat" --same-samples --duration 5 --kernel "$kernel" --out "$TMP/b" \
 	>"$TMP/bench.out" 2>&1 || rc=$?
 if grep -q "cannot download Debian's rtla package" "$TMP/bench.out"; then
 	skip_all "rtla's package not cached and not downloadable (apt-get download rtla)"
