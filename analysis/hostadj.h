@@ -40,4 +40,22 @@ static inline uint64_t lw_hostadj_apply(const struct lw_hostadj *h, size_t *cur,
 	return lat;
 }
 
+/* The whole periods a sample @lat late missed (@missed), of its lateness
+ * less the host's time (@adj, lw_hostadj_apply()): with its probe's period
+ * @period_ns known (0: not), floor(@adj / period), as the probes count
+ * them (probes/cyclic.c, timerlat); else in proportion, floor(@missed *
+ * @adj / @lat), which is never more than that and at most one less.  A
+ * sample the host did not touch (@adj == @lat) keeps its own. */
+static inline uint32_t lw_hostadj_missed(uint32_t missed, uint64_t lat, uint64_t adj,
+					 uint64_t period_ns)
+{
+	uint64_t m;
+
+	if (!missed || adj >= lat)
+		return missed;
+	m = period_ns ? adj / period_ns :
+	    (uint64_t)((long double)missed * (long double)adj / (long double)lat);
+	return m < missed ? (uint32_t)m : missed;
+}
+
 #endif

@@ -333,6 +333,22 @@ out:
 	return ret;
 }
 
+/* Each probe's period where its missed periods are whole periods of its
+ * lateness (the cyclic probe's interval, timerlat's period), else 0. */
+static void probe_periods(const json_t *manifest, uint64_t period[LW_SAMPLE_MAX])
+{
+	const json_t *p = json_object_get(manifest, "probes");
+	json_int_t cyc = json_integer_value(json_object_get(json_object_get(p, "cyclic"),
+							  "interval_ns"));
+	json_int_t tl = json_integer_value(json_object_get(json_object_get(p, "timerlat"),
+							 "period_ns"));
+
+	memset(period, 0, LW_SAMPLE_MAX * sizeof(*period));
+	period[LW_SAMPLE_CYCLIC] = cyc > 0 ? (uint64_t)cyc : 0;
+	period[LW_SAMPLE_TIMERLAT_IRQ] = period[LW_SAMPLE_TIMERLAT_THREAD] =
+		period[LW_SAMPLE_TIMERLAT_USER] = tl > 0 ? (uint64_t)tl : 0;
+}
+
 static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, const char *path)
 {
 	struct lw_samples_reader *r = lw_run_samples_open(path, rd->manifest, 0);
@@ -341,7 +357,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	struct lw_merge_series *lanes = NULL;
 	size_t *ser = NULL, nsel = 0, nlanes = 0;
 	int *pk = NULL;
-	uint64_t rec = 0;
+	uint64_t rec = 0, period[LW_SAMPLE_MAX], raw;
 	size_t adj_cur = 0;
 	int ret;
 	int32_t *lookup;
@@ -350,6 +366,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 		return -1;
 	sum->samples = strdup(path);
 	sum->samples_flags = lw_run_samples_flags(rd->manifest);
+	probe_periods(rd->manifest, period);
 	lookup = lookup_new();
 	if (!lookup || !sum->samples) {
 		lw_samples_close_reader(r);
@@ -372,6 +389,7 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 	while ((ret = lw_samples_next(r, &smp)) == 1) {
 		long idx[2];
 
+		raw = smp.latency_ns;
 		smp.latency_ns = lw_hostadj_apply(sum->adj, &adj_cur, rec, smp.latency_ns);
 		rec++;
 		if (smp.probe == 0 || smp.probe >= LW_SAMPLE_MAX) {
@@ -379,6 +397,8 @@ static int load_samples(struct lw_summary *sum, const struct lw_rundir *rd, cons
 				    smp.probe);
 			break;
 		}
+		/* the periods the host's time made it miss are not the kernel's */
+		smp.missed = lw_hostadj_missed(smp.missed, raw, smp.latency_ns, period[smp.probe]);
 		for (int k = 0; k < 2; k++) {
 			size_t key = LOOKUP_KEY(smp.probe, k ? LOOKUP_ALL : smp.cpu);
 

@@ -156,6 +156,64 @@ static void one_kind_adj(int kind, int adj)
 	lw_test_rmdir(dir);
 }
 
+/* Missed periods in the kernel-attributable figures: those the host's time
+ * made a sample miss are not counted; with the probe's period known (the
+ * cyclic probe's interval in the manifest) as the probe counts them,
+ * floor(lateness / period); without (a workload's), in proportion. */
+static void test_host_missed(void **st)
+{
+	static const struct { uint64_t lat, host; uint32_t missed; uint8_t probe; } in[] = {
+		{ 30500000, 30000000, 30, LW_SAMPLE_CYCLIC },	/* 0.5 ms left: none */
+		{ 2500000, 400000, 2, LW_SAMPLE_CYCLIC },	/* 2.1 ms left: 2, exactly */
+		{ 5000000, 0, 5, LW_SAMPLE_CYCLIC },		/* the host's none: its own */
+		{ 4000000, 2000000, 3, LW_SAMPLE_AUDIO },	/* no period: 3 * 2 / 4 */
+	};
+	char *dir = lw_test_tmpdir(), file[PATH_MAX];
+	struct lw_hostadj ha = { 0 };
+	struct lw_rundir rd;
+	struct lw_samples_writer *w;
+	struct lw_summary sum;
+
+	(void)st;
+	assert_int_equal(lw_hostadj_missed(30, 30500000, 500000, 1000000), 0);
+	assert_int_equal(lw_hostadj_missed(2, 2500000, 2100000, 1000000), 2);
+	assert_int_equal(lw_hostadj_missed(2, 2500000, 2100000, 0), 1);	/* one less at most */
+	assert_int_equal(lw_hostadj_missed(7, 7500000, 7500000, 1000000), 7);
+	assert_int_equal(lw_hostadj_missed(0, 7500000, 10, 1000000), 0);
+	assert_int_equal(lw_rundir_create(&rd, dir, 1), 0);
+	json_object_set_new(rd.manifest, "probes",
+			    json_pack("{s:{s:i, s:I}}", "cyclic", "probe_id", 1, "interval_ns",
+				      (json_int_t)1000000));
+	lw_manifest_set_status(rd.manifest, "complete", NULL);
+	assert_int_equal(lw_rundir_save(&rd), 0);
+	w = lw_samples_create(LW_AT_PATH, lw_rundir_file(&rd, "samples", file, sizeof(file)), 1);
+	assert_non_null(w);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		struct lw_sample s = { .expected_ns = 1000 + i, .latency_ns = in[i].lat,
+				       .missed = in[i].missed, .probe = in[i].probe };
+
+		assert_int_equal(lw_samples_write(w, &s, 1), 0);
+		if (in[i].host)
+			assert_int_equal(lw_hostadj_add(&ha, i, in[i].host), 0);
+	}
+	assert_int_equal(lw_samples_close(w), 0);
+	for (int adj = 0; adj < 2; adj++) {
+		assert_int_equal(lw_summary_load_adj(&sum, &rd, 0, adj ? &ha : NULL), 0);
+		for (size_t i = 0; i < sum.n; i++) {
+			if (sum.s[i].cpu >= 0)
+				continue;
+			if (sum.s[i].probe == LW_SAMPLE_CYCLIC)
+				assert_int_equal(sum.s[i].missed, adj ? 0 + 2 + 5 : 30 + 2 + 5);
+			else
+				assert_int_equal(sum.s[i].missed, adj ? 1 : 3);
+		}
+		lw_summary_free(&sum);
+	}
+	lw_hostadj_free(&ha);
+	lw_rundir_close(&rd);
+	lw_test_rmdir(dir);
+}
+
 static void one_kind(int kind)
 {
 	one_kind_adj(kind, 0);
@@ -175,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_host_adjusted),
+		cmocka_unit_test(test_host_missed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
