@@ -65,6 +65,18 @@ fetch_rt_kernel() {
 		fi
 	fi
 }
+# wait_run_journal PID: until a latwatt run other than PID (its child) has
+# made its restore journal, i.e. is past the replay every run does first (a
+# run that starts after PID is gone would undo PID's journal itself, before
+# 'latwatt cleanup' can); at most 10 s
+wait_run_journal() {
+	local _
+	for _ in $(seq 100); do
+		ls /run/latwatt/run-*.json 2>/dev/null | grep -qv "/run-$1\.json" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 need_tracefs() {
 	need_root
 	if [ ! -e "$TRACEFS/trace_marker" ]; then

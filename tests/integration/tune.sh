@@ -134,12 +134,7 @@ else
 		[ "$(cat /proc/sys/kernel/timer_migration)" = 0 ] && break
 		sleep 0.1
 	done
-	# its run past its own replay (its journal made): a run that starts
-	# after tune is gone undoes tune's journal itself, before cleanup can
-	for _ in $(seq 100); do
-		ls /run/latwatt/run-*.json 2>/dev/null | grep -qv "/run-$pid\.json" && break
-		sleep 0.1
-	done
+	wait_run_journal $pid	# and its run past its own replay
 	set=$(cat /proc/sys/kernel/timer_migration)
 	kill -KILL $pid
 	wait $pid 2>/dev/null
